@@ -1,0 +1,57 @@
+import os from 'node:os'
+import path from 'node:path'
+
+export const APP_NAME = 'GW Gateway'
+
+export interface GatewayConfig {
+  host: string
+  port: number
+  dataDir: string
+  /** Extra names accepted in the Host header besides the bound address and loopback names. */
+  allowedHosts: string[]
+  /** Origins allowed to call the API from a browser; empty means CORS stays off. */
+  corsOrigins: string[]
+  bodyLimitBytes: number
+}
+
+/** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  const home = os.homedir()
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', APP_NAME)
+  if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), APP_NAME)
+  return path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), APP_NAME)
+}
+
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+
+function port(value: string | number | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`port must be an integer from 0 to 65535, got "${value}"`)
+  return n
+}
+
+export interface ConfigOverrides {
+  host?: string
+  port?: string | number
+  dataDir?: string
+  allowedHosts?: string[]
+  corsOrigins?: string[]
+  bodyLimitBytes?: number
+}
+
+/** Flags win over environment variables, which win over defaults. */
+export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return {
+    host: overrides.host ?? env.GW_HOST ?? '127.0.0.1',
+    port: port(overrides.port ?? env.GW_PORT, 8787),
+    dataDir: path.resolve(overrides.dataDir ?? env.GW_DATA_DIR ?? defaultDataDir(env)),
+    allowedHosts: overrides.allowedHosts ?? list(env.GW_ALLOWED_HOSTS),
+    corsOrigins: overrides.corsOrigins ?? list(env.GW_CORS_ORIGINS),
+    bodyLimitBytes: overrides.bodyLimitBytes ?? Number(env.GW_BODY_LIMIT_MB ?? 32) * 1024 * 1024,
+  }
+}

@@ -1,0 +1,84 @@
+import type { Agent } from 'undici'
+import type { GatewayConfig } from './config'
+import { openDatabase, type Db } from './store/db'
+import { ConfigWatcher } from './store/configRev'
+import { KeysRepo } from './store/keysRepo'
+import { ProvidersRepo } from './store/providersRepo'
+import { PricesRepo } from './store/pricesRepo'
+import { RequestsRepo } from './store/requestsRepo'
+import { RecordWriter } from './store/recordWriter'
+import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
+import { ProviderRegistry } from './providers/registry'
+import { ProviderHealth } from './providers/health'
+import { PriceBook } from './pricing/priceBook'
+import { builtinCatalog } from './pricing/catalog'
+import type { PriceCatalog } from './pricing/types'
+import { KeyIndex } from './pipeline/authenticate'
+import { createUpstreamAgent } from './upstream/client'
+
+export interface GatewayOptions {
+  config: GatewayConfig
+  secrets?: SecretStore
+  env?: NodeJS.ProcessEnv
+  catalog?: PriceCatalog
+  log?: (msg: string, err?: unknown) => void
+}
+
+/**
+ * Everything a request needs, built once: the store, in-memory configuration (keys, providers,
+ * prices) refreshed when any process changes it, the upstream connection pool and the record
+ * writer. Knows nothing of HTTP or Electron.
+ */
+export class Gateway {
+  readonly db: Db
+  readonly keys: KeysRepo
+  readonly providers: ProvidersRepo
+  readonly prices: PricesRepo
+  readonly requests: RequestsRepo
+  readonly records: RecordWriter
+  readonly registry: ProviderRegistry
+  readonly health: ProviderHealth
+  readonly priceBook: PriceBook
+  readonly keyIndex = new KeyIndex()
+  readonly agent: Agent
+  readonly secrets: SecretStore
+  private readonly watcher: ConfigWatcher
+
+  constructor(readonly options: GatewayOptions) {
+    const log = options.log ?? ((msg, err) => console.error(msg, err ?? ''))
+    this.db = openDatabase(options.config.dataDir)
+    this.keys = new KeysRepo(this.db)
+    this.providers = new ProvidersRepo(this.db)
+    this.prices = new PricesRepo(this.db)
+    this.requests = new RequestsRepo(this.db)
+    this.records = new RecordWriter(this.db, { onError: (err) => log('writing request records failed; will retry', err) })
+    this.secrets = options.secrets ?? new KeychainSecretStore()
+    this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env)
+    this.agent = createUpstreamAgent()
+    this.health = new ProviderHealth(this.agent, this.registry)
+    this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
+    this.watcher = new ConfigWatcher(this.db)
+    this.refresh()
+  }
+
+  /** Called at the start of every request: a no-op unless some process changed configuration. */
+  refresh(): void {
+    if (!this.watcher.changed()) return
+    this.keyIndex.reload(this.keys.all())
+    this.registry.reload()
+    this.priceBook.reload(this.prices.all())
+    this.health.clear()
+  }
+
+  /** After a change made through this process's own connection. */
+  configChanged(): void {
+    this.watcher.invalidate()
+    this.refresh()
+  }
+
+  async close(): Promise<void> {
+    this.records.close()
+    await this.agent.close()
+    this.db.close()
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError } from '../errors'
+import type { Gateway } from '../gateway'
+import { RequestContext } from '../pipeline/requestContext'
+import { ClientAborted } from '../providers/sendToProvider'
+import type { Outcome, RequestRecord } from '../store/requestsRepo'
+
+/** nginx's convention for "client closed the request": no response was ever sent. */
+export const CLIENT_CLOSED = 499
+
+export interface Finished {
+  status: number
+  outcome: Outcome
+  error?: ApiError | null
+}
+
+/**
+ * Runs one inference request through the pipeline and records it, whatever happens: the record
+ * is written for every request that passed authentication (success, caller error, provider
+ * failure, client abort). The signal aborts the upstream call the moment the client goes away.
+ */
+export async function runRecorded(
+  gw: Gateway,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  endpoint: RequestRecord['endpoint'],
+  handler: (ctx: RequestContext, signal: AbortSignal) => Promise<Finished>,
+): Promise<void> {
+  gw.refresh()
+  const key = gw.keyIndex.authenticate(req.headers.authorization)
+  const ctx = new RequestContext(req.id, endpoint, key)
+  const abort = new AbortController()
+  const onClose = () => {
+    if (!reply.raw.writableFinished) abort.abort()
+  }
+  reply.raw.once('close', onClose)
+  let finished: Finished
+  try {
+    finished = await handler(ctx, abort.signal)
+  } catch (err) {
+    if (err instanceof ClientAborted || abort.signal.aborted) {
+      finished = { status: CLIENT_CLOSED, outcome: 'aborted' }
+    } else {
+      const apiError =
+        err instanceof ApiError ? err : new ApiError(500, 'server_error', `internal error: ${(err as Error).message}`, 'internal_error')
+      finished = { status: apiError.status, outcome: 'error', error: apiError }
+    }
+  }
+  const record = ctx.toRecord(finished.status, finished.outcome, finished.error ?? null)
+  if (record) gw.records.push(record)
+  if (finished.outcome === 'aborted' && !reply.sent) reply.hijack()
+  else if (finished.error && !reply.sent) throw finished.error
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../../errors'
+import type { Gateway } from '../../gateway'
+import { resolveAttribution } from '../../pipeline/attribution'
+import { costOf, gwExtension } from '../../pipeline/cost'
+import { resolveModel } from '../../pipeline/resolveModel'
+import { normalizeUsage } from '../../pricing/usage'
+import { sendToProvider } from '../../providers/sendToProvider'
+import { runRecorded } from '../runRecorded'
+import { clientWantsUsage, upstreamChatBody, validateChatBody } from './chatBody'
+import { relayChatStream } from './streamRelay'
+
+/** Reads a provider's JSON answer; DeepSeek may send blank lines first, which JSON.parse tolerates. */
+export async function readJson(providerId: string, body: { text(): Promise<string> }): Promise<Record<string, unknown>> {
+  const text = await body.text()
+  try {
+    const json = JSON.parse(text)
+    if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json
+  } catch {
+    // fall through
+  }
+  throw new ApiError(502, 'server_error', `${providerId} answered 200 with a body that is not a JSON object`, 'upstream_error')
+}
+
+export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
+  app.post('/v1/chat/completions', (req, reply) =>
+    runRecorded(gw, req, reply, 'chat.completions', async (ctx, signal) => {
+      const body = validateChatBody(req.body)
+      ctx.model = body.model
+      ctx.stream = body.stream === true
+      ctx.attribution = resolveAttribution(body.gw, req.raw.rawHeaders)
+      ctx.target = await resolveModel(gw, body.model)
+      const upstream = await sendToProvider(gw, ctx, 'chat/completions', upstreamChatBody(body, ctx.target.upstreamModel), signal)
+      if (ctx.stream) return relayChatStream(ctx, reply, upstream, clientWantsUsage(body), signal)
+      const json = await readJson(ctx.target.provider.id, upstream.body)
+      ctx.usage = normalizeUsage(json.usage)
+      ctx.cost = costOf(ctx, ctx.usage)
+      json.gw = gwExtension(ctx)
+      ctx.markFirstByte()
+      await reply.send(json)
+      return { status: 200, outcome: 'ok' }
+    }),
+  )
+}

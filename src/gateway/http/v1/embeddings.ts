@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify'
+import { invalidRequest } from '../../errors'
+import type { Gateway } from '../../gateway'
+import { resolveAttribution } from '../../pipeline/attribution'
+import { costOf, gwExtension } from '../../pipeline/cost'
+import { resolveModel } from '../../pipeline/resolveModel'
+import { normalizeUsage } from '../../pricing/usage'
+import { sendToProvider } from '../../providers/sendToProvider'
+import { runRecorded } from '../runRecorded'
+import { readJson } from './chat'
+
+type Encoding = 'float' | 'base64'
+
+function validateEmbeddingsBody(body: unknown): Record<string, unknown> & { model: string; encoding_format: Encoding } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object.')
+  const b = body as Record<string, unknown>
+  if (typeof b.model !== 'string' || b.model.trim() === '') throw invalidRequest('you must provide a model parameter', 'model')
+  const input = b.input
+  const isTokens = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every((t) => Number.isInteger(t) && (t as number) >= 0)
+  if (input === undefined) throw invalidRequest("Missing required parameter: 'input'.", 'input')
+  if (typeof input === 'string') {
+    if (input === '') throw invalidRequest('input cannot be an empty string', 'input')
+  } else if (!Array.isArray(input) || input.length === 0) {
+    throw invalidRequest('input must be a string, an array of strings, an array of tokens or an array of token arrays', 'input')
+  } else if (!isTokens(input)) {
+    input.forEach((item, i) => {
+      if (typeof item === 'string' ? item === '' : !isTokens(item)) {
+        throw invalidRequest(`input[${i}] must be a non-empty string or a non-empty array of token ids`, `input[${i}]`)
+      }
+    })
+  }
+  const encoding = b.encoding_format ?? 'float'
+  if (encoding !== 'float' && encoding !== 'base64') throw invalidRequest("encoding_format must be 'float' or 'base64'", 'encoding_format')
+  if (b.dimensions !== undefined && !(Number.isInteger(b.dimensions) && (b.dimensions as number) > 0)) {
+    throw invalidRequest('dimensions must be a positive integer', 'dimensions')
+  }
+  return { ...b, model: b.model, encoding_format: encoding }
+}
+
+/** Little-endian float32, the layout OpenAI's base64 embeddings use (and the SDKs decode). */
+export function floatsToBase64(values: number[]): string {
+  const buf = Buffer.alloc(values.length * 4)
+  values.forEach((v, i) => buf.writeFloatLE(v, i * 4))
+  return buf.toString('base64')
+}
+
+export function base64ToFloats(b64: string): number[] {
+  const buf = Buffer.from(b64, 'base64')
+  const out = new Array<number>(buf.length / 4)
+  for (let i = 0; i < out.length; i++) out[i] = buf.readFloatLE(i * 4)
+  return out
+}
+
+/** Whatever encoding the provider answered in, the client gets the one it asked for. */
+function reencode(data: unknown, want: Encoding): void {
+  if (!Array.isArray(data)) return
+  for (const item of data as Array<{ embedding?: unknown }>) {
+    if (want === 'base64' && Array.isArray(item.embedding)) item.embedding = floatsToBase64(item.embedding as number[])
+    else if (want === 'float' && typeof item.embedding === 'string') item.embedding = base64ToFloats(item.embedding)
+  }
+}
+
+export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
+  app.post('/v1/embeddings', (req, reply) =>
+    runRecorded(gw, req, reply, 'embeddings', async (ctx, signal) => {
+      const body = validateEmbeddingsBody(req.body)
+      ctx.model = body.model
+      ctx.attribution = resolveAttribution(body.gw, req.raw.rawHeaders)
+      ctx.target = await resolveModel(gw, body.model)
+      const { gw: _envelope, ...rest } = body
+      const upstream = await sendToProvider(gw, ctx, 'embeddings', { ...rest, model: ctx.target.upstreamModel }, signal)
+      const json = await readJson(ctx.target.provider.id, upstream.body)
+      reencode(json.data, body.encoding_format)
+      ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
+      ctx.cost = costOf(ctx, ctx.usage)
+      json.gw = gwExtension(ctx)
+      ctx.markFirstByte()
+      await reply.send(json)
+      return { status: 200, outcome: 'ok' }
+    }),
+  )
+}

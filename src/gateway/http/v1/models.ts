@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify'
+import type { Gateway } from '../../gateway'
+import { modelNotFound } from '../../errors'
+import type { PricedModel } from '../../pricing/priceBook'
+import type { Provider } from '../../providers/registry'
+import type { ProviderStatus } from '../../providers/health'
+
+interface ModelEntry {
+  id: string
+  object: 'model'
+  created: number
+  owned_by: string
+  gw: {
+    provider: string
+    upstream_model: string
+    kind: 'chat' | 'embedding' | null
+    context_length: number | null
+    max_output_tokens: number | null
+    pricing: Record<string, unknown> | null
+    status: string | null
+    availability: { available: boolean; reason: string | null }
+  }
+}
+
+function pricing(p: PricedModel | null, provider: Provider): Record<string, unknown> | null {
+  if (!p) return provider.local ? { currency: 'USD', unit: 'per_1m_tokens', input: 0, cached_input: 0, output: 0, source: 'local' } : null
+  const e = p.entry
+  return {
+    currency: 'USD',
+    unit: 'per_1m_tokens',
+    input: e.input,
+    cached_input: e.cached_input ?? null,
+    cache_write: e.cache_write ?? null,
+    output: e.output ?? null,
+    long_context: e.long_context ?? null,
+    schedule: e.schedule ?? null,
+    source: p.source,
+    unconfirmed: e.unconfirmed ?? false,
+  }
+}
+
+function availability(status: ProviderStatus, provider: Provider, model: string) {
+  if (!status.ok) return { available: false, reason: status.reason }
+  // Providers' lists are authoritative for local servers (a model that is not pulled cannot answer);
+  // hosted lists are often partial, so there a missing entry is only a hint.
+  if (provider.local && !status.models.some((m) => m.id === model)) {
+    return { available: false, reason: `${provider.id} does not have ${model} (not in its model list)` }
+  }
+  return { available: true, reason: null }
+}
+
+const catalogCreated = (gw: Gateway) => Math.floor(Date.parse(gw.priceBook.catalog.as_of) / 1000)
+
+/**
+ * The catalog's models for every known provider plus what configured and local providers list
+ * themselves, each with prices, limits and whether it can be served now (and why not).
+ */
+async function listModels(gw: Gateway): Promise<ModelEntry[]> {
+  gw.refresh()
+  const providers = gw.registry.all()
+  const statuses = new Map(await Promise.all(providers.map(async (p) => [p.id, await gw.health.status(p)] as const)))
+  const entries = new Map<string, ModelEntry>()
+  const add = (provider: Provider, model: string, priced: PricedModel | null, created: number) => {
+    const id = `${provider.id}/${model}`
+    if (entries.has(id)) return
+    const e = priced?.entry
+    entries.set(id, {
+      id,
+      object: 'model',
+      created,
+      owned_by: provider.id,
+      gw: {
+        provider: provider.id,
+        upstream_model: model,
+        kind: e?.kind ?? null,
+        context_length: e?.context_length ?? null,
+        max_output_tokens: e?.max_output_tokens ?? null,
+        pricing: pricing(priced, provider),
+        status: e?.status ?? null,
+        availability: availability(statuses.get(provider.id)!, provider, model),
+      },
+    })
+  }
+  for (const priced of gw.priceBook.all()) {
+    const provider = gw.registry.get(priced.entry.provider)
+    if (provider) add(provider, priced.entry.model, priced, catalogCreated(gw))
+  }
+  for (const provider of providers) {
+    const status = statuses.get(provider.id)!
+    // Hosted providers list hundreds of models; only local and user-added ones extend the catalog.
+    if (!status.ok || !(provider.local || provider.stored)) continue
+    for (const m of status.models) add(provider, m.id, gw.priceBook.lookup(provider.id, m.id), m.created ?? catalogCreated(gw))
+  }
+  return [...entries.values()]
+}
+
+export function modelsRoutes(app: FastifyInstance, gw: Gateway): void {
+  app.get('/v1/models', async (req) => {
+    gw.refresh()
+    gw.keyIndex.authenticate(req.headers.authorization)
+    return { object: 'list', data: await listModels(gw) }
+  })
+  app.get('/v1/models/*', async (req) => {
+    gw.refresh()
+    gw.keyIndex.authenticate(req.headers.authorization)
+    const id = decodeURIComponent((req.params as { '*': string })['*'])
+    const models = await listModels(gw)
+    const found = models.find((m) => m.id === id) ?? models.find((m) => m.gw.upstream_model === id)
+    if (!found) throw modelNotFound(id)
+    return found
+  })
+}

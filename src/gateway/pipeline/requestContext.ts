@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto'
+import type { KeyRow } from '../store/keysRepo'
+import type { Attempt, Outcome, RequestRecord } from '../store/requestsRepo'
+import type { ApiError } from '../errors'
+import type { Cost, NormalizedUsage } from '../pricing/types'
+import type { AttributionResult } from './attribution'
+import type { Target } from './resolveModel'
+
+export const newRequestId = () => `req_${randomBytes(12).toString('base64url')}`
+
+/** What one request accumulates on its way through the pipeline; becomes its record at the end. */
+export class RequestContext {
+  readonly startedAt = new Date()
+  private readonly t0 = performance.now()
+  model: string | null = null
+  stream = false
+  attribution: AttributionResult = {
+    attribution: { user_id: null, trace_id: null, session_id: null, tags: [], extra: {}, auto_cache: null },
+    dimensions: {},
+    ignored: [],
+  }
+  target: Target | null = null
+  readonly attempts: Attempt[] = []
+  usage: NormalizedUsage | null = null
+  cost: Cost | null = null
+  ttfbMs: number | null = null
+  private recorded = false
+
+  constructor(
+    readonly id: string,
+    readonly endpoint: RequestRecord['endpoint'],
+    readonly key: KeyRow,
+  ) {}
+
+  elapsedMs(): number {
+    return Math.round(performance.now() - this.t0)
+  }
+
+  markFirstByte(): void {
+    this.ttfbMs ??= this.elapsedMs()
+  }
+
+  /** The record of this request; null when it was already taken (each request is recorded once). */
+  toRecord(status: number, outcome: Outcome, error: ApiError | null): RequestRecord | null {
+    if (this.recorded) return null
+    this.recorded = true
+    const a = this.attribution
+    return {
+      id: this.id,
+      created_at: this.startedAt.toISOString(),
+      endpoint: this.endpoint,
+      status,
+      outcome,
+      key_id: this.key.id,
+      model: this.model,
+      preset: null,
+      preset_version: null,
+      provider: this.target?.provider.id ?? null,
+      upstream_model: this.target?.upstreamModel ?? null,
+      stream: this.stream,
+      attribution: a.attribution,
+      dimensions: a.dimensions,
+      ignored: a.ignored,
+      usage: this.usage ? { ...this.usage } : null,
+      cost: this.cost,
+      attempts: this.attempts,
+      latency_ms: this.elapsedMs(),
+      ttfb_ms: this.ttfbMs,
+      error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { invalidRequest, modelNotFound } from '../errors'
+import type { Gateway } from '../gateway'
+import type { Provider } from '../providers/registry'
+import type { PricedModel } from '../pricing/priceBook'
+
+export interface Target {
+  /** The model as the caller asked for it. */
+  requested: string
+  provider: Provider
+  upstreamModel: string
+  priced: PricedModel | null
+}
+
+const PRESET_PREFIXES = ['policy/', '@preset/']
+
+/**
+ * `<provider-id>/<model>` goes to that provider even when the catalog does not know the model
+ * (then it is unpriced). A bare id goes to a provider the catalog says serves it, preferring one
+ * that has a credential, then a local server that lists it.
+ */
+export async function resolveModel(gw: Gateway, model: string): Promise<Target> {
+  const preset = PRESET_PREFIXES.find((p) => model.startsWith(p))
+  if (preset) throw modelNotFound(model, `no preset named "${model.slice(preset.length)}"`)
+  const slash = model.indexOf('/')
+  if (slash > 0) {
+    const provider = gw.registry.get(model.slice(0, slash))
+    if (provider) {
+      const upstreamModel = model.slice(slash + 1)
+      if (!upstreamModel) throw invalidRequest('model names a provider but no model', 'model')
+      return { requested: model, provider, upstreamModel, priced: gw.priceBook.lookup(provider.id, upstreamModel) }
+    }
+  }
+  const candidates = gw.priceBook
+    .findBare(model)
+    .map((priced) => ({ priced, provider: gw.registry.get(priced.entry.provider) }))
+    .filter((c): c is { priced: PricedModel; provider: Provider } => c.provider !== undefined)
+  for (const c of candidates) {
+    if (await gw.registry.credential(c.provider.id)) {
+      return { requested: model, provider: c.provider, upstreamModel: c.priced.entry.model, priced: c.priced }
+    }
+  }
+  for (const provider of gw.registry.all().filter((p) => p.local || p.stored)) {
+    const status = await gw.health.status(provider)
+    if (status.ok && status.models.some((m) => m.id === model)) {
+      return { requested: model, provider, upstreamModel: model, priced: gw.priceBook.lookup(provider.id, model) }
+    }
+  }
+  // Known to the catalog, but no provider for it has a key: route to the first so the error says what to configure.
+  if (candidates[0]) {
+    return { requested: model, provider: candidates[0].provider, upstreamModel: candidates[0].priced.entry.model, priced: candidates[0].priced }
+  }
+  throw modelNotFound(model, 'use `<provider>/<model>` or a model from GET /v1/models')
+}

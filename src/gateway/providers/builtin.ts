@@ -1,0 +1,28 @@
+/** Providers a user can use by adding a key alone; their ids are the prefixes in `<provider-id>/<model>`. */
+export interface ProviderDefinition {
+  id: string
+  kind: string
+  label: string
+  baseUrl: string
+  /** Local servers (Ollama, LM Studio) take no key and cost nothing. */
+  local: boolean
+}
+
+export const builtinProviders: ProviderDefinition[] = [
+  { id: 'openai', kind: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', local: false },
+  // Anthropic's OpenAI-compatible endpoint; the native Messages adapter replaces it when that kind ships.
+  { id: 'anthropic', kind: 'openai', label: 'Anthropic', baseUrl: 'https://api.anthropic.com/v1', local: false },
+  { id: 'gemini', kind: 'openai', label: 'Google Gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', local: false },
+  { id: 'mistral', kind: 'openai', label: 'Mistral', baseUrl: 'https://api.mistral.ai/v1', local: false },
+  { id: 'deepseek', kind: 'openai', label: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', local: false },
+  { id: 'xai', kind: 'openai', label: 'xAI', baseUrl: 'https://api.x.ai/v1', local: false },
+  { id: 'groq', kind: 'openai', label: 'Groq', baseUrl: 'https://api.groq.com/openai/v1', local: false },
+  { id: 'together', kind: 'openai', label: 'Together', baseUrl: 'https://api.together.xyz/v1', local: false },
+  { id: 'openrouter', kind: 'openai', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', local: false },
+  { id: 'ollama', kind: 'openai', label: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1', local: true },
+  { id: 'lmstudio', kind: 'openai', label: 'LM Studio', baseUrl: 'http://127.0.0.1:1234/v1', local: true },
+]
+
+/** Provider kinds this build can speak. */
+export const providerKinds = ['openai'] as const
+export type ProviderKind = (typeof providerKinds)[number]

@@ -1,0 +1,90 @@
+import { APP_NAME } from '../config'
+
+/** Where provider credentials live. Never SQLite: a store file copied off a machine carries no secrets. */
+export interface SecretStore {
+  readonly description: string
+  get(account: string): Promise<string | null>
+  set(account: string, secret: string): Promise<void>
+  delete(account: string): Promise<boolean>
+  /** Null when usable, otherwise why not (no keychain service, module missing). */
+  unusableReason(): Promise<string | null>
+}
+
+interface Keytar {
+  getPassword(service: string, account: string): Promise<string | null>
+  setPassword(service: string, account: string, password: string): Promise<void>
+  deletePassword(service: string, account: string): Promise<boolean>
+}
+
+/** The OS keychain (macOS Keychain, Windows Credential Manager, Secret Service on Linux) through keytar. */
+export class KeychainSecretStore implements SecretStore {
+  readonly description = 'the OS keychain'
+  private keytar: Promise<Keytar> | null = null
+
+  constructor(private readonly service = APP_NAME) {}
+
+  private load(): Promise<Keytar> {
+    // keytar is an optional native module: load it only when a credential is needed.
+    this.keytar ??= import('keytar').then((m) => (m.default ?? m) as Keytar)
+    return this.keytar
+  }
+
+  private async call<T>(op: (k: Keytar) => Promise<T>): Promise<T> {
+    let keytar: Keytar
+    try {
+      keytar = await this.load()
+    } catch (err) {
+      throw new Error(`the OS keychain is not usable: keytar could not be loaded (${(err as Error).message})`)
+    }
+    try {
+      return await op(keytar)
+    } catch (err) {
+      throw new Error(`the OS keychain is not usable: ${(err as Error).message}`)
+    }
+  }
+
+  get(account: string) {
+    return this.call((k) => k.getPassword(this.service, account))
+  }
+
+  set(account: string, secret: string) {
+    return this.call((k) => k.setPassword(this.service, account, secret))
+  }
+
+  delete(account: string) {
+    return this.call((k) => k.deletePassword(this.service, account))
+  }
+
+  async unusableReason(): Promise<string | null> {
+    try {
+      await this.get('__probe__')
+      return null
+    } catch (err) {
+      return (err as Error).message
+    }
+  }
+}
+
+/** `openai` → `OPENAI_API_KEY`, `my-llm` → `MY_LLM_API_KEY`. */
+export const envVarFor = (providerId: string) => `${providerId.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`
+
+export interface Credential {
+  value: string
+  source: 'env' | 'keychain'
+}
+
+/** The environment variable overrides the keychain, for headless servers without one. */
+export async function resolveCredential(
+  providerId: string,
+  store: SecretStore,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Credential | null> {
+  const fromEnv = env[envVarFor(providerId)]
+  if (fromEnv) return { value: fromEnv, source: 'env' }
+  try {
+    const fromKeychain = await store.get(providerId)
+    return fromKeychain ? { value: fromKeychain, source: 'keychain' } : null
+  } catch {
+    return null
+  }
+}

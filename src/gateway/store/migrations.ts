@@ -1,0 +1,105 @@
+import type Database from 'better-sqlite3'
+
+export interface Migration {
+  version: number
+  description: string
+  up(db: Database.Database): void
+}
+
+/**
+ * Append-only: a released migration is never edited, a change is a new entry. Times are Unix
+ * milliseconds. Attribution columns and the tag/dimension tables exist so that requests can be
+ * filtered and grouped through indexes rather than by scanning JSON.
+ */
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    description: 'keys, providers, price overrides, request records with attribution indexes',
+    up(db) {
+      db.exec(`
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta (key, value) VALUES ('config_rev', '0');
+
+        CREATE TABLE keys (
+          id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          lookup TEXT NOT NULL,
+          hash TEXT NOT NULL UNIQUE,
+          last4 TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          revoked_at INTEGER,
+          last_used_at INTEGER
+        );
+        CREATE INDEX keys_lookup ON keys (lookup);
+
+        CREATE TABLE providers (
+          id TEXT PRIMARY KEY,
+          kind TEXT NOT NULL,
+          base_url TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE price_overrides (
+          model TEXT PRIMARY KEY,
+          input REAL NOT NULL,
+          output REAL,
+          cached_input REAL,
+          cache_write REAL,
+          context_length INTEGER,
+          note TEXT,
+          updated_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE requests (
+          id TEXT PRIMARY KEY,
+          created_at INTEGER NOT NULL,
+          endpoint TEXT NOT NULL,
+          status INTEGER NOT NULL,
+          outcome TEXT NOT NULL,
+          key_id TEXT,
+          model TEXT,
+          preset TEXT,
+          preset_version INTEGER,
+          provider TEXT,
+          upstream_model TEXT,
+          stream INTEGER NOT NULL DEFAULT 0,
+          user_id TEXT,
+          trace_id TEXT,
+          session_id TEXT,
+          prompt_tokens INTEGER,
+          completion_tokens INTEGER,
+          cost_usd REAL,
+          priced INTEGER NOT NULL DEFAULT 0,
+          latency_ms INTEGER,
+          error_code TEXT,
+          detail TEXT NOT NULL
+        );
+        CREATE INDEX requests_created ON requests (created_at);
+        CREATE INDEX requests_key ON requests (key_id, created_at);
+        CREATE INDEX requests_model ON requests (model, created_at);
+        CREATE INDEX requests_provider ON requests (provider, created_at);
+        CREATE INDEX requests_user ON requests (user_id, created_at) WHERE user_id IS NOT NULL;
+        CREATE INDEX requests_trace ON requests (trace_id, created_at) WHERE trace_id IS NOT NULL;
+        CREATE INDEX requests_session ON requests (session_id, created_at) WHERE session_id IS NOT NULL;
+
+        CREATE TABLE request_tags (
+          request_id TEXT NOT NULL REFERENCES requests (id) ON DELETE CASCADE,
+          tag TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (tag, created_at, request_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX request_tags_request ON request_tags (request_id);
+
+        CREATE TABLE request_dimensions (
+          request_id TEXT NOT NULL REFERENCES requests (id) ON DELETE CASCADE,
+          name TEXT NOT NULL,
+          value TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (name, value, created_at, request_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX request_dimensions_request ON request_dimensions (request_id);
+      `)
+    },
+  },
+]

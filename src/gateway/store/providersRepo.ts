@@ -1,0 +1,43 @@
+import type { Db } from './db'
+import { bumpConfigRev } from './configRev'
+
+export interface ProviderRow {
+  id: string
+  kind: string
+  base_url: string | null
+  created_at: number
+  updated_at: number
+}
+
+export class ProvidersRepo {
+  constructor(private readonly db: Db) {}
+
+  all(): ProviderRow[] {
+    return this.db.prepare(`SELECT * FROM providers ORDER BY id`).all() as ProviderRow[]
+  }
+
+  upsert(id: string, kind: string, baseUrl: string | null, now = Date.now()): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO providers (id, kind, base_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, updated_at = excluded.updated_at`,
+        )
+        .run(id, kind, baseUrl, now, now)
+      bumpConfigRev(this.db)
+    })()
+  }
+
+  remove(id: string): boolean {
+    return this.db.transaction(() => {
+      const removed = this.db.prepare(`DELETE FROM providers WHERE id = ?`).run(id).changes === 1
+      bumpConfigRev(this.db)
+      return removed
+    })()
+  }
+
+  /** Credentials live in the keychain; a touch tells running gateways to drop their cached copy. */
+  touch(): void {
+    bumpConfigRev(this.db)
+  }
+}

@@ -1,0 +1,113 @@
+import type { Db } from './db'
+import type { Cost } from '../pricing/types'
+
+export type Outcome = 'ok' | 'error' | 'aborted'
+
+export interface Attempt {
+  provider: string
+  model: string
+  status: number | null
+  latency_ms: number
+  error: string | null
+}
+
+export interface Attribution {
+  user_id: string | null
+  trace_id: string | null
+  session_id: string | null
+  tags: string[]
+  extra: Record<string, string>
+  auto_cache: boolean | null
+}
+
+export interface RequestRecord {
+  id: string
+  created_at: string
+  endpoint: 'chat.completions' | 'embeddings'
+  status: number
+  outcome: Outcome
+  key_id: string | null
+  model: string | null
+  preset: string | null
+  preset_version: number | null
+  provider: string | null
+  upstream_model: string | null
+  stream: boolean
+  attribution: Attribution
+  dimensions: Record<string, string>
+  ignored: Array<{ name: string; reason: string }>
+  usage: Record<string, number> | null
+  cost: Cost | null
+  attempts: Attempt[]
+  latency_ms: number
+  /** Time until the first byte of the answer went to the client. */
+  ttfb_ms: number | null
+  error: { status: number; type: string; code: string | null; message: string } | null
+}
+
+/** Columns carry what is filtered or grouped on; the full record is kept as JSON beside them. */
+export class RequestsRepo {
+  private readonly insertRequest
+  private readonly insertTag
+  private readonly insertDimension
+
+  constructor(private readonly db: Db) {
+    this.insertRequest = db.prepare(
+      `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
+         upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, cost_usd, priced,
+         latency_ms, error_code, detail)
+       VALUES (@id, @created_at, @endpoint, @status, @outcome, @key_id, @model, @preset, @preset_version, @provider,
+         @upstream_model, @stream, @user_id, @trace_id, @session_id, @prompt_tokens, @completion_tokens, @cost_usd, @priced,
+         @latency_ms, @error_code, @detail)`,
+    )
+    this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
+    this.insertDimension = db.prepare(
+      `INSERT OR IGNORE INTO request_dimensions (request_id, name, value, created_at) VALUES (?, ?, ?, ?)`,
+    )
+  }
+
+  /** Call inside a transaction. */
+  insert(r: RequestRecord): void {
+    const at = Date.parse(r.created_at)
+    this.insertRequest.run({
+      id: r.id,
+      created_at: at,
+      endpoint: r.endpoint,
+      status: r.status,
+      outcome: r.outcome,
+      key_id: r.key_id,
+      model: r.model,
+      preset: r.preset,
+      preset_version: r.preset_version,
+      provider: r.provider,
+      upstream_model: r.upstream_model,
+      stream: r.stream ? 1 : 0,
+      user_id: r.attribution.user_id,
+      trace_id: r.attribution.trace_id,
+      session_id: r.attribution.session_id,
+      prompt_tokens: r.usage?.prompt_tokens ?? null,
+      completion_tokens: r.usage?.completion_tokens ?? null,
+      cost_usd: r.cost?.final_usd ?? null,
+      priced: r.cost?.priced ? 1 : 0,
+      latency_ms: r.latency_ms,
+      error_code: r.error?.code ?? null,
+      detail: JSON.stringify(r),
+    })
+    for (const tag of r.attribution.tags) this.insertTag.run(r.id, tag, at)
+    for (const [name, value] of Object.entries(r.dimensions)) this.insertDimension.run(r.id, name, value, at)
+  }
+
+  /** Newest first. */
+  list(limit = 100, offset = 0): RequestRecord[] {
+    const rows = this.db
+      .prepare(`SELECT detail FROM requests ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+      .pluck()
+      .all(limit, offset) as string[]
+    return rows.map((d) => JSON.parse(d) as RequestRecord)
+  }
+
+  get(id: string): RequestRecord | undefined {
+    const detail = this.db.prepare(`SELECT detail FROM requests WHERE id = ?`).pluck().get(id) as string | undefined
+    return detail ? (JSON.parse(detail) as RequestRecord) : undefined
+  }
+}

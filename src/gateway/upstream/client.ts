@@ -1,0 +1,50 @@
+import { Agent, request, type Dispatcher } from 'undici'
+
+export interface UpstreamTimeouts {
+  connectMs: number
+  /** Until response headers arrive (a non-streamed reasoning answer can take minutes). */
+  firstByteMs: number
+  /** Longest silence between two chunks of a body. */
+  idleMs: number
+}
+
+export const defaultTimeouts: UpstreamTimeouts = { connectMs: 10_000, firstByteMs: 600_000, idleMs: 300_000 }
+
+/** One keep-alive pool per gateway: upstream TLS handshakes are paid once, not per request. */
+export function createUpstreamAgent(timeouts: UpstreamTimeouts = defaultTimeouts): Agent {
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 256,
+    pipelining: 1,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.firstByteMs,
+    bodyTimeout: timeouts.idleMs,
+  })
+}
+
+export interface UpstreamCall {
+  url: string
+  method: 'GET' | 'POST'
+  apiKey: string | null
+  body?: unknown
+  signal?: AbortSignal
+  headersTimeoutMs?: number
+}
+
+export function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1' }
+  if (call.apiKey) headers.authorization = `Bearer ${call.apiKey}`
+  if (call.body !== undefined) headers['content-type'] = 'application/json'
+  return request(call.url, {
+    dispatcher: agent,
+    method: call.method,
+    headers,
+    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    signal: call.signal,
+    headersTimeout: call.headersTimeoutMs,
+  })
+}
+
+/** Joins a provider base URL and an API path without doubling or dropping slashes. */
+export const joinUrl = (base: string, path: string) => base.replace(/\/+$/, '') + '/' + path.replace(/^\/+/, '')

@@ -1,0 +1,88 @@
+import { errors as undiciErrors } from 'undici'
+import { ApiError } from '../errors'
+import { envVarFor } from '../secrets/secretStore'
+
+interface ParsedError {
+  message: string
+  type: string | null
+  code: string | null
+  param: string | null
+}
+
+/** Reads the error shapes providers use: OpenAI's, Gemini's array, OpenRouter's numeric code, vLLM's flat object, plain text. */
+export function parseUpstreamError(text: string): ParsedError {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return { message: text.trim().slice(0, 500) || 'no error message', type: null, code: null, param: null }
+  }
+  if (Array.isArray(body)) body = body[0]
+  const o = (body ?? {}) as Record<string, unknown>
+  const e = (typeof o.error === 'object' && o.error !== null ? o.error : o) as Record<string, unknown>
+  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null)
+  return {
+    message: str(e.message) ?? (typeof o.error === 'string' ? o.error : JSON.stringify(body).slice(0, 500)),
+    type: str(e.type) ?? str(e.status),
+    code: typeof e.code === 'string' ? e.code : null,
+    param: str(e.param),
+  }
+}
+
+/**
+ * What the client sees when a provider answers with an error before the first byte. Errors the
+ * caller can fix (a bad parameter, an unknown upstream model) keep their status; failures of the
+ * provider or of the gateway's own credentials become 502/503/504, never a 401 (the caller's key
+ * was fine) and never a 200.
+ */
+export function upstreamHttpError(
+  providerId: string,
+  status: number,
+  text: string,
+  headers: Record<string, string | string[] | undefined>,
+): ApiError {
+  const e = parseUpstreamError(text)
+  const from = `${providerId} answered ${status}: ${e.message}`
+  if ([400, 404, 409, 413, 422].includes(status)) {
+    return new ApiError(status, e.type ?? 'invalid_request_error', `${providerId}: ${e.message}`, e.code, e.param)
+  }
+  if (status === 401 || status === 403) {
+    return new ApiError(
+      502,
+      'upstream_error',
+      `${from}. The gateway's credential for ${providerId} was refused; replace it with \`gw providers set ${providerId} --api-key-stdin\` or ${envVarFor(providerId)}.`,
+      'provider_auth_failed',
+      null,
+      { 'x-should-retry': 'false' },
+    )
+  }
+  if (status === 402 || e.code === 'insufficient_quota' || e.type === 'insufficient_quota') {
+    return new ApiError(status === 402 ? 502 : 429, 'insufficient_quota', from, 'provider_insufficient_quota', null, {
+      'x-should-retry': 'false',
+    })
+  }
+  if (status === 429) {
+    const retry: Record<string, string> = {}
+    for (const h of ['retry-after', 'retry-after-ms']) {
+      const v = headers[h]
+      if (typeof v === 'string') retry[h] = v
+    }
+    return new ApiError(429, e.type ?? 'rate_limit_exceeded', from, e.code ?? 'rate_limit_exceeded', null, retry)
+  }
+  if (status === 503 || status === 529) return new ApiError(503, 'server_error', from, 'provider_unavailable')
+  if (status === 504 || status === 408) return new ApiError(504, 'server_error', from, 'provider_timeout')
+  return new ApiError(502, 'server_error', from, 'upstream_error')
+}
+
+/** Network-level failures: no HTTP status from the provider at all. */
+export function upstreamNetworkError(providerId: string, err: unknown): ApiError {
+  if (err instanceof undiciErrors.ConnectTimeoutError || err instanceof undiciErrors.HeadersTimeoutError) {
+    return new ApiError(504, 'server_error', `${providerId} did not answer in time (${(err as Error).message})`, 'provider_timeout')
+  }
+  if (err instanceof undiciErrors.BodyTimeoutError) {
+    return new ApiError(504, 'server_error', `${providerId} stopped sending data (idle timeout)`, 'provider_timeout')
+  }
+  const code = (err as { code?: string }).code
+  const detail = code ? `${code}: ${(err as Error).message}` : (err as Error).message
+  return new ApiError(502, 'server_error', `${providerId} could not be reached (${detail})`, 'provider_unreachable')
+}
