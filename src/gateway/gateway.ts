@@ -52,7 +52,7 @@ export class Gateway {
     this.prices = new PricesRepo(this.db)
     this.requests = new RequestsRepo(this.db)
     this.records = new RecordWriter(this.db, { onError: (err) => log('writing request records failed; will retry', err) })
-    this.secrets = options.secrets ?? new KeychainSecretStore()
+    this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env)
     this.agent = createUpstreamAgent()
     this.health = new ProviderHealth(this.agent, this.registry)

@@ -28,7 +28,7 @@ const defaultIo = (): CliIo => ({
     return Buffer.concat(chunks).toString('utf8')
   },
   env: process.env,
-  secrets: new KeychainSecretStore(),
+  secrets: new KeychainSecretStore(process.env.GW_KEYCHAIN_SERVICE),
   untilStopped: () =>
     new Promise((resolve) => {
       process.once('SIGINT', () => resolve())

@@ -4,7 +4,7 @@ import type { Gateway } from '../gateway'
 import type { RequestContext } from '../pipeline/requestContext'
 import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl } from '../upstream/client'
-import { upstreamHttpError, upstreamNetworkError } from '../upstream/upstreamErrors'
+import { redactSecret, upstreamHttpError, upstreamNetworkError } from '../upstream/upstreamErrors'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
 export class ClientAborted extends Error {}
@@ -51,13 +51,13 @@ export async function sendToProvider(
       attempt(null, 'client closed the connection')
       throw new ClientAborted()
     }
-    const e = upstreamNetworkError(provider.id, err)
+    const e = redactSecret(upstreamNetworkError(provider.id, err), credential?.value ?? null)
     attempt(null, e.message)
     throw e
   }
   if (res.statusCode !== 200) {
     const text = await res.body.text().catch(() => '')
-    const e = upstreamHttpError(provider.id, res.statusCode, text, res.headers)
+    const e = redactSecret(upstreamHttpError(provider.id, res.statusCode, text, res.headers), credential?.value ?? null)
     attempt(res.statusCode, e.message)
     throw e
   }

@@ -21,7 +21,8 @@ export class KeychainSecretStore implements SecretStore {
   readonly description = 'the OS keychain'
   private keytar: Promise<Keytar> | null = null
 
-  constructor(private readonly service = APP_NAME) {}
+  /** The service name groups the app's entries; GW_KEYCHAIN_SERVICE lets tests and second instances keep apart. */
+  constructor(private readonly service: string = APP_NAME) {}
 
   private load(): Promise<Keytar> {
     // keytar is an optional native module: load it only when a credential is needed.

@@ -86,3 +86,9 @@ export function upstreamNetworkError(providerId: string, err: unknown): ApiError
   const detail = code ? `${code}: ${(err as Error).message}` : (err as Error).message
   return new ApiError(502, 'server_error', `${providerId} could not be reached (${detail})`, 'provider_unreachable')
 }
+
+/** Providers sometimes echo the credential they were given in an error; it must not travel further. */
+export function redactSecret(err: ApiError, secret: string | null): ApiError {
+  if (!secret || !err.message.includes(secret)) return err
+  return new ApiError(err.status, err.type, err.message.replaceAll(secret, '[redacted]'), err.code, err.param, err.headers)
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+// Runs the test suite with node's test runner. On Linux without a D-Bus session it re-runs itself
+// inside `dbus-run-session` with an unlocked gnome-keyring, so keychain tests use a real Secret
+// Service instead of being skipped. Extra arguments are test files or folders (default: unit and
+// integration).
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+
+const root = path.resolve(import.meta.dirname, '..')
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0
+
+if (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS && !process.env.GW_TEST_NO_DBUS) {
+  if (has('dbus-run-session') && has('gnome-keyring-daemon')) {
+    const inner = `echo -n gw-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec node ${JSON.stringify(path.join(root, 'scripts/test.mjs'))} "$@"`
+    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', inner, 'sh', ...process.argv.slice(2)], { stdio: 'inherit', cwd: root })
+    process.exit(r.status ?? 1)
+  }
+  console.error('note: no D-Bus session and no gnome-keyring: keychain tests will report why they skip')
+}
+
+const targets = process.argv.slice(2).length ? process.argv.slice(2) : ['test/unit', 'test/integration']
+const files = targets.flatMap((t) => {
+  const p = path.resolve(root, t)
+  if (fs.statSync(p).isFile()) return [p]
+  return fs
+    .readdirSync(p)
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => path.join(p, f))
+})
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  cwd: root,
+})
+process.exit(r.status ?? 1)

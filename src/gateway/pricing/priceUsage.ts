@@ -1,0 +1,135 @@
+import type { CatalogModel, Cost, LongContextTier, NormalizedUsage, PeakPricing, ScheduledRates, TokenRates } from './types'
+
+export interface PriceInput {
+  /** Catalog entry (possibly merged with a user override), or null when the price is unknown. */
+  model: CatalogModel | null
+  /** Null when the provider reported no usage. */
+  usage: NormalizedUsage | null
+  /** Request time: picks schedule rows and DeepSeek peak windows. */
+  at: Date
+  /** 'catalog 2026-11-21' or 'override'; echoed into price_source with any tier suffix. */
+  source: string
+  /** A local provider (Ollama, LM Studio): nothing to pay. */
+  local?: boolean
+  estimated?: boolean
+  /** unpriced_reason when model is null. */
+  unknownReason?: string
+}
+
+/** USD per 1M tokens to integer pico-dollars per token, so costs are exact integer sums. */
+export const usdPer1MToPicoPerToken = (usdPer1M: number): number => Math.round(usdPer1M * 1e6)
+
+export const picoToUsd = (pico: number): number => pico / 1e12
+
+const RATE_KEYS = ['input', 'output', 'cached_input', 'cache_write', 'cache_write_1h'] as const
+
+/** The rates alone, without a tier's threshold or a schedule row's date. */
+function onlyRates(r: TokenRates): TokenRates {
+  const out: TokenRates = { input: r.input }
+  for (const key of RATE_KEYS) {
+    const v = r[key]
+    if (v !== undefined) out[key] = v
+  }
+  return out
+}
+
+/** A schedule row replaces the list rates and the long-context tier together, from its UTC date on. */
+function listedAt(model: CatalogModel, at: Date): TokenRates & { long_context?: LongContextTier } {
+  let row: ScheduledRates | null = null
+  for (const r of model.schedule ?? []) {
+    if (Date.parse(`${r.from}T00:00:00Z`) <= at.getTime() && (!row || r.from > row.from)) row = r
+  }
+  return row ?? model
+}
+
+function inPeak(peak: PeakPricing, at: Date): boolean {
+  const day = at.getUTCDay()
+  if (peak.weekdays_only && (day === 0 || day === 6)) return false
+  const hour = at.getUTCHours()
+  return peak.windows_utc.some(([start, end]) => hour >= start && hour < end)
+}
+
+function resolve(model: CatalogModel, at: Date, promptTokens: number) {
+  const listed = listedAt(model, at)
+  const lc = listed.long_context
+  const long = !!lc && promptTokens > lc.above_prompt_tokens
+  const peak = model.peak && inPeak(model.peak, at) ? model.peak : null
+  // No catalog model has both; were one to, its long-context tier is the more specific price.
+  if (long && lc) return { rates: onlyRates(lc), tier: 'long context', long }
+  return { rates: onlyRates(peak ? peak.rates : listed), tier: peak ? 'peak' : null, long }
+}
+
+/** The rates a request bills at: schedule row for the date, then peak hours, then the long-context tier. */
+export function ratesAt(model: CatalogModel, at: Date, promptTokens: number): { rates: TokenRates; tier: string | null } {
+  const { rates, tier } = resolve(model, at, promptTokens)
+  return { rates, tier }
+}
+
+type Base = Omit<Cost, 'priced' | 'unpriced_reason' | 'price_source' | 'input_usd' | 'cached_input_usd' | 'cache_write_usd' | 'output_usd' | 'cache_savings_usd' | 'final_usd'>
+
+const unpriced = (base: Base, reason: string): Cost => ({
+  ...base,
+  priced: false,
+  unpriced_reason: reason,
+  input_usd: null,
+  cached_input_usd: null,
+  cache_write_usd: null,
+  output_usd: null,
+  cache_savings_usd: null,
+  final_usd: null,
+  price_source: null,
+})
+
+export function priceUsage(input: PriceInput): Cost {
+  const { model, usage } = input
+  const base: Base = {
+    currency: 'USD',
+    prompt_tokens: usage?.prompt_tokens ?? 0,
+    completion_tokens: usage?.completion_tokens ?? 0,
+    cached_tokens: usage?.cached_tokens ?? 0,
+    cache_write_tokens: usage?.cache_write_tokens ?? 0,
+    long_context: false,
+    estimated: input.estimated ?? false,
+  }
+  if (input.local) {
+    const zero = { input_usd: 0, cached_input_usd: 0, cache_write_usd: 0, output_usd: 0, cache_savings_usd: 0, final_usd: 0 }
+    return { ...base, ...zero, priced: true, unpriced_reason: null, price_source: 'local' }
+  }
+  if (!model) return unpriced(base, input.unknownReason ?? 'no price known for this model')
+  if (!usage) return unpriced(base, 'provider reported no usage')
+
+  const { rates, tier, long } = resolve(model, input.at, usage.prompt_tokens)
+  if (rates.output === undefined && usage.completion_tokens > 0) {
+    return unpriced({ ...base, long_context: long }, `no output price for ${model.provider}/${model.model}`)
+  }
+  const pico = usdPer1MToPicoPerToken
+  const inputRate = pico(rates.input)
+  const cachedRate = pico(rates.cached_input ?? rates.input)
+  const writeRate = pico(rates.cache_write ?? rates.input)
+  const write1hRate = pico(rates.cache_write_1h ?? rates.cache_write ?? rates.input)
+
+  const writes = usage.cache_write_tokens
+  const writes1h = Math.min(usage.cache_write_1h_tokens, writes)
+  const uncached = Math.max(0, usage.prompt_tokens - usage.cached_tokens - writes)
+
+  const inputPico = uncached * inputRate
+  const cachedPico = usage.cached_tokens * cachedRate
+  const writePico = (writes - writes1h) * writeRate + writes1h * write1hRate
+  const outputPico = usage.completion_tokens * pico(rates.output ?? 0)
+  // Writes cost more than plain input, so heavy writing with few reads can make this negative.
+  const savingsPico = usage.cached_tokens * (inputRate - cachedRate) - (writePico - writes * inputRate)
+
+  return {
+    ...base,
+    long_context: long,
+    priced: true,
+    unpriced_reason: null,
+    input_usd: picoToUsd(inputPico),
+    cached_input_usd: picoToUsd(cachedPico),
+    cache_write_usd: picoToUsd(writePico),
+    output_usd: picoToUsd(outputPico),
+    cache_savings_usd: picoToUsd(savingsPico),
+    final_usd: picoToUsd(inputPico + cachedPico + writePico + outputPico),
+    price_source: tier ? `${input.source} (${tier})` : input.source,
+  }
+}

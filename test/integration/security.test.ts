@@ -1,0 +1,65 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { startTestGateway, type TestGateway, json } from '../support/harness'
+
+/** fetch() does not let a page set Host, which is the point of DNS rebinding; node:http does. */
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let body = ''
+        res.on('data', (c) => (body += c))
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
+      })
+      .on('error', reject)
+  })
+}
+
+describe('secure defaults', () => {
+  let t: TestGateway
+  before(async () => {
+    t = await startTestGateway()
+  })
+  after(() => t.close())
+
+  it('binds to 127.0.0.1', () => {
+    assert.match(t.url, /^http:\/\/127\.0\.0\.1:\d+$/)
+  })
+
+  it('answers /healthz without a key', async () => {
+    const res = await fetch(`${t.url}/healthz`)
+    assert.equal(res.status, 200)
+    assert.equal((await json(res)).status, 'ok')
+    assert.ok(res.headers.get('x-request-id'))
+  })
+
+  it('refuses a Host that is not the gateway (DNS rebinding)', async () => {
+    const port = new URL(t.url).port
+    const evil = await get(`${t.url}/v1/models`, { host: `evil.example:${port}`, authorization: `Bearer ${t.key}` })
+    assert.equal(evil.status, 403)
+    assert.equal(JSON.parse(evil.body).error.code, 'host_not_allowed')
+    const ok = await get(`${t.url}/healthz`, { host: `localhost:${port}` })
+    assert.equal(ok.status, 200)
+  })
+
+  it('sends no CORS headers unless origins are configured', async () => {
+    const res = await fetch(`${t.url}/healthz`, { headers: { origin: 'https://app.example' } })
+    assert.equal(res.headers.get('access-control-allow-origin'), null)
+  })
+})
+
+describe('CORS when configured', () => {
+  let t: TestGateway
+  before(async () => {
+    t = await startTestGateway({ corsOrigins: ['https://app.example'] })
+  })
+  after(() => t.close())
+
+  it('allows only the configured origin', async () => {
+    const yes = await fetch(`${t.url}/healthz`, { headers: { origin: 'https://app.example' } })
+    assert.equal(yes.headers.get('access-control-allow-origin'), 'https://app.example')
+    const no = await fetch(`${t.url}/healthz`, { headers: { origin: 'https://other.example' } })
+    assert.equal(no.headers.get('access-control-allow-origin'), null)
+  })
+})

@@ -1,0 +1,574 @@
+/**
+ * A fake OpenAI upstream for integration tests: a real HTTP server on 127.0.0.1 that speaks the
+ * Chat Completions, Embeddings and Models wire format byte for byte as OpenAI does (see
+ * /work/shared/reference/wire-format.md §1.4, §1.5, §2, §3), so the gateway is proven against the
+ * protocol rather than against its own idea of it. Tests steer it with `script()`.
+ */
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+
+export interface ReceivedRequest {
+  method: string
+  path: string
+  headers: IncomingHttpHeaders
+  body: any
+}
+
+export type Behaviour =
+  | { kind: 'reply'; content?: string; usage?: Partial<UsageSpec>; finishReason?: string; toolCalls?: Array<{ id: string; name: string; arguments: string }> }
+  /** An error before the first byte; `body` defaults to OpenAI's error body for that status, a string body is sent verbatim. */
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  /**
+   * Streams: 200, `afterChunks` chunks, then an OpenAI error event and a clean end (no [DONE]), or a
+   * destroyed socket. Non-streamed requests: 200 and half of the JSON body, then a destroyed socket.
+   */
+  | { kind: 'fail-mid-stream'; afterChunks: number; mode: 'error-event' | 'drop' }
+  /** Streams: a content chunk every `intervalMs` until the client goes away. Non-streamed: headers, then a body that never comes. */
+  | { kind: 'endless-stream'; intervalMs: number }
+  | { kind: 'delay'; ms: number; then?: Behaviour }
+  /** A reply from a provider that ignores usage: no `usage` key at all, not even with `stream_options.include_usage`. */
+  | { kind: 'no-usage' }
+
+export interface UsageSpec {
+  prompt_tokens: number
+  completion_tokens: number
+  cached_tokens: number
+  cache_write_tokens?: number
+  reasoning_tokens?: number
+}
+
+export interface FakeOpenAI {
+  /** Base URL ending in /v1. */
+  url: string
+  /** The only key accepted. */
+  apiKey: string
+  /** Every request, in order, recorded before it is answered (401s included). */
+  received: ReceivedRequest[]
+  /** Queues behaviours for the next chat/embeddings requests that pass auth and validation; an empty queue means `{ kind: 'reply' }`. */
+  script(...behaviours: Behaviour[]): void
+  /** Responses the client abandoned before the fake finished writing them (streams, stalled bodies, pending delays). */
+  streamsClosedByClient: number
+  /** Resolves on the next client close, or at once for one that happened and was not awaited yet. */
+  waitForClientClose(timeoutMs?: number): Promise<void>
+  close(): Promise<void>
+}
+
+const DEFAULT_CONTENT = 'Hello from the fake provider.'
+const DEFAULT_USAGE: UsageSpec = { prompt_tokens: 12, completion_tokens: 5, cached_tokens: 0 }
+const DEFAULT_EMBEDDING_DIMENSIONS = 8
+const DEFAULT_MODELS = ['gpt-4o-mini', 'text-embedding-3-small']
+const SYSTEM_FINGERPRINT = 'fp_fake0001'
+// Fixed so model listings are deterministic across runs.
+const MODEL_CREATED = 1_700_000_000
+
+/**
+ * The vector the fake returns for one embeddings input: unit length, seeded from the input (strings
+ * and token arrays never collide), every component exactly representable as float32 so the base64
+ * and float encodings carry the same numbers.
+ */
+export function fakeEmbedding(input: string | number[], dims: number): number[] {
+  let h = 0x811c9dc5
+  const feed = (n: number) => {
+    h = Math.imul(h ^ n, 0x01000193) >>> 0
+  }
+  if (typeof input === 'string') {
+    feed(1)
+    for (const ch of input) feed(ch.codePointAt(0)!)
+  } else {
+    feed(2)
+    for (const token of input) feed(token)
+  }
+  const raw = Array.from({ length: dims }, () => {
+    h ^= h << 13
+    h ^= h >>> 17
+    h ^= h << 5
+    h >>>= 0
+    return (h / 0xffffffff) * 2 - 1
+  })
+  const norm = Math.hypot(...raw) || 1
+  return raw.map((v) => Math.fround(v / norm))
+}
+
+interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null }
+}
+
+const errorBody = (message: string, type: string, param: string | null = null, code: string | null = null): ErrorBody => ({
+  error: { message, type, param, code },
+})
+
+// OpenAI masks the key it rejects, keeping only the prefix and the last four characters.
+const maskKey = (key: string) => `${key.slice(0, 3)}${'*'.repeat(Math.max(key.length - 7, 4))}${key.slice(-4)}`
+
+const invalidKey = (presented: string) =>
+  errorBody(
+    `Incorrect API key provided: ${maskKey(presented)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+    'invalid_request_error',
+    null,
+    'invalid_api_key',
+  )
+
+const modelNotFound = (model: string) =>
+  errorBody(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model', 'model_not_found')
+
+/** What OpenAI answers for a status, per the reference's table of errors seen in practice (§2.2). */
+function defaultError(status: number, model: string, apiKey: string): ErrorBody {
+  switch (status) {
+    case 400:
+      return errorBody('Invalid request.', 'invalid_request_error')
+    case 401:
+      return invalidKey(apiKey)
+    case 403:
+      return errorBody('Country, region, or territory not supported', 'request_forbidden', null, 'unsupported_country_region_territory')
+    case 404:
+      return modelNotFound(model)
+    case 429:
+      return errorBody(
+        `Rate limit reached for ${model} in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s.`,
+        'requests',
+        null,
+        'rate_limit_exceeded',
+      )
+    case 503:
+      return errorBody('The engine is currently overloaded, please try again later.', 'server_error')
+  }
+  if (status >= 500) return errorBody('The server had an error while processing your request. Sorry about that!', 'server_error')
+  return errorBody(`Request failed with status ${status}.`, 'invalid_request_error')
+}
+
+const randomHex = (bytes: number) => randomBytes(bytes).toString('hex')
+const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body)
+  const contentType = typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json'
+  res.writeHead(status, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(text)), ...headers })
+  res.end(text)
+}
+
+/** One response in flight, with what a behaviour needs to react to the client going away. */
+interface Exchange {
+  res: ServerResponse
+  closed: boolean
+  onClose(fn: () => void): void
+  /** Ends the connection after what was written so far, without finishing the HTTP body; not a client close. */
+  drop(): void
+}
+
+/** Splits content on word boundaries (spaces kept) into at least three pieces when it is long enough, as a real stream would arrive. */
+function contentPieces(text: string): string[] {
+  const words = text.match(/\s*\S+|\s+/g) ?? []
+  if (words.length >= 3) return words
+  const chars = Array.from(text)
+  const size = Math.ceil(chars.length / 3)
+  const pieces: string[] = []
+  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''))
+  return pieces
+}
+
+function usageObject(spec: UsageSpec) {
+  return {
+    prompt_tokens: spec.prompt_tokens,
+    completion_tokens: spec.completion_tokens,
+    total_tokens: spec.prompt_tokens + spec.completion_tokens,
+    prompt_tokens_details: {
+      cached_tokens: spec.cached_tokens,
+      audio_tokens: 0,
+      ...(spec.cache_write_tokens !== undefined ? { cache_write_tokens: spec.cache_write_tokens } : {}),
+    },
+    completion_tokens_details: {
+      reasoning_tokens: spec.reasoning_tokens ?? 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  }
+}
+
+type ReplyBehaviour = Extract<Behaviour, { kind: 'reply' }>
+
+function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean) {
+  const toolCalls = b.toolCalls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+  return {
+    id: `chatcmpl-${randomHex(12)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: b.content ?? (toolCalls ? null : DEFAULT_CONTENT),
+          refusal: null,
+          ...(toolCalls ? { tool_calls: toolCalls } : {}),
+          annotations: [],
+        },
+        logprobs: null,
+        finish_reason: b.finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
+      },
+    ],
+    ...(withUsage ? { usage: usageObject({ ...DEFAULT_USAGE, ...b.usage }) } : {}),
+    service_tier: 'default',
+    system_fingerprint: SYSTEM_FINGERPRINT,
+  }
+}
+
+/** Writes chunks of one stream: shared id and created, and `usage: null` on each only when the client asked for usage. */
+class ChunkWriter {
+  private readonly id = `chatcmpl-${randomHex(12)}`
+  private readonly created = Math.floor(Date.now() / 1000)
+
+  constructor(
+    private readonly ex: Exchange,
+    private readonly model: string,
+    private readonly includeUsage: boolean,
+  ) {
+    ex.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' })
+    ex.res.flushHeaders()
+  }
+
+  chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
+    this.event(this.envelope([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]))
+  }
+
+  usage(spec: UsageSpec) {
+    this.event({ ...this.envelope([]), usage: usageObject(spec) })
+  }
+
+  event(data: unknown) {
+    this.ex.res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
+  }
+
+  done() {
+    this.event('[DONE]')
+    this.ex.res.end()
+  }
+
+  private envelope(choices: unknown[]) {
+    return {
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      service_tier: 'default',
+      system_fingerprint: SYSTEM_FINGERPRINT,
+      choices,
+      ...(this.includeUsage ? { usage: null } : {}),
+    }
+  }
+}
+
+function streamReply(ex: Exchange, model: string, b: ReplyBehaviour, includeUsage: boolean) {
+  const w = new ChunkWriter(ex, model, includeUsage)
+  const content = b.content ?? (b.toolCalls ? null : DEFAULT_CONTENT)
+  w.chunk({ role: 'assistant', content: content === null ? null : '', refusal: null })
+  for (const piece of contentPieces(content ?? '')) w.chunk({ content: piece })
+  b.toolCalls?.forEach((call, index) => {
+    w.chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] })
+    for (const piece of contentPieces(call.arguments)) w.chunk({ tool_calls: [{ index, function: { arguments: piece } }] })
+  })
+  w.chunk({}, b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop'))
+  if (includeUsage) w.usage({ ...DEFAULT_USAGE, ...b.usage })
+  w.done()
+}
+
+/** Chunk n of a stream that never finishes normally: the role chunk, then the default content over and over. */
+function fillerChunk(w: ChunkWriter, n: number) {
+  if (n === 0) return w.chunk({ role: 'assistant', content: '', refusal: null })
+  const pieces = contentPieces(`${DEFAULT_CONTENT} `)
+  w.chunk({ content: pieces[(n - 1) % pieces.length] })
+}
+
+function failMidStream(ex: Exchange, model: string, b: Extract<Behaviour, { kind: 'fail-mid-stream' }>, includeUsage: boolean) {
+  const w = new ChunkWriter(ex, model, includeUsage)
+  for (let n = 0; n < b.afterChunks; n++) fillerChunk(w, n)
+  if (b.mode === 'error-event') {
+    w.event(errorBody('The server had an error while processing your request. Sorry about that!', 'server_error'))
+    ex.res.end()
+    return
+  }
+  ex.drop()
+}
+
+function endlessStream(ex: Exchange, model: string, intervalMs: number, includeUsage: boolean) {
+  const w = new ChunkWriter(ex, model, includeUsage)
+  let n = 0
+  fillerChunk(w, n++)
+  const timer = setInterval(() => fillerChunk(w, n++), intervalMs)
+  ex.onClose(() => clearInterval(timer))
+}
+
+type Terminal = Exclude<Behaviour, { kind: 'status' } | { kind: 'delay' }>
+
+/** Applies the behaviours every scripted endpoint shares, handing the rest to the endpoint. */
+function perform(ex: Exchange, b: Behaviour, model: string, apiKey: string, answer: (b: Terminal) => void) {
+  if (ex.closed) return
+  if (b.kind === 'status') return sendJson(ex.res, b.status, b.body ?? defaultError(b.status, model, apiKey), b.headers)
+  if (b.kind === 'delay') {
+    const timer = setTimeout(() => perform(ex, b.then ?? { kind: 'reply' }, model, apiKey, answer), b.ms)
+    ex.onClose(() => clearTimeout(timer))
+    return
+  }
+  answer(b)
+}
+
+function validateChat(body: Record<string, any>): ErrorBody | null {
+  if (typeof body.model !== 'string' || body.model === '') return errorBody('you must provide a model parameter', 'invalid_request_error', 'model')
+  if (!Array.isArray(body.messages)) return errorBody("Missing required parameter: 'messages'.", 'invalid_request_error', 'messages', 'missing_required_parameter')
+  if (body.messages.length === 0) {
+    return errorBody(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'invalid_request_error',
+      'messages',
+      'empty_array',
+    )
+  }
+  if (body.stream_options != null && body.stream !== true) {
+    return errorBody("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'stream_options')
+  }
+  return null
+}
+
+function answerChat(ex: Exchange, body: Record<string, any>, b: Terminal) {
+  const model: string = body.model
+  const stream = body.stream === true
+  const includeUsage = stream && body.stream_options?.include_usage === true
+  switch (b.kind) {
+    case 'reply':
+      return stream ? streamReply(ex, model, b, includeUsage) : sendJson(ex.res, 200, completionObject(model, b, true))
+    case 'no-usage':
+      return stream ? streamReply(ex, model, { kind: 'reply' }, false) : sendJson(ex.res, 200, completionObject(model, { kind: 'reply' }, false))
+    case 'fail-mid-stream': {
+      if (stream) return failMidStream(ex, model, b, includeUsage)
+      const text = JSON.stringify(completionObject(model, { kind: 'reply' }, true))
+      ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
+      ex.res.write(text.slice(0, text.length >> 1))
+      return ex.drop()
+    }
+    case 'endless-stream':
+      if (stream) return endlessStream(ex, model, b.intervalMs, includeUsage)
+      ex.res.writeHead(200, { 'content-type': 'application/json' })
+      ex.res.flushHeaders()
+      return
+  }
+}
+
+type EmbeddingInput = string | number[]
+
+const isTokenArray = (v: unknown): v is number[] => Array.isArray(v) && v.length > 0 && v.every((t) => Number.isInteger(t))
+
+/** The inputs of an embeddings request, or the error OpenAI would give, naming the offending field. */
+function parseEmbeddingInputs(input: unknown): EmbeddingInput[] | ErrorBody {
+  const invalid = (param: string) => errorBody(`Invalid value for '${param}': expected a non-empty string or token array.`, 'invalid_request_error', param)
+  if (input === undefined) return errorBody("Missing required parameter: 'input'.", 'invalid_request_error', 'input', 'missing_required_parameter')
+  if (typeof input === 'string') return input === '' ? invalid('input') : [input]
+  if (isTokenArray(input)) return [input]
+  if (!Array.isArray(input) || input.length === 0) return invalid('input')
+  const inputs: EmbeddingInput[] = []
+  for (const [i, item] of input.entries()) {
+    if ((typeof item === 'string' && item !== '') || isTokenArray(item)) inputs.push(item)
+    else return invalid(`input[${i}]`)
+  }
+  return inputs
+}
+
+const tokenCount = (input: EmbeddingInput) => (typeof input === 'string' ? input.split(/\s+/).filter(Boolean).length : input.length)
+
+function base64Float32(vector: number[]): string {
+  const view = new DataView(new ArrayBuffer(vector.length * 4))
+  vector.forEach((v, i) => view.setFloat32(i * 4, v, true))
+  return Buffer.from(view.buffer).toString('base64')
+}
+
+function validateEmbeddings(body: Record<string, any>): EmbeddingInput[] | ErrorBody {
+  if (typeof body.model !== 'string' || body.model === '') return errorBody('you must provide a model parameter', 'invalid_request_error', 'model')
+  if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64') {
+    return errorBody(`Invalid value for 'encoding_format': expected 'float' or 'base64'.`, 'invalid_request_error', 'encoding_format')
+  }
+  if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && body.dimensions > 0)) {
+    return errorBody(`Invalid value for 'dimensions': expected a positive integer.`, 'invalid_request_error', 'dimensions')
+  }
+  return parseEmbeddingInputs(body.input)
+}
+
+function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: EmbeddingInput[], b: Terminal) {
+  if (b.kind === 'fail-mid-stream' || b.kind === 'endless-stream') {
+    // A test scripting a stream failure for embeddings is a mistake in the test; say so loudly.
+    return sendJson(ex.res, 500, errorBody(`fake-openai: behaviour '${b.kind}' does not apply to /v1/embeddings`, 'server_error'))
+  }
+  const dims: number = body.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS
+  const tokens = inputs.reduce((sum, input) => sum + tokenCount(input), 0)
+  sendJson(ex.res, 200, {
+    object: 'list',
+    data: inputs.map((input, index) => {
+      const vector = fakeEmbedding(input, dims)
+      return { object: 'embedding', index, embedding: body.encoding_format === 'base64' ? base64Float32(vector) : vector }
+    }),
+    model: body.model,
+    ...(b.kind === 'no-usage' ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }),
+  })
+}
+
+async function readBody(req: IncomingMessage): Promise<{ body: any; malformed: boolean }> {
+  const parts: Buffer[] = []
+  for await (const part of req) parts.push(part as Buffer)
+  const text = Buffer.concat(parts).toString('utf8')
+  if (text === '') return { body: null, malformed: false }
+  try {
+    return { body: JSON.parse(text), malformed: false }
+  } catch {
+    return { body: text, malformed: true }
+  }
+}
+
+export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[] } = {}): Promise<FakeOpenAI> {
+  const apiKey = opts.apiKey ?? `sk-fake-${randomHex(16)}`
+  const models = opts.models ?? DEFAULT_MODELS
+  const received: ReceivedRequest[] = []
+  const queue: Behaviour[] = []
+  let clientCloses = 0
+  let unclaimedCloses = 0
+  const waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = []
+  let shuttingDown = false
+
+  const clientClosed = () => {
+    clientCloses++
+    const waiter = waiters.shift()
+    if (waiter) waiter.resolve()
+    else unclaimedCloses++
+  }
+
+  const modelObject = (id: string) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'fake' })
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    res.setHeader('x-request-id', `req_${randomHex(16)}`)
+    res.setHeader('openai-version', '2020-10-01')
+    res.setHeader('openai-processing-ms', '7')
+
+    const closeHandlers: Array<() => void> = []
+    let droppedByUs = false
+    const ex: Exchange = {
+      res,
+      closed: false,
+      onClose: (fn) => closeHandlers.push(fn),
+      drop: () => {
+        droppedByUs = true
+        // destroySoon flushes what was written first; a plain destroy could discard the last chunks.
+        if (res.socket) res.socket.destroySoon()
+        else res.destroy()
+      },
+    }
+    res.on('close', () => {
+      ex.closed = true
+      for (const fn of closeHandlers) fn()
+      if (!res.writableEnded && !droppedByUs && !shuttingDown) clientClosed()
+    })
+
+    const { body, malformed } = await readBody(req)
+    const path = req.url ?? '/'
+    const method = req.method ?? 'GET'
+    received.push({ method, path, headers: req.headers, body })
+
+    const auth = req.headers.authorization ?? ''
+    if (!auth.startsWith('Bearer ') || auth.slice('Bearer '.length).trim() === '') {
+      return sendJson(
+        res,
+        401,
+        errorBody(
+          "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain an API key from https://platform.openai.com/account/api-keys.",
+          'invalid_request_error',
+        ),
+      )
+    }
+    const presented = auth.slice('Bearer '.length).trim()
+    if (presented !== apiKey) return sendJson(res, 401, invalidKey(presented))
+
+    if (malformed) {
+      return sendJson(
+        res,
+        400,
+        errorBody(
+          "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
+          'invalid_request_error',
+        ),
+      )
+    }
+
+    const pathname = new URL(path, 'http://fake').pathname
+    const json: Record<string, any> = isObject(body) ? body : {}
+    if (method === 'POST' && pathname === '/v1/chat/completions') {
+      const invalid = validateChat(json)
+      if (invalid) return sendJson(res, 400, invalid)
+      return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerChat(ex, json, b))
+    }
+    if (method === 'POST' && pathname === '/v1/embeddings') {
+      const inputs = validateEmbeddings(json)
+      if (!Array.isArray(inputs)) return sendJson(res, 400, inputs)
+      return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerEmbeddings(ex, json, inputs, b))
+    }
+    if (method === 'GET' && pathname === '/v1/models') {
+      return sendJson(res, 200, { object: 'list', data: models.map(modelObject) })
+    }
+    if (method === 'GET' && pathname.startsWith('/v1/models/')) {
+      const id = decodeURIComponent(pathname.slice('/v1/models/'.length))
+      return models.includes(id) ? sendJson(res, 200, modelObject(id)) : sendJson(res, 404, modelNotFound(id))
+    }
+    sendJson(res, 404, errorBody(`Invalid URL (${method} ${pathname})`, 'invalid_request_error'))
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, errorBody(`fake-openai crashed: ${String(err)}`, 'server_error'))
+      else res.destroy()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', resolve)
+  })
+  const { port } = server.address() as AddressInfo
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    apiKey,
+    received,
+    script: (...behaviours) => {
+      queue.push(...behaviours)
+    },
+    get streamsClosedByClient() {
+      return clientCloses
+    },
+    waitForClientClose(timeoutMs = 2000) {
+      if (unclaimedCloses > 0) {
+        unclaimedCloses--
+        return Promise.resolve()
+      }
+      return new Promise<void>((resolve, reject) => {
+        const waiter = {
+          resolve: () => {
+            clearTimeout(timer)
+            resolve()
+          },
+          reject: (e: Error) => {
+            clearTimeout(timer)
+            reject(e)
+          },
+        }
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          reject(new Error(`fake-openai: no client close within ${timeoutMs} ms`))
+        }, timeoutMs)
+        waiters.push(waiter)
+      })
+    },
+    async close() {
+      shuttingDown = true
+      for (const waiter of waiters.splice(0)) waiter.reject(new Error('fake-openai closed while waiting for a client close'))
+      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())))
+      server.closeAllConnections()
+      await closed
+    },
+  }
+}

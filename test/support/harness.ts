@@ -1,0 +1,101 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import OpenAI from 'openai'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
+import type { ConfigOverrides } from '../../src/gateway/config'
+import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
+import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
+import { tempDir } from './tempDir'
+
+export { tempDir }
+
+const run = promisify(execFile)
+const ROOT = path.resolve(import.meta.dirname, '../..')
+
+
+/** Runs the real `gw` CLI in its own process, as a user (or a script) would. */
+export async function gwCli(args: string[], opts: { dataDir: string; input?: string; env?: NodeJS.ProcessEnv }) {
+  const child = run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/gateway/cli/gw.ts'), ...args, '--data-dir', opts.dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, ...opts.env },
+  })
+  if (opts.input !== undefined) {
+    child.child.stdin!.end(opts.input)
+  }
+  return child
+}
+
+export interface TestGateway {
+  running: RunningGateway
+  url: string
+  baseURL: string
+  dataDir: string
+  fake: FakeOpenAI
+  key: string
+  client: OpenAI
+  /**
+   * Request records, newest first, once at least `atLeast` are stored: a record is queued after
+   * the response went out, so a test that just got its answer may be a moment ahead of it.
+   */
+  records(atLeast?: number): Promise<RequestRecord[]>
+  close(): Promise<void>
+}
+
+/**
+ * A real gateway on a loopback port with its own data dir, whose `openai` provider points at a
+ * fake OpenAI server, and an official SDK client holding a fresh gateway key.
+ */
+export async function startTestGateway(config: ConfigOverrides = {}): Promise<TestGateway> {
+  const fake = await startFakeOpenAI()
+  const dataDir = tempDir()
+  const running = await startGateway(
+    { host: '127.0.0.1', port: 0, dataDir, ...config },
+    { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new KeychainSecretStore('GW Gateway test'), log: () => {} },
+  )
+  const gw = running.gateway
+  gw.providers.upsert('openai', 'openai', fake.url)
+  const { secret } = gw.keys.create('test')
+  gw.configChanged()
+  const baseURL = `${running.url}/v1`
+  return {
+    running,
+    url: running.url,
+    baseURL,
+    dataDir,
+    fake,
+    key: secret,
+    client: new OpenAI({ baseURL, apiKey: secret, maxRetries: 0 }),
+    async records(atLeast = 1) {
+      const deadline = Date.now() + 3000
+      for (;;) {
+        gw.records.flush()
+        const list = gw.requests.list(1000)
+        if (list.length >= atLeast || Date.now() > deadline) return list
+        await new Promise((r) => setTimeout(r, 10))
+      }
+    },
+    async close() {
+      await running.close()
+      await fake.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Reads an SSE response body into its `data:` payloads (JSON parsed, except [DONE]). */
+export async function readSse(res: Response): Promise<Array<Record<string, any> | '[DONE]'>> {
+  const text = await res.text()
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => {
+      const data = block.slice('data: '.length)
+      return data === '[DONE]' ? '[DONE]' : JSON.parse(data)
+    })
+}
+
+/** Response bodies in tests are read loosely typed: the assertions are the type check. */
+export const json = async (res: Response): Promise<any> => res.json()

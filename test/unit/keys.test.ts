@@ -1,0 +1,57 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { generateKey, hashKey, hashesEqual, isWellFormedKey, keyLookup, maskKey } from '../../src/gateway/keys/inferenceKey'
+import { KeyIndex } from '../../src/gateway/pipeline/authenticate'
+import { KeysRepo } from '../../src/gateway/store/keysRepo'
+import { openDatabase } from '../../src/gateway/store/db'
+import { tempDir } from '../support/tempDir'
+
+describe('inference keys', () => {
+  it('are gw- and at least 40 URL-safe random characters, all different', () => {
+    const keys = Array.from({ length: 200 }, () => generateKey().secret)
+    for (const k of keys) {
+      assert.match(k, /^gw-[A-Za-z0-9_-]{40,}$/)
+      assert.ok(isWellFormedKey(k))
+    }
+    assert.equal(new Set(keys).size, keys.length)
+  })
+
+  it('are stored as a SHA-256 hash, never in clear', () => {
+    const dir = tempDir()
+    const db = openDatabase(dir)
+    const { secret } = new KeysRepo(db).create('a')
+    const row = db.prepare('SELECT * FROM keys').get() as Record<string, unknown>
+    assert.equal(row.hash, hashKey(secret))
+    assert.equal(JSON.stringify(row).includes(secret.slice(11, -4)), false, 'no secret part beyond lookup and last 4')
+    db.close()
+  })
+
+  it('compare hashes in constant time and only equal digests match', () => {
+    const h = hashKey('gw-x')
+    assert.equal(hashesEqual(h, hashKey('gw-x')), true)
+    assert.equal(hashesEqual(h, hashKey('gw-y')), false)
+    assert.equal(hashesEqual(h, h.slice(0, 10)), false)
+  })
+
+  it('are masked as prefix…last4', () => {
+    const k = generateKey()
+    assert.equal(maskKey(k.lookup, k.last4), `gw-${k.secret.slice(3, 11)}…${k.secret.slice(-4)}`)
+    assert.equal(keyLookup(k.secret), k.lookup)
+  })
+
+  it('authenticate known keys and refuse unknown, malformed and revoked ones with invalid_api_key', () => {
+    const db = openDatabase(tempDir())
+    const repo = new KeysRepo(db)
+    const good = repo.create('good')
+    const gone = repo.create('gone')
+    repo.revoke(gone.info.id)
+    const index = new KeyIndex()
+    index.reload(repo.all())
+    assert.equal(index.authenticate(`Bearer ${good.secret}`).id, good.info.id)
+    const forged = good.secret.slice(0, -1) + (good.secret.endsWith('A') ? 'B' : 'A')
+    for (const header of [undefined, 'Basic abc', 'Bearer short', `Bearer ${forged}`, `Bearer ${gone.secret}`]) {
+      assert.throws(() => index.authenticate(header), (e: any) => e.status === 401 && e.code === 'invalid_api_key')
+    }
+    db.close()
+  })
+})
