@@ -286,9 +286,8 @@ describe('errors in OpenAI shape', () => {
       .withResponse()
     const closed = t.fake.waitForClientClose(2000)
     let n = 0
-    await assert.rejects(async () => {
-      for await (const _ of stream) if (++n === 3) ac.abort()
-    })
+    // The SDK ends its loop quietly when its own signal aborts.
+    for await (const _ of stream) if (++n === 3) ac.abort()
     await closed
     const id = response.headers.get('x-request-id')
     const record = (await t.records()).find((r) => r.id === id)!
