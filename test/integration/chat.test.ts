@@ -293,4 +293,18 @@ describe('errors in OpenAI shape', () => {
     const record = (await t.records()).find((r) => r.id === id)!
     assert.equal(record.outcome, 'aborted')
   })
+
+  it('a client abort of a non-streamed request aborts the provider call and is recorded as 499', async () => {
+    t.fake.script({ kind: 'delay', ms: 5000 })
+    const ac = new AbortController()
+    const closed = t.fake.waitForClientClose(2000)
+    const pending = t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow' }] }, { signal: ac.signal })
+    setTimeout(() => ac.abort(), 100)
+    await assert.rejects(pending)
+    await closed
+    const records = await t.records()
+    const aborted = records.find((r) => r.status === 499)!
+    assert.equal(aborted.outcome, 'aborted')
+    assert.equal(aborted.attempts[0].error, 'client closed the connection')
+  })
 })
