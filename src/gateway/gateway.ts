@@ -7,6 +7,11 @@ import { ProvidersRepo } from './store/providersRepo'
 import { PricesRepo } from './store/pricesRepo'
 import { RequestsRepo } from './store/requestsRepo'
 import { RecordWriter } from './store/recordWriter'
+import { PresetsRepo } from './store/presetsRepo'
+import { LedgerRepo } from './store/ledgerRepo'
+import type { Preset } from '../contract/presets'
+import { Balances } from './pipeline/balances'
+import { RateLimiter } from './pipeline/rateLimiter'
 import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
 import { ProviderRegistry } from './providers/registry'
 import { ProviderHealth } from './providers/health'
@@ -35,6 +40,12 @@ export class Gateway {
   readonly providers: ProvidersRepo
   readonly prices: PricesRepo
   readonly requests: RequestsRepo
+  readonly presetsRepo: PresetsRepo
+  readonly ledger: LedgerRepo
+  readonly balances: Balances
+  readonly rateLimiter = new RateLimiter()
+  /** Current preset versions by name, reloaded on configuration change. */
+  presets = new Map<string, Preset>()
   readonly records: RecordWriter
   readonly registry: ProviderRegistry
   readonly health: ProviderHealth
@@ -51,12 +62,15 @@ export class Gateway {
     this.providers = new ProvidersRepo(this.db)
     this.prices = new PricesRepo(this.db)
     this.requests = new RequestsRepo(this.db)
+    this.presetsRepo = new PresetsRepo(this.db)
+    this.ledger = new LedgerRepo(this.db)
     this.records = new RecordWriter(this.db, { onError: (err) => log('writing request records failed; will retry', err) })
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env)
     this.agent = createUpstreamAgent()
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
+    this.balances = new Balances(this.ledger, () => this.records.flush())
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
   }
@@ -65,6 +79,10 @@ export class Gateway {
   refresh(): void {
     if (!this.watcher.changed()) return
     this.keyIndex.reload(this.keys.all())
+    this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))
+    // Usage debits still queued would be missing from the ledger's sums.
+    this.records.flush()
+    this.balances.reload()
     this.registry.reload()
     this.priceBook.reload(this.prices.all())
     this.health.clear()

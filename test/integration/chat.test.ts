@@ -61,7 +61,7 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     assert.equal('gw' in upstream.body, false)
     assert.deepEqual(Object.keys(upstream.headers).filter((h) => h.startsWith('x-gw-')), [])
     assert.equal(JSON.stringify(upstream.headers).includes(t.key), false)
-    const record = (await t.records()).find((r) => r.id === body.gw.request_id)!
+    const record = (await t.record(body.gw.request_id))
     assert.equal(record.attribution.user_id, 'alice')
     assert.equal(record.attribution.trace_id, 'trace-1')
     assert.deepEqual(record.attribution.tags, ['beta'])
@@ -132,7 +132,7 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     assert.equal(res.gw.cost.priced, false)
     assert.equal(res.gw.cost.final_usd, null)
     assert.match(res.gw.cost.unpriced_reason, /openai\/gpt-brand-new/)
-    const record = (await t.records()).find((r) => r.id === res.gw.request_id)!
+    const record = (await t.record(res.gw.request_id))
     assert.equal(record.cost!.priced, false)
     assert.equal(record.upstream_model, 'gpt-brand-new')
   })
@@ -206,7 +206,7 @@ describe('errors in OpenAI shape', () => {
     const before = t.fake.received.length
     const res = await post('/chat/completions', JSON.stringify({ model: 'gpt-4o-mini' }))
     const id = res.headers.get('x-request-id')
-    const record = (await t.records()).find((r) => r.id === id)
+    const record = (await t.record(id))
     assert.equal(record?.status, 400)
     assert.equal(record?.outcome, 'error')
     assert.equal(t.fake.received.length, before)
@@ -250,7 +250,7 @@ describe('errors in OpenAI shape', () => {
       assert.equal(err.status, expected, `upstream ${upstream}`)
       assert.ok(err.error?.message, 'OpenAI-shaped error body')
       if (upstream === 401) assert.doesNotMatch(err.error.message, new RegExp(t.fake.apiKey))
-      const record = (await t.records()).find((r) => r.id === err.requestID)!
+      const record = (await t.record(err.requestID))
       assert.equal(record.outcome, 'error')
       assert.equal(record.status, expected)
       assert.equal(record.attempts[0].status, upstream)
@@ -272,7 +272,7 @@ describe('errors in OpenAI shape', () => {
         for await (const c of stream) seen.push(c.choices[0]?.delta?.content ?? '')
       }, `SDK throws on ${mode}`)
       assert.ok(seen.length >= 1, `content before the failure arrives (${mode})`)
-      const record = (await t.records()).find((r) => r.id === response.headers.get('x-request-id'))!
+      const record = (await t.record(response.headers.get('x-request-id')))!
       assert.equal(record.status, 200)
       assert.equal(record.outcome, 'error')
     }
@@ -290,7 +290,7 @@ describe('errors in OpenAI shape', () => {
     for await (const _ of stream) if (++n === 3) ac.abort()
     await closed
     const id = response.headers.get('x-request-id')
-    const record = (await t.records()).find((r) => r.id === id)!
+    const record = (await t.record(id))
     assert.equal(record.outcome, 'aborted')
   })
 

@@ -41,6 +41,8 @@ export interface TestGateway {
    * the response went out, so a test that just got its answer may be a moment ahead of it.
    */
   records(atLeast?: number): Promise<RequestRecord[]>
+  /** One request's record, once it is stored. */
+  record(id: string | null): Promise<RequestRecord>
   close(): Promise<void>
 }
 
@@ -74,6 +76,16 @@ export async function startTestGateway(config: ConfigOverrides = {}): Promise<Te
         gw.records.flush()
         const list = gw.requests.list(1000)
         if (list.length >= atLeast || Date.now() > deadline) return list
+        await new Promise((r) => setTimeout(r, 10))
+      }
+    },
+    async record(id) {
+      const deadline = Date.now() + 3000
+      for (;;) {
+        gw.records.flush()
+        const found = id ? gw.requests.get(id) : undefined
+        if (found) return found
+        if (Date.now() > deadline) throw new Error(`no record ${id} after 3 s`)
         await new Promise((r) => setTimeout(r, 10))
       }
     },

@@ -46,8 +46,12 @@ export async function runRecorded(
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
+  const cost = ctx.cost
+  const costPico = cost?.priced && cost.final_usd !== null ? BigInt(Math.round(cost.final_usd * 1e12)) : null
+  if (ctx.reservation) gw.balances.settle(ctx.reservation, costPico)
   const record = ctx.toRecord(finished.status, finished.outcome, finished.error ?? null)
-  if (record) gw.records.push(record)
+  const debit = ctx.reservation?.prepaid && costPico ? { keyId: ctx.key.id, pico: costPico } : null
+  if (record) gw.records.push(record, debit)
   if (finished.outcome === 'aborted' && !reply.sent) reply.hijack()
   else if (finished.error && !reply.sent) throw finished.error
 }

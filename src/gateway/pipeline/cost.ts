@@ -24,7 +24,7 @@ export function gwExtension(ctx: RequestContext) {
     request_id: ctx.id,
     routing: {
       requested_model: ctx.model,
-      preset: null,
+      preset: ctx.preset ? { name: ctx.preset.name, version: ctx.preset.version } : null,
       provider: t?.provider.id ?? null,
       upstream_model: t?.upstreamModel ?? null,
       attempts: ctx.attempts,

@@ -5,6 +5,8 @@ import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
 import type { Target } from './resolveModel'
+import type { Preset } from '../../contract/presets'
+import type { Reservation } from './balances'
 
 export const newRequestId = () => `req_${randomBytes(12).toString('base64url')}`
 
@@ -20,6 +22,8 @@ export class RequestContext {
     ignored: [],
   }
   target: Target | null = null
+  preset: Preset | null = null
+  reservation: Reservation | null = null
   readonly attempts: Attempt[] = []
   usage: NormalizedUsage | null = null
   cost: Cost | null = null
@@ -53,8 +57,8 @@ export class RequestContext {
       outcome,
       key_id: this.key.id,
       model: this.model,
-      preset: null,
-      preset_version: null,
+      preset: this.preset?.name ?? null,
+      preset_version: this.preset?.version ?? null,
       provider: this.target?.provider.id ?? null,
       upstream_model: this.target?.upstreamModel ?? null,
       stream: this.stream,

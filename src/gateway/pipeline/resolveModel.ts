@@ -1,7 +1,7 @@
 import { invalidRequest, modelNotFound } from '../errors'
 import type { Gateway } from '../gateway'
-import type { Provider } from '../providers/registry'
-import type { PricedModel } from '../pricing/priceBook'
+import type { Provider, ProviderRegistry } from '../providers/registry'
+import type { PriceBook, PricedModel } from '../pricing/priceBook'
 
 export interface Target {
   /** The model as the caller asked for it. */
@@ -11,7 +11,23 @@ export interface Target {
   priced: PricedModel | null
 }
 
-const PRESET_PREFIXES = ['policy/', '@preset/']
+/**
+ * What a model id names without asking any provider: `<provider-id>/<model>` for a known
+ * provider, or a bare id the price catalog knows. Null otherwise.
+ */
+export function lookupModel(registry: ProviderRegistry, priceBook: PriceBook, model: string): { provider: Provider; upstreamModel: string; priced: PricedModel | null } | null {
+  const slash = model.indexOf('/')
+  if (slash > 0) {
+    const provider = registry.get(model.slice(0, slash))
+    const upstreamModel = model.slice(slash + 1)
+    if (provider && upstreamModel) return { provider, upstreamModel, priced: priceBook.lookup(provider.id, upstreamModel) }
+  }
+  for (const priced of priceBook.findBare(model)) {
+    const provider = registry.get(priced.entry.provider)
+    if (provider) return { provider, upstreamModel: priced.entry.model, priced }
+  }
+  return null
+}
 
 /**
  * `<provider-id>/<model>` goes to that provider even when the catalog does not know the model
@@ -19,8 +35,6 @@ const PRESET_PREFIXES = ['policy/', '@preset/']
  * that has a credential, then a local server that lists it.
  */
 export async function resolveModel(gw: Gateway, model: string): Promise<Target> {
-  const preset = PRESET_PREFIXES.find((p) => model.startsWith(p))
-  if (preset) throw modelNotFound(model, `no preset named "${model.slice(preset.length)}"`)
   const slash = model.indexOf('/')
   if (slash > 0) {
     const provider = gw.registry.get(model.slice(0, slash))

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Db } from './db'
 import { generateKey, maskKey } from '../keys/inferenceKey'
 import { bumpConfigRev } from './configRev'
+import { LedgerRepo, usdToPico } from './ledgerRepo'
+import type { KeyPolicy } from '../../contract/keys'
 
 export interface KeyRow {
   id: string
@@ -12,6 +14,13 @@ export interface KeyRow {
   created_at: number
   revoked_at: number | null
   last_used_at: number | null
+  default_preset: string | null
+  /** JSON of KeyPolicy. */
+  policy: string
+  /** 1 when the key spends from a prepaid balance; 0 means unlimited. */
+  prepaid: number
+  daily_limit_usd: number | null
+  monthly_limit_usd: number | null
 }
 
 /** A key as shown to people: never the hash or the secret. */
@@ -22,6 +31,11 @@ export interface KeyInfo {
   created_at: number
   revoked_at: number | null
   last_used_at: number | null
+  default_preset: string | null
+  policy: KeyPolicy
+  prepaid: boolean
+  daily_limit_usd: number | null
+  monthly_limit_usd: number | null
 }
 
 export const toKeyInfo = (row: KeyRow): KeyInfo => ({
@@ -31,12 +45,25 @@ export const toKeyInfo = (row: KeyRow): KeyInfo => ({
   created_at: row.created_at,
   revoked_at: row.revoked_at,
   last_used_at: row.last_used_at,
+  default_preset: row.default_preset,
+  policy: JSON.parse(row.policy) as KeyPolicy,
+  prepaid: row.prepaid === 1,
+  daily_limit_usd: row.daily_limit_usd,
+  monthly_limit_usd: row.monthly_limit_usd,
 })
+
+export interface KeySettings {
+  default_preset?: string | null
+  policy?: KeyPolicy
+  daily_limit_usd?: number | null
+  monthly_limit_usd?: number | null
+}
 
 export class KeysRepo {
   constructor(private readonly db: Db) {}
 
-  create(name: string, now = Date.now()): { secret: string; info: KeyInfo } {
+  /** `balanceUsd` makes the key prepaid, with that opening top-up in its ledger. */
+  create(name: string, settings: KeySettings & { balanceUsd?: number } = {}, actor = 'cli', now = Date.now()): { secret: string; info: KeyInfo } {
     const key = generateKey()
     const row: KeyRow = {
       id: `key_${randomBytes(9).toString('base64url')}`,
@@ -47,16 +74,48 @@ export class KeysRepo {
       created_at: now,
       revoked_at: null,
       last_used_at: null,
+      default_preset: settings.default_preset ?? null,
+      policy: JSON.stringify(settings.policy ?? {}),
+      prepaid: settings.balanceUsd === undefined ? 0 : 1,
+      daily_limit_usd: settings.daily_limit_usd ?? null,
+      monthly_limit_usd: settings.monthly_limit_usd ?? null,
     }
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO keys (id, name, lookup, hash, last4, created_at) VALUES (@id, @name, @lookup, @hash, @last4, @created_at)`,
+          `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd)
+           VALUES (@id, @name, @lookup, @hash, @last4, @created_at, @default_preset, @policy, @prepaid, @daily_limit_usd, @monthly_limit_usd)`,
         )
         .run(row)
+      if (settings.balanceUsd !== undefined) {
+        new LedgerRepo(this.db).credit(row.id, usdToPico(settings.balanceUsd), 'top_up', actor, 'opening balance', now)
+      }
       bumpConfigRev(this.db)
     })()
     return { secret: key.secret, info: toKeyInfo(row) }
+  }
+
+  /** Changes only the settings given; `null` clears one. */
+  update(id: string, settings: KeySettings): KeyInfo {
+    return this.db.transaction(() => {
+      const current = this.db.prepare(`SELECT * FROM keys WHERE id = ?`).get(id) as KeyRow | undefined
+      if (!current) throw new Error(`no key ${id}`)
+      const next: KeyRow = {
+        ...current,
+        default_preset: settings.default_preset === undefined ? current.default_preset : settings.default_preset,
+        policy: settings.policy === undefined ? current.policy : JSON.stringify(settings.policy),
+        daily_limit_usd: settings.daily_limit_usd === undefined ? current.daily_limit_usd : settings.daily_limit_usd,
+        monthly_limit_usd: settings.monthly_limit_usd === undefined ? current.monthly_limit_usd : settings.monthly_limit_usd,
+      }
+      this.db
+        .prepare(
+          `UPDATE keys SET default_preset = @default_preset, policy = @policy, daily_limit_usd = @daily_limit_usd,
+             monthly_limit_usd = @monthly_limit_usd WHERE id = @id`,
+        )
+        .run(next)
+      bumpConfigRev(this.db)
+      return toKeyInfo(next)
+    })()
   }
 
   all(): KeyRow[] {

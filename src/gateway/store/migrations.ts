@@ -102,4 +102,55 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 2,
+    description: 'presets with versions, key default preset, policy and spend limits, balance ledger',
+    up(db) {
+      db.exec(`
+        CREATE TABLE presets (
+          name TEXT PRIMARY KEY,
+          version INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          deleted_at INTEGER
+        );
+        CREATE TABLE preset_versions (
+          name TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          model TEXT NOT NULL,
+          system_prompt TEXT,
+          temperature REAL,
+          max_tokens INTEGER,
+          top_p REAL,
+          fallbacks TEXT NOT NULL DEFAULT '[]',
+          description TEXT,
+          created_at INTEGER NOT NULL,
+          created_by TEXT,
+          PRIMARY KEY (name, version)
+        ) WITHOUT ROWID;
+
+        ALTER TABLE keys ADD COLUMN default_preset TEXT;
+        ALTER TABLE keys ADD COLUMN policy TEXT NOT NULL DEFAULT '{}';
+        ALTER TABLE keys ADD COLUMN prepaid INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE keys ADD COLUMN daily_limit_usd REAL;
+        ALTER TABLE keys ADD COLUMN monthly_limit_usd REAL;
+        CREATE INDEX keys_default_preset ON keys (default_preset) WHERE default_preset IS NOT NULL;
+
+        -- Amounts in pico-dollars (1e-12 USD): costs are exact to the token and a key's balance is
+        -- exactly the sum of its entries.
+        CREATE TABLE ledger (
+          id INTEGER PRIMARY KEY,
+          key_id TEXT NOT NULL REFERENCES keys (id),
+          created_at INTEGER NOT NULL,
+          amount_pico INTEGER NOT NULL,
+          kind TEXT NOT NULL CHECK (kind IN ('top_up', 'adjustment', 'usage')),
+          request_id TEXT,
+          actor TEXT NOT NULL,
+          note TEXT
+        );
+        CREATE INDEX ledger_key ON ledger (key_id, created_at);
+        CREATE INDEX requests_key_cost ON requests (key_id, created_at, cost_usd);
+      `)
+    },
+  },
 ]

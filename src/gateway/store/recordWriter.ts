@@ -1,6 +1,13 @@
 import type { Db } from './db'
 import { RequestsRepo, type RequestRecord } from './requestsRepo'
 import { KeysRepo } from './keysRepo'
+import { LedgerRepo } from './ledgerRepo'
+
+/** A prepaid key's usage debit, written in the same transaction as the request's record. */
+export interface Debit {
+  keyId: string
+  pico: bigint
+}
 
 /**
  * Request records leave the hot path: they queue in memory and are written in one transaction
@@ -8,10 +15,10 @@ import { KeysRepo } from './keysRepo'
  * times ride along in the same transaction. `close()` flushes, so a clean shutdown loses nothing.
  */
 export class RecordWriter {
-  private queue: RequestRecord[] = []
+  private queue: Array<{ record: RequestRecord; debit: Debit | null }> = []
   private lastUsed = new Map<string, number>()
   private timer: NodeJS.Timeout | null = null
-  private readonly writeBatch: (records: RequestRecord[], lastUsed: Map<string, number>) => void
+  private readonly writeBatch: (items: Array<{ record: RequestRecord; debit: Debit | null }>, lastUsed: Map<string, number>) => void
 
   constructor(
     db: Db,
@@ -19,14 +26,18 @@ export class RecordWriter {
   ) {
     const requests = new RequestsRepo(db)
     const keys = new KeysRepo(db)
-    this.writeBatch = db.transaction((records: RequestRecord[], lastUsed: Map<string, number>) => {
-      for (const r of records) requests.insert(r)
+    const ledger = new LedgerRepo(db)
+    this.writeBatch = db.transaction((items: Array<{ record: RequestRecord; debit: Debit | null }>, lastUsed: Map<string, number>) => {
+      for (const { record, debit } of items) {
+        requests.insert(record)
+        if (debit) ledger.debit(debit.keyId, debit.pico, record.id, Date.parse(record.created_at))
+      }
       keys.touch(lastUsed)
     })
   }
 
-  push(record: RequestRecord): void {
-    this.queue.push(record)
+  push(record: RequestRecord, debit: Debit | null = null): void {
+    this.queue.push({ record, debit })
     if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
     if (this.queue.length >= (this.opts.maxBatch ?? 256)) this.schedule(0)
     else this.schedule(this.opts.maxDelayMs ?? 50)

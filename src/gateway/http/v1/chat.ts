@@ -4,6 +4,8 @@ import type { Gateway } from '../../gateway'
 import { resolveAttribution } from '../../pipeline/attribution'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import { resolveModel } from '../../pipeline/resolveModel'
+import { applyPreset, resolvePreset } from '../../pipeline/resolvePreset'
+import { admit } from '../../pipeline/admit'
 import { normalizeUsage } from '../../pricing/usage'
 import { sendToProvider } from '../../providers/sendToProvider'
 import { runRecorded } from '../runRecorded'
@@ -25,13 +27,19 @@ export async function readJson(providerId: string, body: { text(): Promise<strin
 export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
   app.post('/v1/chat/completions', (req, reply) =>
     runRecorded(gw, req, reply, 'chat.completions', async (ctx, signal) => {
-      const body = validateChatBody(req.body)
-      ctx.model = body.model
-      ctx.stream = body.stream === true
-      ctx.attribution = resolveAttribution(body.gw, req.raw.rawHeaders)
+      const asSent = validateChatBody(req.body)
+      ctx.model = asSent.model
+      ctx.stream = asSent.stream === true
+      ctx.attribution = resolveAttribution(asSent.gw, req.raw.rawHeaders)
+      ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
+      const body = ctx.preset ? applyPreset(asSent, ctx.preset) : asSent
       ctx.target = await resolveModel(gw, body.model)
-      const upstream = await sendToProvider(gw, ctx, 'chat/completions', upstreamChatBody(body, ctx.target.upstreamModel), signal)
-      if (ctx.stream) return relayChatStream(ctx, reply, upstream, clientWantsUsage(body), signal)
+      const upstreamBody = upstreamChatBody(body, ctx.target.upstreamModel)
+      admit(gw, ctx, upstreamBody, { chat: true, prompt: body.messages })
+      const upstream = await sendToProvider(gw, ctx, 'chat/completions', upstreamBody, signal)
+      if (ctx.stream) {
+        return relayChatStream(ctx, reply, upstream, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
+      }
       const json = await readJson(ctx.target.provider.id, upstream.body)
       ctx.usage = normalizeUsage(json.usage)
       ctx.cost = costOf(ctx, ctx.usage)

@@ -4,6 +4,8 @@ import type { Gateway } from '../../gateway'
 import { resolveAttribution } from '../../pipeline/attribution'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import { resolveModel } from '../../pipeline/resolveModel'
+import { refusePresetForEmbeddings } from '../../pipeline/resolvePreset'
+import { admit } from '../../pipeline/admit'
 import { normalizeUsage } from '../../pricing/usage'
 import { sendToProvider } from '../../providers/sendToProvider'
 import { runRecorded } from '../runRecorded'
@@ -66,9 +68,12 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       const body = validateEmbeddingsBody(req.body)
       ctx.model = body.model
       ctx.attribution = resolveAttribution(body.gw, req.raw.rawHeaders)
+      refusePresetForEmbeddings(body.model)
       ctx.target = await resolveModel(gw, body.model)
       const { gw: _envelope, ...rest } = body
-      const upstream = await sendToProvider(gw, ctx, 'embeddings', { ...rest, model: ctx.target.upstreamModel }, signal)
+      const upstreamBody = { ...rest, model: ctx.target.upstreamModel }
+      admit(gw, ctx, upstreamBody, { chat: false, prompt: body.input })
+      const upstream = await sendToProvider(gw, ctx, 'embeddings', upstreamBody, signal)
       const json = await readJson(ctx.target.provider.id, upstream.body)
       reencode(json.data, body.encoding_format)
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })

@@ -6,10 +6,27 @@ import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
 import { normalizeUsage } from '../../pricing/usage'
 import { SseParser } from '../../upstream/sse'
+import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import { parseUpstreamError, upstreamNetworkError } from '../../upstream/upstreamErrors'
 import type { Finished } from '../runRecorded'
 
-type Chunk = Record<string, unknown> & { choices?: Array<{ finish_reason?: unknown }>; usage?: unknown }
+type Chunk = Record<string, unknown> & {
+  choices?: Array<{ finish_reason?: unknown; delta?: { content?: unknown; refusal?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> } }>
+  usage?: unknown
+}
+
+/** Characters of output a chunk carries: content, refusal and tool-call arguments. */
+function generatedChars(chunk: Chunk): number {
+  let n = 0
+  for (const c of chunk.choices ?? []) {
+    const d = c.delta
+    if (!d) continue
+    if (typeof d.content === 'string') n += d.content.length
+    if (typeof d.refusal === 'string') n += d.refusal.length
+    for (const t of d.tool_calls ?? []) if (typeof t.function?.arguments === 'string') n += t.function.arguments.length
+  }
+  return n
+}
 
 /**
  * Relays an upstream chat stream chunk by chunk. Usage is always requested upstream; the
@@ -21,9 +38,9 @@ export async function relayChatStream(
   ctx: RequestContext,
   reply: FastifyReply,
   upstream: Dispatcher.ResponseData,
-  includeUsage: boolean,
-  signal: AbortSignal,
+  opts: { includeUsage: boolean; prompt: unknown; signal: AbortSignal },
 ): Promise<Finished> {
+  const { includeUsage, signal } = opts
   const out = reply.raw
   reply.hijack()
   out.on('error', () => {})
@@ -49,12 +66,13 @@ export async function relayChatStream(
 
   const parser = new SseParser()
   // Mutated from inside handle(); an object keeps TypeScript from narrowing these to their initial null.
-  const s: { held: Chunk | null; usageChunk: Chunk | null; last: Chunk | null; rawUsage: unknown; finished: boolean } = {
+  const s: { held: Chunk | null; usageChunk: Chunk | null; last: Chunk | null; rawUsage: unknown; finished: boolean; generatedChars: number } = {
     held: null,
     usageChunk: null,
     last: null,
     rawUsage: null,
     finished: false,
+    generatedChars: 0,
   }
 
   /** Returns an error when the upstream reported one inside the stream. */
@@ -78,6 +96,7 @@ export async function relayChatStream(
       return null
     }
     if (!includeUsage) delete chunk.usage
+    s.generatedChars += generatedChars(chunk)
     s.last = chunk
     if (s.held) {
       await send(s.held)
@@ -105,7 +124,23 @@ export async function relayChatStream(
       if (error) return await fail(error)
     }
   } catch (err) {
-    if (signal.aborted) throw err
+    if (signal.aborted) {
+      // The client left mid-stream: it pays for what was generated. Without the provider's count,
+      // that is estimated from the text sent so far, and flagged as such.
+      const reported = normalizeUsage(s.rawUsage)
+      ctx.usage = reported ?? {
+        prompt_tokens: estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL),
+        completion_tokens: Math.ceil(s.generatedChars / CHARS_PER_TOKEN_TYPICAL),
+        total_tokens: 0,
+        cached_tokens: 0,
+        cache_write_tokens: 0,
+        cache_write_1h_tokens: 0,
+        reasoning_tokens: 0,
+      }
+      ctx.usage.total_tokens = ctx.usage.prompt_tokens + ctx.usage.completion_tokens
+      ctx.cost = costOf(ctx, ctx.usage, reported === null)
+      return { status: 200, outcome: 'aborted' }
+    }
     return fail(upstreamNetworkError(ctx.target!.provider.id, err))
   }
   const { held, usageChunk, last, rawUsage } = s

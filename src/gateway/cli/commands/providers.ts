@@ -1,0 +1,91 @@
+import { builtinProviders, providerKinds } from '../../providers/builtin'
+import { envVarFor, resolveCredential } from '../../secrets/secretStore'
+import { ProvidersRepo } from '../../store/providersRepo'
+import { parse, table, withStore, type Command } from '../shared'
+
+export const providersSet: Command = async (args, io) => {
+  const { values, positionals } = parse(args, {
+    kind: { type: 'string' },
+    'base-url': { type: 'string' },
+    'api-key-stdin': { type: 'boolean' },
+  })
+  const id = positionals[0]
+  if (!id || !/^[a-z0-9][a-z0-9_-]{0,39}$/.test(id)) {
+    throw new Error('providers set needs ID: lower-case letters, digits, - and _ (it becomes the model prefix, ID/model)')
+  }
+  const builtin = builtinProviders.find((p) => p.id === id)
+  const kind = values.kind ?? builtin?.kind
+  if (!kind) throw new Error(`${id} is not a built-in provider: give --kind (${providerKinds.join(', ')}) and --base-url`)
+  if (!(providerKinds as readonly string[]).includes(kind)) throw new Error(`unknown --kind "${kind}" (known: ${providerKinds.join(', ')})`)
+  const baseUrl = values['base-url'] ?? null
+  if (baseUrl !== null && !/^https?:\/\/\S+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`)
+  if (!builtin && !baseUrl) throw new Error(`${id} is not a built-in provider: give --base-url`)
+  let secret: string | null = null
+  if (values['api-key-stdin']) {
+    secret = (await io.readStdin()).trim()
+    if (!secret) throw new Error('--api-key-stdin read an empty key')
+    try {
+      await io.secrets.set(id, secret)
+    } catch (err) {
+      throw new Error(
+        `could not store the key for ${id} in ${io.secrets.description}: ${(err as Error).message}. ` +
+          `Set ${envVarFor(id)} in the gateway's environment instead.`,
+      )
+    }
+  }
+  return withStore(values['data-dir'], io, (db) => {
+    new ProvidersRepo(db).upsert(id, kind, baseUrl)
+    io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${io.secrets.description})` : ''}`)
+    return 0
+  })
+}
+
+export const providersList: Command = async (args, io) => {
+  const { values } = parse(args, {})
+  return withStore(values['data-dir'], io, async (db) => {
+    const rows = new Map(new ProvidersRepo(db).all().map((r) => [r.id, r]))
+    const ids = [...new Set([...builtinProviders.map((p) => p.id), ...rows.keys()])]
+    const providers = await Promise.all(
+      ids.map(async (id) => {
+        const builtin = builtinProviders.find((p) => p.id === id)
+        const row = rows.get(id)
+        const cred = await resolveCredential(id, io.secrets, io.env)
+        return {
+          id,
+          kind: row?.kind ?? builtin!.kind,
+          base_url: row?.base_url ?? builtin?.baseUrl ?? null,
+          local: builtin?.local ?? false,
+          credential: cred ? { source: cred.source, last4: cred.value.slice(-4) } : null,
+        }
+      }),
+    )
+    if (values.json) io.out(JSON.stringify(providers, null, 2))
+    else {
+      io.out(
+        table([
+          ['ID', 'KIND', 'BASE URL', 'KEY'],
+          ...providers.map((p) => [
+            p.id,
+            p.kind,
+            p.base_url ?? '-',
+            p.credential ? `…${p.credential.last4} (${p.credential.source})` : p.local ? 'not needed' : `none (${envVarFor(p.id)})`,
+          ]),
+        ]),
+      )
+    }
+    return 0
+  })
+}
+
+export const providersRemove: Command = async (args, io) => {
+  const { values, positionals } = parse(args, {})
+  const id = positionals[0]
+  if (!id) throw new Error('providers remove needs ID')
+  return withStore(values['data-dir'], io, async (db) => {
+    const removed = new ProvidersRepo(db).remove(id)
+    const hadKey = await io.secrets.delete(id).catch(() => false)
+    if (!removed && !hadKey) throw new Error(`no stored provider or key named ${id}`)
+    io.out(`removed ${id}${hadKey ? ' and its key' : ''}`)
+    return 0
+  })
+}

@@ -1,0 +1,25 @@
+import { startGateway } from '../../server'
+import { list, parse, type Command } from '../shared'
+
+export const serve: Command = async (args, io) => {
+  const { values } = parse(args, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'allowed-hosts': { type: 'string' },
+    'cors-origins': { type: 'string' },
+  })
+  const running = await startGateway(
+    {
+      host: values.host,
+      port: values.port,
+      dataDir: values['data-dir'],
+      allowedHosts: list(values['allowed-hosts']),
+      corsOrigins: list(values['cors-origins']),
+    },
+    { env: io.env, secrets: io.secrets },
+  )
+  io.out(`GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir})`)
+  await io.untilStopped()
+  await running.close()
+  return 0
+}

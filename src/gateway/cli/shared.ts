@@ -1,0 +1,87 @@
+import os from 'node:os'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { resolveConfig } from '../config'
+import { openDatabase, type Db } from '../store/db'
+import { KeychainSecretStore, type SecretStore } from '../secrets/secretStore'
+import { ProviderRegistry } from '../providers/registry'
+import { ProvidersRepo } from '../store/providersRepo'
+import { PricesRepo } from '../store/pricesRepo'
+import { PriceBook } from '../pricing/priceBook'
+import { builtinCatalog } from '../pricing/catalog'
+
+export interface CliIo {
+  out(text: string): void
+  err(text: string): void
+  readStdin(): Promise<string>
+  env: NodeJS.ProcessEnv
+  secrets: SecretStore
+  /** `gw serve` resolves this when the process should stop (signals in real use). */
+  untilStopped(): Promise<void>
+}
+
+export type Command = (args: string[], io: CliIo) => Promise<number>
+
+export const defaultIo = (): CliIo => ({
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : t + '\n'),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
+  readStdin: async () => {
+    const chunks: Buffer[] = []
+    for await (const c of process.stdin) chunks.push(c as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  },
+  env: process.env,
+  secrets: new KeychainSecretStore(process.env.GW_KEYCHAIN_SERVICE),
+  untilStopped: () =>
+    new Promise((resolve) => {
+      process.once('SIGINT', () => resolve())
+      process.once('SIGTERM', () => resolve())
+    }),
+})
+
+const common = { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } as const
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  return parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true })
+}
+
+/** Opens the store of `--data-dir` (or the default), runs `fn`, and closes it. */
+export async function withStore<T>(dataDir: string | undefined, io: CliIo, fn: (db: Db) => Promise<T> | T): Promise<T> {
+  const db = openDatabase(resolveConfig({ dataDir }, io.env).dataDir)
+  try {
+    return await fn(db)
+  } finally {
+    db.close()
+  }
+}
+
+/** The providers and prices a running gateway would see, for checks the CLI makes itself. */
+export function modelDirectory(db: Db, io: CliIo) {
+  const priceBook = new PriceBook(builtinCatalog)
+  priceBook.reload(new PricesRepo(db).all())
+  return { registry: new ProviderRegistry(new ProvidersRepo(db), io.secrets, io.env), priceBook }
+}
+
+/** Who made a change, for ledgers and preset history. */
+export const cliActor = () => `cli:${os.userInfo().username}`
+
+export function table(rows: string[][]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n')
+}
+
+export const when = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z'))
+
+export function number(value: string, flag: string, check: (n: number) => boolean, what: string): number {
+  const n = Number(value)
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) throw new Error(`${flag} must be ${what}, got "${value}"`)
+  return n
+}
+
+export const nonNegativeUsd = (value: string | undefined, flag: string): number | null =>
+  value === undefined ? null : number(value, flag, (n) => n >= 0, 'a non-negative number of USD')
+
+export const list = (v: string | undefined) =>
+  v
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)

@@ -1,0 +1,62 @@
+import type { KeyPolicy } from '../../contract/keys'
+import { ApiError } from '../errors'
+import type { Target } from './resolveModel'
+import { picoToUsd } from '../pricing/priceUsage'
+
+export const policyViolation = (message: string, param: string | null = null) =>
+  new ApiError(403, 'invalid_request_error', message, 'policy_violation', param)
+
+/** `*` matches any run of characters, everything else literally. */
+export function globMatch(pattern: string, value: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  return re.test(value)
+}
+
+export interface PolicyInput {
+  keyName: string
+  requested: string
+  target: Target
+  presetUsed: boolean
+  /** The upstream body; a max_tokens ceiling is injected when the caller set no limit. */
+  body: Record<string, unknown>
+  /** Token limits apply to chat; embeddings have no output. */
+  chat: boolean
+  /** Worst-case cost in pico-dollars given the (possibly injected) token limit; null when unpriced. */
+  worstCasePico: () => number | null
+}
+
+/** A key's rules, checked before anything reaches a provider; the message names the rule broken. */
+export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
+  const who = `key "${p.keyName}"`
+  if (policy.preset_only && !p.presetUsed) {
+    throw policyViolation(`${who} may only use presets (model "policy/<name>" or the key's default preset) [rule: preset_only]`, 'model')
+  }
+  const provider = p.target.provider.id
+  if (policy.allowed_providers && !policy.allowed_providers.some((g) => globMatch(g, provider))) {
+    throw policyViolation(`${who} may not use provider ${provider} [rule: allowed_providers = ${policy.allowed_providers.join(', ')}]`, 'model')
+  }
+  const canonical = `${provider}/${p.target.upstreamModel}`
+  if (policy.allowed_models && !policy.allowed_models.some((g) => globMatch(g, canonical) || globMatch(g, p.target.upstreamModel) || globMatch(g, p.requested))) {
+    throw policyViolation(`${who} may not use model ${canonical} [rule: allowed_models = ${policy.allowed_models.join(', ')}]`, 'model')
+  }
+  if (policy.max_tokens !== undefined && p.chat) {
+    const field = p.body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens'
+    const asked = p.body[field]
+    if (asked === undefined || asked === null) p.body.max_tokens = policy.max_tokens
+    else if (typeof asked === 'number' && asked > policy.max_tokens) {
+      throw policyViolation(`${who} allows at most ${policy.max_tokens} output tokens, the request asks for ${asked} [rule: max_tokens]`, field)
+    }
+  }
+  if (policy.max_cost_per_request_usd !== undefined) {
+    const worst = p.worstCasePico()
+    if (worst === null) {
+      throw policyViolation(`${who} has a per-request cost ceiling, and ${canonical} has no known price [rule: max_cost_per_request_usd]`, 'model')
+    }
+    if (picoToUsd(worst) > policy.max_cost_per_request_usd) {
+      throw policyViolation(
+        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsd(worst)} (lower max_tokens) [rule: max_cost_per_request_usd]`,
+        'max_tokens',
+      )
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { Preset } from '../../contract/presets'
+import { invalidRequest, modelNotFound } from '../errors'
+import type { KeyRow } from '../store/keysRepo'
+import type { ChatBody } from '../http/v1/chatBody'
+
+const PRESET_PREFIXES = ['policy/', '@preset/']
+
+/** `policy/<name>` and `@preset/<name>` name a preset; anything else is a model. */
+export function presetNameOf(model: string): string | null {
+  const prefix = PRESET_PREFIXES.find((p) => model.startsWith(p))
+  return prefix ? model.slice(prefix.length) : null
+}
+
+/**
+ * The preset a chat request runs under: the one it names, else its key's default (whatever model
+ * it sends, so a tool with a hard-coded model can be steered centrally), else none.
+ */
+export function resolvePreset(presets: Map<string, Preset>, key: KeyRow, model: string): Preset | null {
+  const named = presetNameOf(model)
+  const name = named ?? key.default_preset
+  if (name === null) return null
+  const preset = presets.get(name)
+  if (!preset) throw modelNotFound(named ? model : `@preset/${name}`, `no preset named "${name}"`)
+  return preset
+}
+
+/** Embeddings take no preset: a chat preset's prompt and parameters mean nothing there. */
+export function refusePresetForEmbeddings(model: string): void {
+  if (presetNameOf(model) !== null) throw invalidRequest('presets apply to chat completions, not embeddings', 'model')
+}
+
+/**
+ * The preset's model always applies; its system prompt goes first; each parameter it sets wins;
+ * the ones it leaves unset pass through from the caller. A preset's max_tokens replaces whichever
+ * token limit field the caller used.
+ */
+export function applyPreset(body: ChatBody, preset: Preset): ChatBody {
+  const out: ChatBody = { ...body, model: preset.model }
+  if (preset.system_prompt) out.messages = [{ role: 'system', content: preset.system_prompt }, ...body.messages]
+  if (preset.temperature !== null) out.temperature = preset.temperature
+  if (preset.top_p !== null) out.top_p = preset.top_p
+  if (preset.max_tokens !== null) {
+    if (body.max_completion_tokens !== undefined && body.max_tokens === undefined) out.max_completion_tokens = preset.max_tokens
+    else out.max_tokens = preset.max_tokens
+  }
+  return out
+}
