@@ -2,19 +2,8 @@ import type { Db } from './db'
 import { bumpConfigRev } from './configRev'
 import type { Preset } from '../../contract/presets'
 
-interface VersionRow {
-  name: string
-  version: number
-  model: string
-  system_prompt: string | null
-  temperature: number | null
-  max_tokens: number | null
-  top_p: number | null
-  fallbacks: string
-  description: string | null
-  created_at: number
-  created_by: string | null
-}
+/** A stored version: the preset with its fallbacks as JSON text. */
+type VersionRow = Omit<Preset, 'fallbacks'> & { fallbacks: string }
 
 const toPreset = (r: VersionRow): Preset => ({ ...r, fallbacks: JSON.parse(r.fallbacks) as string[] })
 
