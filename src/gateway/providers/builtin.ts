@@ -22,7 +22,3 @@ export const builtinProviders: ProviderDefinition[] = [
   { id: 'ollama', kind: 'openai', label: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1', local: true },
   { id: 'lmstudio', kind: 'openai', label: 'LM Studio', baseUrl: 'http://127.0.0.1:1234/v1', local: true },
 ]
-
-/** Provider kinds this build can speak. */
-export const providerKinds = ['openai'] as const
-export type ProviderKind = (typeof providerKinds)[number]

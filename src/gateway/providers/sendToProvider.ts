@@ -2,30 +2,36 @@ import type { Dispatcher } from 'undici'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
 import type { RequestContext } from '../pipeline/requestContext'
+import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl } from '../upstream/client'
-import { redactSecret, upstreamHttpError, upstreamNetworkError } from '../upstream/upstreamErrors'
+import { redactSecret, upstreamNetworkError } from '../upstream/upstreamErrors'
+import type { UpstreamRequest } from './adapter'
+import { adapterFor } from './kinds'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
 export class ClientAborted extends Error {}
 
 /**
- * One attempt at the request's provider. Returns the response only when it is a 200; any other
- * answer becomes the OpenAI-shaped error the client gets. Every attempt lands in ctx.attempts.
+ * One attempt at one provider. Returns the response only when it is a 200; any other answer
+ * becomes the OpenAI-shaped error the client would get. Every attempt lands in ctx.attempts.
  * The upstream URL always comes from configuration, never from the request.
  */
 export async function sendToProvider(
   gw: Gateway,
   ctx: RequestContext,
-  path: string,
-  body: unknown,
+  target: Target,
+  request: UpstreamRequest,
   signal: AbortSignal,
 ): Promise<Dispatcher.ResponseData> {
-  const target = ctx.target!
   const provider = target.provider
+  const adapter = adapterFor(provider.kind)
   const credential = await gw.registry.credential(provider.id)
+  const started = performance.now()
+  const attempt = (status: number | null, error: string | null) =>
+    ctx.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
   if (!credential && !provider.local) {
-    throw new ApiError(
+    const e = new ApiError(
       503,
       'server_error',
       `The gateway has no API key for provider ${provider.id}. Set one with \`gw providers set ${provider.id} --api-key-stdin\` or the ${envVarFor(provider.id)} environment variable.`,
@@ -33,17 +39,16 @@ export async function sendToProvider(
       null,
       { 'x-should-retry': 'false' },
     )
+    attempt(null, e.message)
+    throw e
   }
-  const started = performance.now()
-  const attempt = (status: number | null, error: string | null) =>
-    ctx.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
   let res: Dispatcher.ResponseData
   try {
     res = await callUpstream(gw.agent, {
-      url: joinUrl(provider.baseUrl, path),
+      url: joinUrl(provider.baseUrl, request.path),
       method: 'POST',
-      apiKey: credential?.value ?? null,
-      body,
+      headers: adapter.headers(credential?.value ?? null),
+      body: request.body,
       signal,
     })
   } catch (err) {
@@ -57,7 +62,7 @@ export async function sendToProvider(
   }
   if (res.statusCode !== 200) {
     const text = await res.body.text().catch(() => '')
-    const e = redactSecret(upstreamHttpError(provider.id, res.statusCode, text, res.headers), credential?.value ?? null)
+    const e = redactSecret(adapter.httpError(provider.id, res.statusCode, text, res.headers), credential?.value ?? null)
     attempt(res.statusCode, e.message)
     throw e
   }

@@ -26,15 +26,15 @@ export function createUpstreamAgent(timeouts: UpstreamTimeouts = defaultTimeouts
 export interface UpstreamCall {
   url: string
   method: 'GET' | 'POST'
-  apiKey: string | null
+  /** Credential and protocol headers, from the provider's adapter. */
+  headers: Record<string, string>
   body?: unknown
   signal?: AbortSignal
   headersTimeoutMs?: number
 }
 
 export function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<Dispatcher.ResponseData> {
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1' }
-  if (call.apiKey) headers.authorization = `Bearer ${call.apiKey}`
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1', ...call.headers }
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   return request(call.url, {
     dispatcher: agent,

@@ -1,4 +1,5 @@
-import { builtinProviders, providerKinds } from '../../providers/builtin'
+import { builtinProviders } from '../../providers/builtin'
+import { providerKinds } from '../../providers/kinds'
 import { envVarFor, resolveCredential } from '../../secrets/secretStore'
 import { ProvidersRepo } from '../../store/providersRepo'
 import { parse, table, withStore, type Command } from '../shared'
@@ -15,8 +16,8 @@ export const providersSet: Command = async (args, io) => {
   }
   const builtin = builtinProviders.find((p) => p.id === id)
   const kind = values.kind ?? builtin?.kind
-  if (!kind) throw new Error(`${id} is not a built-in provider: give --kind (${providerKinds.join(', ')}) and --base-url`)
-  if (!(providerKinds as readonly string[]).includes(kind)) throw new Error(`unknown --kind "${kind}" (known: ${providerKinds.join(', ')})`)
+  if (!kind) throw new Error(`${id} is not a built-in provider: give --kind (${providerKinds().join(', ')}) and --base-url`)
+  if (!providerKinds().includes(kind)) throw new Error(`unknown --kind "${kind}" (known: ${providerKinds().join(', ')})`)
   const baseUrl = values['base-url'] ?? null
   if (baseUrl !== null && !/^https?:\/\/\S+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`)
   if (!builtin && !baseUrl) throw new Error(`${id} is not a built-in provider: give --base-url`)

@@ -6,8 +6,8 @@ import { costOf, gwExtension } from '../../pipeline/cost'
 import { resolveModel } from '../../pipeline/resolveModel'
 import { applyPreset, resolvePreset } from '../../pipeline/resolvePreset'
 import { admit } from '../../pipeline/admit'
-import { normalizeUsage } from '../../pricing/usage'
 import { sendToProvider } from '../../providers/sendToProvider'
+import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { clientWantsUsage, upstreamChatBody, validateChatBody } from './chatBody'
 import { relayChatStream } from './streamRelay'
@@ -36,16 +36,20 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.target = await resolveModel(gw, body.model)
       const upstreamBody = upstreamChatBody(body, ctx.target.upstreamModel)
       admit(gw, ctx, upstreamBody, { chat: true, prompt: body.messages })
-      const upstream = await sendToProvider(gw, ctx, 'chat/completions', upstreamBody, signal)
+      const adapter = adapterFor(ctx.target.provider.kind)
+      const request = adapter.chatRequest(upstreamBody, { stream: ctx.stream, autoCache: ctx.attribution.attribution.auto_cache === true })
+      const upstream = await sendToProvider(gw, ctx, ctx.target, request, signal)
+      const providerId = ctx.target.provider.id
       if (ctx.stream) {
-        return relayChatStream(ctx, reply, upstream, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
+        const translator = adapter.streamTranslator(providerId)
+        return relayChatStream(ctx, reply, upstream, translator, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
       }
-      const json = await readJson(ctx.target.provider.id, upstream.body)
-      ctx.usage = normalizeUsage(json.usage)
-      ctx.cost = costOf(ctx, ctx.usage)
-      json.gw = gwExtension(ctx)
+      const { completion, usage } = adapter.chatResponse(await readJson(providerId, upstream.body), providerId)
+      ctx.usage = usage
+      ctx.cost = costOf(ctx, usage)
+      completion.gw = gwExtension(ctx)
       ctx.markFirstByte()
-      await reply.send(json)
+      await reply.send(completion)
       return { status: 200, outcome: 'ok' }
     }),
   )

@@ -8,6 +8,7 @@ import { refusePresetForEmbeddings } from '../../pipeline/resolvePreset'
 import { admit } from '../../pipeline/admit'
 import { normalizeUsage } from '../../pricing/usage'
 import { sendToProvider } from '../../providers/sendToProvider'
+import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { readJson } from './chat'
 
@@ -73,7 +74,9 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       const { gw: _envelope, ...rest } = body
       const upstreamBody = { ...rest, model: ctx.target.upstreamModel }
       admit(gw, ctx, upstreamBody, { chat: false, prompt: body.input })
-      const upstream = await sendToProvider(gw, ctx, 'embeddings', upstreamBody, signal)
+      const request = adapterFor(ctx.target.provider.kind).embeddingsRequest(upstreamBody)
+      if (!request) throw invalidRequest(`provider ${ctx.target.provider.id} has no embeddings endpoint`, 'model')
+      const upstream = await sendToProvider(gw, ctx, ctx.target, request, signal)
       const json = await readJson(ctx.target.provider.id, upstream.body)
       reencode(json.data, body.encoding_format)
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })

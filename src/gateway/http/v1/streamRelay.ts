@@ -4,16 +4,12 @@ import type { Dispatcher } from 'undici'
 import { ApiError } from '../../errors'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
-import { normalizeUsage } from '../../pricing/usage'
+import type { NormalizedUsage } from '../../pricing/types'
+import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import { SseParser } from '../../upstream/sse'
+import { upstreamNetworkError } from '../../upstream/upstreamErrors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
-import { parseUpstreamError, upstreamNetworkError } from '../../upstream/upstreamErrors'
 import type { Finished } from '../runRecorded'
-
-type Chunk = Record<string, unknown> & {
-  choices?: Array<{ finish_reason?: unknown; delta?: { content?: unknown; refusal?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> } }>
-  usage?: unknown
-}
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
 function generatedChars(chunk: Chunk): number {
@@ -28,19 +24,33 @@ function generatedChars(chunk: Chunk): number {
   return n
 }
 
+/** OpenAI's usage object for a usage chunk the gateway has to write itself. */
+export function openAIUsage(u: NormalizedUsage) {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    prompt_tokens_details: { cached_tokens: u.cached_tokens, cache_write_tokens: u.cache_write_tokens },
+    completion_tokens_details: { reasoning_tokens: u.reasoning_tokens },
+  }
+}
+
 /**
- * Relays an upstream chat stream chunk by chunk. Usage is always requested upstream; the
- * usage-only chunk reaches the client only if it asked for it. The finishing chunk is held back
- * until the usage arrives, so the last chunk before [DONE] can carry `gw` (routing and cost)
- * without an extra empty-choices chunk for clients that did not ask for one.
+ * Relays a provider stream as OpenAI chunks (the adapter's translator does the provider's
+ * format). Usage is always requested upstream; the usage-only chunk reaches the client only if
+ * it asked for it. The finishing chunk is held back until the usage arrives, so the last chunk
+ * before [DONE] can carry `gw` (routing and cost) without an extra empty-choices chunk for
+ * clients that did not ask for one.
  */
 export async function relayChatStream(
   ctx: RequestContext,
   reply: FastifyReply,
   upstream: Dispatcher.ResponseData,
+  translator: StreamTranslator,
   opts: { includeUsage: boolean; prompt: unknown; signal: AbortSignal },
 ): Promise<Finished> {
   const { includeUsage, signal } = opts
+  const providerId = ctx.target!.provider.id
   const out = reply.raw
   reply.hijack()
   out.on('error', () => {})
@@ -55,109 +65,94 @@ export async function relayChatStream(
     if (!out.write(text)) await once(out, 'drain', { signal })
   }
   const send = (chunk: Chunk) => write(`data: ${JSON.stringify(chunk)}\n\n`)
+
+  let held: Chunk | null = null
+  let usageChunk: Chunk | null = null
+  let last: Chunk | null = null
+  let usage: NormalizedUsage | null = null
+  let finished = false
+  let generated = 0
+
   const fail = async (error: ApiError): Promise<Finished> => {
-    if (s.held) await send(s.held)
+    if (held) await send(held)
     await write(`data: ${JSON.stringify(error.toBody())}\n\n`)
     out.end()
-    ctx.usage = normalizeUsage(s.rawUsage)
-    ctx.cost = costOf(ctx, ctx.usage)
+    ctx.usage = usage
+    ctx.cost = costOf(ctx, usage)
     return { status: 200, outcome: 'error', error }
   }
 
-  const parser = new SseParser()
-  // Mutated from inside handle(); an object keeps TypeScript from narrowing these to their initial null.
-  const s: { held: Chunk | null; usageChunk: Chunk | null; last: Chunk | null; rawUsage: unknown; finished: boolean; generatedChars: number } = {
-    held: null,
-    usageChunk: null,
-    last: null,
-    rawUsage: null,
-    finished: false,
-    generatedChars: 0,
-  }
-
-  /** Returns an error when the upstream reported one inside the stream. */
-  const handle = async (data: string): Promise<ApiError | null> => {
-    if (data === '[DONE]') return null
-    let chunk: Chunk
-    try {
-      chunk = JSON.parse(data) as Chunk
-    } catch {
-      return new ApiError(502, 'server_error', `${ctx.target!.provider.id} sent a stream event that is not JSON`, 'upstream_error')
-    }
-    if (chunk.error) {
-      const e = parseUpstreamError(data)
-      return new ApiError(502, e.type ?? 'server_error', `${ctx.target!.provider.id}: ${e.message}`, e.code ?? 'upstream_error')
-    }
-    const groqUsage = (chunk.x_groq as { usage?: unknown } | undefined)?.usage
-    if (chunk.usage) s.rawUsage = chunk.usage
-    else if (groqUsage) s.rawUsage = groqUsage
+  const relay = async (chunk: Chunk) => {
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
-      if (chunk.usage) s.usageChunk = chunk
-      return null
+      if (chunk.usage) usageChunk = chunk
+      return
     }
     if (!includeUsage) delete chunk.usage
-    s.generatedChars += generatedChars(chunk)
-    s.last = chunk
-    if (s.held) {
-      await send(s.held)
-      s.held = null
+    generated += generatedChars(chunk)
+    last = chunk
+    if (held) {
+      await send(held)
+      held = null
     }
     if (chunk.choices?.some((c) => c.finish_reason)) {
-      s.held = chunk
-      s.finished = true
+      held = chunk
+      finished = true
     } else {
       ctx.markFirstByte()
       await send(chunk)
     }
-    return null
   }
 
+  const parser = new SseParser()
   try {
     for await (const bytes of upstream.body) {
       for (const ev of parser.push(bytes as Buffer)) {
-        const error = await handle(ev.data)
-        if (error) return await fail(error)
+        const step = translator.event(ev)
+        if (step.usage) usage = step.usage
+        for (const c of step.chunks) await relay(c)
+        if (step.error) return await fail(step.error)
       }
     }
     for (const ev of parser.end()) {
-      const error = await handle(ev.data)
-      if (error) return await fail(error)
+      const step = translator.event(ev)
+      if (step.usage) usage = step.usage
+      for (const c of step.chunks) await relay(c)
+      if (step.error) return await fail(step.error)
     }
   } catch (err) {
     if (signal.aborted) {
       // The client left mid-stream: it pays for what was generated. Without the provider's count,
       // that is estimated from the text sent so far, and flagged as such.
-      const reported = normalizeUsage(s.rawUsage)
-      ctx.usage = reported ?? {
-        prompt_tokens: estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL),
-        completion_tokens: Math.ceil(s.generatedChars / CHARS_PER_TOKEN_TYPICAL),
-        total_tokens: 0,
+      const prompt = estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL)
+      const completion = Math.ceil(generated / CHARS_PER_TOKEN_TYPICAL)
+      ctx.usage = usage ?? {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
         cached_tokens: 0,
         cache_write_tokens: 0,
         cache_write_1h_tokens: 0,
         reasoning_tokens: 0,
       }
-      ctx.usage.total_tokens = ctx.usage.prompt_tokens + ctx.usage.completion_tokens
-      ctx.cost = costOf(ctx, ctx.usage, reported === null)
+      ctx.cost = costOf(ctx, ctx.usage, usage === null)
       return { status: 200, outcome: 'aborted' }
     }
-    return fail(upstreamNetworkError(ctx.target!.provider.id, err))
+    return fail(upstreamNetworkError(providerId, err))
   }
-  const { held, usageChunk, last, rawUsage } = s
-  if (!s.finished || !held) {
-    return fail(
-      new ApiError(502, 'server_error', `${ctx.target!.provider.id} ended the stream before the answer was complete`, 'upstream_incomplete'),
-    )
+  const finishChunk = held as Chunk | null
+  if (!finished || !finishChunk) {
+    return fail(new ApiError(502, 'server_error', `${providerId} ended the stream before the answer was complete`, 'upstream_incomplete'))
   }
-  ctx.usage = normalizeUsage(rawUsage)
-  ctx.cost = costOf(ctx, ctx.usage)
+  ctx.usage = usage
+  ctx.cost = costOf(ctx, usage)
   const gw = gwExtension(ctx)
   if (includeUsage) {
-    await send(held)
-    const { choices: _c, usage: _u, ...envelope } = usageChunk ?? last ?? held
-    await send({ ...envelope, choices: [], usage: usageChunk?.usage ?? rawUsage ?? null, gw })
+    await send(finishChunk)
+    const reported = usageChunk as Chunk | null
+    const { choices: _c, usage: _u, ...envelope } = reported ?? (last as Chunk | null) ?? finishChunk
+    await send({ ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw })
   } else {
-    await send({ ...held, gw })
+    await send({ ...finishChunk, gw })
   }
   await write('data: [DONE]\n\n')
   out.end()

@@ -1,0 +1,63 @@
+import type { ApiError } from '../errors'
+import type { NormalizedUsage } from '../pricing/types'
+import type { SseEvent } from '../upstream/sse'
+
+/** An OpenAI `chat.completion.chunk`, as the client receives it. */
+export type Chunk = Record<string, unknown> & {
+  choices?: Array<{
+    index?: number
+    finish_reason?: unknown
+    delta?: { content?: unknown; refusal?: unknown; tool_calls?: Array<{ index?: number; id?: unknown; function?: { name?: unknown; arguments?: unknown } }> }
+  }>
+  usage?: unknown
+}
+
+/** Where and what to send; the base URL always comes from the provider's configuration. */
+export interface UpstreamRequest {
+  path: string
+  body: unknown
+}
+
+/** What one upstream stream event turns into. */
+export interface StreamStep {
+  /** OpenAI chunks to relay, in order; a usage-only chunk has `choices: []`. */
+  chunks: Chunk[]
+  /** Usage reported so far, in OpenAI's convention (the latest report wins). */
+  usage?: NormalizedUsage | null
+  /** The provider reported an error inside the stream. */
+  error?: ApiError
+  /** The provider said the stream is complete ([DONE], message_stop). */
+  done?: boolean
+}
+
+export interface StreamTranslator {
+  event(ev: SseEvent): StreamStep
+}
+
+export interface ChatRequestOptions {
+  stream: boolean
+  /** `gw.auto_cache`: add prompt-cache breakpoints where the provider needs them. */
+  autoCache: boolean
+}
+
+/**
+ * A provider kind: how to speak to it. Requests arrive in OpenAI's shape (model already set to
+ * the upstream id, usage always requested on streams) and answers leave in OpenAI's shape, so
+ * the pipeline, pricing and records never see a provider's own format.
+ */
+export interface ProviderAdapter {
+  readonly kind: string
+  /** Credential and protocol headers for every call. */
+  headers(credential: string | null): Record<string, string>
+  /** Throws a 400 ApiError naming the field for input the provider cannot take. */
+  chatRequest(body: Record<string, unknown>, opts: ChatRequestOptions): UpstreamRequest
+  chatResponse(json: Record<string, unknown>, providerId: string): { completion: Record<string, unknown>; usage: NormalizedUsage | null }
+  streamTranslator(providerId: string): StreamTranslator
+  /** Null when the kind has no embeddings endpoint. */
+  embeddingsRequest(body: Record<string, unknown>): UpstreamRequest | null
+  /** An error answered before the first byte, in OpenAI's shape and status family. */
+  httpError(providerId: string, status: number, text: string, headers: Record<string, string | string[] | undefined>): ApiError
+  /** The model list: also the cheapest real call that proves the credential and endpoint. */
+  readonly modelsPath: string
+  parseModels(body: unknown): Array<{ id: string; created: number | null }>
+}

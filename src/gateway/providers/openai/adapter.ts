@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto'
+import { ApiError } from '../../errors'
+import { normalizeUsage } from '../../pricing/usage'
+import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
+import type { SseEvent } from '../../upstream/sse'
+import type { Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
+
+type Message = { tool_calls?: Array<{ id?: unknown }>; content?: unknown }
+type Choice = { index?: number; finish_reason?: unknown; message?: Message }
+
+const callId = () => `call_${randomBytes(12).toString('base64url')}`
+
+/** Usage where providers put it: OpenAI's `usage`, Groq's `x_groq.usage` on older responses. */
+const usageOf = (o: Record<string, unknown>) => normalizeUsage(o.usage ?? (o.x_groq as { usage?: unknown } | undefined)?.usage)
+
+/**
+ * Gemini answers tool calls with finish_reason "stop" and, in older versions, empty call ids;
+ * clients key off both, so they are repaired.
+ */
+function repairChoice(c: Choice): void {
+  const calls = c.message?.tool_calls
+  if (!calls?.length) return
+  for (const call of calls) if (!call.id) call.id = callId()
+  if (c.finish_reason === 'stop') c.finish_reason = 'tool_calls'
+}
+
+/**
+ * Per choice, stream state for providers that send tool-call fragments without `index` (Gemini,
+ * old Ollama): each fragment carrying an id or a name starts a new call; one without continues
+ * the last. The SDK's stream helper needs index, id, type and name on a call's first fragment.
+ */
+class OpenAIStream implements StreamTranslator {
+  private readonly calls = new Map<number, { count: number; sawCalls: boolean }>()
+
+  constructor(private readonly providerId: string) {}
+
+  event(ev: SseEvent): StreamStep {
+    if (ev.data === '[DONE]') return { chunks: [], done: true }
+    let chunk: Chunk
+    try {
+      chunk = JSON.parse(ev.data) as Chunk
+    } catch {
+      return { chunks: [], error: new ApiError(502, 'server_error', `${this.providerId} sent a stream event that is not JSON`, 'upstream_error') }
+    }
+    if (chunk.error) {
+      const e = parseUpstreamError(ev.data)
+      return { chunks: [], error: new ApiError(502, e.type ?? 'server_error', `${this.providerId}: ${e.message}`, e.code ?? 'upstream_error') }
+    }
+    for (const choice of chunk.choices ?? []) {
+      const i = choice.index ?? 0
+      const state = this.calls.get(i) ?? { count: 0, sawCalls: false }
+      this.calls.set(i, state)
+      for (const call of choice.delta?.tool_calls ?? []) {
+        state.sawCalls = true
+        if (typeof call.index === 'number') {
+          state.count = Math.max(state.count, call.index + 1)
+          continue
+        }
+        const starts = call.id !== undefined || call.function?.name !== undefined
+        if (starts || state.count === 0) state.count++
+        call.index = state.count - 1
+        if (starts && !call.id) call.id = callId()
+        if (starts) (call as Record<string, unknown>).type ??= 'function'
+      }
+      if (choice.finish_reason === 'stop' && state.sawCalls) choice.finish_reason = 'tool_calls'
+    }
+    return { chunks: [chunk], usage: usageOf(chunk) }
+  }
+}
+
+/** OpenAI's API and every compatible one (Groq, Mistral, DeepSeek, xAI, Together, OpenRouter, Gemini, Ollama, LM Studio). */
+export const openaiAdapter: ProviderAdapter = {
+  kind: 'openai',
+  headers: (credential): Record<string, string> => (credential ? { authorization: `Bearer ${credential}` } : {}),
+  chatRequest: (body) => ({ path: 'chat/completions', body }),
+  chatResponse(json) {
+    for (const c of (json.choices as Choice[] | undefined) ?? []) repairChoice(c)
+    return { completion: json, usage: usageOf(json) }
+  },
+  streamTranslator: (providerId) => new OpenAIStream(providerId),
+  embeddingsRequest: (body) => ({ path: 'embeddings', body }),
+  httpError: upstreamHttpError,
+  modelsPath: 'models',
+  parseModels(body) {
+    const data = Array.isArray(body) ? body : ((body as { data?: unknown })?.data ?? [])
+    if (!Array.isArray(data)) return []
+    return data
+      .filter((m): m is { id: string; created?: unknown } => typeof m?.id === 'string')
+      .map((m) => ({ id: m.id.replace(/^models\//, ''), created: typeof m.created === 'number' ? m.created : null }))
+  },
+}
