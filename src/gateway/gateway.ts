@@ -20,12 +20,15 @@ import { builtinCatalog } from './pricing/catalog'
 import type { PriceCatalog } from './pricing/types'
 import { KeyIndex } from './pipeline/authenticate'
 import { createUpstreamAgent } from './upstream/client'
+import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
+import { Cooldown } from './routing/cooldown'
 
 export interface GatewayOptions {
   config: GatewayConfig
   secrets?: SecretStore
   env?: NodeJS.ProcessEnv
   catalog?: PriceCatalog
+  routing?: Partial<RoutingConfig>
   log?: (msg: string, err?: unknown) => void
 }
 
@@ -44,6 +47,8 @@ export class Gateway {
   readonly ledger: LedgerRepo
   readonly balances: Balances
   readonly rateLimiter = new RateLimiter()
+  readonly routing: RoutingConfig
+  readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
   presets = new Map<string, Preset>()
   readonly records: RecordWriter
@@ -66,8 +71,10 @@ export class Gateway {
     this.ledger = new LedgerRepo(this.db)
     this.records = new RecordWriter(this.db, { onError: (err) => log('writing request records failed; will retry', err) })
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
-    this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env)
+    this.routing = { ...defaultRouting, ...options.routing }
+    this.cooldown = new Cooldown(this.routing)
     this.agent = createUpstreamAgent()
+    this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env, this.agent)
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.balances = new Balances(this.ledger, () => this.records.flush())
@@ -96,6 +103,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.records.close()
+    await this.registry.close()
     await this.agent.close()
     this.db.close()
   }

@@ -6,6 +6,7 @@ import OpenAI from 'openai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import type { ConfigOverrides } from '../../src/gateway/config'
+import type { RoutingConfig } from '../../src/gateway/routing/routingConfig'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 import { tempDir } from './tempDir'
@@ -50,12 +51,18 @@ export interface TestGateway {
  * A real gateway on a loopback port with its own data dir, whose `openai` provider points at a
  * fake OpenAI server, and an official SDK client holding a fresh gateway key.
  */
-export async function startTestGateway(config: ConfigOverrides = {}): Promise<TestGateway> {
+export async function startTestGateway(config: ConfigOverrides = {}, routing: Partial<RoutingConfig> = {}): Promise<TestGateway> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir()
   const running = await startGateway(
     { host: '127.0.0.1', port: 0, dataDir, ...config },
-    { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new KeychainSecretStore('GW Gateway test'), log: () => {} },
+    {
+      env: { OPENAI_API_KEY: fake.apiKey },
+      secrets: new KeychainSecretStore('GW Gateway test'),
+      log: () => {},
+      // Tests of other behaviour see each provider answer once; routing tests ask for retries.
+      routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000, baseDelayMs: 1, maxDelayMs: 20, ...routing },
+    },
   )
   const gw = running.gateway
   gw.providers.upsert('openai', 'openai', fake.url)

@@ -3,7 +3,7 @@ import { serve } from './commands/serve'
 import { keysCreate, keysList, keysRevoke, keysUpdate } from './commands/keys'
 import { presetsDelete, presetsList, presetsSet, presetsShow } from './commands/presets'
 import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
-import { providersList, providersRemove, providersSet } from './commands/providers'
+import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
 import { pricesList, pricesRemove, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
 
@@ -30,7 +30,9 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   balance adjust KEY USD --note TEXT                         negative to take away
   balance show KEY [--limit N]                               balance and ledger
 
-  providers set ID [--kind openai] [--base-url URL] [--api-key-stdin]
+  providers set ID [--kind openai|anthropic] [--base-url URL] [--api-key-stdin]
+                [--connect-timeout-ms N] [--first-byte-timeout-ms N] [--idle-timeout-ms N]
+  providers test ID [--timeout-ms N]                         the cheapest real call: latency or the exact error
   providers list
   providers remove ID
 
@@ -59,6 +61,7 @@ const commands: Record<string, Command> = {
   'providers set': providersSet,
   'providers list': providersList,
   'providers remove': providersRemove,
+  'providers test': providersTest,
   'prices set': pricesSet,
   'prices list': pricesList,
   'prices remove': pricesRemove,

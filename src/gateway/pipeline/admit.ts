@@ -4,6 +4,7 @@ import type { KeyRow } from '../store/keysRepo'
 import { enforcePolicy, policyViolation } from './enforcePolicy'
 import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
 import type { RequestContext } from './requestContext'
+import type { Target } from './resolveModel'
 
 /** Output a request is expected to use when it sets no limit, for its balance reservation. */
 const EXPECTED_OUTPUT_TOKENS = 1024
@@ -22,20 +23,18 @@ function policyOf(key: KeyRow): KeyPolicy {
   return p
 }
 
-/**
- * The control stages between resolving the model and calling the provider: rate limit, key
- * policy, balance and spend limits. Any refusal happens here, before a byte goes upstream.
- * `body` is the upstream body (a max_tokens ceiling may be injected into it).
- */
-export function admit(gw: Gateway, ctx: RequestContext, body: Record<string, unknown>, opts: { chat: boolean; prompt: unknown }): void {
+export interface AdmitOptions {
+  chat: boolean
+  prompt: unknown
+}
+
+/** The key's policy for one candidate target; also the prepaid rule that a price must be known. */
+function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): void {
   const key = ctx.key
-  const target = ctx.target!
-  const policy = policyOf(key)
-  gw.rateLimiter.check(key.id, key.name, policy.rpm)
   const entry = target.priced?.entry ?? null
   const free = target.provider.local && !entry
   const maxOutput = () => (opts.chat ? (requestedMaxTokens(body) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
-  enforcePolicy(policy, {
+  enforcePolicy(policyOf(key), {
     keyName: key.name,
     requested: ctx.model ?? '',
     target,
@@ -51,6 +50,29 @@ export function admit(gw: Gateway, ctx: RequestContext, body: Record<string, unk
       'model',
     )
   }
+}
+
+/** Why the key's policy passes over a fallback candidate, or null when it may serve. */
+export function policyRefusal(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): string | null {
+  try {
+    checkPolicy(ctx, target, body, opts)
+    return null
+  } catch (err) {
+    return `key policy: ${(err as Error).message}`
+  }
+}
+
+/**
+ * The control stages between resolving the model and calling the provider: rate limit, key
+ * policy, balance and spend limits. Any refusal happens here, before a byte goes upstream.
+ * `body` is the caller's body after the preset (a max_tokens ceiling may be injected into it).
+ */
+export function admit(gw: Gateway, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): void {
+  const key = ctx.key
+  const target = ctx.target!
+  gw.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
+  checkPolicy(ctx, target, body, opts)
+  const entry = target.priced?.entry ?? null
   const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body) ?? EXPECTED_OUTPUT_TOKENS, entry?.max_output_tokens ?? Infinity) : 0
   const expected = entry ? worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt) : 0
   ctx.reservation = gw.balances.admit(key, BigInt(expected))

@@ -28,7 +28,7 @@ export function gwExtension(ctx: RequestContext) {
       provider: t?.provider.id ?? null,
       upstream_model: t?.upstreamModel ?? null,
       attempts: ctx.attempts,
-      fallback_used: false,
+      fallback_used: ctx.fallbackUsed,
     },
     cost: ctx.cost,
   }

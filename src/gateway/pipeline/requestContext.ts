@@ -22,6 +22,8 @@ export class RequestContext {
     ignored: [],
   }
   target: Target | null = null
+  /** A preset fallback served instead of the primary model. */
+  fallbackUsed = false
   preset: Preset | null = null
   reservation: Reservation | null = null
   readonly attempts: Attempt[] = []
@@ -68,6 +70,7 @@ export class RequestContext {
       usage: this.usage ? { ...this.usage } : null,
       cost: this.cost,
       attempts: this.attempts,
+      fallback_used: this.fallbackUsed,
       latency_ms: this.elapsedMs(),
       ttfb_ms: this.ttfbMs,
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,

@@ -1,4 +1,6 @@
-import type { ProvidersRepo } from '../store/providersRepo'
+import { Agent, type Dispatcher } from 'undici'
+import type { ProviderTimeouts, ProvidersRepo } from '../store/providersRepo'
+import { createUpstreamAgent, defaultTimeouts } from '../upstream/client'
 import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
 import { builtinProviders } from './builtin'
 
@@ -10,6 +12,7 @@ export interface Provider {
   local: boolean
   /** Has a row in the store (a custom provider, or a built-in one with a changed base URL). */
   stored: boolean
+  timeouts: ProviderTimeouts
 }
 
 /**
@@ -20,18 +23,21 @@ export interface Provider {
 export class ProviderRegistry {
   private providers = new Map<string, Provider>()
   private credentials = new Map<string, Promise<Credential | null>>()
+  private agents = new Map<string, Agent>()
 
   constructor(
     private readonly repo: ProvidersRepo,
     private readonly secrets: SecretStore,
     private readonly env: NodeJS.ProcessEnv,
+    /** The shared keep-alive pool for providers without their own timeouts. */
+    private readonly shared: Dispatcher = createUpstreamAgent(),
   ) {
     this.reload()
   }
 
   reload(): void {
     const next = new Map<string, Provider>()
-    for (const b of builtinProviders) next.set(b.id, { ...b, stored: false })
+    for (const b of builtinProviders) next.set(b.id, { ...b, stored: false, timeouts: {} })
     for (const row of this.repo.all()) {
       const builtin = next.get(row.id)
       next.set(row.id, {
@@ -41,10 +47,35 @@ export class ProviderRegistry {
         baseUrl: row.base_url ?? builtin?.baseUrl ?? '',
         local: builtin?.local ?? false,
         stored: true,
+        timeouts: JSON.parse(row.timeouts) as ProviderTimeouts,
       })
     }
     this.providers = next
     this.credentials.clear()
+    const old = [...this.agents.values()]
+    this.agents.clear()
+    // Requests already running on an old pool finish on it; it closes when they are done.
+    for (const a of old) void a.close()
+  }
+
+  /** The connection pool for a provider: its own when it overrides timeouts, the shared one otherwise. */
+  dispatcher(provider: Provider): Dispatcher {
+    const t = provider.timeouts
+    if (t.connect_ms === undefined && t.first_byte_ms === undefined && t.idle_ms === undefined) return this.shared
+    let agent = this.agents.get(provider.id)
+    if (!agent) {
+      agent = createUpstreamAgent({
+        connectMs: t.connect_ms ?? defaultTimeouts.connectMs,
+        firstByteMs: t.first_byte_ms ?? defaultTimeouts.firstByteMs,
+        idleMs: t.idle_ms ?? defaultTimeouts.idleMs,
+      })
+      this.agents.set(provider.id, agent)
+    }
+    return agent
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((a) => a.close()))
   }
 
   get(id: string): Provider | undefined {

@@ -6,16 +6,29 @@ import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl } from '../upstream/client'
 import { redactSecret, upstreamNetworkError } from '../upstream/upstreamErrors'
+import { retryAfterMs } from '../routing/routingConfig'
 import type { UpstreamRequest } from './adapter'
 import { adapterFor } from './kinds'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
 export class ClientAborted extends Error {}
 
+/** One failed attempt: the error the client would get, and what routing needs to decide on a retry. */
+export class ProviderFailure extends Error {
+  constructor(
+    readonly error: ApiError,
+    /** The provider's HTTP status; null when it never answered (connection error, timeout) or was not called. */
+    readonly upstreamStatus: number | null,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(error.message)
+  }
+}
+
 /**
- * One attempt at one provider. Returns the response only when it is a 200; any other answer
- * becomes the OpenAI-shaped error the client would get. Every attempt lands in ctx.attempts.
- * The upstream URL always comes from configuration, never from the request.
+ * One attempt at one provider. Returns the response only when it is a 200; anything else is a
+ * ProviderFailure. Every attempt lands in ctx.attempts. The upstream URL always comes from
+ * configuration, never from the request.
  */
 export async function sendToProvider(
   gw: Gateway,
@@ -40,11 +53,11 @@ export async function sendToProvider(
       { 'x-should-retry': 'false' },
     )
     attempt(null, e.message)
-    throw e
+    throw new ProviderFailure(e, null, null)
   }
   let res: Dispatcher.ResponseData
   try {
-    res = await callUpstream(gw.agent, {
+    res = await callUpstream(gw.registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, request.path),
       method: 'POST',
       headers: adapter.headers(credential?.value ?? null),
@@ -58,13 +71,13 @@ export async function sendToProvider(
     }
     const e = redactSecret(upstreamNetworkError(provider.id, err), credential?.value ?? null)
     attempt(null, e.message)
-    throw e
+    throw new ProviderFailure(e, null, null)
   }
   if (res.statusCode !== 200) {
     const text = await res.body.text().catch(() => '')
     const e = redactSecret(adapter.httpError(provider.id, res.statusCode, text, res.headers), credential?.value ?? null)
     attempt(res.statusCode, e.message)
-    throw e
+    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers))
   }
   attempt(200, null)
   return res

@@ -153,4 +153,11 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 3,
+    description: 'per-provider timeouts',
+    up(db) {
+      db.exec(`ALTER TABLE providers ADD COLUMN timeouts TEXT NOT NULL DEFAULT '{}'`)
+    },
+  },
 ]

@@ -7,6 +7,15 @@ export interface ProviderRow {
   base_url: string | null
   created_at: number
   updated_at: number
+  /** JSON of ProviderTimeouts. */
+  timeouts: string
+}
+
+/** Per-provider overrides of the upstream timeouts, in milliseconds. */
+export interface ProviderTimeouts {
+  connect_ms?: number
+  first_byte_ms?: number
+  idle_ms?: number
 }
 
 export class ProvidersRepo {
@@ -16,14 +25,15 @@ export class ProvidersRepo {
     return this.db.prepare(`SELECT * FROM providers ORDER BY id`).all() as ProviderRow[]
   }
 
-  upsert(id: string, kind: string, baseUrl: string | null, now = Date.now()): void {
+  upsert(id: string, kind: string, baseUrl: string | null, timeouts: ProviderTimeouts = {}, now = Date.now()): void {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO providers (id, kind, base_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, updated_at = excluded.updated_at`,
+          `INSERT INTO providers (id, kind, base_url, timeouts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, timeouts = excluded.timeouts,
+             updated_at = excluded.updated_at`,
         )
-        .run(id, kind, baseUrl, now, now)
+        .run(id, kind, baseUrl, JSON.stringify(timeouts), now, now)
       bumpConfigRev(this.db)
     })()
   }

@@ -39,6 +39,8 @@ export interface RequestRecord {
   usage: Record<string, number> | null
   cost: Cost | null
   attempts: Attempt[]
+  /** A preset fallback served instead of the primary model. */
+  fallback_used: boolean
   latency_ms: number
   /** Time until the first byte of the answer went to the client. */
   ttfb_ms: number | null

@@ -1,14 +1,20 @@
 import { builtinProviders } from '../../providers/builtin'
 import { providerKinds } from '../../providers/kinds'
 import { envVarFor, resolveCredential } from '../../secrets/secretStore'
-import { ProvidersRepo } from '../../store/providersRepo'
-import { parse, table, withStore, type Command } from '../shared'
+import { ProvidersRepo, type ProviderTimeouts } from '../../store/providersRepo'
+import { ProviderRegistry } from '../../providers/registry'
+import { probeProvider } from '../../providers/health'
+import { createUpstreamAgent } from '../../upstream/client'
+import { number, parse, table, withStore, type Command } from '../shared'
 
 export const providersSet: Command = async (args, io) => {
   const { values, positionals } = parse(args, {
     kind: { type: 'string' },
     'base-url': { type: 'string' },
     'api-key-stdin': { type: 'boolean' },
+    'connect-timeout-ms': { type: 'string' },
+    'first-byte-timeout-ms': { type: 'string' },
+    'idle-timeout-ms': { type: 'string' },
   })
   const id = positionals[0]
   if (!id || !/^[a-z0-9][a-z0-9_-]{0,39}$/.test(id)) {
@@ -34,8 +40,16 @@ export const providersSet: Command = async (args, io) => {
       )
     }
   }
+  const ms = (v: string | undefined, flag: string) =>
+    v === undefined ? undefined : number(v, flag, (n) => Number.isInteger(n) && n > 0, 'a positive whole number of milliseconds')
+  const timeouts: ProviderTimeouts = {
+    connect_ms: ms(values['connect-timeout-ms'], '--connect-timeout-ms'),
+    first_byte_ms: ms(values['first-byte-timeout-ms'], '--first-byte-timeout-ms'),
+    idle_ms: ms(values['idle-timeout-ms'], '--idle-timeout-ms'),
+  }
+  for (const k of Object.keys(timeouts) as Array<keyof ProviderTimeouts>) if (timeouts[k] === undefined) delete timeouts[k]
   return withStore(values['data-dir'], io, (db) => {
-    new ProvidersRepo(db).upsert(id, kind, baseUrl)
+    new ProvidersRepo(db).upsert(id, kind, baseUrl, timeouts)
     io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${io.secrets.description})` : ''}`)
     return 0
   })
@@ -88,5 +102,28 @@ export const providersRemove: Command = async (args, io) => {
     if (!removed && !hadKey) throw new Error(`no stored provider or key named ${id}`)
     io.out(`removed ${id}${hadKey ? ' and its key' : ''}`)
     return 0
+  })
+}
+
+/** "Test connection": the provider's cheapest real call, reporting latency or its exact error. */
+export const providersTest: Command = async (args, io) => {
+  const { values, positionals } = parse(args, { 'timeout-ms': { type: 'string' } })
+  const id = positionals[0]
+  if (!id) throw new Error('providers test needs ID')
+  const timeout = values['timeout-ms'] === undefined ? 10_000 : number(values['timeout-ms'], '--timeout-ms', (n) => n > 0, 'a positive number')
+  return withStore(values['data-dir'], io, async (db) => {
+    const agent = createUpstreamAgent()
+    try {
+      const registry = new ProviderRegistry(new ProvidersRepo(db), io.secrets, io.env, agent)
+      const provider = registry.get(id)
+      if (!provider) throw new Error(`no provider named ${id} (see gw providers list)`)
+      const status = await probeProvider(agent, registry, provider, timeout)
+      if (values.json) io.out(JSON.stringify({ provider: id, ...status }))
+      else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models.length} models listed`)
+      else io.out(`${id}: failed: ${status.reason}`)
+      return status.ok ? 0 : 1
+    } finally {
+      await agent.close()
+    }
   })
 }

@@ -5,8 +5,9 @@ import { resolveAttribution } from '../../pipeline/attribution'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import { resolveModel } from '../../pipeline/resolveModel'
 import { applyPreset, resolvePreset } from '../../pipeline/resolvePreset'
-import { admit } from '../../pipeline/admit'
-import { sendToProvider } from '../../providers/sendToProvider'
+import { admit, policyRefusal } from '../../pipeline/admit'
+import { route } from '../../routing/route'
+import { candidatesFor } from '../../routing/candidates'
 import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { clientWantsUsage, upstreamChatBody, validateChatBody } from './chatBody'
@@ -33,13 +34,24 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.attribution = resolveAttribution(asSent.gw, req.raw.rawHeaders)
       ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
       const body = ctx.preset ? applyPreset(asSent, ctx.preset) : asSent
-      ctx.target = await resolveModel(gw, body.model)
-      const upstreamBody = upstreamChatBody(body, ctx.target.upstreamModel)
-      admit(gw, ctx, upstreamBody, { chat: true, prompt: body.messages })
-      const adapter = adapterFor(ctx.target.provider.kind)
-      const request = adapter.chatRequest(upstreamBody, { stream: ctx.stream, autoCache: ctx.attribution.attribution.auto_cache === true })
-      const upstream = await sendToProvider(gw, ctx, ctx.target, request, signal)
-      const providerId = ctx.target.provider.id
+      const primary = await resolveModel(gw, body.model)
+      ctx.target = primary
+      const control = { chat: true, prompt: body.messages }
+      admit(gw, ctx, body, control)
+      const candidates = await candidatesFor(gw, ctx, primary, ctx.preset?.fallbacks ?? [])
+      const autoCache = ctx.attribution.attribution.auto_cache === true
+      const { target, response: upstream } = await route(
+        gw,
+        ctx,
+        candidates,
+        (t) => adapterFor(t.provider.kind).chatRequest(upstreamChatBody(body, t.upstreamModel), { stream: ctx.stream, autoCache }),
+        signal,
+        (t) => policyRefusal(ctx, t, body, control),
+      )
+      ctx.target = target
+      ctx.fallbackUsed = target !== primary
+      const adapter = adapterFor(target.provider.kind)
+      const providerId = target.provider.id
       if (ctx.stream) {
         const translator = adapter.streamTranslator(providerId)
         return relayChatStream(ctx, reply, upstream, translator, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })

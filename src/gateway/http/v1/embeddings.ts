@@ -7,7 +7,7 @@ import { resolveModel } from '../../pipeline/resolveModel'
 import { refusePresetForEmbeddings } from '../../pipeline/resolvePreset'
 import { admit } from '../../pipeline/admit'
 import { normalizeUsage } from '../../pricing/usage'
-import { sendToProvider } from '../../providers/sendToProvider'
+import { route } from '../../routing/route'
 import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { readJson } from './chat'
@@ -72,11 +72,11 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       refusePresetForEmbeddings(body.model)
       ctx.target = await resolveModel(gw, body.model)
       const { gw: _envelope, ...rest } = body
-      const upstreamBody = { ...rest, model: ctx.target.upstreamModel }
-      admit(gw, ctx, upstreamBody, { chat: false, prompt: body.input })
-      const request = adapterFor(ctx.target.provider.kind).embeddingsRequest(upstreamBody)
-      if (!request) throw invalidRequest(`provider ${ctx.target.provider.id} has no embeddings endpoint`, 'model')
-      const upstream = await sendToProvider(gw, ctx, ctx.target, request, signal)
+      admit(gw, ctx, rest, { chat: false, prompt: body.input })
+      const target = ctx.target
+      const request = adapterFor(target.provider.kind).embeddingsRequest({ ...rest, model: target.upstreamModel })
+      if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
+      const { response: upstream } = await route(gw, ctx, [target], () => request, signal)
       const json = await readJson(ctx.target.provider.id, upstream.body)
       reencode(json.data, body.encoding_format)
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })

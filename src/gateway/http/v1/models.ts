@@ -39,8 +39,15 @@ function pricing(p: PricedModel | null, provider: Provider): Record<string, unkn
   }
 }
 
-function availability(status: ProviderStatus, provider: Provider, model: string) {
+function availability(gw: Gateway, status: ProviderStatus, provider: Provider, model: string) {
   if (!status.ok) return { available: false, reason: status.reason }
+  const cooling = gw.cooldown.cooling(provider.id)
+  if (cooling) {
+    return {
+      available: false,
+      reason: `${provider.id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures: ${cooling.lastError}`,
+    }
+  }
   // Providers' lists are authoritative for local servers (a model that is not pulled cannot answer);
   // hosted lists are often partial, so there a missing entry is only a hint.
   if (provider.local && !status.models.some((m) => m.id === model)) {
@@ -77,7 +84,7 @@ async function listModels(gw: Gateway): Promise<ModelEntry[]> {
         max_output_tokens: e?.max_output_tokens ?? null,
         pricing: pricing(priced, provider),
         status: e?.status ?? null,
-        availability: availability(statuses.get(provider.id)!, provider, model),
+        availability: availability(gw, statuses.get(provider.id)!, provider, model),
       },
     })
   }

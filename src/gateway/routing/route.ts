@@ -1,0 +1,98 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Dispatcher } from 'undici'
+import { ApiError } from '../errors'
+import type { Gateway } from '../gateway'
+import type { RequestContext } from '../pipeline/requestContext'
+import type { Target } from '../pipeline/resolveModel'
+import type { UpstreamRequest } from '../providers/adapter'
+import { ClientAborted, ProviderFailure, sendToProvider } from '../providers/sendToProvider'
+import { backoffMs } from './routingConfig'
+
+type Verdict = 'retry' | 'next' | 'stop'
+
+/**
+ * What to do after a failed attempt. Failures of the moment (timeouts, connection errors, 408,
+ * 409, 429, 5xx) are retried on the same provider; failures of that provider for this request
+ * (its credential, its quota, the model missing there) go to the next candidate; the caller's
+ * own mistakes (400, 413, 422) stop, since every provider would refuse them alike.
+ */
+function verdict(f: ProviderFailure): Verdict {
+  const s = f.upstreamStatus
+  if (f.error.code === 'provider_not_configured' || f.error.code === 'provider_insufficient_quota') return 'next'
+  if (s === null || s === 408 || s === 409 || s === 429 || s >= 500) return 'retry'
+  if (s === 400 || s === 413 || s === 422) return 'stop'
+  return 'next'
+}
+
+export interface Routed {
+  target: Target
+  response: Dispatcher.ResponseData
+}
+
+/**
+ * Sends the request to the first candidate that answers: each is retried with backoff while its
+ * failures are retryable (honouring retry-after up to a cap), then the next is tried, in order.
+ * Candidates cooling down after repeated failures, or refused by `skip` (the key's policy), are
+ * passed over and noted in the attempts. Only a 200's headers end the routing: a stream that
+ * breaks after its first byte reached the client is never retried, so nothing is billed twice.
+ */
+export async function route(
+  gw: Gateway,
+  ctx: RequestContext,
+  candidates: Target[],
+  build: (target: Target) => UpstreamRequest,
+  signal: AbortSignal,
+  skip: (target: Target) => string | null = () => null,
+): Promise<Routed> {
+  const config = gw.routing
+  let last: ApiError | null = null
+  for (const target of candidates) {
+    const id = target.provider.id
+    const skipped = (why: string) => ctx.attempts.push({ provider: id, model: target.upstreamModel, status: null, latency_ms: 0, error: `skipped: ${why}` })
+    const refused = skip(target)
+    if (refused) {
+      skipped(refused)
+      continue
+    }
+    const cooling = gw.cooldown.cooling(id)
+    if (cooling) {
+      skipped(`${id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures (${cooling.lastError})`)
+      last ??= new ApiError(503, 'server_error', `${id} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
+        'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
+      })
+      continue
+    }
+    let request: UpstreamRequest
+    try {
+      request = build(target)
+    } catch (err) {
+      // The caller's request must fit the primary provider; a fallback of another kind that
+      // cannot express it (n > 1 on Anthropic, say) is passed over instead.
+      if (target === candidates[0] || !(err instanceof ApiError)) throw err
+      skipped(`the request cannot be sent to ${id}: ${err.message}`)
+      last = err
+      continue
+    }
+    for (let retry = 0; ; retry++) {
+      try {
+        const response = await sendToProvider(gw, ctx, target, request, signal)
+        gw.cooldown.success(id)
+        return { target, response }
+      } catch (err) {
+        if (err instanceof ClientAborted || !(err instanceof ProviderFailure)) throw err
+        const v = verdict(err)
+        last = err.error
+        if (v === 'stop') throw err.error
+        if (err.upstreamStatus === null || err.upstreamStatus >= 500 || err.upstreamStatus === 429) gw.cooldown.failure(id, err.error.message)
+        const wait = err.retryAfterMs ?? backoffMs(config, retry)
+        if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || gw.cooldown.cooling(id)) break
+        try {
+          await sleep(wait, undefined, { signal })
+        } catch {
+          throw new ClientAborted()
+        }
+      }
+    }
+  }
+  throw last ?? new ApiError(503, 'server_error', 'no provider could take the request', 'provider_unavailable')
+}

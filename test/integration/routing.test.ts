@@ -1,0 +1,205 @@
+import { after, before, beforeEach, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import OpenAI from 'openai'
+import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import type { PresetFields } from '../../src/gateway/store/presetsRepo'
+
+const hi = [{ role: 'user' as const, content: 'hi' }]
+const preset = (name: string, model: string, fallbacks: string[]): PresetFields => ({
+  name,
+  model,
+  fallbacks,
+  system_prompt: null,
+  temperature: null,
+  max_tokens: null,
+  top_p: null,
+  description: null,
+})
+
+describe('routing: retries, fallbacks, cool-down', () => {
+  let t: TestGateway
+  let backup: FakeOpenAI
+  before(async () => {
+    t = await startTestGateway({}, { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5, retryAfterCapMs: 1000, cooldownAfterFailures: 1_000_000 })
+    backup = await startFakeOpenAI()
+    const gw = t.running.gateway
+    gw.providers.upsert('backup', 'openai', backup.url)
+    gw.presetsRepo.save(preset('resilient', 'gpt-4o-mini', ['backup/gpt-4o-mini']), 'test')
+  })
+  after(async () => {
+    await t.close()
+    await backup.close()
+  })
+  // Each test scripts its own failures; the backup needs its key in the environment of the gateway.
+  beforeEach(() => {
+    ;(t.running.gateway.options.env as NodeJS.ProcessEnv).BACKUP_API_KEY = backup.apiKey
+    t.running.gateway.configChanged()
+  })
+
+  it('retries retryable failures before the first byte, and records every attempt', async () => {
+    t.fake.script({ kind: 'status', status: 503 }, { kind: 'status', status: 502 })
+    const before = t.fake.received.length
+    const res: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
+    assert.equal(t.fake.received.length - before, 3)
+    assert.deepEqual(
+      res.gw.routing.attempts.map((a: any) => [a.provider, a.status]),
+      [
+        ['openai', 503],
+        ['openai', 502],
+        ['openai', 200],
+      ],
+    )
+    const record = await t.record(res.gw.request_id)
+    assert.equal(record.attempts.length, 3)
+    assert.equal(record.fallback_used, false)
+  })
+
+  it('honours retry-after up to the cap, and a longer wait goes to the fallback instead', async () => {
+    t.fake.script({ kind: 'status', status: 429, headers: { 'retry-after-ms': '20' } })
+    const ok: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
+    assert.deepEqual(ok.gw.routing.attempts.map((a: any) => a.status), [429, 200])
+    t.fake.script({ kind: 'status', status: 429, headers: { 'retry-after': '3600' } })
+    const res: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
+    assert.deepEqual(
+      res.gw.routing.attempts.map((a: any) => [a.provider, a.status]),
+      [
+        ['openai', 429],
+        ['backup', 200],
+      ],
+    )
+    assert.equal(res.gw.routing.fallback_used, true)
+  })
+
+  it('never retries once the stream has started', async () => {
+    t.fake.script({ kind: 'fail-mid-stream', afterChunks: 2, mode: 'drop' })
+    const before = t.fake.received.length
+    const backupBefore = backup.received.length
+    const stream = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi, stream: true })
+    await assert.rejects(async () => {
+      for await (const _ of stream);
+    })
+    assert.equal(t.fake.received.length - before, 1)
+    assert.equal(backup.received.length, backupBefore, 'no fallback either')
+  })
+
+  it('falls back in order after retries, billing only the attempt that served', async () => {
+    t.fake.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 })
+    backup.script({ kind: 'reply', content: 'from backup', usage: { prompt_tokens: 100, completion_tokens: 10, cached_tokens: 0 } })
+    const res: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
+    assert.equal(res.choices[0].message.content, 'from backup')
+    assert.equal(res.gw.routing.provider, 'backup')
+    assert.equal(res.gw.routing.fallback_used, true)
+    assert.deepEqual(
+      res.gw.routing.attempts.map((a: any) => [a.provider, a.status]),
+      [
+        ['openai', 500],
+        ['openai', 500],
+        ['openai', 500],
+        ['backup', 200],
+      ],
+    )
+    // backup/gpt-4o-mini has no catalog price: the serving attempt decides, and says so.
+    assert.equal(res.gw.cost.priced, false)
+    assert.equal(res.gw.cost.prompt_tokens, 100)
+    const record = await t.record(res.gw.request_id)
+    assert.equal(record.provider, 'backup')
+    assert.equal(record.fallback_used, true)
+  })
+
+  it("moves to the next candidate without retrying on the provider's own refusal (credential)", async () => {
+    t.fake.script({ kind: 'status', status: 401 })
+    const res: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
+    assert.deepEqual(res.gw.routing.attempts.map((a: any) => [a.provider, a.status]), [
+      ['openai', 401],
+      ['backup', 200],
+    ])
+  })
+
+  it("stops at the caller's own mistake (400) without trying fallbacks", async () => {
+    t.fake.script({ kind: 'status', status: 400 })
+    const before = backup.received.length
+    const err: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi }).catch((e) => e)
+    assert.equal(err.status, 400)
+    assert.equal(backup.received.length, before)
+  })
+
+  it("passes over a fallback the key's policy forbids", async () => {
+    const { secret } = t.running.gateway.keys.create('openai-only', { policy: { allowed_providers: ['openai'] } })
+    const client = new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 })
+    t.fake.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 })
+    const before = backup.received.length
+    const { response, error } = await client.chat.completions
+      .create({ model: 'policy/resilient', messages: hi })
+      .withResponse()
+      .then((r) => ({ response: r.response, error: null }))
+      .catch((e) => ({ response: null, error: e }))
+    assert.equal(response, null)
+    assert.equal(error.status, 502)
+    assert.equal(backup.received.length, before)
+    const record = await t.record(error.requestID)
+    assert.match(record.attempts.at(-1)!.error!, /skipped: key policy: .*allowed_providers/)
+  })
+})
+
+describe('routing: cool-down and timeouts', () => {
+  let t: TestGateway
+  let backup: FakeOpenAI
+  before(async () => {
+    backup = await startFakeOpenAI()
+    t = await startTestGateway({}, { maxRetries: 0, cooldownAfterFailures: 2, cooldownMs: 60_000 })
+    const gw = t.running.gateway
+    ;(gw.options.env as NodeJS.ProcessEnv).BACKUP_API_KEY = backup.apiKey
+    gw.providers.upsert('backup', 'openai', backup.url)
+    gw.presetsRepo.save(preset('resilient', 'gpt-4o-mini', ['backup/gpt-4o-mini']), 'test')
+  })
+  after(async () => {
+    await t.close()
+    await backup.close()
+  })
+
+  it('cools down a provider that keeps failing: it is skipped and shown unavailable', async () => {
+    t.fake.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 })
+    await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
+    await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
+    const before = t.fake.received.length
+    const res: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
+    assert.equal(t.fake.received.length, before, 'the cooled provider is not called')
+    assert.match(res.gw.routing.attempts[0].error, /skipped: openai is cooling down until .* after 2 failures/)
+    assert.equal(res.gw.routing.provider, 'backup')
+    const direct: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)
+    assert.equal(direct.status, 503)
+    assert.ok(Number(direct.headers.get('retry-after')) > 0)
+    const model: any = await t.client.models.retrieve('openai/gpt-4o-mini')
+    assert.equal(model.gw.availability.available, false)
+    assert.match(model.gw.availability.reason, /cooling down/)
+  })
+
+  it('applies per-provider timeouts set from the CLI (first byte)', async () => {
+    await gwCli(['providers', 'set', 'backup', '--kind', 'openai', '--base-url', backup.url, '--first-byte-timeout-ms', '100'], { dataDir: t.dataDir })
+    backup.script({ kind: 'delay', ms: 2000 })
+    const err: any = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi }).catch((e) => e)
+    assert.equal(err.status, 504)
+    assert.equal(err.code, 'provider_timeout')
+  })
+})
+
+describe('gw providers test', () => {
+  let t: TestGateway
+  before(async () => {
+    t = await startTestGateway()
+  })
+  after(() => t.close())
+
+  it('makes the cheapest real call and reports latency, or the exact error', async () => {
+    const ok = await gwCli(['providers', 'test', 'openai', '--json'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: t.fake.apiKey } })
+    const status = JSON.parse(ok.stdout)
+    assert.equal(status.ok, true)
+    assert.ok(status.latency_ms >= 0)
+    assert.equal(t.fake.received.at(-1)!.path, '/v1/models')
+    const bad = await gwCli(['providers', 'test', 'openai'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: 'sk-wrong' } }).catch((e) => e)
+    assert.equal(bad.code, 1)
+    assert.match(bad.stdout, /openai: failed: openai answered 401: Incorrect API key provided/)
+    assert.equal(bad.stdout.includes('sk-wrong'), false)
+  })
+})
