@@ -1,32 +1,68 @@
 import { z } from 'zod'
+import { op, type Operation } from './op'
+import { empty } from './common'
+import { authOps } from './auth'
+import { presetOps } from './presets'
+import { keyOps } from './keys'
+import { providerOps } from './providers'
+import { requestOps } from './requests'
+import { analyticsOps } from './analytics'
+import { settingsOps } from './settings'
+import { playgroundOps } from './playground'
 
 /**
  * The management contract: every operation that crosses a process boundary, with its input and
- * output schemas. Transports (Electron IPC now; HTTP and the CLI as the dashboard grows) are
- * generated from this table, so an operation cannot exist on one side only.
+ * output schemas and who may call it. The admin service implements it once; every transport
+ * (HTTP under /api, the CLI, Electron IPC) is generated from this table, so an operation cannot
+ * exist on one side only.
  */
 export const operations = {
-  'gateway.status': {
-    input: z.object({}).strict(),
+  'gateway.status': op({
+    summary: 'Where the gateway listens and how much it holds',
+    access: 'user',
+    input: empty,
     output: z.object({
-      baseUrl: z.string(),
+      base_url: z.string(),
       version: z.string(),
-      dataDir: z.string(),
+      data_dir: z.string(),
       keys: z.number().int(),
       requests: z.number().int(),
     }),
-  },
-} as const
+  }),
+  ...authOps,
+  ...presetOps,
+  ...keyOps,
+  ...providerOps,
+  ...requestOps,
+  ...analyticsOps,
+  ...settingsOps,
+  ...playgroundOps,
+} satisfies Record<string, Operation>
 
-export type OperationName = keyof typeof operations
-export type Input<N extends OperationName> = z.input<(typeof operations)[N]['input']>
-export type Output<N extends OperationName> = z.output<(typeof operations)[N]['output']>
+export type Operations = typeof operations
+export type OperationName = keyof Operations
+export type Input<N extends OperationName> = z.input<Operations[N]['input']>
+export type Output<N extends OperationName> = z.output<Operations[N]['output']>
+export type StreamingName = { [N in OperationName]: Operations[N] extends { stream: true } ? N : never }[OperationName]
 
 /** The IPC channel of an operation. */
 export const channelOf = (name: OperationName) => `gw:${name}`
 
-/** What the renderer can call: one async function per operation, nothing else. */
-export type GwApi = { [N in OperationName]: (input: Input<N>) => Promise<Output<N>> }
+/** What a client can call: one async function per operation; streaming ones deliver events to a callback. */
+export type GwApi = {
+  [N in OperationName]: N extends StreamingName
+    ? (input: Input<N>, onEvent: (event: Output<N>) => void) => Promise<void>
+    : (input: Input<N>) => Promise<Output<N>>
+}
 
 /** Errors cross a process boundary as values, not as thrown objects with stacks. */
-export type Result<T> = { ok: true; value: T } | { ok: false; error: { message: string; code: string } }
+export interface ContractError {
+  code: string
+  message: string
+  /** Field path for invalid input, e.g. `temperature` or `policy.rpm`. */
+  field?: string
+  status: number
+}
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ContractError }
+
+export type { Operation, Access } from './op'

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { op } from './op'
+import { empty, time, usd } from './common'
 
 const glob = z.string().trim().min(1).max(200)
 
@@ -21,3 +23,84 @@ export const keyPolicy = z
   .strict()
 
 export type KeyPolicy = z.infer<typeof keyPolicy>
+
+export const keySummary = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** gw-<8 characters>…<last 4>: the secret is never shown again after creation. */
+  masked: z.string(),
+  owner: z.object({ id: z.string(), username: z.string() }).nullable(),
+  created_at: time,
+  revoked_at: time.nullable(),
+  last_used_at: time.nullable(),
+  default_preset: z.string().nullable(),
+  policy: keyPolicy,
+  prepaid: z.boolean(),
+  /** Null for an unlimited key. */
+  balance_usd: usd.nullable(),
+  daily_limit_usd: usd.nullable(),
+  monthly_limit_usd: usd.nullable(),
+})
+export type KeySummary = z.infer<typeof keySummary>
+
+export const ledgerEntry = z.object({
+  id: z.number().int(),
+  created_at: time,
+  amount_usd: usd,
+  kind: z.enum(['top_up', 'adjustment', 'usage']),
+  request_id: z.string().nullable(),
+  actor: z.string(),
+  note: z.string().nullable(),
+})
+
+const settings = z.object({
+  default_preset: z.string().nullable().optional(),
+  policy: keyPolicy.optional(),
+  daily_limit_usd: usd.nonnegative().nullable().optional(),
+  monthly_limit_usd: usd.nonnegative().nullable().optional(),
+})
+
+const money = z.number().finite().refine((n) => n !== 0, 'must not be zero')
+
+export const keyOps = {
+  'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
+  'keys.get': op({
+    summary: 'One key with its ledger',
+    access: 'user',
+    input: z.object({ id: z.string() }).strict(),
+    output: z.object({ key: keySummary, ledger: z.array(ledgerEntry) }),
+  }),
+  'keys.create': op({
+    summary: 'Create a key; the secret is in this answer only',
+    access: 'user',
+    input: settings
+      .extend({
+        name: z.string().trim().min(1, 'is required').max(100),
+        /** Prepaid opening balance; absent means unlimited. */
+        balance_usd: usd.nonnegative().optional(),
+        /** Admins may create keys for another user. */
+        owner_id: z.string().optional(),
+      })
+      .strict(),
+    output: z.object({ secret: z.string(), key: keySummary }),
+  }),
+  'keys.update': op({
+    summary: 'Change a key’s default preset, policy or spend limits (null clears)',
+    access: 'user',
+    input: settings.extend({ id: z.string() }).strict(),
+    output: keySummary,
+  }),
+  'keys.revoke': op({ summary: 'Revoke a key; its next request gets 401', access: 'user', input: z.object({ id: z.string() }).strict(), output: keySummary }),
+  'keys.topUp': op({
+    summary: 'Add to a key’s prepaid balance (makes an unlimited key prepaid)',
+    access: 'admin',
+    input: z.object({ id: z.string(), amount_usd: usd.positive('must be positive'), note: z.string().max(500).optional() }).strict(),
+    output: keySummary,
+  }),
+  'keys.adjust': op({
+    summary: 'Correct a prepaid balance up or down, saying why',
+    access: 'admin',
+    input: z.object({ id: z.string(), amount_usd: money, note: z.string().trim().min(1, 'say why').max(500) }).strict(),
+    output: keySummary,
+  }),
+}

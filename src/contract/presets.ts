@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { op } from './op'
+import { empty, ok } from './common'
 
 export const presetName = z
   .string()
@@ -37,3 +39,63 @@ export interface Preset {
 /** "field: message; field: message", for CLI errors and API error bodies alike. */
 export const describeIssues = (error: z.ZodError) =>
   error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ')
+
+export const preset = z.object({
+  name: z.string(),
+  version: z.number().int(),
+  model: z.string(),
+  system_prompt: z.string().nullable(),
+  temperature: z.number().nullable(),
+  max_tokens: z.number().int().nullable(),
+  top_p: z.number().nullable(),
+  fallbacks: z.array(z.string()),
+  description: z.string().nullable(),
+  created_at: z.number().int(),
+  created_by: z.string().nullable(),
+})
+
+const keyRef = z.object({ id: z.string(), name: z.string() })
+
+export const presetOps = {
+  'presets.list': op({
+    summary: 'Current version of every preset, with the keys using it as default',
+    access: 'user',
+    input: empty,
+    output: z.array(preset.extend({ default_of_keys: z.array(keyRef) })),
+  }),
+  'presets.get': op({
+    summary: 'A preset with its whole version history (newest first)',
+    access: 'user',
+    input: z.object({ name: presetName }).strict(),
+    output: z.object({ preset, versions: z.array(preset), default_of_keys: z.array(keyRef) }),
+  }),
+  'presets.save': op({
+    summary: 'Create or replace a preset: the input is the whole new version',
+    access: 'admin',
+    input: presetInput,
+    output: preset,
+  }),
+  'presets.restore': op({
+    summary: 'Save an earlier version again as the newest',
+    access: 'admin',
+    input: z.object({ name: presetName, version: z.number().int().positive() }).strict(),
+    output: preset,
+  }),
+  'presets.delete': op({
+    summary: 'Delete a preset; refused while a key has it as default',
+    access: 'admin',
+    input: z.object({ name: presetName }).strict(),
+    output: ok,
+  }),
+  'presets.preview': op({
+    summary: 'The upstream request body a caller message turns into under a preset (saved or draft)',
+    access: 'user',
+    input: z
+      .object({
+        preset: presetInput,
+        request: z.object({ messages: z.array(z.object({ role: z.string(), content: z.string() })).min(1) }).passthrough(),
+      })
+      .strict(),
+    output: z.object({ provider: z.string(), upstream_model: z.string(), body: z.record(z.string(), z.unknown()) }),
+  }),
+}

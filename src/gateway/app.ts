@@ -1,15 +1,39 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
+import fastifyStatic from '@fastify/static'
+import type { AdminService } from './admin/adminService'
+import { apiRoutes } from './http/api/routes'
 import type { GatewayConfig } from './config'
 import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
 import { newRequestId } from './pipeline/requestContext'
 import { chatRoutes } from './http/v1/chat'
+import { VERSION } from './version'
 import { embeddingsRoutes } from './http/v1/embeddings'
 import { modelsRoutes } from './http/v1/models'
 
-export const VERSION = '0.1.0'
+export { VERSION } from './version'
+
+/** Where `electron-vite build` puts the dashboard. */
+export const defaultDashboardDir = path.resolve(import.meta.dirname, '../../out/renderer')
+
+export interface AppOptions {
+  admin?: AdminService
+  /** The built dashboard to serve at `/`; absent or missing means no dashboard over HTTP. */
+  dashboardDir?: string
+}
+
+/** Headers for the dashboard's pages: no inline scripts, no framing, no sniffing. */
+const DASHBOARD_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+}
 
 function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
   if (err instanceof ApiError) return err
@@ -32,7 +56,7 @@ function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
 }
 
 /** Builds the HTTP app around a gateway; listening is the caller's business (server.ts, tests). */
-export function buildApp(gw: Gateway, config: GatewayConfig): FastifyInstance {
+export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions = {}): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: config.bodyLimitBytes,
@@ -41,7 +65,18 @@ export function buildApp(gw: Gateway, config: GatewayConfig): FastifyInstance {
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
   })
-  const hostAllowed = hostChecker(config.host, config.allowedHosts)
+  // Allowed hosts and CORS origins come from start-up flags plus the dashboard's settings, and
+  // follow the settings live: the checker is rebuilt whenever they change.
+  let hostAllowed = hostChecker(config.host, config.allowedHosts)
+  let hostSource: string[] = []
+  const allowHost = (host: string | undefined) => {
+    if (gw.settings.allowed_hosts !== hostSource) {
+      hostSource = gw.settings.allowed_hosts
+      hostAllowed = hostChecker(config.host, [...config.allowedHosts, ...hostSource])
+    }
+    return hostAllowed(host)
+  }
+  const corsOrigins = () => [...config.corsOrigins, ...gw.settings.cors_origins]
   const routeMethods = new Map<string, string[]>()
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
@@ -50,7 +85,8 @@ export function buildApp(gw: Gateway, config: GatewayConfig): FastifyInstance {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
-    if (!hostAllowed(req.headers.host)) {
+    gw.refresh()
+    if (!allowHost(req.headers.host)) {
       throw new ApiError(
         403,
         'invalid_request_error',
@@ -59,13 +95,15 @@ export function buildApp(gw: Gateway, config: GatewayConfig): FastifyInstance {
       )
     }
   })
-  if (config.corsOrigins.length > 0) {
-    app.register(cors, {
-      origin: config.corsOrigins.includes('*') ? true : config.corsOrigins,
-      exposedHeaders: ['x-request-id'],
-      maxAge: 600,
-    })
-  }
+  app.register(cors, {
+    // No origin configured: no CORS headers at all, so browsers keep other sites out.
+    origin: (origin, cb) => {
+      const allowed = corsOrigins()
+      cb(null, origin !== undefined && (allowed.includes('*') || allowed.includes(origin)) ? origin : false)
+    },
+    exposedHeaders: ['x-request-id'],
+    maxAge: 600,
+  })
   // Tools that forget the content type (curl -d) still get their JSON read.
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     try {
@@ -98,5 +136,18 @@ export function buildApp(gw: Gateway, config: GatewayConfig): FastifyInstance {
   chatRoutes(app, gw)
   embeddingsRoutes(app, gw)
   modelsRoutes(app, gw)
+  if (options.admin) apiRoutes(app, options.admin)
+  const dashboard = options.dashboardDir ?? defaultDashboardDir
+  if (options.admin && fs.existsSync(path.join(dashboard, 'index.html'))) {
+    app.register(fastifyStatic, {
+      root: dashboard,
+      index: 'index.html',
+      wildcard: false,
+      setHeaders: (res, file) => {
+        if (file.endsWith('.html')) for (const [k, v] of Object.entries(DASHBOARD_HEADERS)) res.setHeader(k, v)
+        else res.setHeader('x-content-type-options', 'nosniff')
+      },
+    })
+  }
   return app
 }

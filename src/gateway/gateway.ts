@@ -1,4 +1,7 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Agent } from 'undici'
+import { SettingsRepo } from './store/settingsRepo'
+import type { Settings } from '../contract/settings'
 import type { GatewayConfig } from './config'
 import { openDatabase, type Db } from './store/db'
 import { ConfigWatcher } from './store/configRev'
@@ -47,6 +50,14 @@ export class Gateway {
   readonly ledger: LedgerRepo
   readonly balances: Balances
   readonly rateLimiter = new RateLimiter()
+  readonly settingsRepo: SettingsRepo
+  /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
+  settings!: Settings
+  /**
+   * Lets the Playground send requests through the gateway's own HTTP pipeline in-process under a
+   * key the dashboard has checked, without knowing the key's secret. Never leaves this process.
+   */
+  private readonly internalToken = Buffer.from(randomBytes(32).toString('base64url'))
   readonly routing: RoutingConfig
   readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
@@ -68,6 +79,7 @@ export class Gateway {
     this.prices = new PricesRepo(this.db)
     this.requests = new RequestsRepo(this.db)
     this.presetsRepo = new PresetsRepo(this.db)
+    this.settingsRepo = new SettingsRepo(this.db)
     this.ledger = new LedgerRepo(this.db)
     this.records = new RecordWriter(this.db, { onError: (err) => log('writing request records failed; will retry', err) })
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
@@ -85,6 +97,15 @@ export class Gateway {
   /** Called at the start of every request: a no-op unless some process changed configuration. */
   refresh(): void {
     if (!this.watcher.changed()) return
+    const c = this.options.config
+    this.settings = this.settingsRepo.read({
+      port: c.port,
+      bind: c.host,
+      allowed_hosts: [],
+      cors_origins: [],
+      log_bodies: false,
+      retention_days: null,
+    })
     this.keyIndex.reload(this.keys.all())
     this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))
     // Usage debits still queued would be missing from the ledger's sums.
@@ -93,6 +114,17 @@ export class Gateway {
     this.registry.reload()
     this.priceBook.reload(this.prices.all())
     this.health.clear()
+  }
+
+  /** Headers that make an in-process request run under a key the dashboard has checked. */
+  internalHeaders(keyId: string): Record<string, string> {
+    return { 'gw-internal-token': this.internalToken.toString(), 'gw-internal-key-id': keyId }
+  }
+
+  isInternal(token: unknown): boolean {
+    if (typeof token !== 'string') return false
+    const given = Buffer.from(token)
+    return given.length === this.internalToken.length && timingSafeEqual(given, this.internalToken)
   }
 
   /** After a change made through this process's own connection. */

@@ -1,22 +1,29 @@
 import { resolveConfig, type ConfigOverrides, type GatewayConfig } from './config'
 import { Gateway, type GatewayOptions } from './gateway'
-import { buildApp } from './app'
+import { buildApp, VERSION, type AppOptions } from './app'
+import { AdminService } from './admin/adminService'
 
 export interface RunningGateway {
   url: string
   config: GatewayConfig
   gateway: Gateway
+  admin: AdminService
   close(): Promise<void>
 }
 
 /** Starts the gateway and listens; used by `gw serve`, the desktop app's main process and tests. */
 export async function startGateway(
   overrides: ConfigOverrides = {},
-  options: Omit<GatewayOptions, 'config'> = {},
+  options: Omit<GatewayOptions, 'config'> & Pick<AppOptions, 'dashboardDir'> = {},
 ): Promise<RunningGateway> {
   const config = resolveConfig(overrides, options.env)
   const gateway = new Gateway({ ...options, config })
-  const app = buildApp(gateway, config)
+  const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir })
+  const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir })
+  admin.attach(async (r) => {
+    const res = await app.inject({ ...r, payloadAsStream: true })
+    return { statusCode: res.statusCode, headers: res.headers, stream: () => res.stream() }
+  })
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (err) {
@@ -27,10 +34,13 @@ export async function startGateway(
   const port = typeof address === 'object' && address ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   let closing: Promise<void> | null = null
+  const url = `http://${host}:${port}`
+  admin.setBaseUrl(`${url}/v1`)
   return {
-    url: `http://${host}:${port}`,
+    url,
     config: { ...config, port },
     gateway,
+    admin,
     close: () =>
       (closing ??= (async () => {
         await app.close()

@@ -1,8 +1,8 @@
 import path from 'node:path'
 import { app, BrowserWindow, ipcMain } from 'electron'
 import { startGateway, type RunningGateway } from '../gateway/server'
-import { VERSION } from '../gateway/app'
-import { registerIpc } from './ipc'
+import { UsersRepo } from '../gateway/store/usersRepo'
+import { registerIpc, type DesktopSession } from './ipc'
 
 // The desktop app and `gw serve` share one data folder: Electron's userData for this product name.
 let gateway: RunningGateway | null = null
@@ -37,19 +37,10 @@ if (!app.requestSingleInstanceLock()) {
   app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus())
   app.whenReady().then(async () => {
     gateway = await startGateway({ dataDir: app.getPath('userData') })
-    registerIpc(
-      ipcMain,
-      {
-        'gateway.status': async () => ({
-          baseUrl: `${gateway!.url}/v1`,
-          version: VERSION,
-          dataDir: gateway!.config.dataDir,
-          keys: gateway!.gateway.keys.all().filter((k) => k.revoked_at === null).length,
-          requests: gateway!.gateway.db.prepare('SELECT count(*) FROM requests').pluck().get() as number,
-        }),
-      },
-      isOwnRenderer,
-    )
+    const running = gateway
+    const session: DesktopSession = { token: null }
+    const users = new UsersRepo(running.gateway.db)
+    registerIpc(ipcMain, running.admin, session, isOwnRenderer, (token) => (token ? (users.userForSession(token) ?? null) : null))
     await createWindow()
   })
   app.on('window-all-closed', () => {

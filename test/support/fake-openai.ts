@@ -2,7 +2,8 @@
  * A fake OpenAI upstream for integration tests: a real HTTP server on 127.0.0.1 that speaks the
  * Chat Completions, Embeddings and Models wire format byte for byte as OpenAI does (see
  * /work/shared/reference/wire-format.md §1.4, §1.5, §2, §3), so the gateway is proven against the
- * protocol rather than against its own idea of it. Tests steer it with `script()`.
+ * protocol rather than against its own idea of it. Tests steer it with `script()`. With `quirks` it
+ * speaks like one of the "OpenAI-compatible" providers instead (§5, §6), deviations included.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
@@ -36,6 +37,54 @@ export interface UsageSpec {
   cached_tokens: number
   cache_write_tokens?: number
   reasoning_tokens?: number
+}
+
+/**
+ * Deviations of OpenAI-compatible providers from OpenAI's wire format (reference §5, §6), each off
+ * by default. They change only how the fake speaks, never what a behaviour means.
+ */
+export interface FakeQuirks {
+  /** Gemini, old Ollama: streamed tool calls carry no `index`; each call arrives whole in one chunk, the last one carrying the finish reason. */
+  toolCallsWithoutIndex?: boolean
+  /** Gemini: `finish_reason: "stop"` even when the answer is tool calls (streamed and not). */
+  stopWithToolCalls?: boolean
+  /** Gemini (older): tool-call ids are `""` (streamed and not). */
+  emptyToolCallIds?: boolean
+  /**
+   * Gemini: OpenAI-shaped error bodies (the fake's own and scripted ones) go out as
+   * `[{"error":{"code":<status>,"message":…,"status":"INVALID_ARGUMENT"}}]`; a wrong key gets
+   * Gemini's 400 INVALID_ARGUMENT with reason API_KEY_INVALID instead of a 401.
+   */
+  errorsAsArray?: boolean
+  /**
+   * Groq: a stream never carries a top-level `usage` (not even with include_usage); the totals come
+   * only under `x_groq.usage` on the finishing chunk. Usage objects carry Groq's timing fields.
+   */
+  groqUsage?: boolean
+  /** DeepSeek, OpenRouter: `: keep-alive` before the first event, `: OPENROUTER PROCESSING` and an extra blank line before every later one. */
+  keepAlives?: boolean
+  /** SSE lines end in `\r\n`. */
+  crlf?: boolean
+  /**
+   * Every SSE write leaves in several TCP writes a millisecond apart: one split inside `data:`, one
+   * inside the first multi-byte UTF-8 character, one between `\r` and `\n` when lines end in `\r\n`.
+   */
+  splitWrites?: boolean
+  /** DeepSeek under load: blank lines, in separate writes, before a non-streamed JSON body. */
+  blankLinesBeforeJson?: boolean
+  /** DeepSeek: cache hits as top-level `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`, no `prompt_tokens_details`. */
+  deepseekUsage?: boolean
+  /** Together: `GET /models` answers a bare JSON array. */
+  bareModelList?: boolean
+  /** Gemini: model ids are prefixed `models/`. */
+  modelsPrefix?: boolean
+  /** Ollama, LM Studio: no key needed; any Authorization header, or none, is accepted. */
+  noAuth?: boolean
+  /**
+   * OpenRouter: error bodies are `{"error":{"code":<status number>,"message":…,"metadata"?}}`; a
+   * failure after the 200 arrives as a chunk with an `error` object and `finish_reason: "error"`.
+   */
+  numericErrorCode?: boolean
 }
 
 export interface FakeOpenAI {
@@ -147,9 +196,64 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text)
 }
 
+// google.rpc.Code names Gemini puts in `status`, by HTTP status.
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+}
+
+const isErrorBody = (v: unknown): v is ErrorBody => isObject(v) && isObject(v.error) && typeof v.error.message === 'string'
+
+/**
+ * An OpenAI error body in the provider's dialect; anything else (strings, other shapes) goes out as
+ * given. OpenRouter's `metadata` (moderation reasons, a provider's raw error) is taken from a
+ * scripted body's `error.metadata`.
+ */
+function dialectError(status: number, body: unknown, q: FakeQuirks): unknown {
+  if (!isErrorBody(body)) return body
+  if (q.errorsAsArray) return [{ error: { code: status, message: body.error.message, status: GOOGLE_STATUS[status] ?? 'UNKNOWN' } }]
+  if (q.numericErrorCode) {
+    const metadata = (body.error as { metadata?: unknown }).metadata
+    return { error: { code: status, message: body.error.message, ...(metadata !== undefined ? { metadata } : {}) } }
+  }
+  return body
+}
+
+/** Gemini refuses a wrong key with a 400, not a 401. */
+const GEMINI_KEY_INVALID = [
+  {
+    error: {
+      code: 400,
+      message: 'API key not valid. Please pass a valid API key.',
+      status: 'INVALID_ARGUMENT',
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
+      ],
+    },
+  },
+]
+
+function sendError(res: ServerResponse, status: number, body: unknown, q: FakeQuirks, headers: Record<string, string> = {}) {
+  sendJson(res, status, dialectError(status, body, q), headers)
+}
+
 /** One response in flight, with what a behaviour needs to react to the client going away. */
 interface Exchange {
   res: ServerResponse
+  quirks: FakeQuirks
   closed: boolean
   onClose(fn: () => void): void
   /** Ends the connection after what was written so far, without finishing the HTTP body; not a client close. */
@@ -167,11 +271,27 @@ function contentPieces(text: string): string[] {
   return pieces
 }
 
-function usageObject(spec: UsageSpec) {
+function usageObject(spec: UsageSpec, q: FakeQuirks = {}) {
+  const prompt_tokens = spec.prompt_tokens
+  const completion_tokens = spec.completion_tokens
+  const total_tokens = prompt_tokens + completion_tokens
+  if (q.deepseekUsage) {
+    return {
+      prompt_tokens,
+      completion_tokens,
+      total_tokens,
+      prompt_cache_hit_tokens: spec.cached_tokens,
+      prompt_cache_miss_tokens: prompt_tokens - spec.cached_tokens,
+      ...(spec.reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens: spec.reasoning_tokens } } : {}),
+    }
+  }
+  if (q.groqUsage) {
+    return { queue_time: 0.012, prompt_tokens, prompt_time: 0.004, completion_tokens, completion_time: 0.021, total_tokens, total_time: 0.025 }
+  }
   return {
-    prompt_tokens: spec.prompt_tokens,
-    completion_tokens: spec.completion_tokens,
-    total_tokens: spec.prompt_tokens + spec.completion_tokens,
+    prompt_tokens,
+    completion_tokens,
+    total_tokens,
     prompt_tokens_details: {
       cached_tokens: spec.cached_tokens,
       audio_tokens: 0,
@@ -188,8 +308,16 @@ function usageObject(spec: UsageSpec) {
 
 type ReplyBehaviour = Extract<Behaviour, { kind: 'reply' }>
 
-function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean) {
-  const toolCalls = b.toolCalls?.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }))
+/** The finish reason a reply ends with, as this provider reports it. */
+function finishReasonOf(b: ReplyBehaviour, q: FakeQuirks): string {
+  if (b.finishReason) return b.finishReason
+  return b.toolCalls && !q.stopWithToolCalls ? 'tool_calls' : 'stop'
+}
+
+const toolCallId = (call: { id: string }, q: FakeQuirks) => (q.emptyToolCallIds ? '' : call.id)
+
+function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean, q: FakeQuirks = {}) {
+  const toolCalls = b.toolCalls?.map((c) => ({ id: toolCallId(c, q), type: 'function', function: { name: c.name, arguments: c.arguments } }))
   return {
     id: `chatcmpl-${randomHex(12)}`,
     object: 'chat.completion',
@@ -206,12 +334,93 @@ function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean) 
           annotations: [],
         },
         logprobs: null,
-        finish_reason: b.finishReason ?? (toolCalls ? 'tool_calls' : 'stop'),
+        finish_reason: finishReasonOf(b, q),
       },
     ],
-    ...(withUsage ? { usage: usageObject({ ...DEFAULT_USAGE, ...b.usage }) } : {}),
+    ...(withUsage ? { usage: usageObject({ ...DEFAULT_USAGE, ...b.usage }, q) } : {}),
     service_tier: 'default',
     system_fingerprint: SYSTEM_FINGERPRINT,
+    ...(q.groqUsage ? { x_groq: { id: `req_${randomHex(12)}` } } : {}),
+  }
+}
+
+/** A 200 JSON answer; DeepSeek under load sends blank lines first, each in its own write. */
+function sendCompletion(ex: Exchange, body: unknown) {
+  if (!ex.quirks.blankLinesBeforeJson) return sendJson(ex.res, 200, body)
+  ex.res.writeHead(200, { 'content-type': 'application/json' })
+  let blanks = 3
+  const next = () => {
+    if (ex.closed) return
+    if (blanks-- > 0) {
+      ex.res.write('\n')
+      timer = setTimeout(next, 2)
+    } else ex.res.end(JSON.stringify(body))
+  }
+  let timer = setTimeout(next, 0)
+  ex.onClose(() => clearTimeout(timer))
+}
+
+/** Where to cut one SSE write into several TCP writes: inside `data:`, inside the first multi-byte character, between \r and \n. */
+function splitPoints(bytes: Buffer): number[] {
+  const points = new Set<number>([Math.min(3, bytes.length)])
+  const continuation = bytes.findIndex((byte) => (byte & 0xc0) === 0x80)
+  if (continuation > 0) points.add(continuation)
+  const crlf = bytes.indexOf('\r\n')
+  if (crlf >= 0) points.add(crlf + 1)
+  return [...points].filter((p) => p > 0 && p < bytes.length).sort((a, b) => a - b)
+}
+
+/**
+ * Writes the SSE byte stream of one response, in this provider's framing. Without `splitWrites`
+ * every write goes out at once, in order; with it, writes are queued and leave in pieces.
+ */
+class SseWriter {
+  private queue: Promise<void> = Promise.resolve()
+  private events = 0
+
+  constructor(private readonly ex: Exchange) {}
+
+  private get q() {
+    return this.ex.quirks
+  }
+
+  event(data: string) {
+    const eol = this.q.crlf ? '\r\n' : '\n'
+    let text = `data: ${data}${eol}${eol}`
+    if (this.q.keepAlives) text = (this.events === 0 ? `: keep-alive${eol}${eol}` : `: OPENROUTER PROCESSING${eol}${eol}${eol}`) + text
+    this.events++
+    this.write(text)
+  }
+
+  private write(text: string) {
+    if (!this.q.splitWrites) {
+      this.ex.res.write(text)
+      return
+    }
+    const bytes = Buffer.from(text)
+    let from = 0
+    for (const to of [...splitPoints(bytes), bytes.length]) {
+      const piece = bytes.subarray(from, to)
+      from = to
+      this.afterQueued(async () => {
+        await new Promise<void>((resolve) => setTimeout(resolve, 1))
+        if (!this.ex.closed) this.ex.res.write(piece)
+      })
+    }
+  }
+
+  /** Runs after everything written so far has left. */
+  afterQueued(fn: () => unknown) {
+    if (!this.q.splitWrites) {
+      fn()
+      return
+    }
+    this.queue = this.queue
+      .then(async () => {
+        if (!this.ex.closed) await fn()
+      })
+      // A fake that cannot finish a stream cuts it, as handle() does for its own crashes.
+      .catch(() => void this.ex.res.destroy())
   }
 }
 
@@ -219,31 +428,45 @@ function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean) 
 class ChunkWriter {
   private readonly id = `chatcmpl-${randomHex(12)}`
   private readonly created = Math.floor(Date.now() / 1000)
+  private readonly sse: SseWriter
+  private readonly q: FakeQuirks
 
   constructor(
     private readonly ex: Exchange,
     private readonly model: string,
     private readonly includeUsage: boolean,
   ) {
+    this.q = ex.quirks
+    this.sse = new SseWriter(ex)
     ex.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' })
     ex.res.flushHeaders()
   }
 
-  chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
-    this.event(this.envelope([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]))
+  chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) {
+    this.event({ ...this.envelope([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]), ...extra })
   }
 
   usage(spec: UsageSpec) {
-    this.event({ ...this.envelope([]), usage: usageObject(spec) })
+    this.event({ ...this.envelope([]), usage: usageObject(spec, this.q) })
   }
 
   event(data: unknown) {
-    this.ex.res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`)
+    this.sse.event(typeof data === 'string' ? data : JSON.stringify(data))
   }
 
   done() {
     this.event('[DONE]')
-    this.ex.res.end()
+    this.end()
+  }
+
+  /** Ends the body once everything queued has been written. */
+  end() {
+    this.sse.afterQueued(() => this.ex.res.end())
+  }
+
+  /** Drops the connection once everything queued has been written. */
+  drop() {
+    this.sse.afterQueued(() => this.ex.drop())
   }
 
   private envelope(choices: unknown[]) {
@@ -255,22 +478,43 @@ class ChunkWriter {
       service_tier: 'default',
       system_fingerprint: SYSTEM_FINGERPRINT,
       choices,
-      ...(this.includeUsage ? { usage: null } : {}),
+      // Groq (older) never sends a top-level usage on a stream.
+      ...(this.includeUsage && !this.q.groqUsage ? { usage: null } : {}),
     }
   }
 }
 
 function streamReply(ex: Exchange, model: string, b: ReplyBehaviour, includeUsage: boolean) {
+  const q = ex.quirks
   const w = new ChunkWriter(ex, model, includeUsage)
   const content = b.content ?? (b.toolCalls ? null : DEFAULT_CONTENT)
-  w.chunk({ role: 'assistant', content: content === null ? null : '', refusal: null })
+  const finishReason = finishReasonOf(b, q)
+  const usage = { ...DEFAULT_USAGE, ...b.usage }
+  // Groq: the request id rides on the first chunk, the usage on the finishing one.
+  const groqId = `req_${randomHex(12)}`
+  w.chunk({ role: 'assistant', content: content === null ? null : '', refusal: null }, null, q.groqUsage ? { x_groq: { id: groqId } } : {})
   for (const piece of contentPieces(content ?? '')) w.chunk({ content: piece })
-  b.toolCalls?.forEach((call, index) => {
-    w.chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] })
-    for (const piece of contentPieces(call.arguments)) w.chunk({ tool_calls: [{ index, function: { arguments: piece } }] })
-  })
-  w.chunk({}, b.finishReason ?? (b.toolCalls ? 'tool_calls' : 'stop'))
-  if (includeUsage) w.usage({ ...DEFAULT_USAGE, ...b.usage })
+  const calls = b.toolCalls ?? []
+  if (q.toolCallsWithoutIndex) {
+    // Gemini: each call whole in one chunk, no index; the finish reason comes with the last one.
+    calls.forEach((call, i) => {
+      const last = i === calls.length - 1
+      w.chunk(
+        { tool_calls: [{ id: toolCallId(call, q), type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+        last ? finishReason : null,
+        last && q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {},
+      )
+    })
+  } else {
+    calls.forEach((call, index) => {
+      w.chunk({ tool_calls: [{ index, id: toolCallId(call, q), type: 'function', function: { name: call.name, arguments: '' } }] })
+      for (const piece of contentPieces(call.arguments)) w.chunk({ tool_calls: [{ index, function: { arguments: piece } }] })
+    })
+  }
+  if (!(q.toolCallsWithoutIndex && calls.length > 0)) {
+    w.chunk({}, finishReason, q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {})
+  }
+  if (includeUsage && !q.groqUsage) w.usage(usage)
   w.done()
 }
 
@@ -285,11 +529,16 @@ function failMidStream(ex: Exchange, model: string, b: Extract<Behaviour, { kind
   const w = new ChunkWriter(ex, model, includeUsage)
   for (let n = 0; n < b.afterChunks; n++) fillerChunk(w, n)
   if (b.mode === 'error-event') {
-    w.event(errorBody('The server had an error while processing your request. Sorry about that!', 'server_error'))
-    ex.res.end()
+    if (ex.quirks.numericErrorCode) {
+      // OpenRouter: the error rides on a chunk whose choice finishes with "error".
+      w.chunk({ content: '' }, 'error', { provider: 'FakeProvider', error: { code: 'server_error', message: 'Provider disconnected unexpectedly' } })
+    } else {
+      w.event(errorBody('The server had an error while processing your request. Sorry about that!', 'server_error'))
+    }
+    w.end()
     return
   }
-  ex.drop()
+  w.drop()
 }
 
 function endlessStream(ex: Exchange, model: string, intervalMs: number, includeUsage: boolean) {
@@ -305,7 +554,7 @@ type Terminal = Exclude<Behaviour, { kind: 'status' } | { kind: 'delay' }>
 /** Applies the behaviours every scripted endpoint shares, handing the rest to the endpoint. */
 function perform(ex: Exchange, b: Behaviour, model: string, apiKey: string, answer: (b: Terminal) => void) {
   if (ex.closed) return
-  if (b.kind === 'status') return sendJson(ex.res, b.status, b.body ?? defaultError(b.status, model, apiKey), b.headers)
+  if (b.kind === 'status') return sendError(ex.res, b.status, b.body ?? defaultError(b.status, model, apiKey), ex.quirks, b.headers)
   if (b.kind === 'delay') {
     const timer = setTimeout(() => perform(ex, b.then ?? { kind: 'reply' }, model, apiKey, answer), b.ms)
     ex.onClose(() => clearTimeout(timer))
@@ -337,12 +586,12 @@ function answerChat(ex: Exchange, body: Record<string, any>, b: Terminal) {
   const includeUsage = stream && body.stream_options?.include_usage === true
   switch (b.kind) {
     case 'reply':
-      return stream ? streamReply(ex, model, b, includeUsage) : sendJson(ex.res, 200, completionObject(model, b, true))
+      return stream ? streamReply(ex, model, b, includeUsage) : sendCompletion(ex, completionObject(model, b, true, ex.quirks))
     case 'no-usage':
-      return stream ? streamReply(ex, model, { kind: 'reply' }, false) : sendJson(ex.res, 200, completionObject(model, { kind: 'reply' }, false))
+      return stream ? streamReply(ex, model, { kind: 'reply' }, false) : sendCompletion(ex, completionObject(model, { kind: 'reply' }, false, ex.quirks))
     case 'fail-mid-stream': {
       if (stream) return failMidStream(ex, model, b, includeUsage)
-      const text = JSON.stringify(completionObject(model, { kind: 'reply' }, true))
+      const text = JSON.stringify(completionObject(model, { kind: 'reply' }, true, ex.quirks))
       ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
       ex.res.write(text.slice(0, text.length >> 1))
       return ex.drop()
@@ -396,7 +645,7 @@ function validateEmbeddings(body: Record<string, any>): EmbeddingInput[] | Error
 function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: EmbeddingInput[], b: Terminal) {
   if (b.kind === 'fail-mid-stream' || b.kind === 'endless-stream') {
     // A test scripting a stream failure for embeddings is a mistake in the test; say so loudly.
-    return sendJson(ex.res, 500, errorBody(`fake-openai: behaviour '${b.kind}' does not apply to /v1/embeddings`, 'server_error'))
+    return sendError(ex.res, 500, errorBody(`fake-openai: behaviour '${b.kind}' does not apply to /v1/embeddings`, 'server_error'), ex.quirks)
   }
   const dims: number = body.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS
   const tokens = inputs.reduce((sum, input) => sum + tokenCount(input), 0)
@@ -423,9 +672,10 @@ async function readBody(req: IncomingMessage): Promise<{ body: any; malformed: b
   }
 }
 
-export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[] } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]; quirks?: FakeQuirks } = {}): Promise<FakeOpenAI> {
   const apiKey = opts.apiKey ?? `sk-fake-${randomHex(16)}`
   const models = opts.models ?? DEFAULT_MODELS
+  const quirks: FakeQuirks = { ...opts.quirks }
   const received: ReceivedRequest[] = []
   const queue: Behaviour[] = []
   let clientCloses = 0
@@ -440,7 +690,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
     else unclaimedCloses++
   }
 
-  const modelObject = (id: string) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: 'fake' })
+  const modelObject = (id: string) => ({ id: quirks.modelsPrefix ? `models/${id}` : id, object: 'model', created: MODEL_CREATED, owned_by: 'fake' })
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     res.setHeader('x-request-id', `req_${randomHex(16)}`)
@@ -451,6 +701,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
     let droppedByUs = false
     const ex: Exchange = {
       res,
+      quirks,
       closed: false,
       onClose: (fn) => closeHandlers.push(fn),
       drop: () => {
@@ -472,27 +723,31 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
     received.push({ method, path, headers: req.headers, body })
 
     const auth = req.headers.authorization ?? ''
-    if (!auth.startsWith('Bearer ') || auth.slice('Bearer '.length).trim() === '') {
-      return sendJson(
+    if (!quirks.noAuth && (!auth.startsWith('Bearer ') || auth.slice('Bearer '.length).trim() === '')) {
+      return sendError(
         res,
         401,
         errorBody(
           "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). You can obtain an API key from https://platform.openai.com/account/api-keys.",
           'invalid_request_error',
         ),
+        quirks,
       )
     }
     const presented = auth.slice('Bearer '.length).trim()
-    if (presented !== apiKey) return sendJson(res, 401, invalidKey(presented))
+    if (!quirks.noAuth && presented !== apiKey) {
+      return quirks.errorsAsArray ? sendJson(res, 400, GEMINI_KEY_INVALID) : sendError(res, 401, invalidKey(presented), quirks)
+    }
 
     if (malformed) {
-      return sendJson(
+      return sendError(
         res,
         400,
         errorBody(
           "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)",
           'invalid_request_error',
         ),
+        quirks,
       )
     }
 
@@ -500,22 +755,24 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
     const json: Record<string, any> = isObject(body) ? body : {}
     if (method === 'POST' && pathname === '/v1/chat/completions') {
       const invalid = validateChat(json)
-      if (invalid) return sendJson(res, 400, invalid)
+      if (invalid) return sendError(res, 400, invalid, quirks)
       return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerChat(ex, json, b))
     }
     if (method === 'POST' && pathname === '/v1/embeddings') {
       const inputs = validateEmbeddings(json)
-      if (!Array.isArray(inputs)) return sendJson(res, 400, inputs)
+      if (!Array.isArray(inputs)) return sendError(res, 400, inputs, quirks)
       return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerEmbeddings(ex, json, inputs, b))
     }
     if (method === 'GET' && pathname === '/v1/models') {
-      return sendJson(res, 200, { object: 'list', data: models.map(modelObject) })
+      const data = models.map(modelObject)
+      return sendJson(res, 200, quirks.bareModelList ? data : { object: 'list', data })
     }
     if (method === 'GET' && pathname.startsWith('/v1/models/')) {
-      const id = decodeURIComponent(pathname.slice('/v1/models/'.length))
-      return models.includes(id) ? sendJson(res, 200, modelObject(id)) : sendJson(res, 404, modelNotFound(id))
+      let id = decodeURIComponent(pathname.slice('/v1/models/'.length))
+      if (quirks.modelsPrefix) id = id.replace(/^models\//, '')
+      return models.includes(id) ? sendJson(res, 200, modelObject(id)) : sendError(res, 404, modelNotFound(id), quirks)
     }
-    sendJson(res, 404, errorBody(`Invalid URL (${method} ${pathname})`, 'invalid_request_error'))
+    sendError(res, 404, errorBody(`Invalid URL (${method} ${pathname})`, 'invalid_request_error'), quirks)
   }
 
   const server = http.createServer((req, res) => {

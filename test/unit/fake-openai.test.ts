@@ -259,3 +259,138 @@ describe('fake OpenAI provider, seen by the official SDK', () => {
     assert.equal(fake.streamsClosedByClient, before + 1)
   })
 })
+
+// Quirks make the fake speak another provider's dialect; these pin the bytes each one puts on the
+// wire (reference §5), read raw since the point is what a strict client would trip on.
+describe('fake provider quirks, on the wire', () => {
+  const post = (fake: FakeOpenAI, body: Record<string, unknown>, key: string | null = fake.apiKey) =>
+    fetch(`${fake.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify({ model: 'm', messages: hi, ...body }),
+    })
+  // Every event these fakes send is a single `data:` line.
+  const events = (text: string) =>
+    text
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => line.slice('data: '.length))
+  const json = async (res: Response): Promise<any> => res.json()
+  const toolCalls = [
+    { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' },
+    { id: 'call_b', name: 'get_time', arguments: '{}' },
+  ]
+
+  it('Gemini: array errors (400 for a wrong key), whole index-less tool calls with empty ids and "stop", models/ ids', async () => {
+    const fake = await startFakeOpenAI({
+      quirks: { errorsAsArray: true, toolCallsWithoutIndex: true, emptyToolCallIds: true, stopWithToolCalls: true, modelsPrefix: true },
+      models: ['gemini-2.5-flash'],
+    })
+    try {
+      fake.script({ kind: 'status', status: 429 })
+      let res = await post(fake, {})
+      assert.equal(res.status, 429)
+      const [limited] = await json(res)
+      assert.equal(limited.error.code, 429)
+      assert.equal(limited.error.status, 'RESOURCE_EXHAUSTED')
+      assert.match(limited.error.message, /Rate limit reached/)
+      res = await post(fake, {}, 'wrong')
+      assert.equal(res.status, 400)
+      assert.equal((await json(res))[0].error.details[0].reason, 'API_KEY_INVALID')
+
+      fake.script({ kind: 'reply', toolCalls })
+      const chunks = events(await (await post(fake, { stream: true })).text())
+        .slice(0, -1)
+        .map((e) => JSON.parse(e))
+      const fragments = chunks.flatMap((c) => c.choices[0].delta.tool_calls ?? [])
+      assert.deepEqual(fragments, [
+        { id: '', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+        { id: '', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+      ])
+      assert.equal(chunks.at(-1).choices[0].finish_reason, 'stop')
+      assert.equal(chunks.at(-1).choices[0].delta.tool_calls.length, 1, 'the finish reason rides on the last call')
+
+      fake.script({ kind: 'reply', toolCalls })
+      const whole = await json(await post(fake, {}))
+      assert.equal(whole.choices[0].finish_reason, 'stop')
+      assert.deepEqual(whole.choices[0].message.tool_calls.map((c: any) => c.id), ['', ''])
+      const models = await json(await fetch(`${fake.url}/models`, { headers: { authorization: `Bearer ${fake.apiKey}` } }))
+      assert.deepEqual(models.data.map((m: any) => m.id), ['models/gemini-2.5-flash'])
+    } finally {
+      await fake.close()
+    }
+  })
+
+  it('Groq, DeepSeek, Together, Ollama, OpenRouter: x_groq usage, cache-hit usage after blank lines, bare lists, no key, numeric codes', async () => {
+    const groq = await startFakeOpenAI({ quirks: { groqUsage: true } })
+    const deepseek = await startFakeOpenAI({ quirks: { deepseekUsage: true, blankLinesBeforeJson: true } })
+    const local = await startFakeOpenAI({ quirks: { bareModelList: true, noAuth: true, numericErrorCode: true } })
+    try {
+      groq.script({ kind: 'reply', usage: { prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0 } })
+      const text = await (await post(groq, { stream: true, stream_options: { include_usage: true } })).text()
+      const chunks = events(text).slice(0, -1).map((e) => JSON.parse(e))
+      assert.ok(chunks.every((c) => !('usage' in c)), 'no top-level usage, not even null')
+      assert.ok(chunks.every((c) => c.choices.length === 1), 'no usage chunk')
+      const finish = chunks.at(-1)
+      assert.equal(finish.choices[0].finish_reason, 'stop')
+      assert.equal(finish.x_groq.usage.prompt_tokens, 7)
+      assert.equal(finish.x_groq.usage.total_tokens, 10)
+      assert.equal(typeof finish.x_groq.usage.queue_time, 'number')
+
+      deepseek.script({ kind: 'reply', usage: { prompt_tokens: 100, completion_tokens: 5, cached_tokens: 60 } })
+      const raw = await (await post(deepseek, {})).text()
+      assert.match(raw, /^\n\n\n\{/)
+      const usage = JSON.parse(raw).usage
+      assert.deepEqual(usage, { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_cache_hit_tokens: 60, prompt_cache_miss_tokens: 40 })
+
+      const list = await json(await fetch(`${local.url}/models`))
+      assert.ok(Array.isArray(list))
+      assert.deepEqual(list[0], { id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'fake' })
+      assert.equal((await post(local, {}, null)).status, 200, 'no key needed')
+      local.script({ kind: 'status', status: 402, body: { error: { message: 'Insufficient credits', type: 'x', param: null, code: null, metadata: { a: 1 } } } })
+      const res = await post(local, {})
+      assert.equal(res.status, 402)
+      assert.deepEqual(await json(res), { error: { code: 402, message: 'Insufficient credits', metadata: { a: 1 } } })
+    } finally {
+      await Promise.all([groq.close(), deepseek.close(), local.close()])
+    }
+  })
+
+  it('SSE framing: keep-alive comments, extra blank lines, \\r\\n, writes split inside UTF-8 characters; OpenRouter mid-stream errors', async () => {
+    const fake = await startFakeOpenAI({ quirks: { keepAlives: true, crlf: true, splitWrites: true, numericErrorCode: true } })
+    try {
+      fake.script({ kind: 'reply', content: 'Grüße 東京 ✓' })
+      const res = await post(fake, { stream: true })
+      const reads: Uint8Array[] = []
+      for await (const part of res.body!) reads.push(part)
+      const text = Buffer.concat(reads).toString('utf8')
+      assert.ok(text.startsWith(': keep-alive\r\n\r\ndata: '))
+      assert.match(text, /\r\n\r\n: OPENROUTER PROCESSING\r\n\r\n\r\ndata: /)
+      assert.equal(text.replace(/\r\n/g, '').includes('\n'), false, 'every line ends in \\r\\n')
+      const datas = events(text)
+      assert.equal(datas.at(-1), '[DONE]')
+      assert.equal(datas.slice(0, -1).map((e) => JSON.parse(e).choices[0].delta.content ?? '').join(''), 'Grüße 東京 ✓')
+      assert.ok(reads.length >= 3 * datas.length, `each event arrives in several reads (${reads.length} reads, ${datas.length} events)`)
+      const decoder = new TextDecoder('utf-8', { fatal: true })
+      assert.ok(
+        reads.some((r) => {
+          try {
+            decoder.decode(r)
+            return false
+          } catch {
+            return true
+          }
+        }),
+        'some read ends inside a UTF-8 character',
+      )
+
+      fake.script({ kind: 'fail-mid-stream', afterChunks: 2, mode: 'error-event' })
+      const failed = events(await (await post(fake, { stream: true })).text()).map((e) => JSON.parse(e))
+      assert.equal(failed.length, 3)
+      assert.deepEqual(failed[2].error, { code: 'server_error', message: 'Provider disconnected unexpectedly' })
+      assert.equal(failed[2].choices[0].finish_reason, 'error')
+    } finally {
+      await fake.close()
+    }
+  })
+})

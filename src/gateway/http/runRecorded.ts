@@ -27,8 +27,12 @@ export async function runRecorded(
   handler: (ctx: RequestContext, signal: AbortSignal) => Promise<Finished>,
 ): Promise<void> {
   gw.refresh()
-  const key = gw.keyIndex.authenticate(req.headers.authorization)
+  const internal = gw.isInternal(req.headers['gw-internal-token'])
+  const key = internal
+    ? gw.keyIndex.authenticateById(String(req.headers['gw-internal-key-id']))
+    : gw.keyIndex.authenticate(req.headers.authorization)
   const ctx = new RequestContext(req.id, endpoint, key)
+  if (internal) ctx.source = 'playground'
   const abort = new AbortController()
   const onClose = () => {
     if (!reply.raw.writableFinished) abort.abort()
@@ -51,7 +55,7 @@ export async function runRecorded(
   if (ctx.reservation) gw.balances.settle(ctx.reservation, costPico)
   const record = ctx.toRecord(finished.status, finished.outcome, finished.error ?? null)
   const debit = ctx.reservation?.prepaid && costPico ? { keyId: ctx.key.id, pico: costPico } : null
-  if (record) gw.records.push(record, debit)
+  if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
   if (finished.outcome === 'aborted' && !reply.sent) reply.hijack()
   else if (finished.error && !reply.sent) throw finished.error
 }

@@ -5,11 +5,24 @@ import type { KeyRow } from '../store/keysRepo'
 /** Keys indexed in memory by their public lookup prefix; the secret part is checked in constant time. */
 export class KeyIndex {
   private byLookup = new Map<string, KeyRow[]>()
+  private byId = new Map<string, KeyRow>()
 
   reload(rows: KeyRow[]): void {
     const next = new Map<string, KeyRow[]>()
     for (const row of rows) next.set(row.lookup, [...(next.get(row.lookup) ?? []), row])
     this.byLookup = next
+    this.byId = new Map(rows.map((r) => [r.id, r]))
+  }
+
+  /**
+   * The Playground's way in: the dashboard already proved who the user is and that the key is
+   * theirs, so the key is named by id; a revoked key is refused like any other.
+   */
+  authenticateById(id: string): KeyRow {
+    const row = this.byId.get(id)
+    if (!row) throw invalidApiKey(`No key ${id}.`)
+    if (row.revoked_at !== null) throw invalidApiKey(`The API key ${maskKey(row.lookup, row.last4)} was revoked on ${new Date(row.revoked_at).toISOString()}.`)
+    return row
   }
 
   /** The key a request presents, or the 401 it gets: missing, malformed, unknown or revoked. */

@@ -30,6 +30,9 @@ export class RequestContext {
   usage: NormalizedUsage | null = null
   cost: Cost | null = null
   ttfbMs: number | null = null
+  source: 'api' | 'playground' = 'api'
+  /** What the client sent and got, kept only when body logging is on. */
+  bodies: { request: unknown; response: unknown } | null = null
   private recorded = false
 
   constructor(
@@ -55,6 +58,7 @@ export class RequestContext {
       id: this.id,
       created_at: this.startedAt.toISOString(),
       endpoint: this.endpoint,
+      source: this.source,
       status,
       outcome,
       key_id: this.key.id,

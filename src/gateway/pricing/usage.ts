@@ -35,3 +35,14 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | null {
     reasoning_tokens: count(raw.completion_tokens_details, 'reasoning_tokens'),
   }
 }
+
+/** OpenAI's usage object for a usage chunk the gateway has to write itself. */
+export function openAIUsage(u: NormalizedUsage) {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    prompt_tokens_details: { cached_tokens: u.cached_tokens, cache_write_tokens: u.cache_write_tokens },
+    completion_tokens_details: { reasoning_tokens: u.reasoning_tokens },
+  }
+}

@@ -10,8 +10,8 @@ export interface ProviderDefinition {
 
 export const builtinProviders: ProviderDefinition[] = [
   { id: 'openai', kind: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', local: false },
-  // Anthropic's OpenAI-compatible endpoint; the native Messages adapter replaces it when that kind ships.
-  { id: 'anthropic', kind: 'openai', label: 'Anthropic', baseUrl: 'https://api.anthropic.com/v1', local: false },
+  // The native Messages API: prompt caching, cache-write usage and Anthropic's error types need it.
+  { id: 'anthropic', kind: 'anthropic', label: 'Anthropic', baseUrl: 'https://api.anthropic.com/v1', local: false },
   { id: 'gemini', kind: 'openai', label: 'Google Gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', local: false },
   { id: 'mistral', kind: 'openai', label: 'Mistral', baseUrl: 'https://api.mistral.ai/v1', local: false },
   { id: 'deepseek', kind: 'openai', label: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', local: false },

@@ -1,9 +1,11 @@
 import type { ProviderAdapter } from './adapter'
+import { anthropicAdapter } from './anthropic/adapter'
 import { openaiAdapter } from './openai/adapter'
 
 /** Provider kinds this build speaks. */
 export const adapters: Record<string, ProviderAdapter> = {
   openai: openaiAdapter,
+  anthropic: anthropicAdapter,
 }
 
 export const providerKinds = () => Object.keys(adapters)

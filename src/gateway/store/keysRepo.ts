@@ -21,6 +21,7 @@ export interface KeyRow {
   prepaid: number
   daily_limit_usd: number | null
   monthly_limit_usd: number | null
+  owner_id: string | null
 }
 
 /** A key as shown to people: never the hash or the secret. */
@@ -63,7 +64,12 @@ export class KeysRepo {
   constructor(private readonly db: Db) {}
 
   /** `balanceUsd` makes the key prepaid, with that opening top-up in its ledger. */
-  create(name: string, settings: KeySettings & { balanceUsd?: number } = {}, actor = 'cli', now = Date.now()): { secret: string; info: KeyInfo } {
+  create(
+    name: string,
+    settings: KeySettings & { balanceUsd?: number; ownerId?: string | null } = {},
+    actor = 'cli',
+    now = Date.now(),
+  ): { secret: string; info: KeyInfo } {
     const key = generateKey()
     const row: KeyRow = {
       id: `key_${randomBytes(9).toString('base64url')}`,
@@ -79,12 +85,13 @@ export class KeysRepo {
       prepaid: settings.balanceUsd === undefined ? 0 : 1,
       daily_limit_usd: settings.daily_limit_usd ?? null,
       monthly_limit_usd: settings.monthly_limit_usd ?? null,
+      owner_id: settings.ownerId ?? null,
     }
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd)
-           VALUES (@id, @name, @lookup, @hash, @last4, @created_at, @default_preset, @policy, @prepaid, @daily_limit_usd, @monthly_limit_usd)`,
+          `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd, owner_id)
+           VALUES (@id, @name, @lookup, @hash, @last4, @created_at, @default_preset, @policy, @prepaid, @daily_limit_usd, @monthly_limit_usd, @owner_id)`,
         )
         .run(row)
       if (settings.balanceUsd !== undefined) {
@@ -116,6 +123,10 @@ export class KeysRepo {
       bumpConfigRev(this.db)
       return toKeyInfo(next)
     })()
+  }
+
+  byId(id: string): KeyRow | undefined {
+    return this.db.prepare(`SELECT * FROM keys WHERE id = ?`).get(id) as KeyRow | undefined
   }
 
   all(): KeyRow[] {

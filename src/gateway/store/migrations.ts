@@ -160,4 +160,44 @@ export const migrations: Migration[] = [
       db.exec(`ALTER TABLE providers ADD COLUMN timeouts TEXT NOT NULL DEFAULT '{}'`)
     },
   },
+  {
+    version: 4,
+    description: 'users and sessions, settings, key owners, request source, logged bodies',
+    up(db) {
+      db.exec(`
+        CREATE TABLE users (
+          id TEXT PRIMARY KEY,
+          username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+          password_hash TEXT NOT NULL,
+          role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+          created_at INTEGER NOT NULL
+        );
+        -- Only a hash of the session token is stored: a copied store opens no session.
+        CREATE TABLE sessions (
+          token_hash TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL
+        );
+        CREATE INDEX sessions_user ON sessions (user_id);
+
+        CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+        ALTER TABLE keys ADD COLUMN owner_id TEXT REFERENCES users (id) ON DELETE SET NULL;
+        CREATE INDEX keys_owner ON keys (owner_id);
+
+        ALTER TABLE requests ADD COLUMN source TEXT NOT NULL DEFAULT 'api';
+        ALTER TABLE requests ADD COLUMN total_tokens INTEGER;
+        UPDATE requests SET total_tokens = COALESCE(prompt_tokens, 0) + COALESCE(completion_tokens, 0) WHERE prompt_tokens IS NOT NULL;
+        CREATE INDEX requests_status ON requests (status, created_at);
+        CREATE INDEX requests_preset ON requests (preset, created_at) WHERE preset IS NOT NULL;
+
+        CREATE TABLE request_bodies (
+          request_id TEXT PRIMARY KEY REFERENCES requests (id) ON DELETE CASCADE,
+          request TEXT,
+          response TEXT
+        );
+      `)
+    },
+  },
 ]

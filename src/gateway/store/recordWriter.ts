@@ -3,6 +3,18 @@ import { RequestsRepo, type RequestRecord } from './requestsRepo'
 import { KeysRepo } from './keysRepo'
 import { LedgerRepo } from './ledgerRepo'
 
+/** Kept with the record while body logging is on. */
+export interface Bodies {
+  request: unknown
+  response: unknown
+}
+
+interface Queued {
+  record: RequestRecord
+  debit: Debit | null
+  bodies: Bodies | null
+}
+
 /** A prepaid key's usage debit, written in the same transaction as the request's record. */
 export interface Debit {
   keyId: string
@@ -15,10 +27,10 @@ export interface Debit {
  * times ride along in the same transaction. `close()` flushes, so a clean shutdown loses nothing.
  */
 export class RecordWriter {
-  private queue: Array<{ record: RequestRecord; debit: Debit | null }> = []
+  private queue: Array<Queued> = []
   private lastUsed = new Map<string, number>()
   private timer: NodeJS.Timeout | null = null
-  private readonly writeBatch: (items: Array<{ record: RequestRecord; debit: Debit | null }>, lastUsed: Map<string, number>) => void
+  private readonly writeBatch: (items: Queued[], lastUsed: Map<string, number>) => void
 
   constructor(
     db: Db,
@@ -27,17 +39,18 @@ export class RecordWriter {
     const requests = new RequestsRepo(db)
     const keys = new KeysRepo(db)
     const ledger = new LedgerRepo(db)
-    this.writeBatch = db.transaction((items: Array<{ record: RequestRecord; debit: Debit | null }>, lastUsed: Map<string, number>) => {
-      for (const { record, debit } of items) {
+    this.writeBatch = db.transaction((items: Queued[], lastUsed: Map<string, number>) => {
+      for (const { record, debit, bodies } of items) {
         requests.insert(record)
         if (debit) ledger.debit(debit.keyId, debit.pico, record.id, Date.parse(record.created_at))
+        if (bodies) requests.insertBodies(record.id, bodies)
       }
       keys.touch(lastUsed)
     })
   }
 
-  push(record: RequestRecord, debit: Debit | null = null): void {
-    this.queue.push({ record, debit })
+  push(record: RequestRecord, debit: Debit | null = null, bodies: Bodies | null = null): void {
+    this.queue.push({ record, debit, bodies })
     if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
     if (this.queue.length >= (this.opts.maxBatch ?? 256)) this.schedule(0)
     else this.schedule(this.opts.maxDelayMs ?? 50)

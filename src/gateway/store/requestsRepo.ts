@@ -24,6 +24,8 @@ export interface RequestRecord {
   id: string
   created_at: string
   endpoint: 'chat.completions' | 'embeddings'
+  /** Where the request came from: an API client, or the dashboard's Playground. */
+  source: 'api' | 'playground'
   status: number
   outcome: Outcome
   key_id: string | null
@@ -56,11 +58,11 @@ export class RequestsRepo {
   constructor(private readonly db: Db) {
     this.insertRequest = db.prepare(
       `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
-         upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, cost_usd, priced,
-         latency_ms, error_code, detail)
+         upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, total_tokens, cost_usd, priced,
+         latency_ms, error_code, source, detail)
        VALUES (@id, @created_at, @endpoint, @status, @outcome, @key_id, @model, @preset, @preset_version, @provider,
-         @upstream_model, @stream, @user_id, @trace_id, @session_id, @prompt_tokens, @completion_tokens, @cost_usd, @priced,
-         @latency_ms, @error_code, @detail)`,
+         @upstream_model, @stream, @user_id, @trace_id, @session_id, @prompt_tokens, @completion_tokens, @total_tokens, @cost_usd, @priced,
+         @latency_ms, @error_code, @source, @detail)`,
     )
     this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
     this.insertDimension = db.prepare(
@@ -89,6 +91,8 @@ export class RequestsRepo {
       session_id: r.attribution.session_id,
       prompt_tokens: r.usage?.prompt_tokens ?? null,
       completion_tokens: r.usage?.completion_tokens ?? null,
+      total_tokens: r.usage ? (r.usage.prompt_tokens ?? 0) + (r.usage.completion_tokens ?? 0) : null,
+      source: r.source,
       cost_usd: r.cost?.final_usd ?? null,
       priced: r.cost?.priced ? 1 : 0,
       latency_ms: r.latency_ms,
@@ -106,6 +110,20 @@ export class RequestsRepo {
       .pluck()
       .all(limit, offset) as string[]
     return rows.map((d) => JSON.parse(d) as RequestRecord)
+  }
+
+  /** Request and response bodies, kept only while body logging is on. */
+  insertBodies(id: string, bodies: { request: unknown; response: unknown }): void {
+    this.db
+      .prepare(`INSERT OR REPLACE INTO request_bodies (request_id, request, response) VALUES (?, ?, ?)`)
+      .run(id, JSON.stringify(bodies.request ?? null), JSON.stringify(bodies.response ?? null))
+  }
+
+  bodies(id: string): { request: unknown; response: unknown } | null {
+    const row = this.db.prepare(`SELECT request, response FROM request_bodies WHERE request_id = ?`).get(id) as
+      | { request: string; response: string }
+      | undefined
+    return row ? { request: JSON.parse(row.request), response: JSON.parse(row.response) } : null
   }
 
   get(id: string): RequestRecord | undefined {

@@ -4,10 +4,18 @@ import { envVarFor } from '../secrets/secretStore'
 
 interface ParsedError {
   message: string
+  /** The provider's error type when it uses OpenAI's (or Anthropic's) vocabulary; null otherwise (Gemini's `status` is no such type). */
   type: string | null
+  /** A string code only: OpenRouter's and Gemini's numeric codes repeat the HTTP status and are dropped. */
   code: string | null
   param: string | null
+  /** Gemini's `details[].reason` values (`API_KEY_INVALID`, …). */
+  reasons: string[]
+  /** OpenRouter's `metadata` object (moderation reasons, the provider's raw error), when present. */
+  metadata: Record<string, unknown> | null
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Reads the error shapes providers use: OpenAI's, Gemini's array, OpenRouter's numeric code, vLLM's flat object, plain text. */
 export function parseUpstreamError(text: string): ParsedError {
@@ -15,18 +23,28 @@ export function parseUpstreamError(text: string): ParsedError {
   try {
     body = JSON.parse(text)
   } catch {
-    return { message: text.trim().slice(0, 500) || 'no error message', type: null, code: null, param: null }
+    return { message: text.trim().slice(0, 500) || 'no error message', type: null, code: null, param: null, reasons: [], metadata: null }
   }
-  if (Array.isArray(body)) body = body[0]
-  const o = (body ?? {}) as Record<string, unknown>
-  const e = (typeof o.error === 'object' && o.error !== null ? o.error : o) as Record<string, unknown>
+  // Gemini: `[{"error": {"code": 400, "message": …, "status": "INVALID_ARGUMENT", "details": […]}}]`.
+  if (Array.isArray(body)) body = body.find(isObject) ?? body[0]
+  const o = isObject(body) ? body : {}
+  const e = isObject(o.error) ? o.error : o
   const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null)
+  const details = Array.isArray(e.details) ? e.details : []
   return {
     message: str(e.message) ?? (typeof o.error === 'string' ? o.error : JSON.stringify(body).slice(0, 500)),
-    type: str(e.type) ?? str(e.status),
+    type: typeof e.type === 'string' ? e.type : null,
     code: typeof e.code === 'string' ? e.code : null,
     param: str(e.param),
+    reasons: details.flatMap((d) => (isObject(d) && typeof d.reason === 'string' ? [d.reason] : [])),
+    metadata: isObject(e.metadata) ? e.metadata : null,
   }
+}
+
+/** OpenAI's error type for an HTTP status, for providers whose errors carry none (Gemini, OpenRouter). */
+function openAIType(status: number): string {
+  if (status === 429) return 'rate_limit_exceeded'
+  return status >= 500 ? 'server_error' : 'invalid_request_error'
 }
 
 /**
@@ -43,10 +61,19 @@ export function upstreamHttpError(
 ): ApiError {
   const e = parseUpstreamError(text)
   const from = `${providerId} answered ${status}: ${e.message}`
-  if ([400, 404, 409, 413, 422].includes(status)) {
-    return new ApiError(status, e.type ?? 'invalid_request_error', `${providerId}: ${e.message}`, e.code, e.param)
+  // Gemini refuses a bad key with 400 INVALID_ARGUMENT: that is the gateway's credential, not the caller's request.
+  const keyRefused = e.reasons.includes('API_KEY_INVALID')
+  // OpenRouter's 403 is its moderation flagging the caller's input, not a refused credential.
+  const moderated = status === 403 && e.metadata !== null && (Array.isArray(e.metadata.reasons) || 'flagged_input' in e.metadata)
+  if (moderated) {
+    const listed = e.metadata!.reasons
+    const reasons = Array.isArray(listed) ? listed.filter((r) => typeof r === 'string') : []
+    return new ApiError(400, 'invalid_request_error', `${providerId}: ${e.message}${reasons.length ? ` (${reasons.join(', ')})` : ''}`, 'content_policy_violation', null)
   }
-  if (status === 401 || status === 403) {
+  if ([400, 404, 409, 413, 422].includes(status) && !keyRefused) {
+    return new ApiError(status, e.type ?? openAIType(status), `${providerId}: ${e.message}`, e.code, e.param)
+  }
+  if (status === 401 || status === 403 || keyRefused) {
     return new ApiError(
       502,
       'upstream_error',
@@ -67,7 +94,7 @@ export function upstreamHttpError(
       const v = headers[h]
       if (typeof v === 'string') retry[h] = v
     }
-    return new ApiError(429, e.type ?? 'rate_limit_exceeded', from, e.code ?? 'rate_limit_exceeded', null, retry)
+    return new ApiError(429, e.type ?? openAIType(429), from, e.code ?? 'rate_limit_exceeded', null, retry)
   }
   if (status === 503 || status === 529) return new ApiError(503, 'server_error', from, 'provider_unavailable')
   if (status === 504 || status === 408) return new ApiError(504, 'server_error', from, 'provider_timeout')

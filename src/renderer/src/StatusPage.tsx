@@ -24,11 +24,11 @@ export function StatusPage() {
     <main style={{ padding: 24, fontFamily: 'system-ui, sans-serif', maxWidth: 760 }}>
       <h1>GW Gateway is running</h1>
       <p>
-        Point any OpenAI client at <code data-testid="base-url">{status.baseUrl}</code>
+        Point any OpenAI client at <code data-testid="base-url">{status.base_url}</code>
       </p>
       <p>
         {status.keys} active key{status.keys === 1 ? '' : 's'}, {status.requests} request{status.requests === 1 ? '' : 's'} recorded. Data
-        folder: <code>{status.dataDir}</code>
+        folder: <code>{status.data_dir}</code>
       </p>
       {status.keys === 0 && (
         <>
@@ -38,7 +38,7 @@ export function StatusPage() {
       )}
       <h2>Try it</h2>
       <div style={box}>
-        {`curl ${status.baseUrl}/chat/completions \\
+        {`curl ${status.base_url}/chat/completions \\
   -H "Authorization: Bearer $GW_KEY" -H "Content-Type: application/json" \\
   -d '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Hello"}]}'`}
       </div>

@@ -32,6 +32,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.model = asSent.model
       ctx.stream = asSent.stream === true
       ctx.attribution = resolveAttribution(asSent.gw, req.raw.rawHeaders)
+      if (gw.settings.log_bodies) ctx.bodies = { request: asSent, response: null }
       ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
       const body = ctx.preset ? applyPreset(asSent, ctx.preset) : asSent
       const primary = await resolveModel(gw, body.model)
@@ -60,6 +61,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.usage = usage
       ctx.cost = costOf(ctx, usage)
       completion.gw = gwExtension(ctx)
+      if (ctx.bodies) ctx.bodies.response = completion
       ctx.markFirstByte()
       await reply.send(completion)
       return { status: 200, outcome: 'ok' }

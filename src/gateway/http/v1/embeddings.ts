@@ -82,6 +82,7 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
       ctx.cost = costOf(ctx, ctx.usage)
       json.gw = gwExtension(ctx)
+      if (gw.settings.log_bodies) ctx.bodies = { request: req.body, response: json }
       ctx.markFirstByte()
       await reply.send(json)
       return { status: 200, outcome: 'ok' }

@@ -5,7 +5,7 @@ import type { PricedModel } from '../../pricing/priceBook'
 import type { Provider } from '../../providers/registry'
 import type { ProviderStatus } from '../../providers/health'
 
-interface ModelEntry {
+export interface ModelEntry {
   id: string
   object: 'model'
   created: number
@@ -62,7 +62,7 @@ const catalogCreated = (gw: Gateway) => Math.floor(Date.parse(gw.priceBook.catal
  * The catalog's models for every known provider plus what configured and local providers list
  * themselves, each with prices, limits and whether it can be served now (and why not).
  */
-async function listModels(gw: Gateway): Promise<ModelEntry[]> {
+export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
   gw.refresh()
   const providers = gw.registry.all()
   const statuses = new Map(await Promise.all(providers.map(async (p) => [p.id, await gw.health.status(p)] as const)))

@@ -5,6 +5,7 @@ import { ApiError } from '../../errors'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
+import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import { SseParser } from '../../upstream/sse'
 import { upstreamNetworkError } from '../../upstream/upstreamErrors'
@@ -24,16 +25,6 @@ function generatedChars(chunk: Chunk): number {
   return n
 }
 
-/** OpenAI's usage object for a usage chunk the gateway has to write itself. */
-export function openAIUsage(u: NormalizedUsage) {
-  return {
-    prompt_tokens: u.prompt_tokens,
-    completion_tokens: u.completion_tokens,
-    total_tokens: u.total_tokens,
-    prompt_tokens_details: { cached_tokens: u.cached_tokens, cache_write_tokens: u.cache_write_tokens },
-    completion_tokens_details: { reasoning_tokens: u.reasoning_tokens },
-  }
-}
 
 /**
  * Relays a provider stream as OpenAI chunks (the adapter's translator does the provider's
@@ -72,13 +63,37 @@ export async function relayChatStream(
   let usage: NormalizedUsage | null = null
   let finished = false
   let generated = 0
+  // Only while body logging is on: the answer as the client saw it, for the request detail.
+  const text: string[] | null = ctx.bodies ? [] : null
+
+  /**
+   * A stream that did not finish pays for what was generated. Providers report the prompt early
+   * (Anthropic in its first event) but the output only at the end, so the output is the larger
+   * of what was reported and an estimate from the text sent; an estimate is flagged.
+   */
+  const partial = () => {
+    const estimated = Math.ceil(generated / CHARS_PER_TOKEN_TYPICAL)
+    const reported = usage
+    const prompt = reported?.prompt_tokens ?? estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL)
+    const completion = Math.max(reported?.completion_tokens ?? 0, estimated)
+    const base: NormalizedUsage = reported ?? {
+      prompt_tokens: prompt,
+      completion_tokens: 0,
+      total_tokens: 0,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      reasoning_tokens: 0,
+    }
+    ctx.usage = { ...base, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+    ctx.cost = costOf(ctx, ctx.usage, reported === null || completion > reported.completion_tokens)
+  }
 
   const fail = async (error: ApiError): Promise<Finished> => {
     if (held) await send(held)
     await write(`data: ${JSON.stringify(error.toBody())}\n\n`)
     out.end()
-    ctx.usage = usage
-    ctx.cost = costOf(ctx, usage)
+    partial()
     return { status: 200, outcome: 'error', error }
   }
 
@@ -87,8 +102,13 @@ export async function relayChatStream(
       if (chunk.usage) usageChunk = chunk
       return
     }
-    if (!includeUsage) delete chunk.usage
+    if (!includeUsage) {
+      delete chunk.usage
+      // Groq's usage rides in x_groq; a client that did not ask for usage gets none.
+      if (chunk.x_groq && typeof chunk.x_groq === 'object') delete (chunk.x_groq as { usage?: unknown }).usage
+    }
     generated += generatedChars(chunk)
+    if (text) for (const c of chunk.choices ?? []) if (typeof c.delta?.content === 'string') text.push(c.delta.content)
     last = chunk
     if (held) {
       await send(held)
@@ -121,20 +141,7 @@ export async function relayChatStream(
     }
   } catch (err) {
     if (signal.aborted) {
-      // The client left mid-stream: it pays for what was generated. Without the provider's count,
-      // that is estimated from the text sent so far, and flagged as such.
-      const prompt = estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL)
-      const completion = Math.ceil(generated / CHARS_PER_TOKEN_TYPICAL)
-      ctx.usage = usage ?? {
-        prompt_tokens: prompt,
-        completion_tokens: completion,
-        total_tokens: prompt + completion,
-        cached_tokens: 0,
-        cache_write_tokens: 0,
-        cache_write_1h_tokens: 0,
-        reasoning_tokens: 0,
-      }
-      ctx.cost = costOf(ctx, ctx.usage, usage === null)
+      partial()
       return { status: 200, outcome: 'aborted' }
     }
     return fail(upstreamNetworkError(providerId, err))
@@ -145,6 +152,7 @@ export async function relayChatStream(
   }
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
+  if (ctx.bodies && text) ctx.bodies.response = { content: text.join(''), finish_reason: finishChunk.choices?.[0]?.finish_reason ?? null }
   const gw = gwExtension(ctx)
   if (includeUsage) {
     await send(finishChunk)

@@ -1,0 +1,51 @@
+import { z } from 'zod'
+import { op } from './op'
+import { time, usd } from './common'
+import { requestFilter } from './requests'
+
+const range = z.object({ from: time, to: time, filter: requestFilter.default({}) }).strict()
+
+export const seriesPoint = z.object({
+  t: time,
+  requests: z.number().int(),
+  errors: z.number().int(),
+  cost_usd: usd,
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  p50_ms: z.number().nullable(),
+  p95_ms: z.number().nullable(),
+})
+
+export const group = z.object({ value: z.string().nullable(), requests: z.number().int(), cost_usd: usd, tokens: z.number().int(), errors: z.number().int() })
+
+export const analyticsOps = {
+  'analytics.overview': op({
+    summary: 'Totals, error rate, latency percentiles and a time series over a range',
+    access: 'user',
+    input: range.extend({ bucket: z.enum(['hour', 'day']).default('hour') }),
+    output: z.object({
+      totals: z.object({
+        requests: z.number().int(),
+        errors: z.number().int(),
+        error_rate: z.number(),
+        cost_usd: usd,
+        unpriced_requests: z.number().int(),
+        prompt_tokens: z.number().int(),
+        completion_tokens: z.number().int(),
+        p50_ms: z.number().nullable(),
+        p95_ms: z.number().nullable(),
+        p99_ms: z.number().nullable(),
+      }),
+      series: z.array(seriesPoint),
+    }),
+  }),
+  'analytics.groupBy': op({
+    summary: 'Requests, cost and tokens grouped by model, key, user, tag, provider, preset or a dimension',
+    access: 'user',
+    input: range.extend({
+      by: z.union([z.enum(['model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace']), z.string().regex(/^dimension:[a-z0-9_-]{1,64}$/)]),
+      limit: z.number().int().min(1).max(100).default(10),
+    }),
+    output: z.array(group),
+  }),
+}

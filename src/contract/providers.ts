@@ -1,0 +1,85 @@
+import { z } from 'zod'
+import { op } from './op'
+import { empty, ok, time } from './common'
+
+const timeouts = z
+  .object({
+    connect_ms: z.number().int().positive().optional(),
+    first_byte_ms: z.number().int().positive().optional(),
+    idle_ms: z.number().int().positive().optional(),
+  })
+  .strict()
+
+export const providerInfo = z.object({
+  id: z.string(),
+  kind: z.string(),
+  label: z.string(),
+  base_url: z.string(),
+  local: z.boolean(),
+  /** Never the secret: where it comes from and its last four characters. */
+  credential: z.object({ source: z.enum(['env', 'keychain']), last4: z.string() }).nullable(),
+  timeouts,
+  stored: z.boolean(),
+})
+
+export const providerStatus = z.union([
+  z.object({ ok: z.literal(true), latency_ms: z.number(), models: z.number().int(), checked_at: time }),
+  z.object({ ok: z.literal(false), reason: z.string(), checked_at: time }),
+])
+
+export const modelEntry = z.object({
+  id: z.string(),
+  provider: z.string(),
+  upstream_model: z.string(),
+  kind: z.enum(['chat', 'embedding']).nullable(),
+  context_length: z.number().int().nullable(),
+  max_output_tokens: z.number().int().nullable(),
+  pricing: z.record(z.string(), z.unknown()).nullable(),
+  status: z.string().nullable(),
+  availability: z.object({ available: z.boolean(), reason: z.string().nullable() }),
+})
+
+const price = z.number().finite().nonnegative()
+
+export const providerOps = {
+  'providers.list': op({ summary: 'Built-in and added providers with credential state', access: 'admin', input: empty, output: z.array(providerInfo) }),
+  'providers.set': op({
+    summary: 'Add or change a provider; an api_key goes to the OS keychain and is never shown again',
+    access: 'admin',
+    input: z
+      .object({
+        id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, - and _'),
+        kind: z.string().optional(),
+        base_url: z.string().url().nullable().optional(),
+        api_key: z.string().trim().min(1).max(1000).optional(),
+        timeouts: timeouts.optional(),
+      })
+      .strict(),
+    output: providerInfo,
+  }),
+  'providers.remove': op({ summary: 'Remove an added provider and its stored key', access: 'admin', input: z.object({ id: z.string() }).strict(), output: ok }),
+  'providers.test': op({
+    summary: 'Test connection: the provider’s cheapest real call',
+    access: 'admin',
+    input: z.object({ id: z.string() }).strict(),
+    output: providerStatus,
+  }),
+  'models.list': op({ summary: 'Catalog and provider models with prices, limits and availability', access: 'user', input: empty, output: z.array(modelEntry) }),
+  'prices.set': op({
+    summary: 'Override a model’s price (USD per 1M tokens)',
+    access: 'admin',
+    input: z
+      .object({
+        model: z.string().regex(/^[^/\s]+\/\S+$/, 'use provider/model'),
+        input: price,
+        output: price.nullable().default(null),
+        cached_input: price.nullable().default(null),
+        cache_write: price.nullable().default(null),
+        context_length: z.number().int().positive().nullable().default(null),
+        note: z.string().max(500).nullable().default(null),
+      })
+      .strict(),
+    output: ok,
+  }),
+  'prices.remove': op({ summary: 'Remove a price override', access: 'admin', input: z.object({ model: z.string() }).strict(), output: ok }),
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod'
+import { op } from './op'
+import { empty } from './common'
+
+export const settings = z.object({
+  /** Applied at the next start (the listening socket cannot move under running clients). */
+  port: z.number().int().min(1).max(65535),
+  bind: z.string().min(1),
+  allowed_hosts: z.array(z.string().min(1)),
+  cors_origins: z.array(z.string().min(1)),
+  /** Keep request and response bodies with the records (off by default: they may hold personal data). */
+  log_bodies: z.boolean(),
+  /** Days to keep records; null keeps them forever. */
+  retention_days: z.number().int().positive().nullable(),
+})
+export type Settings = z.infer<typeof settings>
+
+export const settingsOps = {
+  'settings.get': op({ summary: 'Gateway settings', access: 'admin', input: empty, output: settings }),
+  'settings.update': op({ summary: 'Change settings (port and bind apply at the next start)', access: 'admin', input: settings.partial().strict(), output: settings }),
+}

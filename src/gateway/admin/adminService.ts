@@ -1,0 +1,98 @@
+import { operations, type OperationName, type Result } from '../../contract'
+import type { PlaygroundEvent } from '../../contract/playground'
+import { SignInThrottle } from '../auth/throttle'
+import type { Gateway } from '../gateway'
+import { AdminError } from './adminError'
+import type { AdminContext, Caller, InjectFn, SessionChange } from './context'
+import { authHandlers } from './handlers/auth'
+import { keyHandlers } from './handlers/keys'
+import { playgroundHandlers } from './handlers/playground'
+import { presetHandlers } from './handlers/presets'
+import { providerHandlers } from './handlers/providers'
+import { requestHandlers } from './handlers/requests'
+import { settingsHandlers } from './handlers/settings'
+import type { Handlers } from './handlers/types'
+
+/** Exactly one handler per contract operation: a missing or extra one fails the type check. */
+export const handlers: Handlers<OperationName> = {
+  ...authHandlers,
+  ...presetHandlers,
+  ...keyHandlers,
+  ...providerHandlers,
+  ...requestHandlers,
+  ...settingsHandlers,
+  ...playgroundHandlers,
+}
+
+export interface Invocation {
+  result: Result<unknown>
+  session: SessionChange | null
+}
+
+/**
+ * The management API, implemented once for every transport (HTTP, CLI, Electron IPC): checks
+ * access, validates input against the contract, runs the handler, and validates the output
+ * (which also strips any field the contract does not name, so nothing private leaks).
+ */
+export class AdminService {
+  private readonly throttle = new SignInThrottle()
+  private inject: InjectFn | null = null
+
+  constructor(
+    readonly gw: Gateway,
+    private status: { base_url: string; version: string; data_dir: string },
+  ) {}
+
+  /** Set once the HTTP app exists: the Playground runs through it. */
+  attach(inject: InjectFn): void {
+    this.inject = inject
+  }
+
+  /** Known once the server listens. */
+  setBaseUrl(baseUrl: string): void {
+    this.status = { ...this.status, base_url: baseUrl }
+  }
+
+  async invoke(name: string, rawInput: unknown, caller: Caller, onEvent?: (e: PlaygroundEvent) => void): Promise<Invocation> {
+    const ctx: AdminContext = {
+      gw: this.gw,
+      caller,
+      session: null,
+      emit: onEvent ?? (() => {}),
+      inject: (r) => {
+        if (!this.inject) throw new AdminError(503, 'not_ready', 'the gateway is starting')
+        return this.inject(r)
+      },
+      status: this.status,
+      throttle: this.throttle,
+    }
+    try {
+      const value = await this.run(name, rawInput, ctx)
+      return { result: { ok: true, value }, session: ctx.session }
+    } catch (err) {
+      const e =
+        err instanceof AdminError ? err : new AdminError(500, 'internal_error', `internal error: ${(err as Error).message}`)
+      return { result: { ok: false, error: e.toContract() }, session: ctx.session }
+    }
+  }
+
+  private async run(name: string, rawInput: unknown, ctx: AdminContext): Promise<unknown> {
+    if (!Object.hasOwn(operations, name)) throw new AdminError(404, 'unknown_operation', `no operation named ${name}`)
+    const opName = name as OperationName
+    const op = operations[opName]
+    const user = ctx.caller.user
+    if (op.access !== 'public' && !user) throw new AdminError(401, 'unauthenticated', 'Sign in first.')
+    if (op.access === 'admin' && user?.role !== 'admin') throw new AdminError(403, 'forbidden', `${name} is for admins only.`)
+    const parsed = op.input.safeParse(rawInput ?? {})
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const field = issue.path.join('.')
+      throw new AdminError(400, 'invalid_input', parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '), field || undefined)
+    }
+    this.gw.refresh()
+    const handler = handlers[opName] as (ctx: AdminContext, input: unknown) => unknown
+    const value = await handler(ctx, parsed.data)
+    if ('stream' in op && op.stream) return null
+    return op.output.parse(value)
+  }
+}

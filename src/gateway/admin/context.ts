@@ -1,0 +1,40 @@
+import type { User } from '../../contract/auth'
+import type { PlaygroundEvent } from '../../contract/playground'
+import type { Gateway } from '../gateway'
+import type { SignInThrottle } from '../auth/throttle'
+
+/** Who is calling, as the transport established it. */
+export interface Caller {
+  user: User | null
+  /** The session token the call came with, so sign-out can end it. */
+  sessionToken: string | null
+  /** Client address, for sign-in throttling ('local' for the CLI and the desktop window). */
+  address: string
+}
+
+/** A session the transport must set (cookie, keychain) or clear after the call. */
+export type SessionChange = { set: { token: string; expires_at: number; remember: boolean } } | { clear: true }
+
+export interface AdminContext {
+  gw: Gateway
+  caller: Caller
+  session: SessionChange | null
+  /** Streaming operations deliver their events here. */
+  emit: (event: PlaygroundEvent) => void
+  /** Runs an inference request through the gateway's own HTTP pipeline (the Playground). */
+  inject: InjectFn
+  status: { base_url: string; version: string; data_dir: string }
+  throttle: SignInThrottle
+}
+
+export type InjectFn = (request: {
+  method: 'POST'
+  url: string
+  headers: Record<string, string>
+  payload: string
+  signal?: AbortSignal
+}) => Promise<{ statusCode: number; headers: Record<string, unknown>; stream: () => NodeJS.ReadableStream }>
+
+/** The signed-in user; the dispatcher checks access before a handler runs. */
+export const me = (ctx: AdminContext): User => ctx.caller.user!
+export const isAdmin = (ctx: AdminContext) => ctx.caller.user?.role === 'admin'

@@ -1,0 +1,81 @@
+import { builtinProviders } from '../../providers/builtin'
+import { probeProvider } from '../../providers/health'
+import { providerKinds } from '../../providers/kinds'
+import type { Provider } from '../../providers/registry'
+import { envVarFor } from '../../secrets/secretStore'
+import { listModels } from '../../http/v1/models'
+import { AdminError, invalid, notFound } from '../adminError'
+import type { AdminContext } from '../context'
+import type { Handlers } from './types'
+
+async function info(ctx: AdminContext, p: Provider) {
+  const cred = await ctx.gw.registry.credential(p.id)
+  return {
+    id: p.id,
+    kind: p.kind,
+    label: p.label,
+    base_url: p.baseUrl,
+    local: p.local,
+    credential: cred ? { source: cred.source, last4: cred.value.slice(-4) } : null,
+    timeouts: p.timeouts,
+    stored: p.stored,
+  }
+}
+
+export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'providers.remove' | 'providers.test' | 'models.list' | 'prices.set' | 'prices.remove'> = {
+  'providers.list': (ctx) => Promise.all(ctx.gw.registry.all().map((p) => info(ctx, p))),
+
+  async 'providers.set'(ctx, input) {
+    const existing = ctx.gw.registry.get(input.id)
+    const builtin = builtinProviders.find((b) => b.id === input.id)
+    const kind = input.kind ?? existing?.kind ?? builtin?.kind
+    if (!kind) throw invalid('kind', `${input.id} is not a built-in provider: choose a kind (${providerKinds().join(', ')})`)
+    if (!providerKinds().includes(kind)) throw invalid('kind', `unknown kind "${kind}" (known: ${providerKinds().join(', ')})`)
+    const baseUrl = input.base_url === undefined ? (existing?.stored ? existing.baseUrl : null) : input.base_url
+    if (!builtin && !baseUrl) throw invalid('base_url', `${input.id} is not a built-in provider: give its base URL`)
+    if (input.api_key !== undefined) {
+      try {
+        await ctx.gw.secrets.set(input.id, input.api_key)
+      } catch (err) {
+        throw new AdminError(
+          503,
+          'keychain_unavailable',
+          `The key could not be stored in ${ctx.gw.secrets.description} (${(err as Error).message}). Set ${envVarFor(input.id)} in the gateway's environment instead.`,
+          'api_key',
+        )
+      }
+    }
+    ctx.gw.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {})
+    ctx.gw.refresh()
+    return info(ctx, ctx.gw.registry.get(input.id)!)
+  },
+
+  async 'providers.remove'(ctx, input) {
+    const removed = ctx.gw.providers.remove(input.id)
+    const hadKey = await ctx.gw.secrets.delete(input.id).catch(() => false)
+    if (!removed && !hadKey) throw notFound(`stored provider or key ${input.id}`)
+    ctx.gw.providers.touch()
+    return { ok: true as const }
+  },
+
+  async 'providers.test'(ctx, input) {
+    const provider = ctx.gw.registry.get(input.id)
+    if (!provider) throw notFound(`provider ${input.id}`)
+    const s = await probeProvider(ctx.gw.registry.dispatcher(provider), ctx.gw.registry, provider, 10_000)
+    return s.ok ? { ok: true as const, latency_ms: s.latency_ms, models: s.models.length, checked_at: s.checked_at } : s
+  },
+
+  async 'models.list'(ctx) {
+    return (await listModels(ctx.gw)).map((m) => ({ id: m.id, ...m.gw }))
+  },
+
+  'prices.set'(ctx, input) {
+    ctx.gw.prices.set(input)
+    return { ok: true as const }
+  },
+
+  'prices.remove'(ctx, input) {
+    if (!ctx.gw.prices.remove(input.model)) throw notFound(`price override for ${input.model}`)
+    return { ok: true as const }
+  },
+}

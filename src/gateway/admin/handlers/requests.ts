@@ -1,0 +1,35 @@
+import { groupBy, overview } from '../queries/analyticsQuery'
+import { listRequests, type Scope } from '../queries/requestQuery'
+import { notFound } from '../adminError'
+import { isAdmin, type AdminContext } from '../context'
+import { visibleKeys } from './keys'
+import type { Handlers } from './types'
+
+/** Admins see every request; a member only those made with their own keys. */
+const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
+
+export const requestHandlers: Handlers<'requests.list' | 'requests.get' | 'analytics.overview' | 'analytics.groupBy'> = {
+  'requests.list'(ctx, input) {
+    // Queued records would be missing from the page a user opens right after a request.
+    ctx.gw.records.flush()
+    return listRequests(ctx.gw.db, input, scope(ctx))
+  },
+
+  'requests.get'(ctx, input) {
+    ctx.gw.records.flush()
+    const record = ctx.gw.requests.get(input.id)
+    const allowed = scope(ctx).keyIds
+    if (!record || (allowed !== null && !allowed.includes(record.key_id ?? ''))) throw notFound(`request ${input.id}`)
+    return { record: record as unknown as Record<string, unknown>, bodies: ctx.gw.requests.bodies(input.id) }
+  },
+
+  'analytics.overview'(ctx, input) {
+    ctx.gw.records.flush()
+    return overview(ctx.gw.db, input, scope(ctx))
+  },
+
+  'analytics.groupBy'(ctx, input) {
+    ctx.gw.records.flush()
+    return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, tokens, errors }) => ({ value, requests, cost_usd, tokens, errors }))
+  },
+}

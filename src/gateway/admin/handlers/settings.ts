@@ -1,0 +1,21 @@
+import type { AdminContext } from '../context'
+import type { Handlers } from './types'
+
+export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'gateway.status'> = {
+  'settings.get': (ctx) => ctx.gw.settings,
+
+  'settings.update'(ctx: AdminContext, input) {
+    ctx.gw.settingsRepo.write(input)
+    ctx.gw.refresh()
+    return ctx.gw.settings
+  },
+
+  'gateway.status'(ctx) {
+    ctx.gw.records.flush()
+    return {
+      ...ctx.status,
+      keys: ctx.gw.keys.all().filter((k) => k.revoked_at === null).length,
+      requests: ctx.gw.db.prepare('SELECT count(*) FROM requests').pluck().get() as number,
+    }
+  },
+}

@@ -1,0 +1,198 @@
+import type { z } from 'zod'
+import type { Db } from '../../store/db'
+import { analyticsOps, type group } from '../../../contract/analytics'
+import type { RequestFilter } from '../../../contract/requests'
+import { choosePlan, filterSql, prepareCached, type Scope, type SqlParam } from './requestQuery'
+
+export type OverviewInput = z.input<(typeof analyticsOps)['analytics.overview']['input']>
+export type OverviewOutput = z.output<(typeof analyticsOps)['analytics.overview']['output']>
+export type GroupByInput = z.input<(typeof analyticsOps)['analytics.groupBy']['input']>
+/** `name` is the key's name when grouping by key (the contract's `group` has no place for it; a strict parse drops it). */
+export type GroupRow = z.output<typeof group> & { name?: string | null }
+
+const HOUR = 3_600_000
+const DAY = 86_400_000
+const BUCKET_MS = { hour: HOUR, day: DAY } as const
+/** A series longer than this is refused rather than built (a year of hours is 8,784). */
+export const MAX_BUCKETS = 10_000
+
+/** The range narrows the filter's own from/to (both are [from, to) in Unix ms). */
+function rangeFilter(from: number, to: number, filter: RequestFilter | undefined): RequestFilter {
+  const f = filter ?? {}
+  return { ...f, from: Math.max(from, f.from ?? from), to: Math.min(to, f.to ?? to) }
+}
+
+/** The value at nearest rank ceil(p/100 · n) of an ascending array; null when it is empty. */
+export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
+  const n = sorted.length
+  if (n === 0) return null
+  const rank = Math.min(n, Math.max(1, Math.ceil((p * n) / 100)))
+  return sorted[rank - 1]
+}
+
+/** UTC start of the bucket holding `t`: Unix time has no leap seconds, so hours and days divide it exactly. */
+export const bucketStart = (t: number, bucketMs: number) => Math.floor(t / bucketMs) * bucketMs
+
+interface TotalsRow {
+  requests: number
+  errors: number
+  cost_usd: number
+  unpriced: number
+  prompt_tokens: number
+  completion_tokens: number
+}
+interface BucketRow extends TotalsRow {
+  t: number
+}
+
+/**
+ * Totals and a time series over [from, to) for a filter within a scope. Sums and counts are SQL
+ * aggregates (one per bucket; the totals are added up from the buckets). Latency percentiles are
+ * exact nearest-rank: the matching rows' (created_at, latency_ms) pairs are read as raw arrays and
+ * sorted per bucket in typed arrays; see the benchmark for why this beats window functions.
+ * Errors are `outcome = 'error'`; unpriced requests (cost_usd NULL) are counted, never priced as $0.
+ * Buckets are UTC hour/day starts from the one holding `from` to the one holding `to - 1`,
+ * empty ones included.
+ */
+export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOutput {
+  const bucket = input.bucket ?? 'hour'
+  const bucketMs = BUCKET_MS[bucket]
+  if (!bucketMs) throw new Error(`unknown bucket ${String(bucket)}`)
+  const { from, to } = input
+  const firstBucket = bucketStart(from, bucketMs)
+  const buckets = to > from ? Math.floor((to - 1 - firstBucket) / bucketMs) + 1 : 0
+  if (buckets > MAX_BUCKETS) throw new Error(`the range holds ${buckets} ${bucket} buckets; at most ${MAX_BUCKETS} are allowed`)
+
+  const filter = rangeFilter(from, to, input.filter)
+  const where = filterSql(filter, scope, choosePlan(db, filter, scope))
+  // Integer division (created_at is an INTEGER, times are positive). bucketMs is one of two fixed
+  // constants, written as a literal: a bound JS number arrives as a REAL and would divide exactly.
+  const sums = prepareCached(
+    db,
+    `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, COALESCE(SUM(r.outcome = 'error'), 0) AS errors,
+       TOTAL(r.cost_usd) AS cost_usd, COALESCE(SUM(r.cost_usd IS NULL), 0) AS unpriced,
+       COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens
+     FROM requests r WHERE ${where.sql} GROUP BY 1`,
+  )
+  const latencies = prepareCached(db, `SELECT r.created_at, r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`)
+
+  const { rows, lat } = db.transaction(() => ({
+    rows: sums.all(...where.params) as BucketRow[],
+    lat: latencies.raw(true).all(...where.params) as Array<[number, number]>,
+  }))()
+
+  // Latencies per bucket: count, then place into one Float64Array partitioned by bucket.
+  const counts = new Int32Array(buckets + 1)
+  const index = (t: number) => Math.floor((t - firstBucket) / bucketMs)
+  for (const [t] of lat) counts[index(t) + 1]++
+  for (let i = 1; i <= buckets; i++) counts[i] += counts[i - 1]
+  const all = new Float64Array(lat.length)
+  const fill = counts.slice(0, buckets)
+  for (const [t, ms] of lat) all[fill[index(t)]++] = ms
+
+  const totals: TotalsRow = { requests: 0, errors: 0, cost_usd: 0, unpriced: 0, prompt_tokens: 0, completion_tokens: 0 }
+  const byStart = new Map<number, BucketRow>()
+  for (const r of rows) {
+    byStart.set(r.t, r)
+    totals.requests += r.requests
+    totals.errors += r.errors
+    totals.cost_usd += r.cost_usd
+    totals.unpriced += r.unpriced
+    totals.prompt_tokens += r.prompt_tokens
+    totals.completion_tokens += r.completion_tokens
+  }
+
+  const series: OverviewOutput['series'] = []
+  for (let i = 0; i < buckets; i++) {
+    const t = firstBucket + i * bucketMs
+    const r = byStart.get(t)
+    const slice = all.subarray(counts[i], counts[i + 1]).sort()
+    series.push({
+      t,
+      requests: r?.requests ?? 0,
+      errors: r?.errors ?? 0,
+      cost_usd: r?.cost_usd ?? 0,
+      prompt_tokens: r?.prompt_tokens ?? 0,
+      completion_tokens: r?.completion_tokens ?? 0,
+      p50_ms: nearestRank(slice, 50),
+      p95_ms: nearestRank(slice, 95),
+    })
+  }
+  all.sort()
+
+  return {
+    totals: {
+      requests: totals.requests,
+      errors: totals.errors,
+      error_rate: totals.requests ? totals.errors / totals.requests : 0,
+      cost_usd: totals.cost_usd,
+      unpriced_requests: totals.unpriced,
+      prompt_tokens: totals.prompt_tokens,
+      completion_tokens: totals.completion_tokens,
+      p50_ms: nearestRank(all, 50),
+      p95_ms: nearestRank(all, 95),
+      p99_ms: nearestRank(all, 99),
+    },
+    series,
+  }
+}
+
+const GROUP_COLUMNS = {
+  model: 'r.model',
+  key: 'r.key_id',
+  user: 'r.user_id',
+  provider: 'r.provider',
+  preset: 'r.preset',
+  session: 'r.session_id',
+  trace: 'r.trace_id',
+} as const
+
+/**
+ * Requests, cost, tokens and errors per value over [from, to), the `limit` largest groups by
+ * request count (then cost, then value). Rows without the attribute form the `null` group, except
+ * for tags and dimensions, where a request counts once in each of its tags (so groups can add up
+ * to more than the total) and requests without the dimension are not counted. By key, `value` is
+ * the key id and `name` the key's name (joined from `keys` after aggregating, so it costs at most
+ * `limit` lookups).
+ */
+export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
+  const limit = input.limit ?? 10
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error('limit must be an integer from 1 to 100')
+  const filter = rangeFilter(input.from, input.to, input.filter)
+  const where = filterSql(filter, scope, choosePlan(db, filter, scope))
+  const by = input.by
+
+  let value: string
+  let join = ''
+  const joinParams: SqlParam[] = []
+  if (by === 'tag') {
+    value = 'g.tag'
+    join = 'JOIN request_tags g ON g.request_id = r.id'
+  } else if (by.startsWith('dimension:')) {
+    const name = by.slice('dimension:'.length)
+    if (!/^[a-z0-9_-]{1,64}$/.test(name)) throw new Error(`invalid dimension name ${name}`)
+    value = 'g.value'
+    join = 'JOIN request_dimensions g ON g.request_id = r.id AND g.name = ?'
+    joinParams.push(name)
+  } else if (Object.hasOwn(GROUP_COLUMNS, by)) {
+    value = GROUP_COLUMNS[by as keyof typeof GROUP_COLUMNS]
+  } else {
+    throw new Error(`cannot group by ${by}`)
+  }
+
+  const aggregate = `SELECT ${value} AS value, count(*) AS requests, TOTAL(r.cost_usd) AS cost_usd,
+      COALESCE(SUM(r.prompt_tokens), 0) + COALESCE(SUM(r.completion_tokens), 0) AS tokens,
+      COALESCE(SUM(r.outcome = 'error'), 0) AS errors
+    FROM requests r ${join} WHERE ${where.sql}
+    GROUP BY 1 ORDER BY requests DESC, cost_usd DESC, value ASC LIMIT ?`
+  const params = [...joinParams, ...where.params, limit]
+  if (by === 'key') {
+    const rows = prepareCached(
+      db,
+      `SELECT a.value, a.requests, a.cost_usd, a.tokens, a.errors, k.name FROM (${aggregate}) a
+       LEFT JOIN keys k ON k.id = a.value ORDER BY a.requests DESC, a.cost_usd DESC, a.value ASC`,
+    ).all(...params) as GroupRow[]
+    return rows
+  }
+  return prepareCached(db, aggregate).all(...params) as GroupRow[]
+}

@@ -1,0 +1,270 @@
+import type { Statement } from 'better-sqlite3'
+import type { z } from 'zod'
+import type { Db } from '../../store/db'
+import { requestOps, type RequestFilter, type requestRow } from '../../../contract/requests'
+
+/**
+ * Which requests a caller may see: `keyIds: null` is every request (admins); an array restricts
+ * to requests made with those keys (members see only their own keys' requests; an empty array
+ * sees nothing, and requests without a key are never visible to a member).
+ */
+export interface Scope {
+  keyIds: string[] | null
+}
+
+export type SqlParam = string | number
+/** A boolean SQL expression over `requests r` and the values for its `?` placeholders, in order. */
+export interface SqlWhere {
+  sql: string
+  params: SqlParam[]
+}
+
+export type ListRequestsInput = z.input<(typeof requestOps)['requests.list']['input']>
+export type ListRequestsOutput = z.output<(typeof requestOps)['requests.list']['output']>
+export type RequestRow = z.output<typeof requestRow>
+
+const STATUS_CLASS: Record<'2xx' | '4xx' | '5xx', [number, number]> = {
+  '2xx': [200, 299],
+  '4xx': [400, 499],
+  '5xx': [500, 599],
+}
+
+/** Equality filters on indexed (or cheap) columns: filter field → column of `requests`. */
+const EQUALITY: Array<[keyof RequestFilter, string]> = [
+  ['key_id', 'key_id'],
+  ['model', 'model'],
+  ['preset', 'preset'],
+  ['provider', 'provider'],
+  ['user_id', 'user_id'],
+  ['trace_id', 'trace_id'],
+  ['session_id', 'session_id'],
+  ['source', 'source'],
+  ['outcome', 'outcome'],
+]
+
+/**
+ * How a WHERE clause lets SQLite reach the rows (every plan selects exactly the same rows):
+ * - `columns`: tags and dimensions are EXISTS probes (one primary-key seek per candidate row) and
+ *   SQLite starts from an index on the requests table itself (key, model, status, time…).
+ * - `child`: that tag or dimension (`tag` or `dimension:<name>`) is an IN over its own table's
+ *   primary key (tag/name, value, created_at), narrowed by the time range too, so SQLite starts
+ *   from the requests carrying it; other tags/dimensions stay probes. Best when it is rarer than
+ *   anything the requests table's indexes can narrow to.
+ * - `order`: like `columns`, but a status class is not answered through requests_status, so a
+ *   page can walk the sort order (created_at, or key/model/… then created_at) and stop after
+ *   `limit` rows instead of sorting every match.
+ * SQLite's planner cannot choose between these itself: it takes any IN (subquery) for a handful of
+ * rows even with ANALYZE statistics, so a common tag combined with a selective status would be
+ * read tens of thousands of times. `choosePlan` measures instead.
+ */
+export type FilterPlan = { drive: 'columns' } | { drive: 'order' } | { drive: 'child'; child: string }
+
+interface ChildFilter {
+  key: string
+  table: 'request_tags' | 'request_dimensions'
+  /** Conditions on the child table under an alias, with their values. */
+  where: (alias: string) => string
+  values: SqlParam[]
+}
+
+/** The tag and dimension conditions of a filter, in a fixed order (tag, then dimensions by name). */
+function childFilters(filter: RequestFilter): ChildFilter[] {
+  const out: ChildFilter[] = []
+  if (filter.tag !== undefined) out.push({ key: 'tag', table: 'request_tags', where: (a) => `${a}.tag = ?`, values: [filter.tag] })
+  const dims = filter.dimensions ?? {}
+  for (const name of Object.keys(dims).sort()) {
+    out.push({ key: `dimension:${name}`, table: 'request_dimensions', where: (a) => `${a}.name = ? AND ${a}.value = ?`, values: [name, dims[name]] })
+  }
+  return out
+}
+
+/** Conditions some index on `requests` can answer (outcome and source have none). */
+const INDEXED: Array<keyof RequestFilter> = ['key_id', 'model', 'preset', 'provider', 'user_id', 'trace_id', 'session_id', 'status']
+
+/** Without measuring: start from the first tag/dimension when nothing else in the filter is indexed. */
+export function defaultPlan(filter: RequestFilter, scope: Scope): FilterPlan {
+  const children = childFilters(filter)
+  if (children.length === 0 || scope.keyIds !== null || INDEXED.some((f) => filter[f] !== undefined)) return { drive: 'columns' }
+  return { drive: 'child', child: children[0].key }
+}
+
+/**
+ * Picks where a filter's query should start by counting, never more than the smallest count so
+ * far: the rows carrying each tag/dimension (a primary-key range of its table), then the rows each
+ * indexed condition of the requests table selects on its own (an index range). The cost is bounded
+ * by the smallest child count; a filter without tags or dimensions costs nothing.
+ */
+export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterPlan {
+  const children = childFilters(filter)
+  if (children.length === 0 || (scope.keyIds !== null && scope.keyIds.length === 0)) return { drive: 'columns' }
+  const time: SqlParam[] = []
+  let timeSql = ''
+  if (filter.from !== undefined) {
+    timeSql += ' AND c.created_at >= ?'
+    time.push(filter.from)
+  }
+  if (filter.to !== undefined) {
+    timeSql += ' AND c.created_at < ?'
+    time.push(filter.to)
+  }
+  let best: ChildFilter | undefined
+  let bestCount = Infinity
+  for (const c of children) {
+    const sql = `SELECT count(*) FROM (SELECT 1 FROM ${c.table} c WHERE ${c.where('c')}${timeSql} LIMIT ?)`
+    const n = prepareCached(db, sql).pluck().get(...c.values, ...time, bestCount === Infinity ? -1 : bestCount) as number
+    if (n < bestCount) {
+      best = c
+      bestCount = n
+    }
+  }
+  if (!best) return { drive: 'columns' }
+  const range: RequestFilter = { from: filter.from, to: filter.to }
+  // (The time range alone is no candidate: child rows carry created_at, so a child count within
+  // the range is never larger than the range's.)
+  const candidates: Array<[RequestFilter, Scope]> = []
+  if (scope.keyIds !== null) candidates.push([range, scope])
+  for (const f of INDEXED) if (filter[f] !== undefined) candidates.push([{ ...range, [f]: filter[f] }, { keyIds: null }])
+  for (const [f, s] of candidates) {
+    const w = filterSql(f, s, { drive: 'columns' })
+    const n = prepareCached(db, `SELECT count(*) FROM (SELECT 1 FROM requests r WHERE ${w.sql} LIMIT ?)`).pluck().get(...w.params, bestCount) as number
+    if (n < bestCount) return { drive: 'columns' }
+  }
+  return { drive: 'child', child: best.key }
+}
+
+/**
+ * The WHERE clause for a filter within a scope, over `requests` aliased `r`. Every value is a
+ * bound parameter; only fixed column names are written into the SQL. Time is [from, to): `from`
+ * inclusive, `to` exclusive, Unix milliseconds. Without a plan, `defaultPlan` (no measuring).
+ */
+export function filterSql(filter: RequestFilter, scope: Scope, plan: FilterPlan = defaultPlan(filter, scope)): SqlWhere {
+  const clauses: string[] = []
+  const params: SqlParam[] = []
+
+  if (scope.keyIds !== null) {
+    if (scope.keyIds.length === 0) return { sql: '0', params: [] }
+    clauses.push(`r.key_id IN (${scope.keyIds.map(() => '?').join(', ')})`)
+    params.push(...scope.keyIds)
+  }
+  if (filter.from !== undefined) {
+    clauses.push('r.created_at >= ?')
+    params.push(filter.from)
+  }
+  if (filter.to !== undefined) {
+    clauses.push('r.created_at < ?')
+    params.push(filter.to)
+  }
+  for (const [field, column] of EQUALITY) {
+    const value = filter[field]
+    if (value === undefined) continue
+    clauses.push(`r.${column} = ?`)
+    params.push(value as string)
+  }
+  if (filter.status !== undefined) {
+    if (typeof filter.status === 'number') {
+      clauses.push('r.status = ?')
+      params.push(filter.status)
+    } else {
+      const range = STATUS_CLASS[filter.status]
+      if (!range) throw new Error(`unknown status class ${String(filter.status)}`)
+      // Unary + keeps SQLite from answering the range through requests_status (and then sorting).
+      clauses.push(plan.drive === 'order' ? '+r.status BETWEEN ? AND ?' : 'r.status BETWEEN ? AND ?')
+      params.push(range[0], range[1])
+    }
+  }
+  childFilters(filter).forEach((c, i) => {
+    const where = c.where(`c${i}`)
+    if (plan.drive === 'child' && plan.child === c.key) {
+      // The ids carrying it; child rows hold their request's created_at, so the range applies here too.
+      let sql = `r.id IN (SELECT c${i}.request_id FROM ${c.table} c${i} WHERE ${where}`
+      params.push(...c.values)
+      if (filter.from !== undefined) {
+        sql += ` AND c${i}.created_at >= ?`
+        params.push(filter.from)
+      }
+      if (filter.to !== undefined) {
+        sql += ` AND c${i}.created_at < ?`
+        params.push(filter.to)
+      }
+      clauses.push(sql + ')')
+    } else {
+      clauses.push(`EXISTS (SELECT 1 FROM ${c.table} c${i} WHERE ${where} AND c${i}.created_at = r.created_at AND c${i}.request_id = r.id)`)
+      params.push(...c.values)
+    }
+  })
+  return { sql: clauses.length ? clauses.join(' AND ') : '1', params }
+}
+
+/** Sortable columns: contract name → column. Nothing else is ever written into ORDER BY. */
+const SORT_COLUMNS = {
+  created_at: 'r.created_at',
+  latency_ms: 'r.latency_ms',
+  cost_usd: 'r.cost_usd',
+  total_tokens: 'r.total_tokens',
+  status: 'r.status',
+} as const
+const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
+
+const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
+  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source`
+
+type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
+
+/** Prepared statements by SQL text, per connection: filters produce few distinct shapes. */
+const statementCache = new WeakMap<Db, Map<string, Statement<SqlParam[]>>>()
+export function prepareCached(db: Db, sql: string): Statement<SqlParam[]> {
+  let cache = statementCache.get(db)
+  if (!cache) statementCache.set(db, (cache = new Map()))
+  let stmt = cache.get(sql)
+  if (!stmt) {
+    if (cache.size >= 200) cache.clear()
+    stmt = db.prepare<SqlParam[]>(sql)
+    cache.set(sql, stmt)
+  }
+  return stmt
+}
+
+/**
+ * One page of request rows for a filter within a scope, and how many rows the filter matches.
+ * Rows come from the indexed columns only (never by parsing `detail`). Ties (and NULLs: first in
+ * ascending order, last in descending) are broken by insertion order in the same direction, so
+ * pages are stable. Both statements read one snapshot, so `total` agrees with the page.
+ *
+ * The count runs first (with `choosePlan`) and picks the page's plan: newest-first pages of a
+ * filter that matches a large share of the store walk the created_at order and test each row (the
+ * `order` plan reads about (offset + limit) · rows / total rows); otherwise the matches are found
+ * through their indexes and sorted (reading `total` rows). Walking wins when
+ * total² > (offset + limit) · rows.
+ */
+export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): ListRequestsOutput {
+  const sort = input.sort ?? 'created_at'
+  const order = input.order ?? 'desc'
+  const limit = input.limit ?? 50
+  const offset = input.offset ?? 0
+  const column = Object.hasOwn(SORT_COLUMNS, sort) ? SORT_COLUMNS[sort] : undefined
+  const dir = Object.hasOwn(ORDERS, order) ? ORDERS[order] : undefined
+  if (!column) throw new Error(`cannot sort by ${String(sort)}`)
+  if (!dir) throw new Error(`unknown order ${String(order)}`)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error('limit must be an integer from 1 to 500')
+  if (!Number.isInteger(offset) || offset < 0) throw new Error('offset must be a non-negative integer')
+
+  const filter = input.filter ?? {}
+  // An upper bound on the store's rows without counting them (rowids only grow).
+  const storeRows = prepareCached(db, `SELECT max(rowid) FROM requests`)
+
+  return db.transaction(() => {
+    const plan = choosePlan(db, filter, scope)
+    const where = filterSql(filter, scope, plan)
+    const total = prepareCached(db, `SELECT count(*) FROM requests r WHERE ${where.sql}`).pluck().get(...where.params) as number
+    if (total === 0 || offset >= total) return { items: [], total }
+    const rows = (storeRows.pluck().get() as number | null) ?? 0
+    const walk = sort === 'created_at' && total * total > (offset + limit) * rows
+    const pageWhere = walk ? filterSql(filter, scope, { drive: 'order' }) : where
+    const page = prepareCached(
+      db,
+      `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${pageWhere.sql} ORDER BY ${column} ${dir}, r.rowid ${dir} LIMIT ? OFFSET ?`,
+    )
+    const raw = page.all(...pageWhere.params, limit, offset) as RawRow[]
+    return { items: raw.map((r) => ({ ...r, priced: r.priced === 1 })), total }
+  })()
+}

@@ -1,0 +1,348 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { openDatabase, type Db } from '../../src/gateway/store/db'
+import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
+import { choosePlan, defaultPlan, filterSql, listRequests, type FilterPlan, type ListRequestsInput, type Scope } from '../../src/gateway/admin/queries/requestQuery'
+import { requestOps, type RequestFilter } from '../../src/contract/requests'
+import { tempDir } from '../support/tempDir'
+
+const T0 = Date.UTC(2025, 0, 1)
+const H = 3_600_000
+const ALL: Scope = { keyIds: null }
+
+interface Spec {
+  id: string
+  at: number
+  key?: string | null
+  model?: string | null
+  provider?: string | null
+  preset?: string | null
+  status?: number
+  outcome?: RequestRecord['outcome']
+  user?: string | null
+  trace?: string | null
+  session?: string | null
+  tags?: string[]
+  dims?: Record<string, string>
+  source?: RequestRecord['source']
+  /** undefined: no cost at all; null: unpriced; a number: priced. */
+  cost?: number | null
+  tokens?: [number, number] | null
+  latency?: number
+}
+
+function record(s: Spec): RequestRecord {
+  const tokens = s.tokens === undefined ? [10, 5] : s.tokens
+  return {
+    id: s.id,
+    created_at: new Date(s.at).toISOString(),
+    endpoint: 'chat.completions',
+    source: s.source ?? 'api',
+    status: s.status ?? 200,
+    outcome: s.outcome ?? 'ok',
+    key_id: s.key === undefined ? 'key_a' : s.key,
+    model: s.model === undefined ? 'openai/gpt-4o' : s.model,
+    preset: s.preset ?? null,
+    preset_version: s.preset ? 1 : null,
+    provider: s.provider === undefined ? 'openai' : s.provider,
+    upstream_model: 'gpt-4o',
+    stream: false,
+    attribution: { user_id: s.user ?? null, trace_id: s.trace ?? null, session_id: s.session ?? null, tags: s.tags ?? [], extra: {}, auto_cache: null },
+    dimensions: s.dims ?? {},
+    ignored: [],
+    usage: tokens ? { prompt_tokens: tokens[0], completion_tokens: tokens[1] } : null,
+    cost:
+      s.cost === undefined
+        ? null
+        : {
+            currency: 'USD',
+            priced: s.cost !== null,
+            unpriced_reason: s.cost === null ? 'no price' : null,
+            prompt_tokens: tokens?.[0] ?? 0,
+            completion_tokens: tokens?.[1] ?? 0,
+            cached_tokens: 0,
+            cache_write_tokens: 0,
+            input_usd: s.cost,
+            cached_input_usd: null,
+            cache_write_usd: null,
+            output_usd: null,
+            cache_savings_usd: null,
+            final_usd: s.cost,
+            price_source: null,
+            long_context: false,
+            estimated: false,
+          },
+    attempts: [],
+    fallback_used: false,
+    latency_ms: s.latency ?? 100,
+    ttfb_ms: null,
+    error: s.outcome === 'error' ? { status: s.status ?? 500, type: 'api_error', code: null, message: 'failed' } : null,
+  }
+}
+
+function store(specs: Spec[]): Db {
+  const db = openDatabase(tempDir())
+  const repo = new RequestsRepo(db)
+  db.transaction(() => specs.forEach((s) => repo.insert(record(s))))()
+  return db
+}
+
+// Inserted in this order (rowid order); `at` is deliberately not monotonic for r08/r09 (same ms).
+const SPECS: Spec[] = [
+  { id: 'r01', at: T0 + 1 * H, key: 'key_a', model: 'm1', provider: 'p1', status: 200, user: 'u1', trace: 'tr1', session: 's1', tags: ['prod', 'chat'], dims: { team: 'core', env: 'prod' }, cost: 0.01, tokens: [100, 20], latency: 300 },
+  { id: 'r02', at: T0 + 2 * H, key: 'key_a', model: 'm2', provider: 'p2', status: 429, outcome: 'error', user: 'u2', tags: ['batch'], dims: { team: 'ml' }, tokens: null, latency: 20 },
+  { id: 'r03', at: T0 + 3 * H, key: 'key_b', model: 'm1', provider: 'p1', status: 500, outcome: 'error', preset: 'summarizer', session: 's1', tokens: null, latency: 900 },
+  { id: 'r04', at: T0 + 24 * H, key: 'key_b', model: 'm2', provider: 'p2', status: 200, source: 'playground', tags: ['prod'], dims: { team: 'ml', env: 'staging' }, cost: null, tokens: [500, 500], latency: 1500, user: 'u1' },
+  { id: 'r05', at: T0 + 48 * H, key: 'key_c', model: 'm1', provider: 'p3', status: 499, outcome: 'aborted', cost: 0.02, tokens: [50, 1], latency: 50, trace: 'tr1' },
+  { id: 'r06', at: T0 + 48 * H + 1, key: null, model: null, provider: null, status: 401, outcome: 'error', tokens: null, latency: 1 },
+  { id: 'r07', at: T0 + 49 * H, key: 'key_a', model: 'm1', provider: 'p1', status: 201, tags: ['chat'], dims: { env: 'prod' }, cost: 0.5, tokens: [1000, 2000], latency: 700, preset: 'summarizer' },
+  { id: 'r08', at: T0 + 50 * H, key: 'key_c', model: 'm3', provider: 'p3', status: 200, tags: ['prod', 'eval'], dims: { team: 'core', "we'ird": "va'l" }, cost: 0.01, tokens: [5, 5], latency: 300 },
+  { id: 'r09', at: T0 + 50 * H, key: 'key_a', model: 'm3', provider: 'p3', status: 200, tags: ['eval'], cost: 0.003, tokens: [1, 1], latency: 300, user: 'u3' },
+  { id: 'r10', at: T0 + 72 * H, key: 'key_b', model: 'm1', provider: 'p1', status: 503, outcome: 'error', tags: ['prod'], dims: { env: 'prod' }, tokens: null, latency: 30000 },
+]
+
+/** An independent reference for which specs a filter and scope select. */
+function expected(filter: RequestFilter, scope: Scope = ALL): string[] {
+  return SPECS.filter((s) => {
+    const r = record(s)
+    if (scope.keyIds && !(r.key_id !== null && scope.keyIds.includes(r.key_id))) return false
+    const at = Date.parse(r.created_at)
+    if (filter.from !== undefined && at < filter.from) return false
+    if (filter.to !== undefined && at >= filter.to) return false
+    if (filter.key_id !== undefined && r.key_id !== filter.key_id) return false
+    if (filter.model !== undefined && r.model !== filter.model) return false
+    if (filter.preset !== undefined && r.preset !== filter.preset) return false
+    if (filter.provider !== undefined && r.provider !== filter.provider) return false
+    if (filter.outcome !== undefined && r.outcome !== filter.outcome) return false
+    if (filter.source !== undefined && r.source !== filter.source) return false
+    if (filter.user_id !== undefined && r.attribution.user_id !== filter.user_id) return false
+    if (filter.trace_id !== undefined && r.attribution.trace_id !== filter.trace_id) return false
+    if (filter.session_id !== undefined && r.attribution.session_id !== filter.session_id) return false
+    if (typeof filter.status === 'number' && r.status !== filter.status) return false
+    if (typeof filter.status === 'string' && String(r.status)[0] !== filter.status[0]) return false
+    if (filter.tag !== undefined && !r.attribution.tags.includes(filter.tag)) return false
+    for (const [k, v] of Object.entries(filter.dimensions ?? {})) if (r.dimensions[k] !== v) return false
+    return true
+  })
+    .map((s) => s.id)
+    .sort()
+}
+
+const ids = (items: Array<{ id: string }>) => items.map((i) => i.id)
+const list = (db: Db, input: ListRequestsInput, scope: Scope = ALL) => listRequests(db, input, scope)
+const outputSchema = requestOps['requests.list'].output
+
+describe('requests.list query', () => {
+  let db: Db
+  before(() => {
+    db = store(SPECS)
+  })
+  after(() => db.close())
+
+  it('lists every request newest first, ties by insertion order, rows from columns matching the contract', () => {
+    const out = list(db, {})
+    assert.equal(out.total, 10)
+    assert.deepEqual(ids(out.items), ['r10', 'r09', 'r08', 'r07', 'r06', 'r05', 'r04', 'r03', 'r02', 'r01'])
+    outputSchema.parse(out)
+    const r01 = out.items.find((i) => i.id === 'r01')!
+    assert.deepEqual(r01, {
+      id: 'r01',
+      created_at: T0 + H,
+      endpoint: 'chat.completions',
+      status: 200,
+      outcome: 'ok',
+      key_id: 'key_a',
+      model: 'm1',
+      preset: null,
+      provider: 'p1',
+      upstream_model: 'gpt-4o',
+      user_id: 'u1',
+      prompt_tokens: 100,
+      completion_tokens: 20,
+      cost_usd: 0.01,
+      priced: true,
+      latency_ms: 300,
+      source: 'api',
+    })
+    const r04 = out.items.find((i) => i.id === 'r04')!
+    assert.equal(r04.cost_usd, null)
+    assert.equal(r04.priced, false)
+    assert.equal(r04.source, 'playground')
+  })
+
+  const single: Array<[string, RequestFilter]> = [
+    ['from', { from: T0 + 24 * H }],
+    ['to (exclusive)', { to: T0 + 24 * H }],
+    ['from and to', { from: T0 + 2 * H, to: T0 + 48 * H + 1 }],
+    ['key_id', { key_id: 'key_b' }],
+    ['model', { model: 'm1' }],
+    ['preset', { preset: 'summarizer' }],
+    ['provider', { provider: 'p3' }],
+    ['status exact', { status: 429 }],
+    ['status 2xx', { status: '2xx' }],
+    ['status 4xx', { status: '4xx' }],
+    ['status 5xx', { status: '5xx' }],
+    ['outcome error', { outcome: 'error' }],
+    ['outcome aborted', { outcome: 'aborted' }],
+    ['user_id', { user_id: 'u1' }],
+    ['trace_id', { trace_id: 'tr1' }],
+    ['session_id', { session_id: 's1' }],
+    ['tag', { tag: 'prod' }],
+    ['tag nobody has', { tag: 'nope' }],
+    ['dimension', { dimensions: { team: 'ml' } }],
+    ['two dimensions', { dimensions: { team: 'core', env: 'prod' } }],
+    ['dimension with quotes in name and value', { dimensions: { "we'ird": "va'l" } }],
+    ['source', { source: 'playground' }],
+  ]
+  for (const [name, filter] of single) {
+    it(`filters by ${name}`, () => {
+      const out = list(db, { filter })
+      assert.deepEqual([...ids(out.items)].sort(), expected(filter))
+      assert.equal(out.total, expected(filter).length)
+    })
+  }
+
+  it('filters by status class exactly at the class bounds', () => {
+    assert.deepEqual([...ids(list(db, { filter: { status: '2xx' } }).items)].sort(), ['r01', 'r04', 'r07', 'r08', 'r09'])
+    assert.deepEqual([...ids(list(db, { filter: { status: '4xx' } }).items)].sort(), ['r02', 'r05', 'r06'])
+    assert.deepEqual([...ids(list(db, { filter: { status: '5xx' } }).items)].sort(), ['r03', 'r10'])
+    assert.deepEqual(ids(list(db, { filter: { status: 200 } }).items), ['r09', 'r08', 'r04', 'r01'])
+  })
+
+  const combined: Array<[string, RequestFilter]> = [
+    ['key and model', { key_id: 'key_a', model: 'm1' }],
+    ['tag and dimension', { tag: 'prod', dimensions: { env: 'prod' } }],
+    ['tag, status class and time', { tag: 'prod', status: '2xx', from: T0 + 2 * H }],
+    ['provider, outcome and source', { provider: 'p2', outcome: 'ok', source: 'playground' }],
+    ['user and tag', { user_id: 'u1', tag: 'prod' }],
+    ['everything matching r01', { from: T0, to: T0 + 2 * H, key_id: 'key_a', model: 'm1', provider: 'p1', status: '2xx', outcome: 'ok', user_id: 'u1', trace_id: 'tr1', session_id: 's1', tag: 'chat', dimensions: { team: 'core', env: 'prod' }, source: 'api' }],
+    ['contradiction', { key_id: 'key_a', model: 'm2', status: '5xx' }],
+  ]
+  for (const [name, filter] of combined) {
+    it(`combines filters: ${name}`, () => {
+      const out = list(db, { filter })
+      assert.deepEqual([...ids(out.items)].sort(), expected(filter))
+      assert.equal(out.total, expected(filter).length)
+    })
+  }
+
+  it('every plan selects exactly the same rows for every filter', () => {
+    for (const [, filter] of [...single, ...combined]) {
+      const plans: FilterPlan[] = [{ drive: 'columns' }, { drive: 'order' }, { drive: 'child', child: 'tag' }]
+      for (const name of Object.keys(filter.dimensions ?? {})) plans.push({ drive: 'child', child: `dimension:${name}` })
+      for (const scope of [ALL, { keyIds: ['key_a', 'key_c'] }]) {
+        plans.push(defaultPlan(filter, scope), choosePlan(db, filter, scope))
+        for (const plan of plans) {
+          const w = filterSql(filter, scope, plan)
+          const rows = db.prepare(`SELECT r.id FROM requests r WHERE ${w.sql} ORDER BY r.id`).pluck().all(...w.params)
+          assert.deepEqual(rows, expected(filter, scope), `${JSON.stringify(filter)} ${JSON.stringify(plan)}`)
+        }
+      }
+    }
+  })
+
+  it('starts from a tag or dimension only when it is rarer than what the indexed columns narrow to', () => {
+    assert.deepEqual(defaultPlan({ tag: 'prod' }, ALL), { drive: 'child', child: 'tag' })
+    assert.deepEqual(defaultPlan({ tag: 'prod', model: 'm1' }, ALL), { drive: 'columns' })
+    assert.deepEqual(defaultPlan({ model: 'm1' }, ALL), { drive: 'columns' })
+    assert.deepEqual(choosePlan(db, { model: 'm1' }, ALL), { drive: 'columns' })
+    // 'eval' (2 requests) is rarer than the 'prod' tag (4) and than model m1 (5) …
+    assert.deepEqual(choosePlan(db, { tag: 'eval' }, ALL), { drive: 'child', child: 'tag' })
+    assert.deepEqual(choosePlan(db, { tag: 'prod', dimensions: { team: 'core' } }, ALL), { drive: 'child', child: 'dimension:team' })
+    assert.deepEqual(choosePlan(db, { tag: 'prod', model: 'm1' }, ALL), { drive: 'child', child: 'tag' })
+    // … but not than user u3 (1), status 429 (1), or a member's key_c (2).
+    assert.deepEqual(choosePlan(db, { tag: 'eval', user_id: 'u3' }, ALL), { drive: 'columns' })
+    assert.deepEqual(choosePlan(db, { tag: 'prod', status: 429 }, ALL), { drive: 'columns' })
+    // Both sides are counted within the time range: key_b has 3 requests to prod's 4, but from
+    // T0 + 2 h they have 3 each, and a tie goes to the tag.
+    assert.deepEqual(choosePlan(db, { tag: 'prod', key_id: 'key_b' }, ALL), { drive: 'columns' })
+    assert.deepEqual(choosePlan(db, { tag: 'prod', key_id: 'key_b', from: T0 + 2 * H }, ALL), { drive: 'child', child: 'tag' })
+    assert.deepEqual(choosePlan(db, { tag: 'prod' }, { keyIds: ['key_c'] }), { drive: 'columns' })
+  })
+
+  it('binds every value as a parameter', () => {
+    const w = filterSql({ model: "x' OR 1=1 --", tag: "'; DROP TABLE requests; --", dimensions: { "a'": "b'" }, from: 5 }, { keyIds: ["k'"] }, { drive: 'child', child: 'tag' })
+    assert.doesNotMatch(w.sql, /OR 1=1|DROP|'/)
+    assert.deepEqual(w.params, ["k'", 5, "x' OR 1=1 --", "'; DROP TABLE requests; --", 5, "a'", "b'"])
+    assert.equal(list(db, { filter: { model: "x' OR 1=1 --" } }).total, 0)
+    assert.equal(list(db, { filter: { tag: "'; DROP TABLE requests; --" } }).total, 0)
+    assert.equal(list(db, {}).total, 10)
+  })
+
+  it('shows a member only the requests of their own keys', () => {
+    const member: Scope = { keyIds: ['key_a'] }
+    const out = list(db, {}, member)
+    assert.deepEqual(ids(out.items), ['r09', 'r07', 'r02', 'r01'])
+    assert.equal(out.total, 4)
+    assert.ok(out.items.every((i) => i.key_id === 'key_a'))
+    // Filters cannot widen the scope: another key's id, or a tag only others' requests carry.
+    assert.deepEqual(list(db, { filter: { key_id: 'key_b' } }, member), { items: [], total: 0 })
+    assert.deepEqual(ids(list(db, { filter: { tag: 'prod' } }, member).items), ['r01'])
+    // Several keys; requests without a key (r06) are never visible to a member.
+    const two = list(db, {}, { keyIds: ['key_a', 'key_c'] })
+    assert.deepEqual([...ids(two.items)].sort(), expected({}, { keyIds: ['key_a', 'key_c'] }))
+    assert.equal(two.total, 6)
+    assert.deepEqual(list(db, {}, { keyIds: [] }), { items: [], total: 0 })
+    assert.deepEqual(list(db, { filter: { status: 401 } }, { keyIds: ['key_a', 'key_b', 'key_c'] }), { items: [], total: 0 })
+  })
+
+  it('sorts by each whitelisted column in both orders, NULL costs last when descending', () => {
+    assert.deepEqual(ids(list(db, { sort: 'created_at', order: 'asc' }).items), ['r01', 'r02', 'r03', 'r04', 'r05', 'r06', 'r07', 'r08', 'r09', 'r10'])
+    // Equal latencies (r01, r08, r09 at 300 ms) keep insertion order in the direction of the sort.
+    assert.deepEqual(ids(list(db, { sort: 'latency_ms', order: 'desc' }).items), ['r10', 'r04', 'r03', 'r07', 'r09', 'r08', 'r01', 'r05', 'r02', 'r06'])
+    assert.deepEqual(ids(list(db, { sort: 'latency_ms', order: 'asc' }).items), ['r06', 'r02', 'r05', 'r01', 'r08', 'r09', 'r07', 'r03', 'r04', 'r10'])
+    const byCost = list(db, { sort: 'cost_usd', order: 'desc' }).items
+    assert.deepEqual(ids(byCost).slice(0, 5), ['r07', 'r05', 'r08', 'r01', 'r09'])
+    assert.ok(byCost.slice(5).every((i) => i.cost_usd === null))
+    assert.deepEqual(ids(list(db, { sort: 'cost_usd', order: 'asc' }).items).slice(5), ['r09', 'r01', 'r08', 'r05', 'r07'])
+    assert.deepEqual(ids(list(db, { sort: 'total_tokens', order: 'desc' }).items).slice(0, 4), ['r07', 'r04', 'r01', 'r05'])
+    assert.deepEqual(ids(list(db, { sort: 'status', order: 'asc' }).items), ['r01', 'r04', 'r08', 'r09', 'r07', 'r06', 'r02', 'r05', 'r03', 'r10'])
+  })
+
+  it('refuses a sort column or order outside the whitelist', () => {
+    assert.throws(() => list(db, { sort: 'detail' as never }), /cannot sort by detail/)
+    assert.throws(() => list(db, { sort: 'created_at; DROP TABLE requests' as never }), /cannot sort/)
+    assert.throws(() => list(db, { order: 'sideways' as never }), /unknown order/)
+    assert.throws(() => list(db, { limit: 0 }), /limit/)
+    assert.throws(() => list(db, { offset: -1 }), /offset/)
+  })
+
+  it('paginates with a stable order and the same total on every page', () => {
+    for (const input of [{}, { sort: 'latency_ms' as const }, { sort: 'cost_usd' as const, order: 'asc' as const }, { filter: { tag: 'prod' } }]) {
+      const all = ids(list(db, input).items)
+      const seen: string[] = []
+      for (let offset = 0; offset < 12; offset += 3) {
+        const page = list(db, { ...input, limit: 3, offset })
+        assert.equal(page.total, all.length)
+        seen.push(...ids(page.items))
+      }
+      assert.deepEqual(seen, all, JSON.stringify(input))
+    }
+    assert.deepEqual(list(db, { offset: 10 }), { items: [], total: 10 })
+    assert.deepEqual(list(db, { offset: 500, filter: { model: 'm1' } }), { items: [], total: 5 })
+  })
+
+  it('pages a filter the same way whichever plan the page takes', () => {
+    // limit 1 over a dense filter walks the created_at order (total² > (offset + limit) · rows); limit 50 sorts the matches.
+    for (const filter of [{ status: '2xx' as const }, { tag: 'prod' }, { dimensions: { env: 'prod' } }]) {
+      const dense = ids(list(db, { filter, limit: 50 }).items)
+      const single: string[] = []
+      for (let offset = 0; offset < dense.length; offset++) single.push(...ids(list(db, { filter, limit: 1, offset }).items))
+      assert.deepEqual(single, dense)
+    }
+  })
+
+  it('pages a larger store: 50 rows by default, up to 500, a dense tag deep in the list', () => {
+    const many: Spec[] = Array.from({ length: 120 }, (_, i) => ({ id: `m${String(i).padStart(3, '0')}`, at: T0 + i * 1000, tags: i % 2 ? ['odd'] : [] }))
+    const big = store(many)
+    const first = list(big, {})
+    assert.equal(first.items.length, 50)
+    assert.equal(first.total, 120)
+    assert.equal(first.items[0].id, 'm119')
+    assert.equal(list(big, { limit: 500 }).items.length, 120)
+    const odd = list(big, { filter: { tag: 'odd' }, limit: 7, offset: 7 })
+    assert.equal(odd.total, 60)
+    assert.deepEqual(ids(odd.items), ['m105', 'm103', 'm101', 'm099', 'm097', 'm095', 'm093'])
+    big.close()
+  })
+})
