@@ -20,6 +20,18 @@ export default defineConfig({
   renderer: {
     root: resolve(import.meta.dirname, 'src/renderer'),
     plugins: [react()],
-    build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'src/renderer/index.html') } } },
+    build: {
+      // electron-vite leaves renderer minification off; the dashboard is also served over HTTP.
+      minify: 'esbuild',
+      chunkSizeWarningLimit: 700,
+      rollupOptions: {
+        input: { index: resolve(import.meta.dirname, 'src/renderer/index.html') },
+        output: {
+          // React alone, then every other dependency (charts, zod): no chunk imports one that imports it back.
+          manualChunks: (id: string) =>
+            /node_modules\/(react|react-dom|scheduler)\//.test(id) ? 'react' : id.includes('node_modules') ? 'vendor' : undefined,
+        },
+      },
+    },
   },
 })

@@ -3,8 +3,8 @@ import { op } from './op'
 import { empty } from './common'
 
 export const settings = z.object({
-  /** Applied at the next start (the listening socket cannot move under running clients). */
-  port: z.number().int().min(1).max(65535),
+  /** Applied at the next start (the listening socket cannot move under running clients); 0 picks a free port. */
+  port: z.number().int().min(0, "0 picks a free port").max(65535),
   bind: z.string().min(1),
   allowed_hosts: z.array(z.string().min(1)),
   cors_origins: z.array(z.string().min(1)),

@@ -70,6 +70,7 @@ export class Gateway {
   readonly agent: Agent
   readonly secrets: SecretStore
   private readonly watcher: ConfigWatcher
+  private readonly pruneTimer: NodeJS.Timeout
 
   constructor(readonly options: GatewayOptions) {
     const log = options.log ?? ((msg, err) => console.error(msg, err ?? ''))
@@ -92,6 +93,9 @@ export class Gateway {
     this.balances = new Balances(this.ledger, () => this.records.flush())
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
+    this.pruneRecords()
+    this.pruneTimer = setInterval(() => this.pruneRecords(), 3600_000)
+    this.pruneTimer.unref()
   }
 
   /** Called at the start of every request: a no-op unless some process changed configuration. */
@@ -133,7 +137,16 @@ export class Gateway {
     this.refresh()
   }
 
+  /** Deletes records older than the retention setting; their tags, dimensions and bodies go with them. */
+  pruneRecords(now = Date.now()): number {
+    const days = this.settings.retention_days
+    if (days === null) return 0
+    this.records.flush()
+    return this.db.prepare(`DELETE FROM requests WHERE created_at < ?`).run(now - days * 86_400_000).changes
+  }
+
   async close(): Promise<void> {
+    if (this.pruneTimer) clearInterval(this.pruneTimer)
     this.records.close()
     await this.registry.close()
     await this.agent.close()

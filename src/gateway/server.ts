@@ -16,8 +16,16 @@ export async function startGateway(
   overrides: ConfigOverrides = {},
   options: Omit<GatewayOptions, 'config'> & Pick<AppOptions, 'dashboardDir'> = {},
 ): Promise<RunningGateway> {
-  const config = resolveConfig(overrides, options.env)
-  const gateway = new Gateway({ ...options, config })
+  const env = options.env ?? process.env
+  const resolved = resolveConfig(overrides, env)
+  const gateway = new Gateway({ ...options, config: resolved })
+  // Port and bind saved from the dashboard apply from the next start, unless a flag or the
+  // environment says otherwise.
+  const config = {
+    ...resolved,
+    port: overrides.port !== undefined || env.GW_PORT ? resolved.port : gateway.settings.port,
+    host: overrides.host !== undefined || env.GW_HOST ? resolved.host : gateway.settings.bind,
+  }
   const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir })
   const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir })
   admin.attach(async (r) => {

@@ -10,6 +10,11 @@ export interface Caller {
   sessionToken: string | null
   /** Client address, for sign-in throttling ('local' for the CLI and the desktop window). */
   address: string
+  /**
+   * The person at this machine's shell (the CLI): as trusted as the store's file permissions
+   * make them, so an admin, but not a dashboard user: keys they create belong to no user.
+   */
+  operator?: boolean
 }
 
 /** A session the transport must set (cookie, keychain) or clear after the call. */

@@ -6,6 +6,7 @@ import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
 import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
 import { pricesList, pricesRemove, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
+import { api } from './commands/api'
 
 export type { CliIo }
 
@@ -43,6 +44,9 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   requests list [--limit N]
   requests show ID
 
+  api list                                                   every management operation
+  api OPERATION [--input JSON | --input -]                   run one as the local operator (JSON out)
+
 Prices are USD per 1M tokens.`
 
 const commands: Record<string, Command> = {
@@ -76,6 +80,7 @@ export async function runCli(argv: string[], io: CliIo = defaultIo()): Promise<n
     return group ? 0 : 2
   }
   if (group === 'serve') return serve(argv.slice(1), io)
+  if (group === 'api') return api(argv.slice(1), io)
   const command = commands[`${group} ${action ?? ''}`]
   if (!command) {
     io.err(`gw: unknown command "${`${group} ${action ?? ''}`.trim()}"\n\n${USAGE}`)

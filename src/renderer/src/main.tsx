@@ -1,4 +1,5 @@
 import { createRoot } from 'react-dom/client'
-import { StatusPage } from './StatusPage'
+import { App } from './App'
+import './styles/app.css'
 
-createRoot(document.getElementById('root')!).render(<StatusPage />)
+createRoot(document.getElementById('root')!).render(<App />)

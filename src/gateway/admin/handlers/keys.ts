@@ -61,7 +61,7 @@ export const keyHandlers: Handlers<'keys.list' | 'keys.get' | 'keys.create' | 'k
         daily_limit_usd: input.daily_limit_usd,
         monthly_limit_usd: input.monthly_limit_usd,
         balanceUsd: input.balance_usd,
-        ownerId: input.owner_id ?? me(ctx).id,
+        ownerId: input.owner_id ?? (ctx.caller.operator ? null : me(ctx).id),
       },
       actor(ctx),
     )

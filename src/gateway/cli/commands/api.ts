@@ -1,0 +1,52 @@
+import os from 'node:os'
+import { operations } from '../../../contract'
+import { AdminService } from '../../admin/adminService'
+import { buildApp, VERSION } from '../../app'
+import { resolveConfig } from '../../config'
+import { Gateway } from '../../gateway'
+import { parse, table, type Command } from '../shared'
+
+/**
+ * Any management operation from the shell, as the local operator: `gw api keys.list`,
+ * `gw api presets.save --input '{"name":"p","model":"gpt-4o-mini"}'` (`--input -` reads stdin).
+ * The same admin service as the dashboard and IPC, so the same validation and answers.
+ */
+export const api: Command = async (args, io) => {
+  const { values, positionals } = parse(args, { input: { type: 'string' } })
+  const name = positionals[0]
+  if (!name || name === 'list') {
+    io.out(table([['OPERATION', 'ACCESS', 'SUMMARY'], ...Object.entries(operations).map(([n, o]) => [n, o.access, o.summary])]))
+    return name ? 0 : 2
+  }
+  let input: unknown = {}
+  const raw = values.input === '-' ? await io.readStdin() : values.input
+  if (raw !== undefined) {
+    try {
+      input = JSON.parse(raw)
+    } catch (err) {
+      throw new Error(`--input is not JSON: ${(err as Error).message}`)
+    }
+  }
+  const config = resolveConfig({ dataDir: values['data-dir'], port: 0 }, io.env)
+  const gw = new Gateway({ config, env: io.env, secrets: io.secrets, log: () => {} })
+  try {
+    const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir })
+    const app = buildApp(gw, config, { admin })
+    admin.attach(async (r) => {
+      const res = await app.inject({ ...r, payloadAsStream: true })
+      return { statusCode: res.statusCode, headers: res.headers, stream: () => res.stream() }
+    })
+    const operator = { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin' as const, created_at: 0 }
+    const { result } = await admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, (event) =>
+      io.out(JSON.stringify(event)),
+    )
+    if (!result.ok) {
+      io.err(JSON.stringify({ error: result.error }))
+      return 1
+    }
+    if (result.value !== null) io.out(JSON.stringify(result.value, null, 2))
+    return 0
+  } finally {
+    await gw.close()
+  }
+}

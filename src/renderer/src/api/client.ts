@@ -1,0 +1,122 @@
+import type { GwApi, Input, OperationName, Output, StreamingName } from '../../../contract'
+import type { PlaygroundEvent } from '../../../contract/playground'
+import { ApiError, toApiError } from './errors'
+
+declare global {
+  interface Window {
+    /** The Electron preload bridge; absent in a browser, where the HTTP API is used. */
+    gw?: GwApi
+  }
+}
+
+type Listener = (e: ApiError) => void
+const unauthenticatedListeners = new Set<Listener>()
+
+/** Called when any call answers 401 (the session ended or expired), so the app can ask to sign in again. */
+export function onUnauthenticated(fn: Listener): () => void {
+  unauthenticatedListeners.add(fn)
+  return () => unauthenticatedListeners.delete(fn)
+}
+
+async function errorFrom(res: Response): Promise<ApiError> {
+  let body: unknown = null
+  try {
+    body = await res.json()
+  } catch {
+    /* not JSON */
+  }
+  const e = (body as { error?: unknown } | null)?.error
+  if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') {
+    return toApiError({ status: res.status, ...(e as object) })
+  }
+  return new ApiError({ code: res.status === 401 ? 'unauthenticated' : 'http_error', status: res.status, message: `the gateway answered ${res.status} ${res.statusText}`.trim() })
+}
+
+function post(name: string, input: unknown, signal?: AbortSignal): Promise<Response> {
+  return fetch(`/api/${name}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', accept: name === 'playground.chat' ? 'text/event-stream' : 'application/json' },
+    body: JSON.stringify(input ?? {}),
+    signal,
+  })
+}
+
+async function httpCall(name: OperationName, input: unknown): Promise<unknown> {
+  let res: Response
+  try {
+    res = await post(name, input)
+  } catch (err) {
+    throw new ApiError({ code: 'network', status: 0, message: `cannot reach the gateway (${(err as Error).message})` })
+  }
+  if (!res.ok) throw await errorFrom(res)
+  return res.json()
+}
+
+/** Reads `data: <json>` events of a text/event-stream body as they arrive. */
+async function httpStream(input: unknown, onEvent: (e: PlaygroundEvent) => void): Promise<void> {
+  let res: Response
+  try {
+    res = await post('playground.chat', input)
+  } catch (err) {
+    throw new ApiError({ code: 'network', status: 0, message: `cannot reach the gateway (${(err as Error).message})` })
+  }
+  if (!res.ok) throw await errorFrom(res)
+  if (!res.body) throw new ApiError({ code: 'http_error', status: res.status, message: 'the gateway sent no stream' })
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffer = ''
+  const flush = (block: string) => {
+    const data = block
+      .split(/\r?\n/)
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).replace(/^ /, ''))
+      .join('\n')
+    if (!data || data === '[DONE]') return
+    onEvent(JSON.parse(data) as PlaygroundEvent)
+  }
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) break
+    buffer += value
+    let at: number
+    while ((at = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const block = buffer.slice(0, at)
+      buffer = buffer.slice(at).replace(/^\r?\n\r?\n/, '')
+      flush(block)
+    }
+  }
+  if (buffer.trim()) flush(buffer)
+}
+
+function bridge(): GwApi | undefined {
+  return typeof window !== 'undefined' ? window.gw : undefined
+}
+
+/** The desktop bridge when present, else HTTP: pages never know which. */
+export const transport: 'electron' | 'http' = bridge() ? 'electron' : 'http'
+
+/** Calls one management operation. Rejects with an ApiError. */
+export async function call<N extends Exclude<OperationName, StreamingName>>(name: N, input: Input<N>): Promise<Output<N>> {
+  try {
+    const gw = bridge()
+    const fn = gw ? (gw[name] as unknown as (i: Input<N>) => Promise<Output<N>>) : null
+    return fn ? await fn(input) : ((await httpCall(name, input)) as Output<N>)
+  } catch (err) {
+    const e = toApiError(err)
+    if (e.status === 401 && name !== 'auth.signIn' && name !== 'auth.status') unauthenticatedListeners.forEach((l) => l(e))
+    throw e
+  }
+}
+
+/** The Playground's streaming call: events arrive in order (deltas, then done or error). */
+export async function stream(input: Input<'playground.chat'>, onEvent: (e: PlaygroundEvent) => void): Promise<void> {
+  try {
+    const gw = bridge()
+    if (gw) await gw['playground.chat'](input, onEvent)
+    else await httpStream(input, onEvent)
+  } catch (err) {
+    const e = toApiError(err)
+    if (e.status === 401) unauthenticatedListeners.forEach((l) => l(e))
+    throw e
+  }
+}

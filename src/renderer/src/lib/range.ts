@@ -1,0 +1,43 @@
+export type RangeId = '24h' | '7d' | '30d'
+
+export const RANGES: Array<{ value: RangeId; label: string }> = [
+  { value: '24h', label: '24 h' },
+  { value: '7d', label: '7 d' },
+  { value: '30d', label: '30 d' },
+]
+
+const HOUR = 3_600_000
+const DAY = 86_400_000
+
+export interface Range {
+  from: number
+  to: number
+  bucket: 'hour' | 'day'
+  step: number
+}
+
+/** The window ending now (rounded up to the next minute, so repeated renders ask the same thing). */
+export function rangeOf(id: RangeId, now = Date.now()): Range {
+  const to = Math.ceil(now / 60_000) * 60_000
+  if (id === '24h') return { from: to - DAY, to, bucket: 'hour', step: HOUR }
+  if (id === '7d') return { from: to - 7 * DAY, to, bucket: 'day', step: DAY }
+  return { from: to - 30 * DAY, to, bucket: 'day', step: DAY }
+}
+
+/** One point per bucket across the range, empty buckets as zeros, so charts show gaps as zero. */
+export function fillSeries<P extends { t: number }>(points: P[], range: Range, zero: (t: number) => P): P[] {
+  const start = Math.floor(range.from / range.step) * range.step
+  const slots = new Map<number, P>()
+  for (let t = start; t < range.to; t += range.step) slots.set(t, zero(t))
+  for (const p of points) {
+    const slot = Math.floor(p.t / range.step) * range.step
+    slots.set(slot, p)
+  }
+  return [...slots.values()].sort((a, b) => a.t - b.t)
+}
+
+export function tickLabel(t: number, bucket: 'hour' | 'day', spanDays: number): string {
+  const d = new Date(t)
+  if (bucket === 'day' || spanDays > 2) return d.toLocaleDateString('en-US', { month: 'short', day: 'numeric' })
+  return d.toLocaleTimeString('en-US', { hour: '2-digit', minute: '2-digit' })
+}

@@ -1,0 +1,131 @@
+import { useState, type FormEvent } from 'react'
+import { operations, type Output } from '../../../../contract'
+import { call } from '../../api/client'
+import { fieldErrors, toApiError } from '../../api/errors'
+import { Dialog } from '../../components/Dialog'
+import { Field, FormError } from '../../components/Field'
+import { CopyButton } from '../../components/Copy'
+import { useQuery } from '../../lib/useQuery'
+import { useSession } from '../../lib/session'
+import { numOrUndef } from '../../lib/format'
+import { validate } from '../../lib/validate'
+import { href } from '../../lib/router'
+
+type Created = Output<'keys.create'>
+
+/** Creates a key, then shows its secret exactly once. */
+export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; onCreated: (c: Created) => void }) {
+  const { isAdmin, user } = useSession()
+  const presets = useQuery(() => call('presets.list', {}), [])
+  const users = useQuery(() => (isAdmin ? call('users.list', {}) : Promise.resolve([])), [isAdmin])
+  const [name, setName] = useState('')
+  const [balance, setBalance] = useState('')
+  const [preset, setPreset] = useState('')
+  const [owner, setOwner] = useState('')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [created, setCreated] = useState<Created | null>(null)
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    const input = {
+      name,
+      ...(balance.trim() !== '' && { balance_usd: numOrUndef(balance) }),
+      ...(preset && { default_preset: preset }),
+      ...(owner && owner !== user.id && { owner_id: owner }),
+    }
+    const errs = validate(operations['keys.create'].input, input)
+    setErrors(errs)
+    setFormError(null)
+    if (Object.keys(errs).length) return
+    setBusy(true)
+    try {
+      const c = await call('keys.create', input)
+      setCreated(c)
+      onCreated(c)
+    } catch (err) {
+      const ae = toApiError(err)
+      const fe = fieldErrors(ae)
+      setErrors(fe)
+      if (!Object.keys(fe).length) setFormError(ae.message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  if (created)
+    return (
+      <Dialog title="Your new key" onClose={onClose} testId="key-secret-dialog">
+        <div className="dialog-body">
+          <div className="callout callout-warn" role="alert">
+            <strong>Copy this key now — you will not see it again.</strong> The gateway keeps only a hash of it. If you lose it, revoke it and create another.
+          </div>
+          <div className="secret-row">
+            <code className="secret" data-testid="key-secret">
+              {created.secret}
+            </code>
+            <CopyButton text={created.secret} label="Copy key" testId="key-secret-copy" className="btn btn-primary" />
+          </div>
+          <p className="muted">
+            Use it as the API key of any OpenAI client, e.g. <code>export GW_KEY=…</code>, with the base URL shown on the <a href="#/overview">Overview</a>.
+          </p>
+        </div>
+        <div className="dialog-actions">
+          <a className="btn" href={href('keys', created.key.id)} onClick={onClose} data-testid="key-secret-open">
+            Open key settings
+          </a>
+          <button type="button" className="btn btn-primary" onClick={onClose} data-testid="key-secret-done">
+            I have copied it
+          </button>
+        </div>
+      </Dialog>
+    )
+
+  return (
+    <Dialog title="Create a key" onClose={onClose} testId="create-key-dialog">
+      <form onSubmit={submit} noValidate data-testid="create-key-form">
+        <div className="dialog-body">
+          <Field label="Name" error={errors.name} hint="What uses it, e.g. my-laptop or ci-bot">
+            <input value={name} onChange={(e) => setName(e.target.value)} data-testid="key-name" autoFocus />
+          </Field>
+          {isAdmin && (
+            <Field label="Opening balance (USD, optional)" error={errors.balance_usd} hint="Leave empty for an unlimited key. A prepaid key stops at zero with a 402.">
+              <input inputMode="decimal" value={balance} onChange={(e) => setBalance(e.target.value)} data-testid="key-opening-balance" placeholder="unlimited" />
+            </Field>
+          )}
+          <Field label="Default preset (optional)" error={errors.default_preset} hint="Applied to every chat request of this key that names no preset.">
+            <select value={preset} onChange={(e) => setPreset(e.target.value)} data-testid="key-default-preset">
+              <option value="">None</option>
+              {presets.data?.map((p) => (
+                <option key={p.name} value={p.name}>
+                  {p.name} ({p.model})
+                </option>
+              ))}
+            </select>
+          </Field>
+          {isAdmin && users.data && users.data.length > 1 && (
+            <Field label="Owner" error={errors.owner_id} hint="Members see only their own keys.">
+              <select value={owner || user.id} onChange={(e) => setOwner(e.target.value)} data-testid="key-owner">
+                {users.data.map((u) => (
+                  <option key={u.id} value={u.id}>
+                    {u.username} ({u.role})
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
+          <FormError message={formError} />
+        </div>
+        <div className="dialog-actions">
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button className="btn btn-primary" disabled={busy} data-testid="key-create-submit">
+            {busy ? 'Creating…' : 'Create key'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}

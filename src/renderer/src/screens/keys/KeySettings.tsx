@@ -1,0 +1,168 @@
+import { useState, type FormEvent } from 'react'
+import { operations, type Input } from '../../../../contract'
+import type { KeyPolicy, KeySummary } from '../../../../contract/keys'
+import { call } from '../../api/client'
+import { fieldErrors, toApiError } from '../../api/errors'
+import { Checkbox, Field, FormError } from '../../components/Field'
+import { Section } from '../../components/Page'
+import { useToast } from '../../components/Toasts'
+import { list, numOrNull, numOrUndef } from '../../lib/format'
+import { useQuery } from '../../lib/useQuery'
+import { validate } from '../../lib/validate'
+
+type Update = Input<'keys.update'>
+
+/** Saves part of a key's settings with inline errors; field names match the contract's paths. */
+function useKeyUpdate(k: KeySummary, onSaved: (k: KeySummary) => void, what: string) {
+  const toast = useToast()
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const save = async (patch: Omit<Update, 'id'>) => {
+    const input = { id: k.id, ...patch }
+    const errs = validate(operations['keys.update'].input, input)
+    setErrors(errs)
+    setFormError(null)
+    if (Object.keys(errs).length) return
+    setBusy(true)
+    try {
+      onSaved(await call('keys.update', input))
+      toast(`${what} saved`)
+    } catch (err) {
+      const ae = toApiError(err)
+      const fe = fieldErrors(ae)
+      setErrors(fe)
+      if (!Object.keys(fe).length) setFormError(ae.message)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { errors, formError, busy, save }
+}
+
+export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean }) {
+  const presets = useQuery(() => call('presets.list', {}), [])
+  const [value, setValue] = useState(k.default_preset ?? '')
+  const u = useKeyUpdate(k, onSaved, 'Default preset')
+  return (
+    <Section title="Default preset" testId="key-default-preset" description="Applied to every chat request of this key that names no preset itself, whatever model it sends.">
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          u.save({ default_preset: value || null })
+        }}
+      >
+        <Field label="Preset" error={u.errors.default_preset}>
+          <select value={value} onChange={(e) => setValue(e.target.value)} disabled={disabled} data-testid="default-preset-select">
+            <option value="">None — use the model each request names</option>
+            {presets.data?.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.name} ({p.model})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button className="btn btn-primary" disabled={disabled || u.busy || value === (k.default_preset ?? '')} data-testid="default-preset-save">
+          Save
+        </button>
+      </form>
+      {presets.data && presets.data.length === 0 && (
+        <p className="muted">
+          No presets yet. <a href="#/presets/new">Create a preset</a> to steer this key’s requests centrally.
+        </p>
+      )}
+      <FormError message={u.formError} />
+    </Section>
+  )
+}
+
+const adminNote = <p className="muted small" data-testid="admin-only-note">Only an admin can change this.</p>
+
+export function LimitsForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean; adminOnly?: boolean }) {
+  const [daily, setDaily] = useState(k.daily_limit_usd?.toString() ?? '')
+  const [monthly, setMonthly] = useState(k.monthly_limit_usd?.toString() ?? '')
+  const u = useKeyUpdate(k, onSaved, 'Spend limits')
+  return (
+    <Section title="Spend limits" testId="key-limits" description="Requests are refused with 402 once the key has spent this much in the current UTC day or month. Leave empty for no limit.">
+      {adminOnly && adminNote}
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          u.save({ daily_limit_usd: numOrNull(daily), monthly_limit_usd: numOrNull(monthly) })
+        }}
+      >
+        <Field label="Daily limit (USD)" error={u.errors.daily_limit_usd}>
+          <input inputMode="decimal" value={daily} onChange={(e) => setDaily(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="limit-daily" />
+        </Field>
+        <Field label="Monthly limit (USD)" error={u.errors.monthly_limit_usd}>
+          <input inputMode="decimal" value={monthly} onChange={(e) => setMonthly(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="limit-monthly" />
+        </Field>
+        <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="limits-save">
+          Save limits
+        </button>
+      </form>
+      <FormError message={u.formError} />
+    </Section>
+  )
+}
+
+export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean; adminOnly?: boolean }) {
+  const p = k.policy
+  const [models, setModels] = useState((p.allowed_models ?? []).join(', '))
+  const [providers, setProviders] = useState((p.allowed_providers ?? []).join(', '))
+  const [presetOnly, setPresetOnly] = useState(!!p.preset_only)
+  const [maxTokens, setMaxTokens] = useState(p.max_tokens?.toString() ?? '')
+  const [maxCost, setMaxCost] = useState(p.max_cost_per_request_usd?.toString() ?? '')
+  const [rpm, setRpm] = useState(p.rpm?.toString() ?? '')
+  const u = useKeyUpdate(k, onSaved, 'Policy')
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    const policy: KeyPolicy = {}
+    const m = list(models)
+    const pr = list(providers)
+    if (m.length) policy.allowed_models = m
+    if (pr.length) policy.allowed_providers = pr
+    if (presetOnly) policy.preset_only = true
+    const mt = numOrUndef(maxTokens)
+    const mc = numOrUndef(maxCost)
+    const r = numOrUndef(rpm)
+    if (mt !== undefined) policy.max_tokens = mt
+    if (mc !== undefined) policy.max_cost_per_request_usd = mc
+    if (r !== undefined) policy.rpm = r
+    u.save({ policy })
+  }
+  const err = (f: string) => u.errors[`policy.${f}`] ?? Object.entries(u.errors).find(([key]) => key.startsWith(`policy.${f}.`))?.[1]
+  return (
+    <Section title="Policy" testId="key-policy" description="Checked before anything reaches a provider; a refusal names the rule and sends nothing upstream. Empty fields mean no restriction.">
+      {adminOnly && adminNote}
+      <form onSubmit={submit} noValidate data-testid="policy-form">
+        <div className="form-grid">
+          <Field label="Allowed models" error={err('allowed_models')} hint="Globs, comma-separated: gpt-4o*, openai/*">
+            <input value={models} onChange={(e) => setModels(e.target.value)} disabled={disabled} placeholder="any model" data-testid="policy-models" />
+          </Field>
+          <Field label="Allowed providers" error={err('allowed_providers')} hint="Provider ids or globs: openai, groq">
+            <input value={providers} onChange={(e) => setProviders(e.target.value)} disabled={disabled} placeholder="any provider" data-testid="policy-providers" />
+          </Field>
+          <Field label="Max tokens per request" error={err('max_tokens')} hint="Larger requests are refused; requests without a limit get this one.">
+            <input inputMode="numeric" value={maxTokens} onChange={(e) => setMaxTokens(e.target.value)} disabled={disabled} placeholder="no ceiling" data-testid="policy-max-tokens" />
+          </Field>
+          <Field label="Max cost per request (USD)" error={err('max_cost_per_request_usd')} hint="Worst case at list price; unpriced models are refused.">
+            <input inputMode="decimal" value={maxCost} onChange={(e) => setMaxCost(e.target.value)} disabled={disabled} placeholder="no ceiling" data-testid="policy-max-cost" />
+          </Field>
+          <Field label="Requests per minute" error={err('rpm')} hint="Sliding window; more get 429.">
+            <input inputMode="numeric" value={rpm} onChange={(e) => setRpm(e.target.value)} disabled={disabled} placeholder="unlimited" data-testid="policy-rpm" />
+          </Field>
+        </div>
+        <Checkbox label="Presets only (the model must be a preset, or the key's default preset applies)" checked={presetOnly} onChange={setPresetOnly} disabled={disabled} testId="policy-preset-only" />
+        <FormError message={u.formError ?? u.errors.policy} />
+        <div className="form-actions">
+          <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="policy-save">
+            Save policy
+          </button>
+        </div>
+      </form>
+    </Section>
+  )
+}

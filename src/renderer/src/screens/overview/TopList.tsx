@@ -1,0 +1,65 @@
+import type { Output } from '../../../../contract'
+import { call } from '../../api/client'
+import { compact, int, usd } from '../../lib/format'
+import { useQuery } from '../../lib/useQuery'
+import { ErrorState, Loading } from '../../components/States'
+import type { Range } from '../../lib/range'
+
+type Group = Output<'analytics.groupBy'>[number]
+
+/** The top values of one dimension over the range, with links where a value has a page. */
+export function TopList(props: {
+  title: string
+  by: 'model' | 'key' | 'user' | 'tag'
+  range: Range
+  label?: (value: string) => string
+  link?: (value: string) => string
+  filter?: Record<string, string>
+}) {
+  const q = useQuery(() => call('analytics.groupBy', { from: props.range.from, to: props.range.to, by: props.by, limit: 5, filter: props.filter ?? {} }), [props.range.from, props.range.to, props.by, JSON.stringify(props.filter ?? {})])
+  const testId = `top-${props.by}`
+  return (
+    <section className="card top-list" data-testid={testId} aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {q.error ? (
+        <ErrorState error={q.error} onRetry={q.reload} testId={`${testId}-error`} />
+      ) : !q.data ? (
+        <Loading testId={`${testId}-loading`} />
+      ) : q.data.length === 0 ? (
+        <p className="muted" data-testid={`${testId}-empty`}>
+          Nothing in this range yet.
+        </p>
+      ) : (
+        <table className="table table-compact">
+          <thead>
+            <tr>
+              <th scope="col">{props.by === 'key' ? 'Key' : props.by[0].toUpperCase() + props.by.slice(1)}</th>
+              <th scope="col" className="num">
+                Requests
+              </th>
+              <th scope="col" className="num">
+                Spend
+              </th>
+              <th scope="col" className="num">
+                Tokens
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.map((g: Group) => {
+              const name = g.value === null ? (props.by === 'user' ? '(no user id)' : props.by === 'tag' ? '(untagged)' : '(none)') : (props.label?.(g.value) ?? g.value)
+              return (
+                <tr key={g.value ?? '(none)'}>
+                  <td className="truncate">{g.value !== null && props.link ? <a href={props.link(g.value)}>{name}</a> : name}</td>
+                  <td className="num">{int(g.requests)}</td>
+                  <td className="num">{usd(g.cost_usd)}</td>
+                  <td className="num">{compact(g.tokens)}</td>
+                </tr>
+              )
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}

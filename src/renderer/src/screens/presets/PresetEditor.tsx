@@ -1,0 +1,209 @@
+import { useMemo, useState, type FormEvent } from 'react'
+import { presetInput, type Preset } from '../../../../contract/presets'
+import { call } from '../../api/client'
+import { fieldErrors, toApiError } from '../../api/errors'
+import { useQuery } from '../../lib/useQuery'
+import { useSession } from '../../lib/session'
+import { href, navigate } from '../../lib/router'
+import { validate } from '../../lib/validate'
+import { ConfirmDialog } from '../../components/Dialog'
+import { Field, FormError } from '../../components/Field'
+import { PageHeader, Section } from '../../components/Page'
+import { ErrorState, Loading } from '../../components/States'
+import { useToast } from '../../components/Toasts'
+import { draftOf, emptyDraft, inputOf, type PresetDraft } from './presetForm'
+import { PresetPreview } from './PresetPreview'
+import { PresetHistory } from './PresetHistory'
+
+export function PresetEditor({ name }: { name: string | null }) {
+  const [rev, setRev] = useState(0)
+  const q = useQuery(() => (name ? call('presets.get', { name }) : Promise.resolve(null)), [name, rev])
+  const back = { href: '#/presets', label: 'Presets' }
+  if (name && q.error)
+    return (
+      <>
+        <PageHeader title={name} back={back} />
+        <ErrorState error={q.error} onRetry={q.reload} testId="preset-error" />
+      </>
+    )
+  if (name && !q.data)
+    return (
+      <>
+        <PageHeader title={name} back={back} />
+        <Loading label="Loading preset…" />
+      </>
+    )
+  return <Editor key={`${name}:${q.data?.preset.version ?? 0}`} data={q.data ?? null} onChanged={() => setRev((r) => r + 1)} />
+}
+
+type Loaded = Awaited<ReturnType<typeof call<'presets.get'>>>
+
+function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => void }) {
+  const { isAdmin } = useSession()
+  const toast = useToast()
+  const isNew = !data
+  const [draft, setDraft] = useState<PresetDraft>(data ? draftOf(data.preset) : emptyDraft)
+  const [touched, setTouched] = useState<Record<string, boolean>>({})
+  const [submitted, setSubmitted] = useState(false)
+  const [serverErrors, setServerErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [deleting, setDeleting] = useState(false)
+  const [deleteError, setDeleteError] = useState<string | null>(null)
+  const models = useQuery(() => call('models.list', {}), [])
+  const input = useMemo(() => inputOf(draft), [draft])
+  const clientErrors = useMemo(() => validate(presetInput, input), [input])
+  const valid = Object.keys(clientErrors).length === 0
+  const errorFor = (f: string) => {
+    const c = clientErrors[f] ?? Object.entries(clientErrors).find(([k]) => k.startsWith(`${f}.`))?.[1]
+    return (submitted || touched[f]) && c ? c : serverErrors[f]
+  }
+  const set = (f: keyof PresetDraft) => (e: { target: { value: string } }) => {
+    setDraft((d) => ({ ...d, [f]: e.target.value }))
+    setServerErrors((s) => {
+      const { [f]: _, ...rest } = s
+      return rest
+    })
+  }
+  const blur = (f: string) => () => setTouched((t) => ({ ...t, [f]: true }))
+  const readOnly = !isAdmin
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    setSubmitted(true)
+    setFormError(null)
+    if (!valid) return
+    setBusy(true)
+    try {
+      const p = await call('presets.save', input)
+      toast(isNew ? `Preset “${p.name}” created` : `Saved “${p.name}” as v${p.version}`)
+      if (isNew) navigate(href('presets', p.name))
+      else onChanged()
+    } catch (err) {
+      const ae = toApiError(err)
+      const fe = fieldErrors(ae)
+      setServerErrors(fe)
+      if (!Object.keys(fe).length) setFormError(ae.message)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const chatModels = (models.data ?? []).filter((m) => m.kind !== 'embedding')
+  return (
+    <div data-testid="preset-editor">
+      <PageHeader
+        title={isNew ? 'New preset' : draft.name}
+        back={{ href: '#/presets', label: 'Presets' }}
+        subtitle={data ? `Version ${data.preset.version}` : 'Pin a model, system prompt and parameters under a name.'}
+        actions={
+          !isNew &&
+          isAdmin && (
+            <button type="button" className="btn btn-danger-ghost" onClick={() => setDeleting(true)} data-testid="preset-delete">
+              Delete
+            </button>
+          )
+        }
+      />
+      {readOnly && (
+        <div className="callout" role="note">
+          Only admins can change presets. You can use this one as a model: <code>@preset/{draft.name}</code>.
+        </div>
+      )}
+      <div className="grid-2 grid-editor">
+        <Section title="Settings" testId="preset-form-section">
+          <form onSubmit={submit} noValidate data-testid="preset-form">
+            <fieldset disabled={readOnly} className="plain">
+              <legend className="sr-only">Preset settings</legend>
+              <Field label="Name" error={errorFor('name')} hint={isNew ? 'A slug: lower-case letters, digits, - and _. Callers use @preset/<name>.' : 'The name cannot change; save under a new name to copy.'}>
+                <input value={draft.name} onChange={set('name')} onBlur={blur('name')} readOnly={!isNew} data-testid="preset-name" autoFocus={isNew} />
+              </Field>
+              <Field label="Model" error={errorFor('model')} hint="provider/model (openai/gpt-4o-mini) or a bare catalog id (gpt-4o-mini).">
+                <input value={draft.model} onChange={set('model')} onBlur={blur('model')} list="preset-models" data-testid="preset-model" />
+              </Field>
+              <datalist id="preset-models">
+                {chatModels.map((m) => (
+                  <option key={m.id} value={m.id} />
+                ))}
+              </datalist>
+              <Field label="System prompt" error={errorFor('system_prompt')} hint="Inserted as the first message of every request.">
+                <textarea rows={5} value={draft.system_prompt} onChange={set('system_prompt')} onBlur={blur('system_prompt')} data-testid="preset-system" />
+              </Field>
+              <div className="form-grid form-grid-3">
+                <Field label="Temperature" error={errorFor('temperature')} hint="0–2; empty passes the caller’s">
+                  <input inputMode="decimal" value={draft.temperature} onChange={set('temperature')} onBlur={blur('temperature')} data-testid="preset-temperature" />
+                </Field>
+                <Field label="top_p" error={errorFor('top_p')} hint="0–1">
+                  <input inputMode="decimal" value={draft.top_p} onChange={set('top_p')} onBlur={blur('top_p')} data-testid="preset-top-p" />
+                </Field>
+                <Field label="Max tokens" error={errorFor('max_tokens')} hint="Positive whole number">
+                  <input inputMode="numeric" value={draft.max_tokens} onChange={set('max_tokens')} onBlur={blur('max_tokens')} data-testid="preset-max-tokens" />
+                </Field>
+              </div>
+              <Field label="Fallback models" error={errorFor('fallbacks')} hint="Comma-separated, tried in order when the model fails (at most 5).">
+                <input value={draft.fallbacks} onChange={set('fallbacks')} onBlur={blur('fallbacks')} data-testid="preset-fallbacks" />
+              </Field>
+              <Field label="Description" error={errorFor('description')}>
+                <input value={draft.description} onChange={set('description')} onBlur={blur('description')} data-testid="preset-description" />
+              </Field>
+              <FormError message={formError} />
+              {isAdmin && (
+                <div className="form-actions">
+                  <button className="btn btn-primary" disabled={busy} data-testid="preset-save">
+                    {busy ? 'Saving…' : isNew ? 'Create preset' : 'Save new version'}
+                  </button>
+                </div>
+              )}
+            </fieldset>
+          </form>
+        </Section>
+        <PresetPreview input={input} valid={valid} />
+      </div>
+      {data && (
+        <>
+          <Section title="Keys using it as default" testId="preset-keys">
+            {data.default_of_keys.length === 0 ? (
+              <p className="muted">
+                No key has this preset as default. Set it on a key’s page under <a href="#/keys">Keys</a>.
+              </p>
+            ) : (
+              <ul className="plain-list">
+                {data.default_of_keys.map((k) => (
+                  <li key={k.id}>
+                    <a href={href('keys', k.id)}>{k.name}</a>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </Section>
+          <PresetHistory versions={data.versions} isAdmin={isAdmin} onRestored={onChanged} />
+        </>
+      )}
+      {deleting && data && (
+        <ConfirmDialog
+          title={`Delete “${data.preset.name}”?`}
+          message="Requests naming it will get 404 afterwards. A preset that is a key’s default cannot be deleted."
+          confirmLabel="Delete preset"
+          danger
+          busy={busy}
+          error={deleteError}
+          onClose={() => {
+            setDeleting(false)
+            setDeleteError(null)
+          }}
+          onConfirm={async () => {
+            try {
+              await call('presets.delete', { name: data.preset.name })
+              toast(`Preset “${data.preset.name}” deleted`)
+              navigate('#/presets')
+            } catch (e) {
+              setDeleteError(toApiError(e).message)
+            }
+          }}
+        />
+      )}
+    </div>
+  )
+}
+
+export type { Preset }

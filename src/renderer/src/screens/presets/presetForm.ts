@@ -1,0 +1,43 @@
+import type { Preset, PresetInput } from '../../../../contract/presets'
+import { list, numOrNull } from '../../lib/format'
+
+/** The editor's text fields. */
+export interface PresetDraft {
+  name: string
+  model: string
+  system_prompt: string
+  temperature: string
+  max_tokens: string
+  top_p: string
+  fallbacks: string
+  description: string
+}
+
+export const emptyDraft: PresetDraft = { name: '', model: '', system_prompt: '', temperature: '', max_tokens: '', top_p: '', fallbacks: '', description: '' }
+
+export function draftOf(p: Preset): PresetDraft {
+  const s = (v: number | null) => (v === null ? '' : String(v))
+  return {
+    name: p.name,
+    model: p.model,
+    system_prompt: p.system_prompt ?? '',
+    temperature: s(p.temperature),
+    max_tokens: s(p.max_tokens),
+    top_p: s(p.top_p),
+    fallbacks: p.fallbacks.join(', '),
+    description: p.description ?? '',
+  }
+}
+
+export function inputOf(d: PresetDraft): PresetInput {
+  return {
+    name: d.name.trim(),
+    model: d.model,
+    system_prompt: d.system_prompt.trim() ? d.system_prompt : null,
+    temperature: numOrNull(d.temperature),
+    max_tokens: numOrNull(d.max_tokens),
+    top_p: numOrNull(d.top_p),
+    fallbacks: list(d.fallbacks),
+    description: d.description.trim() ? d.description.trim() : null,
+  }
+}

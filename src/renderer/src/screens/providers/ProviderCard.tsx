@@ -1,0 +1,160 @@
+import { useState, type FormEvent } from 'react'
+import { operations, type Output } from '../../../../contract'
+import { call } from '../../api/client'
+import { fieldErrors, toApiError } from '../../api/errors'
+import { Field, FormError } from '../../components/Field'
+import { Badge } from '../../components/Page'
+import { ConfirmDialog } from '../../components/Dialog'
+import { useToast } from '../../components/Toasts'
+import { dateTime, ms } from '../../lib/format'
+import { validate } from '../../lib/validate'
+
+type Provider = Output<'providers.list'>[number]
+type Status = Output<'providers.test'>
+
+const envVar = (id: string) => `${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`
+
+export function CredentialState({ p }: { p: Provider }) {
+  if (p.credential)
+    return (
+      <span data-testid="provider-credential">
+        <Badge kind="ok">{p.credential.source === 'env' ? `from ${envVar(p.id)}` : 'in the OS keychain'}</Badge> <code>••••{p.credential.last4}</code>
+      </span>
+    )
+  return <span data-testid="provider-credential">{p.local ? <Badge>no key needed</Badge> : <Badge kind="warn">no key</Badge>}</span>
+}
+
+function TestResult({ s }: { s: Status }) {
+  return s.ok ? (
+    <div className="callout callout-ok" role="status" data-testid="provider-test-result" data-ok="true">
+      Connected in {ms(s.latency_ms)} · the provider lists {s.models} model{s.models === 1 ? '' : 's'} · {dateTime(s.checked_at)}
+    </div>
+  ) : (
+    <div className="callout callout-danger" role="alert" data-testid="provider-test-result" data-ok="false">
+      <strong>Connection failed:</strong> {s.reason}
+    </div>
+  )
+}
+
+/** One provider: credential state, key and base URL forms, connection test. */
+export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Provider | null) => void }) {
+  const toast = useToast()
+  const [apiKey, setApiKey] = useState('')
+  const [baseUrl, setBaseUrl] = useState(p.base_url)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [busy, setBusy] = useState<'key' | 'url' | 'test' | null>(null)
+  const [result, setResult] = useState<Status | null>(null)
+  const [removing, setRemoving] = useState(false)
+  const [removeError, setRemoveError] = useState<string | null>(null)
+
+  const save = async (what: 'key' | 'url', e: FormEvent) => {
+    e.preventDefault()
+    const input = what === 'key' ? { id: p.id, api_key: apiKey } : { id: p.id, base_url: baseUrl.trim() || null }
+    const errs = validate(operations['providers.set'].input, input)
+    if (what === 'key' && !apiKey.trim()) errs.api_key = 'paste the provider’s API key'
+    setErrors(errs)
+    setFormError(null)
+    if (Object.keys(errs).length) return
+    setBusy(what)
+    try {
+      const np = await call('providers.set', input)
+      if (what === 'key') setApiKey('')
+      setResult(null)
+      toast(what === 'key' ? `Key for ${p.label} saved to the keychain` : `Base URL of ${p.label} saved`)
+      onChanged(np)
+    } catch (err) {
+      const ae = toApiError(err)
+      const fe = fieldErrors(ae)
+      setErrors(fe)
+      if (!Object.keys(fe).length) setFormError(ae.message)
+    } finally {
+      setBusy(null)
+    }
+  }
+  const test = async () => {
+    setBusy('test')
+    setResult(null)
+    try {
+      setResult(await call('providers.test', { id: p.id }))
+    } catch (err) {
+      setResult({ ok: false, reason: toApiError(err).message, checked_at: Date.now() })
+    } finally {
+      setBusy(null)
+    }
+  }
+  return (
+    <section className="card provider" data-testid="provider-card" data-provider-id={p.id} aria-labelledby={`prov-${p.id}`}>
+      <div className="card-head">
+        <h2 id={`prov-${p.id}`}>
+          {p.label} <span className="muted small">{p.id}</span>
+        </h2>
+        <div className="card-actions">
+          {p.local && <Badge>local</Badge>}
+          <Badge>{p.kind}</Badge>
+          <CredentialState p={p} />
+        </div>
+      </div>
+      {p.credential?.source === 'env' && (
+        <p className="small muted">
+          <code>{envVar(p.id)}</code> is set where the gateway runs; it wins over a key saved here.
+        </p>
+      )}
+      <div className="provider-forms">
+        {!p.local && (
+          <form className="inline-form" onSubmit={(e) => save('key', e)} noValidate data-testid="provider-key-form">
+            <Field label={p.credential ? 'Replace API key' : 'API key'} error={errors.api_key} hint="Stored in the OS keychain, never shown again.">
+              <input type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} data-testid="provider-key-input" />
+            </Field>
+            <button className="btn btn-primary" disabled={busy !== null} data-testid="provider-key-save">
+              {busy === 'key' ? 'Saving…' : 'Save key'}
+            </button>
+          </form>
+        )}
+        <form className="inline-form" onSubmit={(e) => save('url', e)} noValidate data-testid="provider-url-form">
+          <Field label="Base URL" error={errors.base_url}>
+            <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} data-testid="provider-url-input" />
+          </Field>
+          <button className="btn" disabled={busy !== null || baseUrl === p.base_url} data-testid="provider-url-save">
+            Save URL
+          </button>
+        </form>
+      </div>
+      <FormError message={formError} />
+      <div className="form-actions form-actions-left">
+        <button type="button" className="btn" onClick={test} disabled={busy !== null} data-testid="provider-test">
+          {busy === 'test' ? 'Testing…' : 'Test connection'}
+        </button>
+        {p.stored && (
+          <button type="button" className="btn btn-danger-ghost" onClick={() => setRemoving(true)} data-testid="provider-remove">
+            Remove
+          </button>
+        )}
+      </div>
+      {result && <TestResult s={result} />}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${p.label}?`}
+          message="Removes its stored settings and keychain key. A built-in provider goes back to its defaults."
+          confirmLabel="Remove"
+          danger
+          error={removeError}
+          onClose={() => {
+            setRemoving(false)
+            setRemoveError(null)
+          }}
+          onConfirm={async () => {
+            try {
+              await call('providers.remove', { id: p.id })
+              toast(`${p.label} removed`)
+              setRemoving(false)
+              onChanged(null)
+            } catch (e) {
+              setRemoveError(toApiError(e).message)
+            }
+          }}
+        />
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,111 @@
+import { useState, type FormEvent } from 'react'
+import { operations } from '../../../../contract'
+import { call } from '../../api/client'
+import { fieldErrors, toApiError } from '../../api/errors'
+import { useQuery } from '../../lib/useQuery'
+import { validate } from '../../lib/validate'
+import { Dialog } from '../../components/Dialog'
+import { Field, FormError } from '../../components/Field'
+import { PageHeader } from '../../components/Page'
+import { Empty, ErrorState, Loading } from '../../components/States'
+import { useToast } from '../../components/Toasts'
+import { ProviderCard } from './ProviderCard'
+
+function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) {
+  const toast = useToast()
+  const [v, setV] = useState({ id: '', kind: 'openai', base_url: '', api_key: '' })
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((s) => ({ ...s, [k]: e.target.value }))
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    const input = { id: v.id.trim(), kind: v.kind, base_url: v.base_url.trim(), ...(v.api_key.trim() && { api_key: v.api_key }) }
+    const errs = validate(operations['providers.set'].input, input)
+    if (!v.base_url.trim()) errs.base_url = 'is required for an added provider'
+    setErrors(errs)
+    setFormError(null)
+    if (Object.keys(errs).length) return
+    setBusy(true)
+    try {
+      await call('providers.set', input)
+      toast(`Provider ${input.id} added`)
+      onAdded()
+      onClose()
+    } catch (err) {
+      const ae = toApiError(err)
+      const fe = fieldErrors(ae)
+      setErrors(fe)
+      if (!Object.keys(fe).length) setFormError(ae.message)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <Dialog title="Add a provider" onClose={onClose} testId="add-provider-dialog">
+      <form onSubmit={submit} noValidate>
+        <div className="dialog-body">
+          <Field label="Id" error={errors.id} hint="Callers use it as the model prefix: <id>/<model>.">
+            <input value={v.id} onChange={set('id')} placeholder="mybox" data-testid="add-provider-id" />
+          </Field>
+          <Field label="Kind" error={errors.kind}>
+            <select value={v.kind} onChange={set('kind')} data-testid="add-provider-kind">
+              <option value="openai">OpenAI-compatible</option>
+              <option value="anthropic">Anthropic</option>
+            </select>
+          </Field>
+          <Field label="Base URL" error={errors.base_url} hint="e.g. http://10.0.0.5:8000/v1">
+            <input value={v.base_url} onChange={set('base_url')} data-testid="add-provider-url" />
+          </Field>
+          <Field label="API key (optional)" error={errors.api_key} hint="Stored in the OS keychain.">
+            <input type="password" autoComplete="off" value={v.api_key} onChange={set('api_key')} data-testid="add-provider-key" />
+          </Field>
+          <FormError message={formError} />
+        </div>
+        <div className="dialog-actions">
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button className="btn btn-primary" disabled={busy} data-testid="add-provider-submit">
+            Add provider
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}
+
+export function ProvidersScreen() {
+  const q = useQuery(() => call('providers.list', {}), [])
+  const [adding, setAdding] = useState(false)
+  const sorted = [...(q.data ?? [])].sort((a, b) => Number(!!b.credential) - Number(!!a.credential) || Number(a.local) - Number(b.local) || a.label.localeCompare(b.label))
+  return (
+    <>
+      <PageHeader
+        title="Providers"
+        subtitle="Where requests go. Keys are kept in the OS keychain (or come from <ID>_API_KEY); only their last four characters are ever shown."
+        actions={
+          <button type="button" className="btn btn-primary" onClick={() => setAdding(true)} data-testid="add-provider">
+            Add provider
+          </button>
+        }
+      />
+      {q.error ? (
+        <ErrorState error={q.error} onRetry={q.reload} />
+      ) : !q.data ? (
+        <Loading label="Loading providers…" />
+      ) : q.data.length === 0 ? (
+        <Empty title="No providers">
+          <p>Add an OpenAI-compatible server to start routing requests.</p>
+        </Empty>
+      ) : (
+        <div className="stack" data-testid="providers-list">
+          {sorted.map((p) => (
+            <ProviderCard key={`${p.id}:${p.base_url}:${p.credential?.last4 ?? ''}`} p={p} onChanged={() => q.reload()} />
+          ))}
+        </div>
+      )}
+      {adding && <AddProviderDialog onClose={() => setAdding(false)} onAdded={q.reload} />}
+    </>
+  )
+}

@@ -1,0 +1,320 @@
+import type { ReactNode } from 'react'
+import { call } from '../../api/client'
+import { useQuery } from '../../lib/useQuery'
+import { useSession } from '../../lib/session'
+import { dateTime, int, ms, usd } from '../../lib/format'
+import { href } from '../../lib/router'
+import { Badge, Facts, PageHeader, Section } from '../../components/Page'
+import { ErrorState, Loading } from '../../components/States'
+import { CodeBlock, CopyButton } from '../../components/Copy'
+import { StatusBadge } from './RequestsTable'
+
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {})
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+const str = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v))
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null)
+const dash = (v: ReactNode) => v ?? '—'
+
+function FilterLink({ param, value, children, testId }: { param: string; value: string; children?: ReactNode; testId?: string }) {
+  return (
+    <a href={href('requests', { [param]: value })} data-testid={testId}>
+      {children ?? value}
+    </a>
+  )
+}
+
+function Attribution({ record }: { record: Obj }) {
+  const a = obj(record.attribution)
+  const tags = arr(a.tags).map(String)
+  const extra = Object.entries(obj(a.extra))
+  const user = str(a.user_id)
+  const trace = str(a.trace_id)
+  const session = str(a.session_id)
+  return (
+    <Section title="Attribution" testId="detail-attribution" description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers).">
+      <Facts
+        items={[
+          ['User id', user ? <FilterLink param="user_id" value={user} testId="detail-user-link" /> : '—'],
+          [
+            'Trace',
+            trace ? (
+              <>
+                <code>{trace}</code> · <FilterLink param="trace_id" value={trace} testId="follow-trace">Follow this trace</FilterLink>
+              </>
+            ) : (
+              '—'
+            ),
+          ],
+          [
+            'Session',
+            session ? (
+              <>
+                <code>{session}</code> · <FilterLink param="session_id" value={session} testId="follow-session">Follow this session</FilterLink>
+              </>
+            ) : (
+              '—'
+            ),
+          ],
+          [
+            'Tags',
+            tags.length ? (
+              <span className="chips-inline" data-testid="detail-tags">
+                {tags.map((t) => (
+                  <a key={t} className="chip chip-link" href={href('requests', { tag: t })}>
+                    {t}
+                  </a>
+                ))}
+              </span>
+            ) : (
+              '—'
+            ),
+          ],
+          ['Extra', extra.length ? extra.map(([k, v]) => `${k}=${String(v)}`).join(', ') : '—'],
+          ['Auto cache', a.auto_cache === null || a.auto_cache === undefined ? '—' : a.auto_cache ? 'on' : 'off'],
+        ]}
+      />
+    </Section>
+  )
+}
+
+function Dimensions({ record }: { record: Obj }) {
+  const dims = Object.entries(obj(record.dimensions))
+  const ignored = arr(record.ignored).map(obj)
+  return (
+    <Section title="Dimensions" testId="detail-dimensions">
+      {dims.length === 0 ? (
+        <p className="muted">None. Send X-Gw-&lt;Name&gt; headers to slice requests by your own dimensions.</p>
+      ) : (
+        <Facts items={dims.map(([k, v]) => [k, <FilterLink key={k} param="dim" value={`${k}=${String(v)}`}>{String(v)}</FilterLink>])} />
+      )}
+      {ignored.length > 0 && (
+        <>
+          <h3>Ignored attribution</h3>
+          <table className="table table-compact" data-testid="detail-ignored">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Why</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ignored.map((i, n) => (
+                <tr key={n}>
+                  <td>
+                    <code>{String(i.name)}</code>
+                  </td>
+                  <td>{String(i.reason)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </Section>
+  )
+}
+
+function Attempts({ record }: { record: Obj }) {
+  const attempts = arr(record.attempts).map(obj)
+  return (
+    <Section title="Routing attempts" testId="detail-attempts" description={record.fallback_used ? 'A fallback served this request.' : undefined}>
+      {attempts.length === 0 ? (
+        <p className="muted">No provider was called (the request was refused before routing).</p>
+      ) : (
+        <table className="table table-compact">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">Provider</th>
+              <th scope="col">Model</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Latency
+              </th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {attempts.map((a, i) => (
+              <tr key={i} data-testid="attempt-row">
+                <td>{i + 1}</td>
+                <td>{dash(str(a.provider))}</td>
+                <td>
+                  <code>{dash(str(a.model))}</code>
+                </td>
+                <td>{a.status === null || a.status === undefined ? 'no answer' : String(a.status)}</td>
+                <td className="num">{ms(num(a.latency_ms))}</td>
+                <td className="wrap">{dash(str(a.error))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Section>
+  )
+}
+
+function CostBreakdown({ record }: { record: Obj }) {
+  const c = obj(record.cost)
+  const u = obj(record.usage)
+  if (!record.cost)
+    return (
+      <Section title="Cost" testId="detail-cost">
+        <p className="muted">No cost: the request never produced usage.</p>
+      </Section>
+    )
+  const priced = c.priced !== false
+  return (
+    <Section title="Cost" testId="detail-cost">
+      <div className="balance-line">
+        <span className="balance-value" data-testid="detail-cost-total">
+          {priced ? usd(num(c.final_usd)) : 'Unpriced'}
+        </span>
+        {c.estimated ? <Badge kind="warn">estimated</Badge> : null}
+        {c.long_context ? <Badge kind="accent">long-context tier</Badge> : null}
+      </div>
+      {!priced && <p className="muted">{str(c.unpriced_reason) ?? 'No known price for this model.'} Set one on the Models page.</p>}
+      <table className="table table-compact">
+        <thead>
+          <tr>
+            <th scope="col">Part</th>
+            <th scope="col" className="num">
+              Tokens
+            </th>
+            <th scope="col" className="num">
+              Cost
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>Input</td>
+            <td className="num">{int(num(c.prompt_tokens) ?? num(u.prompt_tokens))}</td>
+            <td className="num">{usd(num(c.input_usd))}</td>
+          </tr>
+          <tr>
+            <td>Cached input</td>
+            <td className="num">{int(num(c.cached_tokens))}</td>
+            <td className="num">{usd(num(c.cached_input_usd))}</td>
+          </tr>
+          <tr>
+            <td>Cache writes</td>
+            <td className="num">{int(num(c.cache_write_tokens))}</td>
+            <td className="num">{usd(num(c.cache_write_usd))}</td>
+          </tr>
+          <tr>
+            <td>Output</td>
+            <td className="num">{int(num(c.completion_tokens) ?? num(u.completion_tokens))}</td>
+            <td className="num">{usd(num(c.output_usd))}</td>
+          </tr>
+          <tr className="row-total">
+            <th scope="row">Total</th>
+            <td />
+            <td className="num">{usd(num(c.final_usd))}</td>
+          </tr>
+        </tbody>
+      </table>
+      <p className="small muted">
+        Cache savings {usd(num(c.cache_savings_usd))} · prices: {str(c.price_source) ?? '—'}
+      </p>
+    </Section>
+  )
+}
+
+function Bodies({ bodies, isAdmin }: { bodies: { request: unknown; response: unknown } | null; isAdmin: boolean }) {
+  return (
+    <Section title="Bodies" testId="detail-bodies">
+      {!bodies ? (
+        <p className="muted" data-testid="detail-no-bodies">
+          Bodies are not kept for this request. {isAdmin ? <>Turn on “Keep request and response bodies” in <a href="#/settings">Settings</a> to keep them for new requests.</> : 'An admin can turn on body logging in Settings.'}
+        </p>
+      ) : (
+        <div className="grid-2">
+          <div>
+            <h3>Request</h3>
+            <CodeBlock code={typeof bodies.request === 'string' ? bodies.request : JSON.stringify(bodies.request, null, 2)} testId="detail-request-body" label="Request body" />
+          </div>
+          <div>
+            <h3>Response</h3>
+            <CodeBlock code={typeof bodies.response === 'string' ? bodies.response : JSON.stringify(bodies.response, null, 2)} testId="detail-response-body" label="Response body" />
+          </div>
+        </div>
+      )}
+    </Section>
+  )
+}
+
+export function RequestDetail({ id }: { id: string }) {
+  const { isAdmin } = useSession()
+  const q = useQuery(() => call('requests.get', { id }), [id])
+  const keys = useQuery(() => call('keys.list', {}), [])
+  const back = { href: '#/requests', label: 'Requests' }
+  if (q.error)
+    return (
+      <>
+        <PageHeader title="Request" back={back} />
+        <ErrorState error={q.error} onRetry={q.reload} testId="request-error" />
+      </>
+    )
+  if (!q.data)
+    return (
+      <>
+        <PageHeader title="Request" back={back} />
+        <Loading label="Loading request…" />
+      </>
+    )
+  const r = q.data.record
+  const err = obj(r.error)
+  const status = num(r.status) ?? 0
+  const keyId = str(r.key_id)
+  const preset = str(r.preset)
+  const created = typeof r.created_at === 'number' || typeof r.created_at === 'string' ? r.created_at : null
+  return (
+    <div data-testid="request-detail" data-request-id={String(r.id ?? id)}>
+      <PageHeader
+        title="Request"
+        back={back}
+        subtitle={
+          <>
+            <code data-testid="detail-id">{String(r.id ?? id)}</code> <CopyButton text={String(r.id ?? id)} label="Copy id" testId="detail-id-copy" /> <StatusBadge status={status} outcome={String(r.outcome ?? '')} />
+          </>
+        }
+      />
+      {r.error ? (
+        <div className="callout callout-danger" role="note" data-testid="detail-error">
+          <strong>
+            {String(err.status ?? status)} {String(err.code ?? err.type ?? 'error')}
+          </strong>
+          : {String(err.message ?? '')}
+        </div>
+      ) : null}
+      <Section title="Summary" testId="detail-summary">
+        <Facts
+          items={[
+            ['Time', dateTime(created)],
+            ['Endpoint', dash(str(r.endpoint))],
+            ['Source', dash(str(r.source))],
+            ['Key', keyId ? <a href={href('keys', keyId)} data-testid="detail-key">{keys.data?.find((k) => k.id === keyId)?.name ?? keyId}</a> : '—'],
+            ['Model requested', <code key="m">{dash(str(r.model))}</code>],
+            ['Preset', preset ? <a href={href('presets', preset)}>{`${preset}${r.preset_version ? ` v${String(r.preset_version)}` : ''}`}</a> : '—'],
+            ['Provider', dash(str(r.provider))],
+            ['Upstream model', <code key="u">{dash(str(r.upstream_model))}</code>],
+            ['Streamed', r.stream ? 'yes' : 'no'],
+            ['Fallback used', r.fallback_used ? 'yes' : 'no'],
+            ['Latency', ms(num(r.latency_ms))],
+            ['Time to first byte', ms(num(r.ttfb_ms))],
+          ]}
+          testId="detail-facts"
+        />
+      </Section>
+      <div className="grid-2">
+        <Attribution record={r} />
+        <Dimensions record={r} />
+      </div>
+      <CostBreakdown record={r} />
+      <Attempts record={r} />
+      <Bodies bodies={q.data.bodies} isAdmin={isAdmin} />
+    </div>
+  )
+}

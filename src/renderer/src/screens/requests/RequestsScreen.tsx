@@ -1,0 +1,111 @@
+import { useMemo } from 'react'
+import { call } from '../../api/client'
+import { useQuery } from '../../lib/useQuery'
+import { href, navigate, useRoute } from '../../lib/router'
+import { int } from '../../lib/format'
+import { PageHeader } from '../../components/Page'
+import { Empty, ErrorState, Loading } from '../../components/States'
+import { RequestsTable, type SortKey } from './RequestsTable'
+import { FilterForm } from './FilterForm'
+import { FILTER_KEYS, stateFromQuery } from './filters'
+
+const LABELS: Record<string, string> = {
+  key_id: 'key',
+  user_id: 'user',
+  trace_id: 'trace',
+  session_id: 'session',
+  dim: 'dimensions',
+  since: 'time',
+  from: 'from',
+  to: 'to',
+}
+
+export function RequestsScreen() {
+  const route = useRoute()
+  const qs = route.query.toString()
+  const state = useMemo(() => stateFromQuery(new URLSearchParams(qs)), [qs])
+  const keys = useQuery(() => call('keys.list', {}), [])
+  const presets = useQuery(() => call('presets.list', {}), [])
+  const list = useQuery(
+    () => call('requests.list', { filter: state.filter, sort: state.sort, order: state.order, limit: state.size, offset: state.page * state.size }),
+    [JSON.stringify(state)],
+  )
+  const keyName = (id: string) => keys.data?.find((k) => k.id === id)?.name ?? id
+  const go = (patch: Record<string, string | number | undefined>) => {
+    const q: Record<string, string> = Object.fromEntries(new URLSearchParams(qs))
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined || v === '') delete q[k]
+      else q[k] = String(v)
+    }
+    navigate(href('requests', q))
+  }
+  const onSort = (col: SortKey) => go({ sort: col, order: state.sort === col && state.order === 'desc' ? 'asc' : 'desc', page: undefined })
+  const applied = Object.entries(Object.fromEntries(new URLSearchParams(qs))).filter(([k]) => (FILTER_KEYS as readonly string[]).includes(k) || ['dim', 'since', 'from', 'to'].includes(k))
+  const total = list.data?.total ?? 0
+  const first = state.page * state.size
+  const display = (k: string, v: string) => (k === 'key_id' ? keyName(v) : k === 'from' || k === 'to' ? new Date(Number(v)).toLocaleString() : v)
+
+  return (
+    <>
+      <PageHeader title="Requests" subtitle="Every request that passed authentication, whatever happened to it." />
+      <FilterForm key={qs} query={route.query} keys={keys.data ?? []} presets={(presets.data ?? []).map((p) => p.name)} onApply={(q) => navigate(href('requests', { ...q, sort: state.sort === 'created_at' ? undefined : state.sort, order: state.order === 'desc' ? undefined : state.order }))} />
+      {applied.length > 0 && (
+        <div className="chips" data-testid="active-filters" aria-label="Active filters">
+          {applied.map(([k, v]) => (
+            <span className="chip" key={k} data-testid={`chip-${k}`}>
+              {LABELS[k] ?? k}: <strong>{display(k, v)}</strong>
+              <button type="button" className="btn-icon" aria-label={`Remove filter ${LABELS[k] ?? k}`} onClick={() => go({ [k]: undefined, page: undefined })}>
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} testId="requests-error" />
+      ) : !list.data ? (
+        <Loading label="Loading requests…" testId="requests-loading" />
+      ) : list.data.items.length === 0 ? (
+        applied.length ? (
+          <Empty title="No requests match these filters" testId="requests-empty">
+            <p>Widen the time range or remove a filter.</p>
+            <button type="button" className="btn" onClick={() => navigate('#/requests')}>
+              Clear filters
+            </button>
+          </Empty>
+        ) : (
+          <Empty title="No requests yet" testId="requests-empty">
+            <p>
+              Requests appear here as soon as a client calls the gateway with one of your keys. Try the <a href="#/playground">Playground</a>, or copy a snippet from the <a href="#/overview">Overview</a>.
+            </p>
+          </Empty>
+        )
+      ) : (
+        <div className="card" aria-busy={list.loading}>
+          <RequestsTable rows={list.data.items} keyName={keyName} sort={state.sort} order={state.order} onSort={onSort} />
+          <div className="pager" data-testid="pager">
+            <span data-testid="pager-range">
+              {int(first + 1)}–{int(first + list.data.items.length)} of {int(total)}
+            </span>
+            <label className="pager-size">
+              Rows per page{' '}
+              <select value={state.size} onChange={(e) => go({ size: e.target.value, page: undefined })} data-testid="pager-size">
+                {[25, 50, 100].map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="button" className="btn btn-small" disabled={state.page === 0} onClick={() => go({ page: state.page - 1 || undefined })} data-testid="pager-prev">
+              ← Previous
+            </button>
+            <button type="button" className="btn btn-small" disabled={first + list.data.items.length >= total} onClick={() => go({ page: state.page + 1 })} data-testid="pager-next">
+              Next →
+            </button>
+          </div>
+        </div>
+      )}
+    </>
+  )
+}

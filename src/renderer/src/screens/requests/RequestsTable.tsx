@@ -1,0 +1,101 @@
+import type { Output } from '../../../../contract'
+import { Badge } from '../../components/Page'
+import { compact, dateTime, ms, usd } from '../../lib/format'
+import { href } from '../../lib/router'
+
+export type RequestRow = Output<'requests.list'>['items'][number]
+export type SortKey = 'created_at' | 'latency_ms' | 'cost_usd' | 'total_tokens' | 'status'
+
+export function StatusBadge({ status, outcome }: { status: number; outcome: string }) {
+  const kind = outcome === 'aborted' ? 'warn' : status >= 200 && status < 300 ? 'ok' : 'danger'
+  return (
+    <Badge kind={kind} title={outcome}>
+      {status}
+      {outcome === 'aborted' ? ' aborted' : ''}
+    </Badge>
+  )
+}
+
+function SortHeader(props: { label: string; col: SortKey; sort?: SortKey; order?: 'asc' | 'desc'; onSort?: (col: SortKey) => void; num?: boolean }) {
+  const active = props.sort === props.col
+  if (!props.onSort)
+    return (
+      <th scope="col" className={props.num ? 'num' : undefined}>
+        {props.label}
+      </th>
+    )
+  return (
+    <th scope="col" className={props.num ? 'num' : undefined} aria-sort={active ? (props.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+      <button type="button" className="sort-btn" onClick={() => props.onSort!(props.col)} data-testid={`sort-${props.col}`}>
+        {props.label}
+        <span aria-hidden="true" className="sort-mark">
+          {active ? (props.order === 'asc' ? '▲' : '▼') : '↕'}
+        </span>
+      </button>
+    </th>
+  )
+}
+
+/** Request records as rows; each opens its detail page. */
+export function RequestsTable(props: {
+  rows: RequestRow[]
+  keyName?: (id: string) => string
+  sort?: SortKey
+  order?: 'asc' | 'desc'
+  onSort?: (col: SortKey) => void
+  testId?: string
+}) {
+  const s = { sort: props.sort, order: props.order, onSort: props.onSort }
+  return (
+    <div className="table-wrap">
+      <table className="table" data-testid={props.testId ?? 'requests-table'}>
+        <thead>
+          <tr>
+            <SortHeader label="Time" col="created_at" {...s} />
+            <SortHeader label="Status" col="status" {...s} />
+            <th scope="col">Model</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Key</th>
+            <SortHeader label="Tokens" col="total_tokens" num {...s} />
+            <SortHeader label="Cost" col="cost_usd" num {...s} />
+            <SortHeader label="Latency" col="latency_ms" num {...s} />
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr key={r.id} data-testid="request-row" data-request-id={r.id}>
+              <td>
+                <a href={href('requests', r.id)} data-testid="request-link">
+                  {dateTime(r.created_at)}
+                </a>
+                {r.source === 'playground' && (
+                  <>
+                    {' '}
+                    <Badge kind="accent">playground</Badge>
+                  </>
+                )}
+              </td>
+              <td>
+                <StatusBadge status={r.status} outcome={r.outcome} />
+              </td>
+              <td className="truncate" title={r.upstream_model ?? undefined}>
+                {r.preset ? (
+                  <>
+                    <span>{r.model ?? '—'}</span> <span className="muted">via {r.preset}</span>
+                  </>
+                ) : (
+                  (r.model ?? '—')
+                )}
+              </td>
+              <td>{r.provider ?? '—'}</td>
+              <td className="truncate">{r.key_id ? <a href={href('keys', r.key_id)}>{props.keyName?.(r.key_id) ?? r.key_id}</a> : '—'}</td>
+              <td className="num">{r.prompt_tokens === null && r.completion_tokens === null ? '—' : compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))}</td>
+              <td className="num">{r.priced ? usd(r.cost_usd) : <span className="muted" title="No known price for this model">unpriced</span>}</td>
+              <td className="num">{ms(r.latency_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

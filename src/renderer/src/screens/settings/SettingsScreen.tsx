@@ -1,0 +1,120 @@
+import { useState, type FormEvent } from 'react'
+import { operations, type Output } from '../../../../contract'
+import { call } from '../../api/client'
+import { fieldErrors, toApiError } from '../../api/errors'
+import { useQuery } from '../../lib/useQuery'
+import { list, numOrNull } from '../../lib/format'
+import { validate } from '../../lib/validate'
+import { Checkbox, Field, FormError } from '../../components/Field'
+import { PageHeader, Section, Facts } from '../../components/Page'
+import { ErrorState, Loading } from '../../components/States'
+import { useToast } from '../../components/Toasts'
+
+type Settings = Output<'settings.get'>
+
+function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => void }) {
+  const toast = useToast()
+  const [v, setV] = useState({
+    port: String(s.port),
+    bind: s.bind,
+    allowed_hosts: s.allowed_hosts.join(', '),
+    cors_origins: s.cors_origins.join(', '),
+    retention_days: s.retention_days === null ? '' : String(s.retention_days),
+  })
+  const [logBodies, setLogBodies] = useState(s.log_bodies)
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [formError, setFormError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }))
+  const submit = async (e: FormEvent) => {
+    e.preventDefault()
+    const input = {
+      port: v.port.trim() === '' ? Number.NaN : Number(v.port),
+      bind: v.bind.trim(),
+      allowed_hosts: list(v.allowed_hosts),
+      cors_origins: list(v.cors_origins),
+      log_bodies: logBodies,
+      retention_days: numOrNull(v.retention_days),
+    }
+    const errs = validate(operations['settings.update'].input, input)
+    setErrors(errs)
+    setFormError(null)
+    if (Object.keys(errs).length) return
+    setBusy(true)
+    try {
+      const ns = await call('settings.update', input)
+      onSaved(ns)
+      toast(ns.port !== s.port || ns.bind !== s.bind ? 'Settings saved. The new address applies at the next start.' : 'Settings saved')
+    } catch (err) {
+      const ae = toApiError(err)
+      const fe = fieldErrors(ae)
+      setErrors(fe)
+      if (!Object.keys(fe).length) setFormError(ae.message)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const err = (k: string) => errors[k] ?? Object.entries(errors).find(([x]) => x.startsWith(`${k}.`))?.[1]
+  return (
+    <form onSubmit={submit} noValidate data-testid="settings-form">
+      <Section title="Network" description="Port and bind address apply at the next start: running clients keep their connection.">
+        <div className="form-grid">
+          <Field label="Port" error={err('port')}>
+            <input inputMode="numeric" value={v.port} onChange={set('port')} data-testid="settings-port" />
+          </Field>
+          <Field label="Bind address" error={err('bind')} hint="127.0.0.1 keeps the gateway on this machine.">
+            <input value={v.bind} onChange={set('bind')} data-testid="settings-bind" />
+          </Field>
+          <Field label="Allowed hosts" error={err('allowed_hosts')} hint="Extra Host names to accept (DNS-rebinding protection); comma-separated.">
+            <input value={v.allowed_hosts} onChange={set('allowed_hosts')} placeholder="loopback only" data-testid="settings-hosts" />
+          </Field>
+          <Field label="CORS origins" error={err('cors_origins')} hint="Browser origins allowed to call /v1; empty turns CORS off.">
+            <input value={v.cors_origins} onChange={set('cors_origins')} placeholder="CORS off" data-testid="settings-cors" />
+          </Field>
+        </div>
+      </Section>
+      <Section title="Records">
+        <Checkbox
+          label="Keep request and response bodies"
+          hint="Off by default: bodies may hold personal data. Applies to new requests."
+          checked={logBodies}
+          onChange={setLogBodies}
+          testId="settings-log-bodies"
+        />
+        <Field label="Keep records for (days)" error={err('retention_days')} hint="Empty keeps them forever.">
+          <input inputMode="numeric" value={v.retention_days} onChange={set('retention_days')} placeholder="forever" data-testid="settings-retention" />
+        </Field>
+      </Section>
+      <FormError message={formError} />
+      <div className="form-actions">
+        <button className="btn btn-primary" disabled={busy} data-testid="settings-save">
+          {busy ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+export function SettingsScreen() {
+  const q = useQuery(() => call('settings.get', {}), [])
+  const status = useQuery(() => call('gateway.status', {}), [])
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="How the gateway listens and what it keeps." />
+      {status.data && (
+        <Section title="This gateway" testId="settings-status">
+          <Facts
+            items={[
+              ['Listening at', <code key="u">{status.data.base_url}</code>],
+              ['Version', status.data.version],
+              ['Data folder', <code key="d">{status.data.data_dir}</code>],
+              ['Keys', String(status.data.keys)],
+              ['Requests recorded', String(status.data.requests)],
+            ]}
+          />
+        </Section>
+      )}
+      {q.error ? <ErrorState error={q.error} onRetry={q.reload} /> : !q.data ? <Loading label="Loading settings…" /> : <SettingsForm key={JSON.stringify(q.data)} s={q.data} onSaved={q.setData} />}
+    </>
+  )
+}

@@ -1,0 +1,49 @@
+import type { Locator, Page, Response } from 'playwright-core'
+
+/** What every page object shares: test-id lookups, hash navigation and waiting on app state. */
+export class BasePage {
+  constructor(readonly page: Page) {}
+
+  id(testId: string): Locator {
+    return this.page.getByTestId(testId)
+  }
+
+  /** Navigates by hash, as a user following a link would. */
+  async go(hash: string): Promise<void> {
+    await this.page.evaluate(`window.location.hash = ${JSON.stringify(hash.replace(/^#/, ''))}`)
+  }
+
+  async title(): Promise<string> {
+    return (await this.id('page-title').innerText()).trim()
+  }
+
+  async waitForTitle(text: string): Promise<void> {
+    await this.page.getByTestId('page-title').filter({ hasText: text }).first().waitFor()
+  }
+
+  /** Waits until `locator` shows `text`. */
+  async waitForText(locator: Locator, text: string | RegExp): Promise<void> {
+    await locator.filter({ hasText: text }).first().waitFor()
+  }
+
+  /** The answer of a management call, started by `action`. */
+  async answerOf(op: string, action: () => Promise<unknown>): Promise<Response> {
+    const [res] = await Promise.all([this.page.waitForResponse((r) => r.url().endsWith(`/api/${op}`) && r.request().method() === 'POST'), action()])
+    return res
+  }
+
+  async toast(kind: 'success' | 'error' | 'info' = 'success'): Promise<string> {
+    const t = this.id(`toast-${kind}`).last()
+    await t.waitFor()
+    return (await t.innerText()).trim()
+  }
+
+  async waitForToast(text: string | RegExp, kind: 'success' | 'error' | 'info' = 'success'): Promise<void> {
+    await this.waitForText(this.id(`toast-${kind}`), text)
+  }
+
+  /** Field error shown beside the control with this test id. */
+  fieldError(controlTestId: string): Locator {
+    return this.page.locator(`.field:has([data-testid="${controlTestId}"]) [data-testid="field-error"]`)
+  }
+}

@@ -1,0 +1,58 @@
+import type { Locator } from 'playwright-core'
+import { BasePage } from './base'
+
+export class KeysPage extends BasePage {
+  row(name: string): Locator {
+    return this.page.locator(`[data-testid="key-row"][data-key-name="${name}"]`)
+  }
+  async waitForLoaded(): Promise<void> {
+    await this.id('keys-table').or(this.id('keys-empty')).first().waitFor()
+  }
+  /** Creates a key and returns its secret and id, read from the one-time secret dialog. */
+  async create(name: string, opts: { balance?: string; defaultPreset?: string } = {}): Promise<{ secret: string; id: string }> {
+    await this.id('create-key').click()
+    await this.id('create-key-form').waitFor()
+    await this.id('key-name').fill(name)
+    if (opts.balance !== undefined) await this.id('key-opening-balance').fill(opts.balance)
+    if (opts.defaultPreset) await this.id('key-default-preset').selectOption(opts.defaultPreset)
+    const res = await this.answerOf('keys.create', () => this.id('key-name').press('Enter'))
+    const body = (await res.json()) as { key: { id: string } }
+    const secret = (await this.id('key-secret').innerText()).trim()
+    return { secret, id: body.key.id }
+  }
+  async closeSecret(): Promise<void> {
+    await this.id('key-secret-done').click()
+    await this.id('key-secret-dialog').waitFor({ state: 'detached' })
+  }
+  async open(name: string): Promise<void> {
+    await this.row(name).getByTestId('key-link').click()
+    await this.id('key-detail').waitFor()
+  }
+  async revoke(name: string): Promise<void> {
+    await this.row(name).getByTestId('key-revoke').click()
+    await this.id('confirm-dialog').waitFor()
+    await this.answerOf('keys.revoke', () => this.id('confirm-ok').click())
+    await this.waitForText(this.row(name).getByTestId('key-status'), 'Revoked')
+  }
+  async names(): Promise<string[]> {
+    return this.id('key-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-key-name')!))
+  }
+}
+
+export class KeyDetailPage extends BasePage {
+  async setDefaultPreset(name: string): Promise<void> {
+    await this.id('default-preset-select').selectOption(name)
+    await this.answerOf('keys.update', () => this.id('default-preset-save').click())
+  }
+  async topUp(amount: string, note?: string): Promise<void> {
+    await this.id('topup-amount').fill(amount)
+    if (note) await this.id('topup-note').fill(note)
+    await this.answerOf('keys.topUp', () => this.id('topup-amount').press('Enter'))
+  }
+  balance(): Locator {
+    return this.id('key-balance-value')
+  }
+  ledgerRows(): Locator {
+    return this.id('ledger-row')
+  }
+}

@@ -1,0 +1,29 @@
+import type { Locator } from 'playwright-core'
+import { BasePage } from './base'
+
+export class ProvidersPage extends BasePage {
+  card(id: string): Locator {
+    return this.page.locator(`[data-testid="provider-card"][data-provider-id="${id}"]`)
+  }
+  async waitForLoaded(): Promise<void> {
+    await this.id('providers-list').waitFor()
+  }
+  async setKey(id: string, key: string): Promise<void> {
+    const card = this.card(id)
+    await card.getByTestId('provider-key-input').fill(key)
+    await this.answerOf('providers.set', () => card.getByTestId('provider-key-input').press('Enter'))
+  }
+  credential(id: string): Locator {
+    return this.card(id).getByTestId('provider-credential')
+  }
+  keyInput(id: string): Locator {
+    return this.card(id).getByTestId('provider-key-input')
+  }
+  async test(id: string): Promise<{ ok: boolean; text: string }> {
+    const card = this.card(id)
+    await card.getByTestId('provider-test').click()
+    const result = card.getByTestId('provider-test-result')
+    await result.waitFor()
+    return { ok: (await result.getAttribute('data-ok')) === 'true', text: await result.innerText() }
+  }
+}

@@ -1,0 +1,39 @@
+import type { Locator } from 'playwright-core'
+import { BasePage } from './base'
+
+export class RequestsPage extends BasePage {
+  rows(): Locator {
+    return this.id('request-row')
+  }
+  async waitForLoaded(): Promise<void> {
+    await this.id('requests-table').or(this.id('requests-empty')).first().waitFor()
+  }
+  async filter(values: Record<string, string>): Promise<void> {
+    for (const [k, v] of Object.entries(values)) {
+      const el = this.id(`filter-${k}`)
+      if ((await el.evaluate((e) => e.tagName)) === 'SELECT') await el.selectOption(v)
+      else await el.fill(v)
+    }
+    await this.answerOf('requests.list', () => this.id('filters-apply').click())
+    await this.waitForLoaded()
+  }
+  async openFirst(): Promise<string> {
+    const id = (await this.rows().first().getAttribute('data-request-id'))!
+    await this.rows().first().getByTestId('request-link').click()
+    await this.id('request-detail').waitFor()
+    return id
+  }
+}
+
+export class RequestDetailPage extends BasePage {
+  async waitForLoaded(): Promise<void> {
+    await this.id('request-detail').waitFor()
+  }
+  tags(): Locator {
+    return this.id('detail-tags')
+  }
+  async followSession(): Promise<void> {
+    await this.id('follow-session').click()
+    await this.id('requests-table').or(this.id('requests-empty')).first().waitFor()
+  }
+}

@@ -1,0 +1,50 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+
+export const ROOT = path.resolve(import.meta.dirname, '../../..')
+const OUT = path.join(ROOT, 'out/renderer/index.html')
+
+function newestMtime(dir: string): number {
+  let newest = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : fs.statSync(p).mtimeMs)
+  }
+  return newest
+}
+
+function upToDate(): boolean {
+  if (!fs.existsSync(OUT)) return false
+  const built = fs.statSync(OUT).mtimeMs
+  const sources = Math.max(newestMtime(path.join(ROOT, 'src/renderer')), newestMtime(path.join(ROOT, 'src/contract')), fs.statSync(path.join(ROOT, 'electron.vite.config.ts')).mtimeMs)
+  return built >= sources
+}
+
+/**
+ * Builds the renderer the gateway serves, once for all e2e files (each runs in its own process):
+ * skipped when out/renderer is newer than its sources, serialized with a lock directory.
+ */
+export function buildRenderer(): void {
+  if (upToDate()) return
+  const lock = path.join(os.tmpdir(), `gw-e2e-build-${Buffer.from(ROOT).toString('hex').slice(-24)}.lock`)
+  const deadline = Date.now() + 5 * 60_000
+  for (;;) {
+    try {
+      fs.mkdirSync(lock)
+      break
+    } catch {
+      if (Date.now() > deadline) throw new Error(`renderer build lock ${lock} held for 5 minutes`)
+      // Another test file is building: wait for it (a synchronous pause; no test is running yet).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250)
+    }
+  }
+  try {
+    if (upToDate()) return
+    const r = spawnSync(path.join(ROOT, 'node_modules/.bin/electron-vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`electron-vite build failed:\n${r.stdout}\n${r.stderr}`)
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true })
+  }
+}
