@@ -4,18 +4,17 @@
  * warm-up). Run: node --import tsx bench/requests-screen.ts [--records N] [--runs N] [--no-indexes]
  * Writes bench/results/requests-screen.json. Not part of the tests.
  *
- * Index proposals are NOT in the migrations: this script creates them itself, after timing the
- * schema as migrated, and times everything again (section "PROPOSED INDEXES" below).
+ * Index proposals are NOT in the migrations: this script builds them on a copy of the store and
+ * times every query on both stores in alternation (section "PROPOSED INDEXES" below).
  */
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { openDatabase, type Db } from '../src/gateway/store/db'
+import { DB_FILE, openDatabase, type Db } from '../src/gateway/store/db'
 import { RequestsRepo, type RequestRecord } from '../src/gateway/store/requestsRepo'
-import { listRequests, type ListRequestsInput, type Scope } from '../src/gateway/admin/queries/requestQuery'
+import { filterSql, listRequests, type ListRequestsInput, type Scope } from '../src/gateway/admin/queries/requestQuery'
 import { groupBy, overview } from '../src/gateway/admin/queries/analyticsQuery'
-import { filterSql } from '../src/gateway/admin/queries/requestQuery'
 import { tempDir } from '../test/support/tempDir'
 
 const { values: args } = parseArgs({
@@ -200,45 +199,73 @@ function seed_(db: Db): { keyIds: string[]; seconds: number; bytes: number } {
 }
 
 // ---------- timing ----------
-interface Timing {
+interface Case {
   name: string
   group: 'requests' | 'analytics' | 'alternative'
+  run: (db: Db) => unknown
+  describe: (result: any) => string
+}
+interface Stats {
   median_ms: number
   p90_ms: number
   min_ms: number
+}
+interface Timing extends Stats {
+  name: string
+  group: Case['group']
   result: string
+  /** The same query on a copy of the store with the proposed indexes, timed in alternation. */
+  with_proposed_indexes: Stats | null
 }
 
-function time(name: string, group: Timing['group'], fn: () => unknown, describe: (r: any) => string): Timing {
-  let last: unknown
-  for (let i = 0; i < 3; i++) last = fn() // warm-up: page cache, statement cache
-  const samples: number[] = []
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = process.hrtime.bigint()
-    last = fn()
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6)
-  }
-  samples.sort((a, b) => a - b)
-  const median = RUNS % 2 ? samples[(RUNS - 1) / 2] : (samples[RUNS / 2 - 1] + samples[RUNS / 2]) / 2
-  return {
-    name,
-    group,
-    median_ms: round(median),
-    p90_ms: round(samples[Math.min(RUNS - 1, Math.ceil(0.9 * RUNS) - 1)]),
-    min_ms: round(samples[0]),
-    result: describe(last),
-  }
-}
 const round = (x: number) => Math.round(x * 100) / 100
+const stats = (samples: number[]): Stats => {
+  const s = [...samples].sort((a, b) => a - b)
+  const n = s.length
+  const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
+  return { median_ms: round(median), p90_ms: round(s[Math.min(n - 1, Math.ceil(0.9 * n) - 1)]), min_ms: round(s[0]) }
+}
+const sample = (fn: () => unknown) => {
+  const t0 = process.hrtime.bigint()
+  fn()
+  return Number(process.hrtime.bigint() - t0) / 1e6
+}
+
+/**
+ * Median of RUNS after 3 warm-up runs (page cache, statement cache). With a second store, its runs
+ * alternate with the first store's, so both see the same machine load (this matters on a shared
+ * machine: a busy neighbour would otherwise skew one column).
+ */
+function time(c: Case, db: Db, other: Db | null): Timing {
+  let last: unknown
+  for (let i = 0; i < 3; i++) {
+    last = c.run(db)
+    if (other) c.run(other)
+  }
+  const a: number[] = []
+  const b: number[] = []
+  for (let i = 0; i < RUNS; i++) {
+    a.push(sample(() => c.run(db)))
+    if (other) b.push(sample(() => c.run(other)))
+  }
+  return { name: c.name, group: c.group, ...stats(a), result: c.describe(last), with_proposed_indexes: other ? stats(b) : null }
+}
 
 const ALL: Scope = { keyIds: null }
 
-function suite(db: Db, keyIds: string[]): Timing[] {
-  const list = (name: string, input: ListRequestsInput, scope: Scope = ALL) =>
-    time(name, 'requests', () => listRequests(db, input, scope), (r) => `${r.items.length} rows of ${r.total}`)
+function cases(keyIds: string[]): Case[] {
+  const list = (name: string, input: ListRequestsInput, scope: Scope = ALL): Case => ({
+    name,
+    group: 'requests',
+    run: (db) => listRequests(db, input, scope),
+    describe: (r) => `${r.items.length} rows of ${r.total}`,
+  })
+  const describeOverview = (r: any) => `${r.totals.requests} req, ${r.series.length} buckets, p95 ${r.totals.p95_ms} ms`
+  const describeGroups = (r: any) => `${r.length} groups, top ${r[0]?.value}`
+  const analytics = (name: string, run: Case['run'], describe: Case['describe']): Case => ({ name, group: 'analytics', run, describe })
   const week = { from: NOW - 7 * DAY, to: NOW }
   const month = { from: START, to: NOW }
-  const out: Timing[] = [
+  return [
     list('first page, unfiltered, newest first', {}),
     list('filter: key', { filter: { key_id: keyIds[3] } }),
     list('filter: model', { filter: { model: 'anthropic/claude-sonnet-4' } }),
@@ -263,134 +290,202 @@ function suite(db: Db, keyIds: string[]): Timing[] {
     list('combined: 2xx + tag, page at offset 5,000', { filter: { status: '2xx', tag: 'prod' }, offset: 5000 }),
     list('member scope (3 keys), first page', {}, { keyIds: keyIds.slice(5, 8) }),
     list('member scope (3 keys) + tag', { filter: { tag: 'batch' } }, { keyIds: keyIds.slice(5, 8) }),
+    analytics('overview, 7 days, hourly', (db) => overview(db, { ...week, bucket: 'hour' }, ALL), describeOverview),
+    analytics('overview, 30 days, daily', (db) => overview(db, { ...month, bucket: 'day' }, ALL), describeOverview),
+    analytics('overview, 30 days, hourly', (db) => overview(db, { ...month, bucket: 'hour' }, ALL), describeOverview),
+    analytics('overview, 30 days, one key', (db) => overview(db, { ...month, bucket: 'day', filter: { key_id: keyIds[3] } }, ALL), describeOverview),
+    analytics('overview, 30 days, member (3 keys)', (db) => overview(db, { ...month, bucket: 'day' }, { keyIds: keyIds.slice(5, 8) }), describeOverview),
+    analytics('groupBy model, 7 days', (db) => groupBy(db, { ...week, by: 'model' }, ALL), describeGroups),
+    analytics('groupBy model, 30 days', (db) => groupBy(db, { ...month, by: 'model' }, ALL), describeGroups),
+    analytics('groupBy key, 30 days', (db) => groupBy(db, { ...month, by: 'key' }, ALL), describeGroups),
+    analytics('groupBy provider, 30 days', (db) => groupBy(db, { ...month, by: 'provider' }, ALL), describeGroups),
+    analytics('groupBy user, 30 days', (db) => groupBy(db, { ...month, by: 'user' }, ALL), describeGroups),
+    analytics('groupBy tag, 30 days', (db) => groupBy(db, { ...month, by: 'tag' }, ALL), describeGroups),
+    analytics('groupBy dimension:team, 30 days', (db) => groupBy(db, { ...month, by: 'dimension:team' }, ALL), describeGroups),
+    ...alternatives(),
   ]
-  const describeOverview = (r: any) => `${r.totals.requests} req, ${r.series.length} buckets, p95 ${r.totals.p95_ms} ms`
-  const describeGroups = (r: any) => `${r.length} groups, top ${r[0]?.value}`
-  out.push(
-    time('overview, 7 days, hourly', 'analytics', () => overview(db, { ...week, bucket: 'hour' }, ALL), describeOverview),
-    time('overview, 30 days, daily', 'analytics', () => overview(db, { ...month, bucket: 'day' }, ALL), describeOverview),
-    time('overview, 30 days, hourly', 'analytics', () => overview(db, { ...month, bucket: 'hour' }, ALL), describeOverview),
-    time('overview, 30 days, one key', 'analytics', () => overview(db, { ...month, bucket: 'day', filter: { key_id: keyIds[3] } }, ALL), describeOverview),
-    time('groupBy model, 30 days', 'analytics', () => groupBy(db, { ...month, by: 'model' }, ALL), describeGroups),
-    time('groupBy tag, 30 days', 'analytics', () => groupBy(db, { ...month, by: 'tag' }, ALL), describeGroups),
-    time('groupBy key, 30 days', 'analytics', () => groupBy(db, { ...month, by: 'key' }, ALL), describeGroups),
-    time('groupBy dimension:team, 30 days', 'analytics', () => groupBy(db, { ...month, by: 'dimension:team' }, ALL), describeGroups),
-    time('groupBy model, 7 days', 'analytics', () => groupBy(db, { ...week, by: 'model' }, ALL), describeGroups),
-  )
-  out.push(...alternatives(db))
-  return out
 }
 
-/** Percentile strategies compared on the 30-day range (what overview() does vs window functions). */
-function alternatives(db: Db): Timing[] {
+/** Percentile strategies on the 30-day range: what overview() reads vs doing it in SQL. */
+function alternatives(): Case[] {
   const where = filterSql({ from: START, to: NOW }, ALL)
-  const latencyOnly = db.prepare(`SELECT r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`).pluck()
-  const pairs = db.prepare(`SELECT r.created_at, r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`).raw()
-  const window = db.prepare(
-    `WITH x AS (SELECT r.latency_ms AS v, row_number() OVER (ORDER BY r.latency_ms) AS rn, count(*) OVER () AS n
-       FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL)
-     SELECT max(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50, max(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) AS p95,
-            max(CASE WHEN rn = (n * 99 + 99) / 100 THEN v END) AS p99 FROM x`,
-  )
-  const windowBuckets = db.prepare(
-    `WITH x AS (SELECT r.created_at / 3600000 AS b, r.latency_ms AS v,
-         row_number() OVER (PARTITION BY r.created_at / 3600000 ORDER BY r.latency_ms) AS rn,
-         count(*) OVER (PARTITION BY r.created_at / 3600000) AS n
-       FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL)
-     SELECT b, max(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END) AS p50, max(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) AS p95
-     FROM x GROUP BY b`,
-  )
-  const sums = db.prepare(
-    `SELECT count(*), TOTAL(r.cost_usd), SUM(r.prompt_tokens) FROM requests r WHERE ${where.sql}`,
-  )
-  // Built in with SQLITE_ENABLE_PERCENTILE; takes the value at floor(p · (n - 1)), which is not the
-  // nearest rank ceil(p · n), so it only serves as a speed reference.
-  const disc = db.prepare(
-    `SELECT percentile_disc(r.latency_ms, 0.5), percentile_disc(r.latency_ms, 0.95), percentile_disc(r.latency_ms, 0.99) FROM requests r WHERE ${where.sql}`,
-  )
+  const p = where.params
+  const alt = (name: string, sql: string, mode: 'pluck' | 'raw', post: (rows: any) => unknown = (x) => x): Case => ({
+    name,
+    group: 'alternative',
+    run: (db) => {
+      const st = db.prepare(sql)
+      return post(mode === 'pluck' ? st.pluck().all(...p) : st.raw().all(...p))
+    },
+    describe: (r) => (ArrayBuffer.isView(r) || Array.isArray(r) ? `${(r as ArrayLike<unknown>).length} values` : JSON.stringify(r)),
+  })
   const sorted = (xs: number[]) => Float64Array.from(xs).sort()
   return [
-    time('alt: latency column only → JS sort (totals p50/p95/p99)', 'alternative', () => sorted(latencyOnly.all(...where.params) as number[]), (a) => `${a.length} values`),
-    time('alt: (created_at, latency) pairs read raw (what overview reads)', 'alternative', () => pairs.all(...where.params), (a) => `${a.length} rows`),
-    time('alt: SQL window functions, totals p50/p95/p99', 'alternative', () => window.get(...where.params), (r) => JSON.stringify(r)),
-    time('alt: SQL window functions, hourly p50/p95 per bucket', 'alternative', () => windowBuckets.all(...where.params), (r) => `${r.length} buckets`),
-    time('alt: SQLite percentile_disc() p50/p95/p99 (not nearest-rank)', 'alternative', () => disc.raw().get(...where.params), (r) => JSON.stringify(r)),
-    time('alt: plain SQL sums only (no percentiles)', 'alternative', () => sums.raw().get(...where.params), () => ''),
+    alt(
+      'alt: packed (hour, latency) pluck + typed-array sort (what overview does)',
+      `SELECT (r.created_at / 3600000) * 2147483648 + r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`,
+      'pluck',
+      sorted,
+    ),
+    alt('alt: latency column only, pluck + typed-array sort (totals only)', `SELECT r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`, 'pluck', sorted),
+    alt('alt: (created_at, latency) pairs as raw rows, no sort', `SELECT r.created_at, r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`, 'raw'),
+    alt(
+      'alt: SQL window functions, totals p50/p95/p99',
+      `WITH x AS (SELECT r.latency_ms AS v, row_number() OVER (ORDER BY r.latency_ms) AS rn, count(*) OVER () AS n
+         FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL)
+       SELECT max(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END), max(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END),
+              max(CASE WHEN rn = (n * 99 + 99) / 100 THEN v END) FROM x`,
+      'raw',
+      (rows) => rows[0],
+    ),
+    alt(
+      'alt: SQL window functions, hourly p50/p95 per bucket',
+      `WITH x AS (SELECT r.created_at / 3600000 AS b, r.latency_ms AS v,
+           row_number() OVER (PARTITION BY r.created_at / 3600000 ORDER BY r.latency_ms) AS rn,
+           count(*) OVER (PARTITION BY r.created_at / 3600000) AS n
+         FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL)
+       SELECT b, max(CASE WHEN rn = (n * 50 + 99) / 100 THEN v END), max(CASE WHEN rn = (n * 95 + 99) / 100 THEN v END) FROM x GROUP BY b`,
+      'raw',
+    ),
+    // Built in (SQLITE_ENABLE_PERCENTILE) but it takes the value at floor(p · (n - 1)), not the
+    // nearest rank ceil(p · n): a speed reference only.
+    alt(
+      'alt: SQLite percentile_disc() p50/p95/p99 (not nearest-rank)',
+      `SELECT percentile_disc(r.latency_ms, 0.5), percentile_disc(r.latency_ms, 0.95), percentile_disc(r.latency_ms, 0.99) FROM requests r WHERE ${where.sql}`,
+      'raw',
+      (rows) => rows[0],
+    ),
+    alt('alt: plain SQL sums, no percentiles', `SELECT count(*), TOTAL(r.cost_usd), SUM(r.prompt_tokens) FROM requests r WHERE ${where.sql}`, 'raw', (rows) => rows[0]),
   ]
 }
 
-// ---------- PROPOSED INDEXES (not in the migrations; created here only to measure them) ----------
+// ---------- PROPOSED INDEXES (not in the migrations; created here, on a copy, only to measure them) ----------
 const PROPOSED_INDEXES = [
-  // The analytics queries read every matching row's created_at/outcome/cost/tokens/latency. Without
-  // this covering index each row costs a visit to the wide table row (the JSON detail is ~2 KB).
-  `CREATE INDEX requests_analytics ON requests (created_at, outcome, cost_usd, prompt_tokens, completion_tokens, latency_ms)`,
+  // Analytics read every matching row's outcome, cost, tokens and latency (and group by model, key
+  // or provider). Without a covering index each row is a visit to the wide table row (~2 KB of JSON
+  // detail); with it, a 30-day range is one walk of this index. Makes requests_created redundant.
+  `CREATE INDEX requests_analytics ON requests (created_at, outcome, cost_usd, prompt_tokens, completion_tokens, latency_ms, model, key_id, provider)`,
 ]
 
-const PROPOSED_INDEX_NAMES = PROPOSED_INDEXES.map((sql) => /CREATE INDEX (\w+)/.exec(sql)![1])
+/** Insert cost: `n` records in batches of 250 (as the record writer does), rolled back afterwards. */
+function insertCost(db: Db, keyIds: string[], n: number): number {
+  const repo = new RequestsRepo(db)
+  const records = Array.from({ length: n }, (_, i) => ({ ...makeRecord(RECORDS + i, keyIds), id: `req_bench_insert_${i}` }))
+  db.exec('BEGIN')
+  try {
+    const t0 = process.hrtime.bigint()
+    for (let i = 0; i < n; i += 250) {
+      db.exec('SAVEPOINT batch')
+      for (const r of records.slice(i, i + 250)) repo.insert(r)
+      db.exec('RELEASE batch')
+    }
+    return Number(process.hrtime.bigint() - t0) / 1e6 / n
+  } finally {
+    db.exec('ROLLBACK')
+  }
+}
 
-function table(rows: Timing[], withIdx?: Timing[]): string {
-  const head = withIdx
-    ? '| query | median ms | p90 ms | median ms with proposed index | result |\n|---|---:|---:|---:|---|'
-    : '| query | median ms | p90 ms | result |\n|---|---:|---:|---|'
+function table(rows: Timing[]): string {
+  const withIdx = rows.some((r) => r.with_proposed_indexes)
   return [
-    head,
-    ...rows.map((r, i) =>
+    withIdx
+      ? '| query | median ms | p90 ms | median ms, proposed index | result |\n|---|---:|---:|---:|---|'
+      : '| query | median ms | p90 ms | result |\n|---|---:|---:|---|',
+    ...rows.map((r) =>
       withIdx
-        ? `| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${withIdx[i].median_ms} | ${r.result} |`
+        ? `| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.with_proposed_indexes?.median_ms ?? ''} | ${r.result} |`
         : `| ${r.name} | ${r.median_ms} | ${r.p90_ms} | ${r.result} |`,
     ),
   ].join('\n')
 }
 
+// ---------- run ----------
 const dir = args.store ?? tempDir('gw-bench-')
 const db = openDatabase(dir)
-for (const name of PROPOSED_INDEX_NAMES) db.exec(`DROP INDEX IF EXISTS ${name}`)
 const existing = db.prepare(`SELECT count(*) FROM requests`).pluck().get() as number
-let seeded: { keyIds: string[]; seconds: number; bytes: number }
+let seeded: { keyIds: string[]; seconds: number | null; bytes: number }
 if (existing === 0) {
   console.log(`seeding ${RECORDS.toLocaleString('en')} records into ${dir} …`)
   seeded = seed_(db)
-  console.log(`seeded in ${seeded.seconds.toFixed(1)} s, store ${(seeded.bytes / 1e6).toFixed(0)} MB`)
+  console.log(`seeded in ${seeded.seconds!.toFixed(1)} s, store ${(seeded.bytes / 1e6).toFixed(0)} MB`)
 } else {
   const keyIds = db.prepare(`SELECT id FROM keys ORDER BY id`).pluck().all() as string[]
   const bytes = (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number)
-  seeded = { keyIds, seconds: NaN, bytes }
+  seeded = { keyIds, seconds: null, bytes }
   console.log(`reusing the store in ${dir} (${existing.toLocaleString('en')} records)`)
 }
 const counts = db.prepare(`SELECT (SELECT count(*) FROM requests), (SELECT count(*) FROM request_tags), (SELECT count(*) FROM request_dimensions)`).raw().get() as number[]
 console.log(`rows: requests ${counts[0]}, request_tags ${counts[1]}, request_dimensions ${counts[2]}`)
 
-const base = suite(db, seeded.keyIds)
-let withIndexes: Timing[] | undefined
+// The proposed indexes go on a copy of the store, timed in alternation with the original.
+let other: Db | null = null
+let otherDir: string | null = null
+let indexBuild: { seconds: number; index_mb: number } | null = null
 if (!args['no-indexes']) {
-  for (const sql of PROPOSED_INDEXES) db.exec(sql)
-  withIndexes = suite(db, seeded.keyIds)
-  for (const name of PROPOSED_INDEX_NAMES) db.exec(`DROP INDEX IF EXISTS ${name}`)
+  db.pragma('wal_checkpoint(TRUNCATE)')
+  otherDir = tempDir('gw-bench-indexed-')
+  fs.copyFileSync(path.join(dir, DB_FILE), path.join(otherDir, DB_FILE))
+  other = openDatabase(otherDir)
+  const t0 = performance.now()
+  for (const sql of PROPOSED_INDEXES) other.exec(sql)
+  const seconds = (performance.now() - t0) / 1000
+  const names = PROPOSED_INDEXES.map((sql) => /CREATE INDEX (\w+)/.exec(sql)![1])
+  const bytes = other
+    .prepare(`SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`)
+    .pluck()
+    .get(...names) as number
+  indexBuild = { seconds: round(seconds), index_mb: round(bytes / 1e6) }
+  console.log(`proposed indexes built on a copy in ${seconds.toFixed(2)} s (${(bytes / 1e6).toFixed(1)} MB)`)
 }
-console.log()
-console.log(table(base, withIndexes))
 
-const slow = base.filter((t) => t.group === 'requests' && t.median_ms >= 200)
-console.log()
-console.log(slow.length ? `MISSED 200 ms target: ${slow.map((s) => s.name).join('; ')}` : 'every Requests-screen query is under 200 ms (median)')
+const timings = cases(seeded.keyIds).map((c) => time(c, db, other))
+let writeCost: { per_record_ms: number; per_record_ms_with_proposed_indexes: number | null } | null = null
+{
+  const a: number[] = []
+  const b: number[] = []
+  for (let i = 0; i < 5; i++) {
+    a.push(insertCost(db, seeded.keyIds, 2000))
+    if (other) b.push(insertCost(other, seeded.keyIds, 2000))
+  }
+  writeCost = { per_record_ms: round(stats(a).median_ms * 1000) / 1000, per_record_ms_with_proposed_indexes: other ? round(stats(b).median_ms * 1000) / 1000 : null }
+}
 
-const cpu = os.cpus()[0]?.model ?? 'unknown'
+console.log()
+console.log(table(timings))
+console.log()
+console.log(
+  `insert cost per record (batches of 250, with tags and dimensions): ${writeCost.per_record_ms} ms` +
+    (other ? `, with the proposed index ${writeCost.per_record_ms_with_proposed_indexes} ms` : ''),
+)
+const slow = timings.filter((t) => t.group === 'requests' && t.median_ms >= 200)
+console.log(slow.length ? `MISSED the 200 ms target: ${slow.map((s) => s.name).join('; ')}` : 'every Requests-screen query is under 200 ms (median)')
+
 const out = {
   date: new Date().toISOString(),
-  machine: { cpu, cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}`, node: process.version },
+  machine: {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    load_average: os.loadavg().map(round),
+  },
   sqlite: db.prepare('SELECT sqlite_version()').pluck().get(),
   records: counts[0],
-  runs: RUNS,
-  store_mb: Math.round(seeded.bytes / 1e6),
-  seed_seconds: round(seeded.seconds),
   rows: { requests: counts[0], request_tags: counts[1], request_dimensions: counts[2] },
+  store_mb: Math.round(seeded.bytes / 1e6),
+  seed_seconds: seeded.seconds === null ? null : round(seeded.seconds),
+  runs: RUNS,
   target_ms: 200,
-  timings: base,
-  proposed_indexes: withIndexes ? { sql: PROPOSED_INDEXES, timings: withIndexes } : null,
+  proposed_indexes: other ? { sql: PROPOSED_INDEXES, build: indexBuild } : null,
+  write_cost: writeCost,
+  timings,
 }
 const resultsDir = path.join(import.meta.dirname, 'results')
 fs.mkdirSync(resultsDir, { recursive: true })
 fs.writeFileSync(path.join(resultsDir, 'requests-screen.json'), JSON.stringify(out, null, 2) + '\n')
 console.log(`\nwrote ${path.relative(process.cwd(), path.join(resultsDir, 'requests-screen.json'))}`)
 db.close()
+other?.close()
+if (otherDir) fs.rmSync(otherDir, { recursive: true, force: true })
 if (!args.store) fs.rmSync(dir, { recursive: true, force: true })

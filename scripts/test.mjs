@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs the test suite with node's test runner. On Linux without a D-Bus session it re-runs itself
 // inside `dbus-run-session` with an unlocked gnome-keyring, so keychain tests use a real Secret
-// Service instead of being skipped. Extra arguments are test files or folders (default: unit and
-// integration).
+// Service instead of being skipped. Extra arguments are test files or folders (default: unit,
+// integration and the dashboard's end-to-end tests in Chromium, which say why they skip where
+// /usr/bin/chromium is missing).
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -19,13 +20,13 @@ if (process.platform === 'linux' && !process.env.DBUS_SESSION_BUS_ADDRESS && !pr
   console.error('note: no D-Bus session and no gnome-keyring: keychain tests will report why they skip')
 }
 
-const targets = process.argv.slice(2).length ? process.argv.slice(2) : ['test/unit', 'test/integration']
+const targets = process.argv.slice(2).length ? process.argv.slice(2) : ['test/unit', 'test/integration', 'test/e2e']
 const files = targets.flatMap((t) => {
   const p = path.resolve(root, t)
   if (fs.statSync(p).isFile()) return [p]
   return fs
     .readdirSync(p)
-    .filter((f) => f.endsWith('.test.ts'))
+    .filter((f) => f.endsWith('.test.ts') || f.endsWith('.e2e.ts'))
     .sort()
     .map((f) => path.join(p, f))
 })
