@@ -6,9 +6,9 @@
  * pairing, image types, temperature range, at most 4 cache breakpoints, no unknown fields), so the
  * gateway's translation is proven against the protocol. Tests steer it with `script()`.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { listenOnLoopback } from './loopbackServer'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 
 export interface ReceivedRequest {
   method: string
@@ -475,17 +475,7 @@ export async function startFakeAnthropic(opts: { apiKey?: string; models?: strin
     }
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, errorBody('api_error', `fake-anthropic crashed: ${String(err)}`))
-      else res.destroy()
-    })
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', resolve)
-  })
-  const { port } = server.address() as AddressInfo
+  const { port, close } = await listenOnLoopback(handle, (res, err) => sendJson(res, 500, errorBody('api_error', `fake-anthropic crashed: ${String(err)}`)))
   return {
     url: `http://127.0.0.1:${port}/v1`,
     apiKey,
@@ -494,9 +484,7 @@ export async function startFakeAnthropic(opts: { apiKey?: string; models?: strin
       queue.push(...behaviours)
     },
     async close() {
-      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())))
-      server.closeAllConnections()
-      await closed
+      await close()
     },
   }
 }

@@ -5,9 +5,9 @@
  * protocol rather than against its own idea of it. Tests steer it with `script()`. With `quirks` it
  * speaks like one of the "OpenAI-compatible" providers instead (§5, §6), deviations included.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import { listenOnLoopback } from './loopbackServer'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import type { AddressInfo } from 'node:net'
 
 export interface ReceivedRequest {
   method: string
@@ -775,17 +775,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
     sendError(res, 404, errorBody(`Invalid URL (${method} ${pathname})`, 'invalid_request_error'), quirks)
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, errorBody(`fake-openai crashed: ${String(err)}`, 'server_error'))
-      else res.destroy()
-    })
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', resolve)
-  })
-  const { port } = server.address() as AddressInfo
+  const { port, close } = await listenOnLoopback(handle, (res, err) => sendJson(res, 500, errorBody(`fake-openai crashed: ${String(err)}`, 'server_error')))
 
   return {
     url: `http://127.0.0.1:${port}/v1`,
@@ -823,9 +813,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
     async close() {
       shuttingDown = true
       for (const waiter of waiters.splice(0)) waiter.reject(new Error('fake-openai closed while waiting for a client close'))
-      const closed = new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())))
-      server.closeAllConnections()
-      await closed
+      await close()
     },
   }
 }
