@@ -1,7 +1,7 @@
 /**
  * Requests-screen benchmark: seeds a temp store with 100,000 realistic request records and times
  * the queries the dashboard's Requests and Analytics screens make (median of 20 runs after
- * warm-up). Run: node --import tsx bench/requests-screen.ts [--records N] [--runs N] [--no-indexes]
+ * warm-up). Run: node --import tsx bench/requests-screen.ts [--records N] [--runs N] [--no-indexes] [--store DIR]
  * Writes bench/results/requests-screen.json. Not part of the tests.
  *
  * Index proposals are NOT in the migrations: this script builds them on a copy of the store and
@@ -367,7 +367,7 @@ const PROPOSED_INDEXES = [
   `CREATE INDEX requests_analytics ON requests (created_at, outcome, cost_usd, prompt_tokens, completion_tokens, latency_ms, model, key_id, provider)`,
 ]
 
-/** Insert cost: `n` records in batches of 250 (as the record writer does), rolled back afterwards. */
+/** Insert cost in µs per record: `n` records in batches of 250 (as the record writer does), rolled back afterwards. */
 function insertCost(db: Db, keyIds: string[], n: number): number {
   const repo = new RequestsRepo(db)
   const records = Array.from({ length: n }, (_, i) => ({ ...makeRecord(RECORDS + i, keyIds), id: `req_bench_insert_${i}` }))
@@ -379,7 +379,7 @@ function insertCost(db: Db, keyIds: string[], n: number): number {
       for (const r of records.slice(i, i + 250)) repo.insert(r)
       db.exec('RELEASE batch')
     }
-    return Number(process.hrtime.bigint() - t0) / 1e6 / n
+    return (Number(process.hrtime.bigint() - t0) / 1e3 / n) // µs per record
   } finally {
     db.exec('ROLLBACK')
   }
@@ -439,7 +439,7 @@ if (!args['no-indexes']) {
 }
 
 const timings = cases(seeded.keyIds).map((c) => time(c, db, other))
-let writeCost: { per_record_ms: number; per_record_ms_with_proposed_indexes: number | null } | null = null
+let writeCost: { per_record_us: number; per_record_us_with_proposed_indexes: number | null }
 {
   const a: number[] = []
   const b: number[] = []
@@ -447,15 +447,15 @@ let writeCost: { per_record_ms: number; per_record_ms_with_proposed_indexes: num
     a.push(insertCost(db, seeded.keyIds, 2000))
     if (other) b.push(insertCost(other, seeded.keyIds, 2000))
   }
-  writeCost = { per_record_ms: round(stats(a).median_ms * 1000) / 1000, per_record_ms_with_proposed_indexes: other ? round(stats(b).median_ms * 1000) / 1000 : null }
+  writeCost = { per_record_us: stats(a).median_ms, per_record_us_with_proposed_indexes: other ? stats(b).median_ms : null }
 }
 
 console.log()
 console.log(table(timings))
 console.log()
 console.log(
-  `insert cost per record (batches of 250, with tags and dimensions): ${writeCost.per_record_ms} ms` +
-    (other ? `, with the proposed index ${writeCost.per_record_ms_with_proposed_indexes} ms` : ''),
+  `insert cost per record (batches of 250, with tags and dimensions): ${writeCost.per_record_us} µs` +
+    (other ? `, with the proposed index ${writeCost.per_record_us_with_proposed_indexes} µs` : ''),
 )
 const slow = timings.filter((t) => t.group === 'requests' && t.median_ms >= 200)
 console.log(slow.length ? `MISSED the 200 ms target: ${slow.map((s) => s.name).join('; ')}` : 'every Requests-screen query is under 200 ms (median)')

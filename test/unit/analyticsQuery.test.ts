@@ -186,6 +186,27 @@ describe('analytics.overview', () => {
     db.close()
   })
 
+  it('keeps 0 ms and multi-hour latencies in their own bucket', () => {
+    const db = store([
+      { at: T0 + 59 * MIN, latency: 5 * H }, // a 5-hour request in the first bucket
+      { at: T0 + 59 * MIN, latency: 0 },
+      { at: T0 + H, latency: 0 },
+      { at: T0 + 3 * H + 1, latency: 2 ** 31 + 5 }, // longer than the packing allows: clamped, bucket intact
+    ])
+    const out = overview(db, { from: T0, to: T0 + 4 * H }, ALL)
+    assert.deepEqual(
+      out.series.map((p) => [p.requests, p.p50_ms, p.p95_ms]),
+      [
+        [2, 0, 5 * H],
+        [1, 0, 0],
+        [0, null, null],
+        [1, 2 ** 31 - 1, 2 ** 31 - 1],
+      ],
+    )
+    assert.deepEqual([out.totals.p50_ms, out.totals.p99_ms], [0, 2 ** 31 - 1])
+    db.close()
+  })
+
   it('aligns daily buckets to UTC midnight', () => {
     const db = store([
       { at: T0 - 1, latency: 1 }, // 23:59:59.999 the day before

@@ -29,7 +29,7 @@ const STATUS_CLASS: Record<'2xx' | '4xx' | '5xx', [number, number]> = {
   '5xx': [500, 599],
 }
 
-/** Equality filters on indexed (or cheap) columns: filter field → column of `requests`. */
+/** Equality filters: filter field → column of `requests` (all indexed but source and outcome). */
 const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['key_id', 'key_id'],
   ['model', 'model'],

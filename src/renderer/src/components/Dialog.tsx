@@ -1,4 +1,6 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react'
+import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react'
+import { toApiError } from '../api/errors'
+import { FormError } from './Field'
 
 const focusable = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
 
@@ -61,24 +63,39 @@ export function Dialog(props: { title: string; onClose: () => void; children: Re
   )
 }
 
-/** Asks before something that cannot be undone. */
+/** Asks before something that cannot be undone; when `onConfirm` fails, its error shows in the dialog. */
 export function ConfirmDialog(props: {
   title: string
   message: ReactNode
   confirmLabel: string
   danger?: boolean
+  /** Busy from elsewhere: the confirm button waits while it is set. */
   busy?: boolean
-  error?: string | null
-  onConfirm: () => void
+  /** The confirm button also waits while `onConfirm` runs. */
+  showBusy?: boolean
+  onConfirm: () => Promise<void>
   onClose: () => void
 }) {
+  const [running, setRunning] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const busy = props.busy || (props.showBusy && running)
+  const confirm = async () => {
+    setRunning(true)
+    try {
+      await props.onConfirm()
+    } catch (e) {
+      setError(toApiError(e).message)
+    } finally {
+      setRunning(false)
+    }
+  }
   return (
     <Dialog title={props.title} onClose={props.onClose} testId="confirm-dialog">
       <div className="dialog-body">
         <p>{props.message}</p>
-        {props.error && (
+        {error && (
           <p className="form-error" role="alert">
-            {props.error}
+            {error}
           </p>
         )}
       </div>
@@ -86,10 +103,50 @@ export function ConfirmDialog(props: {
         <button type="button" className="btn" onClick={props.onClose} data-testid="confirm-cancel">
           Cancel
         </button>
-        <button type="button" className={props.danger ? 'btn btn-danger' : 'btn btn-primary'} onClick={props.onConfirm} disabled={props.busy} data-testid="confirm-ok">
-          {props.busy ? 'Working…' : props.confirmLabel}
+        <button type="button" className={props.danger ? 'btn btn-danger' : 'btn btn-primary'} onClick={confirm} disabled={busy} data-testid="confirm-ok">
+          {busy ? 'Working…' : props.confirmLabel}
         </button>
       </div>
+    </Dialog>
+  )
+}
+
+type FormProps = {
+  onClose: () => void
+  formTestId?: string
+  onSubmit: (e: FormEvent) => void
+  children: ReactNode
+  formError: string | null
+  busy: boolean
+  submitLabel: ReactNode
+  submitTestId: string
+}
+
+/** The form of a dialog: its fields, the form's error, then Cancel and the submit button. */
+export function DialogForm(props: FormProps) {
+  return (
+    <form onSubmit={props.onSubmit} noValidate data-testid={props.formTestId}>
+      <div className="dialog-body">
+        {props.children}
+        <FormError message={props.formError} />
+      </div>
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button className="btn btn-primary" disabled={props.busy} data-testid={props.submitTestId}>
+          {props.submitLabel}
+        </button>
+      </div>
+    </form>
+  )
+}
+
+/** A dialog holding one form. */
+export function FormDialog({ title, testId, ...form }: FormProps & { title: string; testId: string }) {
+  return (
+    <Dialog title={title} onClose={form.onClose} testId={testId}>
+      <DialogForm {...form} />
     </Dialog>
   )
 }

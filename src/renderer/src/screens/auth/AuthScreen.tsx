@@ -2,8 +2,8 @@ import { useEffect, useState, type FormEvent } from 'react'
 import type { User } from '../../../../contract/auth'
 import { operations } from '../../../../contract'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { Checkbox, Field, FormError } from '../../components/Field'
+import { useSubmit, type Errors } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 
 /** First run: create the owner account. Afterwards: sign in. */
@@ -28,28 +28,13 @@ function SetupForm({ onDone }: { onDone: (u: User) => void }) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [confirm, setConfirm] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const submit = async (e: FormEvent) => {
+  const { errors, formError, busy, submit: send } = useSubmit()
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     const input = { username, password }
     const errs = validate(operations['auth.setup'].input, input)
     if (!errs.password && password !== confirm) errs.confirm = 'does not match the password'
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
-      onDone(await call('auth.setup', input))
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    send(errs, async () => onDone(await call('auth.setup', input)))
   }
   return (
     <form onSubmit={submit} noValidate data-testid="setup-form" aria-labelledby="setup-title">
@@ -76,28 +61,15 @@ function SignInForm({ onDone }: { onDone: (u: User) => void }) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [remember, setRemember] = useState(false)
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const submit = async (e: FormEvent) => {
+  const { errors, formError, busy, submit: send } = useSubmit()
+  const submit = (e: FormEvent) => {
     e.preventDefault()
-    const errs: Record<string, string> = {}
+    const errs: Errors = {}
     if (!username.trim()) errs.username = 'enter your user name'
     if (!password) errs.password = 'enter your password'
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
-      onDone(await call('auth.signIn', { username: username.trim(), password, remember }))
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.status === 401 ? `Sign-in failed: ${ae.message}` : ae.message)
-    } finally {
-      setBusy(false)
-    }
+    send(errs, async () => onDone(await call('auth.signIn', { username: username.trim(), password, remember })), {
+      formMessage: (ae) => (ae.status === 401 ? `Sign-in failed: ${ae.message}` : ae.message),
+    })
   }
   return (
     <form onSubmit={submit} noValidate data-testid="signin-form" aria-labelledby="signin-title">

@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import type { KeySummary } from '../../../../contract/keys'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { Field, FormError } from '../../components/Field'
 import { Badge, Section } from '../../components/Page'
 import { useToast } from '../../components/Toasts'
 import { dateTime, numOrUndef, usd } from '../../lib/format'
 import { href } from '../../lib/router'
+import { useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 
 type Ledger = Output<'keys.get'>['ledger']
@@ -16,33 +16,20 @@ function MoneyForm(props: { k: KeySummary; kind: 'topUp' | 'adjust'; onSaved: (k
   const toast = useToast()
   const [amount, setAmount] = useState('')
   const [note, setNote] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { errors, formError, busy, submit: send } = useSubmit()
   const op = props.kind === 'topUp' ? 'keys.topUp' : 'keys.adjust'
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     const input = { id: props.k.id, amount_usd: numOrUndef(amount) as number, ...(note.trim() || props.kind === 'adjust' ? { note } : {}) }
     const errs = validate(operations[op].input, input)
     if (amount.trim() === '') errs.amount_usd = 'enter an amount'
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    send(errs, async () => {
       const k = await call(op, input)
       props.onSaved(k)
       toast(props.kind === 'topUp' ? `Added ${usd(input.amount_usd)} — balance is now ${usd(k.balance_usd)}` : `Balance adjusted to ${usd(k.balance_usd)}`)
       setAmount('')
       setNote('')
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   const t = props.kind === 'topUp'
   return (

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
-import { Dialog } from '../../components/Dialog'
-import { Field, FormError } from '../../components/Field'
+import { Dialog, DialogForm } from '../../components/Dialog'
+import { Field } from '../../components/Field'
 import { CopyButton } from '../../components/Copy'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
 import { numOrUndef } from '../../lib/format'
+import { useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { href } from '../../lib/router'
 
@@ -22,12 +22,10 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
   const [balance, setBalance] = useState('')
   const [preset, setPreset] = useState('')
   const [owner, setOwner] = useState('')
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { errors, formError, busy, submit: send } = useSubmit()
   const [created, setCreated] = useState<Created | null>(null)
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     const input = {
       name,
@@ -35,28 +33,17 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
       ...(preset && { default_preset: preset }),
       ...(owner && owner !== user.id && { owner_id: owner }),
     }
-    const errs = validate(operations['keys.create'].input, input)
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    send(validate(operations['keys.create'].input, input), async () => {
       const c = await call('keys.create', input)
       setCreated(c)
       onCreated(c)
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
-  if (created)
-    return (
-      <Dialog title="Your new key" onClose={onClose} testId="key-secret-dialog">
+  return (
+    <Dialog title={created ? 'Your new key' : 'Create a key'} onClose={onClose} testId={created ? 'key-secret-dialog' : 'create-key-dialog'}>
+      {created ? (
+        <>
         <div className="dialog-body">
           <div className="callout callout-warn" role="alert">
             <strong>Copy this key now — you will not see it again.</strong> The gateway keeps only a hash of it. If you lose it, revoke it and create another.
@@ -79,13 +66,17 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
             I have copied it
           </button>
         </div>
-      </Dialog>
-    )
-
-  return (
-    <Dialog title="Create a key" onClose={onClose} testId="create-key-dialog">
-      <form onSubmit={submit} noValidate data-testid="create-key-form">
-        <div className="dialog-body">
+        </>
+      ) : (
+        <DialogForm
+          onClose={onClose}
+          formTestId="create-key-form"
+          onSubmit={submit}
+          formError={formError}
+          busy={busy}
+          submitLabel={busy ? 'Creating…' : 'Create key'}
+          submitTestId="key-create-submit"
+        >
           <Field label="Name" error={errors.name} hint="What uses it, e.g. my-laptop or ci-bot">
             <input value={name} onChange={(e) => setName(e.target.value)} data-testid="key-name" autoFocus />
           </Field>
@@ -115,17 +106,8 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
               </select>
             </Field>
           )}
-          <FormError message={formError} />
-        </div>
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button className="btn btn-primary" disabled={busy} data-testid="key-create-submit">
-            {busy ? 'Creating…' : 'Create key'}
-          </button>
-        </div>
-      </form>
+        </DialogForm>
+      )}
     </Dialog>
   )
 }

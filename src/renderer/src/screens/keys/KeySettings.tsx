@@ -2,12 +2,12 @@ import { useState, type FormEvent } from 'react'
 import { operations, type Input } from '../../../../contract'
 import type { KeyPolicy, KeySummary } from '../../../../contract/keys'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { Checkbox, Field, FormError } from '../../components/Field'
 import { Section } from '../../components/Page'
 import { useToast } from '../../components/Toasts'
 import { list, numOrNull, numOrUndef } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
+import { errorAt, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 
 type Update = Input<'keys.update'>
@@ -15,27 +15,13 @@ type Update = Input<'keys.update'>
 /** Saves part of a key's settings with inline errors; field names match the contract's paths. */
 function useKeyUpdate(k: KeySummary, onSaved: (k: KeySummary) => void, what: string) {
   const toast = useToast()
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const save = async (patch: Omit<Update, 'id'>) => {
+  const { errors, formError, busy, submit } = useSubmit()
+  const save = (patch: Omit<Update, 'id'>) => {
     const input = { id: k.id, ...patch }
-    const errs = validate(operations['keys.update'].input, input)
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    submit(validate(operations['keys.update'].input, input), async () => {
       onSaved(await call('keys.update', input))
       toast(`${what} saved`)
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return { errors, formError, busy, save }
 }
@@ -133,7 +119,7 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
     if (r !== undefined) policy.rpm = r
     u.save({ policy })
   }
-  const err = (f: string) => u.errors[`policy.${f}`] ?? Object.entries(u.errors).find(([key]) => key.startsWith(`policy.${f}.`))?.[1]
+  const err = (f: string) => errorAt(u.errors, `policy.${f}`)
   return (
     <Section title="Policy" testId="key-policy" description="Checked before anything reaches a provider; a refusal names the rule and sends nothing upstream. Empty fields mean no restriction.">
       {adminOnly && adminNote}

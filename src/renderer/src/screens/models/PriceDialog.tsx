@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react'
+import type { FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
-import { Dialog } from '../../components/Dialog'
-import { Field, FormError } from '../../components/Field'
+import { FormDialog } from '../../components/Dialog'
+import { Field } from '../../components/Field'
 import { useToast } from '../../components/Toasts'
 import { numOrNull } from '../../lib/format'
+import { useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 
 type Model = Output<'models.list'>[number]
@@ -17,7 +17,7 @@ const p = (m: Model | null, k: string) => {
 /** Sets a price override (USD per 1M tokens) for one provider/model. */
 export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; onClose: () => void; onSaved: () => void }) {
   const toast = useToast()
-  const [v, setV] = useState({
+  const { v, set } = useFields({
     model: model?.id ?? '',
     input: p(model, 'input'),
     output: p(model, 'output'),
@@ -26,11 +26,8 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
     context_length: model?.context_length ? String(model.context_length) : '',
     note: '',
   })
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((s) => ({ ...s, [k]: e.target.value }))
-  const submit = async (e: FormEvent) => {
+  const { errors, formError, busy, submit: send } = useSubmit()
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     const input = {
       model: v.model.trim(),
@@ -43,28 +40,25 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
     }
     const errs = validate(operations['prices.set'].input, input)
     if (v.input.trim() === '') errs.input = 'is required'
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    send(errs, async () => {
       await call('prices.set', input)
       toast(`Price of ${input.model} saved`)
       onSaved()
       onClose()
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
-    <Dialog title={model ? `Price of ${model.id}` : 'Set a price'} onClose={onClose} testId="price-dialog">
-      <form onSubmit={submit} noValidate data-testid="price-form">
-        <div className="dialog-body">
+    <FormDialog
+      title={model ? `Price of ${model.id}` : 'Set a price'}
+      onClose={onClose}
+      testId="price-dialog"
+      formTestId="price-form"
+      onSubmit={submit}
+      formError={formError}
+      busy={busy}
+      submitLabel="Save price"
+      submitTestId="price-save"
+    >
           <p className="muted">USD per 1 million tokens. The override wins over the built-in catalog; costs of new requests use it at once.</p>
           <Field label="Model" error={errors.model} hint="provider/model">
             <input value={v.model} onChange={set('model')} readOnly={!!model} data-testid="price-model" />
@@ -89,17 +83,6 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
               <input value={v.note} onChange={set('note')} placeholder="e.g. negotiated rate" data-testid="price-note" />
             </Field>
           </div>
-          <FormError message={formError} />
-        </div>
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button className="btn btn-primary" disabled={busy} data-testid="price-save">
-            Save price
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    </FormDialog>
   )
 }

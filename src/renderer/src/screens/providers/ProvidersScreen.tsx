@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react'
 import { operations } from '../../../../contract'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
+import { useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
-import { Dialog } from '../../components/Dialog'
-import { Field, FormError } from '../../components/Field'
+import { FormDialog } from '../../components/Dialog'
+import { Field } from '../../components/Field'
 import { PageHeader } from '../../components/Page'
 import { Empty, ErrorState, Loading } from '../../components/States'
 import { useToast } from '../../components/Toasts'
@@ -13,38 +13,31 @@ import { ProviderCard } from './ProviderCard'
 
 function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) {
   const toast = useToast()
-  const [v, setV] = useState({ id: '', kind: 'openai', base_url: '', api_key: '' })
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((s) => ({ ...s, [k]: e.target.value }))
-  const submit = async (e: FormEvent) => {
+  const { v, set } = useFields({ id: '', kind: 'openai', base_url: '', api_key: '' })
+  const { errors, formError, busy, submit: send } = useSubmit()
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     const input = { id: v.id.trim(), kind: v.kind, base_url: v.base_url.trim(), ...(v.api_key.trim() && { api_key: v.api_key }) }
     const errs = validate(operations['providers.set'].input, input)
     if (!v.base_url.trim()) errs.base_url = 'is required for an added provider'
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    send(errs, async () => {
       await call('providers.set', input)
       toast(`Provider ${input.id} added`)
       onAdded()
       onClose()
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
-    <Dialog title="Add a provider" onClose={onClose} testId="add-provider-dialog">
-      <form onSubmit={submit} noValidate>
-        <div className="dialog-body">
+    <FormDialog
+      title="Add a provider"
+      onClose={onClose}
+      testId="add-provider-dialog"
+      onSubmit={submit}
+      formError={formError}
+      busy={busy}
+      submitLabel="Add provider"
+      submitTestId="add-provider-submit"
+    >
           <Field label="Id" error={errors.id} hint="Callers use it as the model prefix: <id>/<model>.">
             <input value={v.id} onChange={set('id')} placeholder="mybox" data-testid="add-provider-id" />
           </Field>
@@ -60,18 +53,7 @@ function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
           <Field label="API key (optional)" error={errors.api_key} hint="Stored in the OS keychain.">
             <input type="password" autoComplete="off" value={v.api_key} onChange={set('api_key')} data-testid="add-provider-key" />
           </Field>
-          <FormError message={formError} />
-        </div>
-        <div className="dialog-actions">
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
-          <button className="btn btn-primary" disabled={busy} data-testid="add-provider-submit">
-            Add provider
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    </FormDialog>
   )
 }
 

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
 import { list, numOrNull } from '../../lib/format'
+import { errorAt, useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { Checkbox, Field, FormError } from '../../components/Field'
 import { PageHeader, Section, Facts } from '../../components/Page'
@@ -14,7 +14,7 @@ type Settings = Output<'settings.get'>
 
 function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => void }) {
   const toast = useToast()
-  const [v, setV] = useState({
+  const { v, set } = useFields({
     port: String(s.port),
     bind: s.bind,
     allowed_hosts: s.allowed_hosts.join(', '),
@@ -22,11 +22,8 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
     retention_days: s.retention_days === null ? '' : String(s.retention_days),
   })
   const [logBodies, setLogBodies] = useState(s.log_bodies)
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV((x) => ({ ...x, [k]: e.target.value }))
-  const submit = async (e: FormEvent) => {
+  const { errors, formError, busy, submit: send } = useSubmit()
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     const input = {
       port: v.port.trim() === '' ? Number.NaN : Number(v.port),
@@ -36,25 +33,13 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
       log_bodies: logBodies,
       retention_days: numOrNull(v.retention_days),
     }
-    const errs = validate(operations['settings.update'].input, input)
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    send(validate(operations['settings.update'].input, input), async () => {
       const ns = await call('settings.update', input)
       onSaved(ns)
       toast(ns.port !== s.port || ns.bind !== s.bind ? 'Settings saved. The new address applies at the next start.' : 'Settings saved')
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
-  const err = (k: string) => errors[k] ?? Object.entries(errors).find(([x]) => x.startsWith(`${k}.`))?.[1]
+  const err = (k: string) => errorAt(errors, k)
   return (
     <form onSubmit={submit} noValidate data-testid="settings-form">
       <Section title="Network" description="Port and bind address apply at the next start: running clients keep their connection.">

@@ -2,10 +2,10 @@ import { useState, type FormEvent } from 'react'
 import { operations } from '../../../../contract'
 import type { User } from '../../../../contract/auth'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
 import { dateTime } from '../../lib/format'
+import { useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { ConfirmDialog } from '../../components/Dialog'
 import { Field, FormError } from '../../components/Field'
@@ -15,42 +15,28 @@ import { useToast } from '../../components/Toasts'
 
 function AddUserForm({ onAdded }: { onAdded: () => void }) {
   const toast = useToast()
-  const [v, setV] = useState({ username: '', password: '', role: 'member' as 'member' | 'admin' })
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const submit = async (e: FormEvent) => {
+  const { v, setV, set } = useFields({ username: '', password: '', role: 'member' as 'member' | 'admin' })
+  const { errors, formError, busy, submit: send } = useSubmit()
+  const submit = (e: FormEvent) => {
     e.preventDefault()
-    const errs = validate(operations['users.create'].input, v)
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(true)
-    try {
+    send(validate(operations['users.create'].input, v), async () => {
       const u = await call('users.create', v)
       toast(`${u.username} added as ${u.role}`)
       setV({ username: '', password: '', role: 'member' })
       onAdded()
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <Section title="Add a user" testId="add-user" description="Members see and manage only their own keys and requests; admins see everything and manage providers, presets, prices and users.">
       <form className="inline-form" onSubmit={submit} noValidate data-testid="add-user-form">
         <Field label="User name" error={errors.username}>
-          <input value={v.username} onChange={(e) => setV({ ...v, username: e.target.value })} autoComplete="off" data-testid="user-username" />
+          <input value={v.username} onChange={set('username')} autoComplete="off" data-testid="user-username" />
         </Field>
         <Field label="Password" error={errors.password} hint="At least 10 characters; share it with them safely.">
-          <input type="password" value={v.password} onChange={(e) => setV({ ...v, password: e.target.value })} autoComplete="new-password" data-testid="user-password" />
+          <input type="password" value={v.password} onChange={set('password')} autoComplete="new-password" data-testid="user-password" />
         </Field>
         <Field label="Role" error={errors.role}>
-          <select value={v.role} onChange={(e) => setV({ ...v, role: e.target.value as 'member' | 'admin' })} data-testid="user-role">
+          <select value={v.role} onChange={set('role')} data-testid="user-role">
             <option value="member">Member</option>
             <option value="admin">Admin</option>
           </select>
