@@ -1,5 +1,7 @@
 import type { ReactNode } from 'react'
 import type { ApiError } from '../api/errors'
+import type { Query } from '../lib/useQuery'
+import { PageHeader } from './Page'
 
 export function Loading({ label = 'Loading…', testId = 'loading' }: { label?: string; testId?: string }) {
   return (
@@ -44,5 +46,22 @@ export function AdminsOnly({ what }: { what: string }) {
       <p className="state-title">Admins only</p>
       <p className="state-body">{what} can be seen and changed by gateway admins. Ask an admin if you need something changed here.</p>
     </div>
+  )
+}
+
+type PendingProps = { q: Pick<Query<unknown>, 'error' | 'reload'>; label?: string; errorTestId?: string; loadingTestId?: string }
+
+/** A query without data yet: its error with a retry, or else a spinner. */
+export function Pending({ q, label, errorTestId, loadingTestId }: PendingProps) {
+  return q.error ? <ErrorState error={q.error} onRetry={q.reload} testId={errorTestId} /> : <Loading label={label} testId={loadingTestId} />
+}
+
+/** A detail screen whose query has no data yet: its title bar over the error or the spinner. */
+export function PendingPage({ title, back, ...pending }: PendingProps & { title: string; back: { href: string; label: string } }) {
+  return (
+    <>
+      <PageHeader title={title} back={back} />
+      <Pending {...pending} />
+    </>
   )
 }

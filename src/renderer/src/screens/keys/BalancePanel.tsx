@@ -9,6 +9,7 @@ import { dateTime, numOrUndef, usd } from '../../lib/format'
 import { href } from '../../lib/router'
 import { useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
+import { TableHead } from '../../components/Table'
 
 type Ledger = Output<'keys.get'>['ledger']
 
@@ -75,17 +76,7 @@ export function BalancePanel({ k, ledger, isAdmin, onSaved }: { k: KeySummary; l
       ) : (
         <div className="table-wrap">
           <table className="table table-compact" data-testid="ledger-table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Amount
-                </th>
-                <th scope="col">By</th>
-                <th scope="col">Note / request</th>
-              </tr>
-            </thead>
+            <TableHead cols={['When', 'Kind', { label: 'Amount', num: true }, 'By', 'Note / request']} />
             <tbody>
               {ledger.map((e) => (
                 <tr key={e.id} data-testid="ledger-row">

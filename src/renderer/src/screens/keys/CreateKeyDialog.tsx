@@ -10,6 +10,7 @@ import { numOrUndef } from '../../lib/format'
 import { useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { href } from '../../lib/router'
+import { PresetOptions } from './PresetOptions'
 
 type Created = Output<'keys.create'>
 
@@ -43,29 +44,29 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
   return (
     <Dialog title={created ? 'Your new key' : 'Create a key'} onClose={onClose} testId={created ? 'key-secret-dialog' : 'create-key-dialog'}>
       {created ? (
-        <>
-        <div className="dialog-body">
-          <div className="callout callout-warn" role="alert">
-            <strong>Copy this key now — you will not see it again.</strong> The gateway keeps only a hash of it. If you lose it, revoke it and create another.
+          <>
+          <div className="dialog-body">
+            <div className="callout callout-warn" role="alert">
+              <strong>Copy this key now — you will not see it again.</strong> The gateway keeps only a hash of it. If you lose it, revoke it and create another.
+            </div>
+            <div className="secret-row">
+              <code className="secret" data-testid="key-secret">
+                {created.secret}
+              </code>
+              <CopyButton text={created.secret} label="Copy key" testId="key-secret-copy" className="btn btn-primary" />
+            </div>
+            <p className="muted">
+              Use it as the API key of any OpenAI client, e.g. <code>export GW_KEY=…</code>, with the base URL shown on the <a href="#/overview">Overview</a>.
+            </p>
           </div>
-          <div className="secret-row">
-            <code className="secret" data-testid="key-secret">
-              {created.secret}
-            </code>
-            <CopyButton text={created.secret} label="Copy key" testId="key-secret-copy" className="btn btn-primary" />
+          <div className="dialog-actions">
+            <a className="btn" href={href('keys', created.key.id)} onClick={onClose} data-testid="key-secret-open">
+              Open key settings
+            </a>
+            <button type="button" className="btn btn-primary" onClick={onClose} data-testid="key-secret-done">
+              I have copied it
+            </button>
           </div>
-          <p className="muted">
-            Use it as the API key of any OpenAI client, e.g. <code>export GW_KEY=…</code>, with the base URL shown on the <a href="#/overview">Overview</a>.
-          </p>
-        </div>
-        <div className="dialog-actions">
-          <a className="btn" href={href('keys', created.key.id)} onClick={onClose} data-testid="key-secret-open">
-            Open key settings
-          </a>
-          <button type="button" className="btn btn-primary" onClick={onClose} data-testid="key-secret-done">
-            I have copied it
-          </button>
-        </div>
         </>
       ) : (
         <DialogForm
@@ -88,11 +89,7 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
           <Field label="Default preset (optional)" error={errors.default_preset} hint="Applied to every chat request of this key that names no preset.">
             <select value={preset} onChange={(e) => setPreset(e.target.value)} data-testid="key-default-preset">
               <option value="">None</option>
-              {presets.data?.map((p) => (
-                <option key={p.name} value={p.name}>
-                  {p.name} ({p.model})
-                </option>
-              ))}
+              <PresetOptions presets={presets.data} />
             </select>
           </Field>
           {isAdmin && users.data && users.data.length > 1 && (

@@ -7,7 +7,7 @@ import { dateTime, ago, usd, plural } from '../../lib/format'
 import { href } from '../../lib/router'
 import { fillSeries, rangeOf } from '../../lib/range'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
-import { ErrorState, Loading } from '../../components/States'
+import { Pending, PendingPage } from '../../components/States'
 import { OverviewCharts } from '../../components/Charts'
 import { RequestsTable } from '../requests/RequestsTable'
 import { DefaultPresetForm, LimitsForm, PolicyForm } from './KeySettings'
@@ -19,10 +19,8 @@ function Usage({ keyId }: { keyId: string }) {
   const q = useQuery(() => call('analytics.overview', { from: range.from, to: range.to, bucket: range.bucket, filter: { key_id: keyId } }), [keyId])
   return (
     <Section title="Usage, last 7 days" testId="key-usage">
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} />
-      ) : !q.data ? (
-        <Loading />
+      {q.error || !q.data ? (
+        <Pending q={q} />
       ) : q.data.totals.requests === 0 ? (
         <p className="muted" data-testid="key-usage-empty">
           No requests with this key in the last 7 days. Try it in the <a href={href('playground', { key: keyId })}>Playground</a>.
@@ -55,10 +53,8 @@ function Recent({ keyId, keyName }: { keyId: string; keyName: string }) {
         </a>
       }
     >
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} />
-      ) : !q.data ? (
-        <Loading />
+      {q.error || !q.data ? (
+        <Pending q={q} />
       ) : q.data.items.length === 0 ? (
         <p className="muted">No requests yet.</p>
       ) : (
@@ -74,20 +70,7 @@ export function KeyDetail({ id }: { id: string }) {
   const [revoking, setRevoking] = useState(false)
   const [version, setVersion] = useState(0)
   const back = { href: '#/keys', label: 'Keys' }
-  if (q.error)
-    return (
-      <>
-        <PageHeader title="Key" back={back} />
-        <ErrorState error={q.error} onRetry={q.reload} testId="key-error" />
-      </>
-    )
-  if (!q.data)
-    return (
-      <>
-        <PageHeader title="Key" back={back} />
-        <Loading label="Loading key…" />
-      </>
-    )
+  if (q.error || !q.data) return <PendingPage title="Key" back={back} q={q} label="Loading key…" errorTestId="key-error" />
   const k = q.data.key
   const onSaved = (nk: KeySummary) => {
     q.setData({ ...q.data!, key: nk })

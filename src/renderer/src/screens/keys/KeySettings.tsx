@@ -9,6 +9,7 @@ import { list, numOrNull, numOrUndef } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
 import { errorAt, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
+import { PresetOptions } from './PresetOptions'
 
 type Update = Input<'keys.update'>
 
@@ -42,11 +43,7 @@ export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onS
         <Field label="Preset" error={u.errors.default_preset}>
           <select value={value} onChange={(e) => setValue(e.target.value)} disabled={disabled} data-testid="default-preset-select">
             <option value="">None — use the model each request names</option>
-            {presets.data?.map((p) => (
-              <option key={p.name} value={p.name}>
-                {p.name} ({p.model})
-              </option>
-            ))}
+            <PresetOptions presets={presets.data} />
           </select>
         </Field>
         <button className="btn btn-primary" disabled={disabled || u.busy || value === (k.default_preset ?? '')} data-testid="default-preset-save">

@@ -6,9 +6,10 @@ import { useSession } from '../../lib/session'
 import { ago, usd } from '../../lib/format'
 import { href } from '../../lib/router'
 import { PageHeader, Badge } from '../../components/Page'
-import { Empty, ErrorState, Loading } from '../../components/States'
+import { Empty, Pending } from '../../components/States'
 import { CreateKeyDialog } from './CreateKeyDialog'
 import { RevokeKeyDialog } from './RevokeKey'
+import { CardTable, TableHead } from '../../components/Table'
 
 export function balanceText(k: KeySummary): string {
   return k.prepaid ? usd(k.balance_usd) : 'Unlimited'
@@ -31,10 +32,8 @@ export function KeysScreen() {
           </button>
         }
       />
-      {keys.error ? (
-        <ErrorState error={keys.error} onRetry={keys.reload} />
-      ) : !keys.data ? (
-        <Loading label="Loading keys…" />
+      {keys.error || !keys.data ? (
+        <Pending q={keys} label="Loading keys…" />
       ) : rows.length === 0 ? (
         <Empty title="No keys yet" testId="keys-empty">
           <p>Create a key, then use it as the API key of any OpenAI client pointed at this gateway.</p>
@@ -43,54 +42,37 @@ export function KeysScreen() {
           </button>
         </Empty>
       ) : (
-        <div className="card table-wrap">
-          <table className="table" data-testid="keys-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                {isAdmin && <th scope="col">Owner</th>}
-                <th scope="col">Default preset</th>
-                <th scope="col" className="num">
-                  Balance
-                </th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
+        <CardTable testId="keys-table">
+          <TableHead cols={['Name', 'Key', isAdmin && 'Owner', 'Default preset', { label: 'Balance', num: true }, 'Last used', 'Status']} actions />
+          <tbody>
+            {rows.map((k) => (
+              <tr key={k.id} data-testid="key-row" data-key-id={k.id} data-key-name={k.name}>
+                <td>
+                  <a href={href('keys', k.id)} data-testid="key-link">
+                    {k.name}
+                  </a>
+                </td>
+                <td>
+                  <code>{k.masked}</code>
+                </td>
+                {isAdmin && <td>{k.owner?.username ?? '—'}</td>}
+                <td>{k.default_preset ? <a href={href('presets', k.default_preset)}>{k.default_preset}</a> : <span className="muted">none</span>}</td>
+                <td className="num" data-testid="key-balance">
+                  {balanceText(k)}
+                </td>
+                <td>{ago(k.last_used_at)}</td>
+                <td data-testid="key-status">{k.revoked_at ? <Badge kind="danger">Revoked</Badge> : <Badge kind="ok">Active</Badge>}</td>
+                <td className="row-actions">
+                  {!k.revoked_at && (
+                    <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRevoking(k)} data-testid="key-revoke" aria-label={`Revoke ${k.name}`}>
+                      Revoke
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {rows.map((k) => (
-                <tr key={k.id} data-testid="key-row" data-key-id={k.id} data-key-name={k.name}>
-                  <td>
-                    <a href={href('keys', k.id)} data-testid="key-link">
-                      {k.name}
-                    </a>
-                  </td>
-                  <td>
-                    <code>{k.masked}</code>
-                  </td>
-                  {isAdmin && <td>{k.owner?.username ?? '—'}</td>}
-                  <td>{k.default_preset ? <a href={href('presets', k.default_preset)}>{k.default_preset}</a> : <span className="muted">none</span>}</td>
-                  <td className="num" data-testid="key-balance">
-                    {balanceText(k)}
-                  </td>
-                  <td>{ago(k.last_used_at)}</td>
-                  <td data-testid="key-status">{k.revoked_at ? <Badge kind="danger">Revoked</Badge> : <Badge kind="ok">Active</Badge>}</td>
-                  <td className="row-actions">
-                    {!k.revoked_at && (
-                      <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRevoking(k)} data-testid="key-revoke" aria-label={`Revoke ${k.name}`}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </CardTable>
       )}
       {creating && <CreateKeyDialog onClose={() => setCreating(false)} onCreated={() => keys.reload()} />}
       {revoking && <RevokeKeyDialog keyRow={revoking} onClose={() => setRevoking(null)} onRevoked={() => keys.reload()} />}

@@ -1,14 +1,10 @@
-import { useState } from 'react'
 import type { KeySummary } from '../../../../contract/keys'
 import { call } from '../../api/client'
-import { toApiError } from '../../api/errors'
 import { ConfirmDialog } from '../../components/Dialog'
 import { useToast } from '../../components/Toasts'
 
 export function RevokeKeyDialog({ keyRow, onClose, onRevoked }: { keyRow: KeySummary; onClose: () => void; onRevoked: (k: KeySummary) => void }) {
   const toast = useToast()
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
   return (
     <ConfirmDialog
       title={`Revoke “${keyRow.name}”?`}
@@ -19,20 +15,13 @@ export function RevokeKeyDialog({ keyRow, onClose, onRevoked }: { keyRow: KeySum
       }
       confirmLabel="Revoke key"
       danger
-      busy={busy}
-      error={error}
+      showBusy
       onClose={onClose}
       onConfirm={async () => {
-        setBusy(true)
-        try {
-          const k = await call('keys.revoke', { id: keyRow.id })
-          toast(`Key “${keyRow.name}” revoked`)
-          onRevoked(k)
-          onClose()
-        } catch (e) {
-          setError(toApiError(e).message)
-          setBusy(false)
-        }
+        const k = await call('keys.revoke', { id: keyRow.id })
+        toast(`Key “${keyRow.name}” revoked`)
+        onRevoked(k)
+        onClose()
       }}
     />
   )

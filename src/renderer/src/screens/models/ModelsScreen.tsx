@@ -1,16 +1,16 @@
 import { useState } from 'react'
 import type { Output } from '../../../../contract'
 import { call } from '../../api/client'
-import { toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
 import { compact } from '../../lib/format'
 import { Badge, PageHeader } from '../../components/Page'
 import { Checkbox } from '../../components/Field'
 import { ConfirmDialog } from '../../components/Dialog'
-import { Empty, ErrorState, Loading } from '../../components/States'
+import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { PriceDialog } from './PriceDialog'
+import { CardTable, TableHead } from '../../components/Table'
 
 type Model = Output<'models.list'>[number]
 
@@ -31,7 +31,6 @@ export function ModelsScreen() {
   const onlyAvailable = availableOnly ?? (q.data ? q.data.some((m) => m.availability.available) : false)
   const [editing, setEditing] = useState<Model | null | 'new'>(null)
   const [removing, setRemoving] = useState<Model | null>(null)
-  const [removeError, setRemoveError] = useState<string | null>(null)
   const providers = [...new Set((q.data ?? []).map((m) => m.provider))].sort()
   const rows = (q.data ?? []).filter(
     (m) => (!onlyAvailable || m.availability.available) && (!provider || m.provider === provider) && (!search || m.id.toLowerCase().includes(search.toLowerCase())),
@@ -77,107 +76,80 @@ export function ModelsScreen() {
         </div>
         <Checkbox label="Available now only" checked={onlyAvailable} onChange={setAvailableOnly} testId="models-available-only" />
       </div>
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} />
-      ) : !q.data ? (
-        <Loading label="Checking providers and models…" />
+      {q.error || !q.data ? (
+        <Pending q={q} label="Checking providers and models…" />
       ) : rows.length === 0 ? (
         <Empty title={q.data.length ? 'No model matches' : 'No models known'} testId="models-empty">
           {q.data.length ? <p>Change the search or provider, or untick “Available now only”.</p> : <p>Add a provider on the Providers page, or start a local server such as Ollama.</p>}
         </Empty>
       ) : (
-        <div className="card table-wrap">
-          <table className="table" data-testid="models-table">
-            <caption className="sr-only">Models with prices, limits and availability</caption>
-            <thead>
-              <tr>
-                <th scope="col">Model</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Context
-                </th>
-                <th scope="col" className="num">
-                  Input
-                </th>
-                <th scope="col" className="num">
-                  Cached
-                </th>
-                <th scope="col" className="num">
-                  Output
-                </th>
-                <th scope="col">Availability</th>
-                {isAdmin && (
-                  <th scope="col">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            {groups.map((g) => (
-              <tbody key={g.provider} data-testid="model-group" data-provider={g.provider}>
-                <tr className="group-row">
-                  <th scope="colgroup" colSpan={cols}>
-                    <span className="group-name">{g.provider}</span> <span className="muted small">{g.models.length === 1 ? '1 model' : `${g.models.length} models`}</span>
-                    {g.shared && (
-                      <span className="group-reason small">
-                        {' '}
-                        — unavailable: {g.shared}
-                        {isAdmin && (
-                          <>
-                            {' '}
-                            <a href="#/providers">Open Providers</a>
-                          </>
-                        )}
-                      </span>
-                    )}
-                  </th>
-                </tr>
-                {g.models.map((m) => (
-                  <tr key={m.id} data-testid="model-row" data-model-id={m.id}>
-                    <td>
-                      <code className="nowrap">{m.id}</code>
-                      {m.status && m.status !== 'active' && <div className="small muted">{m.status}</div>}
-                      {isOverride(m) && (
-                        <div>
-                          <Badge kind="accent">price override</Badge>
-                        </div>
-                      )}
-                    </td>
-                    <td>{m.kind ?? '—'}</td>
-                    <td className="num">{m.context_length ? compact(m.context_length) : '—'}</td>
-                    <td className="num" data-testid="model-input-price">
-                      {m.pricing ? price(m, 'input') : <span className="muted">unpriced</span>}
-                    </td>
-                    <td className="num">{price(m, 'cached_input')}</td>
-                    <td className="num">{price(m, 'output')}</td>
-                    <td>
-                      {m.availability.available ? (
-                        <Badge kind="ok">available</Badge>
-                      ) : (
+        <CardTable testId="models-table">
+          <caption className="sr-only">Models with prices, limits and availability</caption>
+          <TableHead cols={['Model', 'Kind', { label: 'Context', num: true }, { label: 'Input', num: true }, { label: 'Cached', num: true }, { label: 'Output', num: true }, 'Availability']} actions={isAdmin} />
+          {groups.map((g) => (
+            <tbody key={g.provider} data-testid="model-group" data-provider={g.provider}>
+              <tr className="group-row">
+                <th scope="colgroup" colSpan={cols}>
+                  <span className="group-name">{g.provider}</span> <span className="muted small">{g.models.length === 1 ? '1 model' : `${g.models.length} models`}</span>
+                  {g.shared && (
+                    <span className="group-reason small">
+                      {' '}
+                      — unavailable: {g.shared}
+                      {isAdmin && (
                         <>
-                          <Badge kind="danger">unavailable</Badge>
-                          {m.availability.reason && !g.shared && <div className="small muted wrap">{m.availability.reason}</div>}
+                          {' '}
+                          <a href="#/providers">Open Providers</a>
                         </>
                       )}
-                    </td>
-                    {isAdmin && (
-                      <td className="row-actions">
-                        <button type="button" className="btn btn-small" onClick={() => setEditing(m)} aria-label={`Set price of ${m.id}`} data-testid="model-price-edit">
-                          Set price
-                        </button>
-                        {isOverride(m) && (
-                          <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRemoving(m)} aria-label={`Remove override of ${m.id}`} data-testid="model-price-remove">
-                            Remove override
-                          </button>
-                        )}
-                      </td>
+                    </span>
+                  )}
+                </th>
+              </tr>
+              {g.models.map((m) => (
+                <tr key={m.id} data-testid="model-row" data-model-id={m.id}>
+                  <td>
+                    <code className="nowrap">{m.id}</code>
+                    {m.status && m.status !== 'active' && <div className="small muted">{m.status}</div>}
+                    {isOverride(m) && (
+                      <div>
+                        <Badge kind="accent">price override</Badge>
+                      </div>
                     )}
-                  </tr>
-                ))}
-              </tbody>
-            ))}
-          </table>
-        </div>
+                  </td>
+                  <td>{m.kind ?? '—'}</td>
+                  <td className="num">{m.context_length ? compact(m.context_length) : '—'}</td>
+                  <td className="num" data-testid="model-input-price">
+                    {m.pricing ? price(m, 'input') : <span className="muted">unpriced</span>}
+                  </td>
+                  <td className="num">{price(m, 'cached_input')}</td>
+                  <td className="num">{price(m, 'output')}</td>
+                  <td>
+                    {m.availability.available ? (
+                      <Badge kind="ok">available</Badge>
+                    ) : (
+                      <>
+                        <Badge kind="danger">unavailable</Badge>
+                        {m.availability.reason && !g.shared && <div className="small muted wrap">{m.availability.reason}</div>}
+                      </>
+                    )}
+                  </td>
+                  {isAdmin && (
+                    <td className="row-actions">
+                      <button type="button" className="btn btn-small" onClick={() => setEditing(m)} aria-label={`Set price of ${m.id}`} data-testid="model-price-edit">
+                        Set price
+                      </button>
+                      {isOverride(m) && (
+                        <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRemoving(m)} aria-label={`Remove override of ${m.id}`} data-testid="model-price-remove">
+                          Remove override
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          ))}
+        </CardTable>
       )}
       {editing && <PriceDialog model={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={q.reload} />}
       {removing && (
@@ -186,20 +158,12 @@ export function ModelsScreen() {
           message="Its cost goes back to the built-in catalog's price, or unpriced when the catalog does not know it."
           confirmLabel="Remove override"
           danger
-          error={removeError}
-          onClose={() => {
-            setRemoving(null)
-            setRemoveError(null)
-          }}
+          onClose={() => setRemoving(null)}
           onConfirm={async () => {
-            try {
-              await call('prices.remove', { model: removing.id })
-              toast(`Override of ${removing.id} removed`)
-              setRemoving(null)
-              q.reload()
-            } catch (e) {
-              setRemoveError(toApiError(e).message)
-            }
+            await call('prices.remove', { model: removing.id })
+            toast(`Override of ${removing.id} removed`)
+            setRemoving(null)
+            q.reload()
           }}
         />
       )}

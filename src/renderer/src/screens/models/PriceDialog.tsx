@@ -59,30 +59,30 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
       submitLabel="Save price"
       submitTestId="price-save"
     >
-          <p className="muted">USD per 1 million tokens. The override wins over the built-in catalog; costs of new requests use it at once.</p>
-          <Field label="Model" error={errors.model} hint="provider/model">
-            <input value={v.model} onChange={set('model')} readOnly={!!model} data-testid="price-model" />
-          </Field>
-          <div className="form-grid">
-            <Field label="Input" error={errors.input}>
-              <input inputMode="decimal" value={v.input} onChange={set('input')} data-testid="price-input" autoFocus />
-            </Field>
-            <Field label="Output" error={errors.output}>
-              <input inputMode="decimal" value={v.output} onChange={set('output')} data-testid="price-output" />
-            </Field>
-            <Field label="Cached input" error={errors.cached_input}>
-              <input inputMode="decimal" value={v.cached_input} onChange={set('cached_input')} data-testid="price-cached" />
-            </Field>
-            <Field label="Cache write" error={errors.cache_write}>
-              <input inputMode="decimal" value={v.cache_write} onChange={set('cache_write')} data-testid="price-cache-write" />
-            </Field>
-            <Field label="Context length (tokens)" error={errors.context_length}>
-              <input inputMode="numeric" value={v.context_length} onChange={set('context_length')} data-testid="price-context" />
-            </Field>
-            <Field label="Note" error={errors.note}>
-              <input value={v.note} onChange={set('note')} placeholder="e.g. negotiated rate" data-testid="price-note" />
-            </Field>
-          </div>
+      <p className="muted">USD per 1 million tokens. The override wins over the built-in catalog; costs of new requests use it at once.</p>
+      <Field label="Model" error={errors.model} hint="provider/model">
+        <input value={v.model} onChange={set('model')} readOnly={!!model} data-testid="price-model" />
+      </Field>
+      <div className="form-grid">
+        <Field label="Input" error={errors.input}>
+          <input inputMode="decimal" value={v.input} onChange={set('input')} data-testid="price-input" autoFocus />
+        </Field>
+        <Field label="Output" error={errors.output}>
+          <input inputMode="decimal" value={v.output} onChange={set('output')} data-testid="price-output" />
+        </Field>
+        <Field label="Cached input" error={errors.cached_input}>
+          <input inputMode="decimal" value={v.cached_input} onChange={set('cached_input')} data-testid="price-cached" />
+        </Field>
+        <Field label="Cache write" error={errors.cache_write}>
+          <input inputMode="decimal" value={v.cache_write} onChange={set('cache_write')} data-testid="price-cache-write" />
+        </Field>
+        <Field label="Context length (tokens)" error={errors.context_length}>
+          <input inputMode="numeric" value={v.context_length} onChange={set('context_length')} data-testid="price-context" />
+        </Field>
+        <Field label="Note" error={errors.note}>
+          <input value={v.note} onChange={set('note')} placeholder="e.g. negotiated rate" data-testid="price-note" />
+        </Field>
+      </div>
     </FormDialog>
   )
 }

@@ -6,7 +6,7 @@ import { fillSeries, RANGES, rangeOf, type RangeId } from '../../lib/range'
 import { href } from '../../lib/router'
 import { PageHeader } from '../../components/Page'
 import { Segmented } from '../../components/Segmented'
-import { ErrorState, Loading } from '../../components/States'
+import { ErrorState, Pending } from '../../components/States'
 import { OverviewCharts } from '../../components/Charts'
 import { TotalsRow } from './Totals'
 import { TopList } from './TopList'
@@ -42,10 +42,8 @@ export function OverviewScreen() {
       />
       {status.data && firstTime && <Quickstart status={status.data} isAdmin={isAdmin} firstTime />}
       {status.error && <ErrorState error={status.error} onRetry={status.reload} testId="status-error" />}
-      {overview.error ? (
-        <ErrorState error={overview.error} onRetry={overview.reload} testId="overview-error" />
-      ) : !overview.data ? (
-        <Loading label="Loading totals…" testId="overview-loading" />
+      {overview.error || !overview.data ? (
+        <Pending q={overview} label="Loading totals…" errorTestId="overview-error" loadingTestId="overview-loading" />
       ) : (
         <>
           <TotalsRow totals={overview.data.totals} />

@@ -2,8 +2,9 @@ import type { Output } from '../../../../contract'
 import { call } from '../../api/client'
 import { compact, int, usd } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
-import { ErrorState, Loading } from '../../components/States'
+import { Pending } from '../../components/States'
 import type { Range } from '../../lib/range'
+import { TableHead } from '../../components/Table'
 
 type Group = Output<'analytics.groupBy'>[number]
 
@@ -21,30 +22,15 @@ export function TopList(props: {
   return (
     <section className="card top-list" data-testid={testId} aria-label={props.title}>
       <h2>{props.title}</h2>
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} testId={`${testId}-error`} />
-      ) : !q.data ? (
-        <Loading testId={`${testId}-loading`} />
+      {q.error || !q.data ? (
+        <Pending q={q} errorTestId={`${testId}-error`} loadingTestId={`${testId}-loading`} />
       ) : q.data.length === 0 ? (
         <p className="muted" data-testid={`${testId}-empty`}>
           Nothing in this range yet.
         </p>
       ) : (
         <table className="table table-compact">
-          <thead>
-            <tr>
-              <th scope="col">{props.by === 'key' ? 'Key' : props.by[0].toUpperCase() + props.by.slice(1)}</th>
-              <th scope="col" className="num">
-                Requests
-              </th>
-              <th scope="col" className="num">
-                Spend
-              </th>
-              <th scope="col" className="num">
-                Tokens
-              </th>
-            </tr>
-          </thead>
+          <TableHead cols={[props.by === 'key' ? 'Key' : props.by[0].toUpperCase() + props.by.slice(1), { label: 'Requests', num: true }, { label: 'Spend', num: true }, { label: 'Tokens', num: true }]} />
           <tbody>
             {q.data.map((g: Group) => {
               const name = g.value === null ? (props.by === 'user' ? '(no user id)' : props.by === 'tag' ? '(untagged)' : '(none)') : (props.label?.(g.value) ?? g.value)

@@ -1,15 +1,15 @@
 import { useMemo, useState, type FormEvent } from 'react'
 import { presetInput, type Preset } from '../../../../contract/presets'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
 import { href, navigate } from '../../lib/router'
+import { errorAt, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { ConfirmDialog } from '../../components/Dialog'
 import { Field, FormError } from '../../components/Field'
 import { PageHeader, Section } from '../../components/Page'
-import { ErrorState, Loading } from '../../components/States'
+import { PendingPage } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { draftOf, emptyDraft, inputOf, type PresetDraft } from './presetForm'
 import { PresetPreview } from './PresetPreview'
@@ -19,20 +19,7 @@ export function PresetEditor({ name }: { name: string | null }) {
   const [rev, setRev] = useState(0)
   const q = useQuery(() => (name ? call('presets.get', { name }) : Promise.resolve(null)), [name, rev])
   const back = { href: '#/presets', label: 'Presets' }
-  if (name && q.error)
-    return (
-      <>
-        <PageHeader title={name} back={back} />
-        <ErrorState error={q.error} onRetry={q.reload} testId="preset-error" />
-      </>
-    )
-  if (name && !q.data)
-    return (
-      <>
-        <PageHeader title={name} back={back} />
-        <Loading label="Loading preset…" />
-      </>
-    )
+  if (name && (q.error || !q.data)) return <PendingPage title={name} back={back} q={q} label="Loading preset…" errorTestId="preset-error" />
   return <Editor key={`${name}:${q.data?.preset.version ?? 0}`} data={q.data ?? null} onChanged={() => setRev((r) => r + 1)} />
 }
 
@@ -45,17 +32,14 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
   const [draft, setDraft] = useState<PresetDraft>(data ? draftOf(data.preset) : emptyDraft)
   const [touched, setTouched] = useState<Record<string, boolean>>({})
   const [submitted, setSubmitted] = useState(false)
-  const [serverErrors, setServerErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { errors: serverErrors, setErrors: setServerErrors, formError, busy, submit: send } = useSubmit()
   const [deleting, setDeleting] = useState(false)
-  const [deleteError, setDeleteError] = useState<string | null>(null)
   const models = useQuery(() => call('models.list', {}), [])
   const input = useMemo(() => inputOf(draft), [draft])
   const clientErrors = useMemo(() => validate(presetInput, input), [input])
   const valid = Object.keys(clientErrors).length === 0
   const errorFor = (f: string) => {
-    const c = clientErrors[f] ?? Object.entries(clientErrors).find(([k]) => k.startsWith(`${f}.`))?.[1]
+    const c = errorAt(clientErrors, f)
     return (submitted || touched[f]) && c ? c : serverErrors[f]
   }
   const set = (f: keyof PresetDraft) => (e: { target: { value: string } }) => {
@@ -68,25 +52,15 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
   const blur = (f: string) => () => setTouched((t) => ({ ...t, [f]: true }))
   const readOnly = !isAdmin
 
-  const submit = async (e: FormEvent) => {
+  const submit = (e: FormEvent) => {
     e.preventDefault()
     setSubmitted(true)
-    setFormError(null)
-    if (!valid) return
-    setBusy(true)
-    try {
+    send(valid, async () => {
       const p = await call('presets.save', input)
       toast(isNew ? `Preset “${p.name}” created` : `Saved “${p.name}” as v${p.version}`)
       if (isNew) navigate(href('presets', p.name))
       else onChanged()
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setServerErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   const chatModels = (models.data ?? []).filter((m) => m.kind !== 'embedding')
@@ -186,19 +160,11 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
           confirmLabel="Delete preset"
           danger
           busy={busy}
-          error={deleteError}
-          onClose={() => {
-            setDeleting(false)
-            setDeleteError(null)
-          }}
+          onClose={() => setDeleting(false)}
           onConfirm={async () => {
-            try {
-              await call('presets.delete', { name: data.preset.name })
-              toast(`Preset “${data.preset.name}” deleted`)
-              navigate('#/presets')
-            } catch (e) {
-              setDeleteError(toApiError(e).message)
-            }
+            await call('presets.delete', { name: data.preset.name })
+            toast(`Preset “${data.preset.name}” deleted`)
+            navigate('#/presets')
           }}
         />
       )}

@@ -1,12 +1,12 @@
 import { useState } from 'react'
 import type { Preset } from '../../../../contract/presets'
 import { call } from '../../api/client'
-import { toApiError } from '../../api/errors'
 import { ConfirmDialog } from '../../components/Dialog'
 import { Section } from '../../components/Page'
 import { useToast } from '../../components/Toasts'
 import { dateTime } from '../../lib/format'
 import { diffLines } from '../../lib/diff'
+import { TableHead } from '../../components/Table'
 
 const FIELDS: Array<[keyof Preset, string]> = [
   ['model', 'Model'],
@@ -30,13 +30,7 @@ function Diff({ a, b }: { a: Preset; b: Preset }) {
     )
   return (
     <table className="table table-compact diff-table" data-testid="preset-diff">
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">v{a.version}</th>
-          <th scope="col">v{b.version}</th>
-        </tr>
-      </thead>
+      <TableHead cols={['Field', `v${a.version}`, `v${b.version}`]} />
       <tbody>
         {changed.map(([f, label]) =>
           f === 'system_prompt' ? (
@@ -67,6 +61,21 @@ function Diff({ a, b }: { a: Preset; b: Preset }) {
   )
 }
 
+function VersionSelect(props: { id: string; label: string; versions: Preset[]; value: number; onChange: (v: number) => void }) {
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(Number(e.target.value))} data-testid={props.id}>
+        {props.versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            v{v.version}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
 /** Every version, newest first, with a diff between any two and restore of an older one. */
 export function PresetHistory({ versions, isAdmin, onRestored }: { versions: Preset[]; isAdmin: boolean; onRestored: (p: Preset) => void }) {
   const toast = useToast()
@@ -74,25 +83,13 @@ export function PresetHistory({ versions, isAdmin, onRestored }: { versions: Pre
   const [from, setFrom] = useState(versions[1]?.version ?? newest.version)
   const [to, setTo] = useState(newest.version)
   const [restoring, setRestoring] = useState<Preset | null>(null)
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | null>(null)
   const a = versions.find((v) => v.version === from) ?? newest
   const b = versions.find((v) => v.version === to) ?? newest
   return (
     <Section title="Version history" testId="preset-history" description="Every save is a new version; requests record the version that served them.">
       <div className="table-wrap">
         <table className="table table-compact" data-testid="versions-table">
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Saved</th>
-              <th scope="col">By</th>
-              <th scope="col">Model</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead cols={['Version', 'Saved', 'By', 'Model']} actions />
           <tbody>
             {versions.map((v) => (
               <tr key={v.version} data-testid="version-row" data-version={v.version}>
@@ -119,26 +116,8 @@ export function PresetHistory({ versions, isAdmin, onRestored }: { versions: Pre
       {versions.length > 1 ? (
         <>
           <div className="inline-form">
-            <div className="field">
-              <label htmlFor="diff-from">Compare</label>
-              <select id="diff-from" value={from} onChange={(e) => setFrom(Number(e.target.value))} data-testid="diff-from">
-                {versions.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    v{v.version}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div className="field">
-              <label htmlFor="diff-to">with</label>
-              <select id="diff-to" value={to} onChange={(e) => setTo(Number(e.target.value))} data-testid="diff-to">
-                {versions.map((v) => (
-                  <option key={v.version} value={v.version}>
-                    v{v.version}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <VersionSelect id="diff-from" label="Compare" versions={versions} value={from} onChange={setFrom} />
+            <VersionSelect id="diff-to" label="with" versions={versions} value={to} onChange={setTo} />
           </div>
           <Diff a={a} b={b} />
         </>
@@ -150,24 +129,13 @@ export function PresetHistory({ versions, isAdmin, onRestored }: { versions: Pre
           title={`Restore v${restoring.version}?`}
           message={`Saves v${restoring.version}'s settings again as a new version (v${newest.version + 1}). Keys with this preset as default use it from their next request.`}
           confirmLabel="Restore"
-          busy={busy}
-          error={error}
-          onClose={() => {
-            setRestoring(null)
-            setError(null)
-          }}
+          showBusy
+          onClose={() => setRestoring(null)}
           onConfirm={async () => {
-            setBusy(true)
-            try {
-              const p = await call('presets.restore', { name: restoring.name, version: restoring.version })
-              toast(`Restored v${restoring.version} as v${p.version}`)
-              setRestoring(null)
-              onRestored(p)
-            } catch (e) {
-              setError(toApiError(e).message)
-            } finally {
-              setBusy(false)
-            }
+            const p = await call('presets.restore', { name: restoring.name, version: restoring.version })
+            toast(`Restored v${restoring.version} as v${p.version}`)
+            setRestoring(null)
+            onRestored(p)
           }}
         />
       )}

@@ -4,7 +4,8 @@ import { useSession } from '../../lib/session'
 import { dateTime } from '../../lib/format'
 import { href } from '../../lib/router'
 import { PageHeader } from '../../components/Page'
-import { Empty, ErrorState, Loading } from '../../components/States'
+import { Empty, Pending } from '../../components/States'
+import { CardTable, TableHead } from '../../components/Table'
 
 export function PresetsScreen() {
   const { isAdmin } = useSession()
@@ -26,10 +27,8 @@ export function PresetsScreen() {
           )
         }
       />
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} />
-      ) : !q.data ? (
-        <Loading label="Loading presets…" />
+      {q.error || !q.data ? (
+        <Pending q={q} label="Loading presets…" />
       ) : q.data.length === 0 ? (
         <Empty title="No presets yet" testId="presets-empty">
           {isAdmin ? (
@@ -44,54 +43,44 @@ export function PresetsScreen() {
           )}
         </Empty>
       ) : (
-        <div className="card table-wrap">
-          <table className="table" data-testid="presets-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Model</th>
-                <th scope="col">Parameters</th>
-                <th scope="col">Version</th>
-                <th scope="col">Default of keys</th>
+        <CardTable testId="presets-table">
+          <TableHead cols={['Name', 'Model', 'Parameters', 'Version', 'Default of keys']} />
+          <tbody>
+            {q.data.map((p) => (
+              <tr key={p.name} data-testid="preset-row" data-preset-name={p.name}>
+                <td>
+                  <a href={href('presets', p.name)} data-testid="preset-link">
+                    {p.name}
+                  </a>
+                  {p.description && <div className="muted small">{p.description}</div>}
+                </td>
+                <td>
+                  <code>{p.model}</code>
+                </td>
+                <td className="small">
+                  {[p.temperature !== null && `temperature ${p.temperature}`, p.top_p !== null && `top_p ${p.top_p}`, p.max_tokens !== null && `max_tokens ${p.max_tokens}`, p.system_prompt && 'system prompt']
+                    .filter(Boolean)
+                    .join(' · ') || <span className="muted">model only</span>}
+                </td>
+                <td>
+                  v{p.version} <span className="muted small">{dateTime(p.created_at)}</span>
+                </td>
+                <td>
+                  {p.default_of_keys.length === 0 ? (
+                    <span className="muted">none</span>
+                  ) : (
+                    p.default_of_keys.map((k, i) => (
+                      <span key={k.id}>
+                        {i > 0 && ', '}
+                        <a href={href('keys', k.id)}>{k.name}</a>
+                      </span>
+                    ))
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {q.data.map((p) => (
-                <tr key={p.name} data-testid="preset-row" data-preset-name={p.name}>
-                  <td>
-                    <a href={href('presets', p.name)} data-testid="preset-link">
-                      {p.name}
-                    </a>
-                    {p.description && <div className="muted small">{p.description}</div>}
-                  </td>
-                  <td>
-                    <code>{p.model}</code>
-                  </td>
-                  <td className="small">
-                    {[p.temperature !== null && `temperature ${p.temperature}`, p.top_p !== null && `top_p ${p.top_p}`, p.max_tokens !== null && `max_tokens ${p.max_tokens}`, p.system_prompt && 'system prompt']
-                      .filter(Boolean)
-                      .join(' · ') || <span className="muted">model only</span>}
-                  </td>
-                  <td>
-                    v{p.version} <span className="muted small">{dateTime(p.created_at)}</span>
-                  </td>
-                  <td>
-                    {p.default_of_keys.length === 0 ? (
-                      <span className="muted">none</span>
-                    ) : (
-                      p.default_of_keys.map((k, i) => (
-                        <span key={k.id}>
-                          {i > 0 && ', '}
-                          <a href={href('keys', k.id)}>{k.name}</a>
-                        </span>
-                      ))
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </CardTable>
       )}
     </>
   )

@@ -1,12 +1,13 @@
 import { useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import { call } from '../../api/client'
-import { fieldErrors, toApiError } from '../../api/errors'
+import { toApiError } from '../../api/errors'
 import { Field, FormError } from '../../components/Field'
 import { Badge } from '../../components/Page'
 import { ConfirmDialog } from '../../components/Dialog'
 import { useToast } from '../../components/Toasts'
 import { dateTime, ms } from '../../lib/format'
+import { useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 
 type Provider = Output<'providers.list'>[number]
@@ -41,46 +42,38 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
   const toast = useToast()
   const [apiKey, setApiKey] = useState('')
   const [baseUrl, setBaseUrl] = useState(p.base_url)
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [formError, setFormError] = useState<string | null>(null)
-  const [busy, setBusy] = useState<'key' | 'url' | 'test' | null>(null)
+  const { errors, formError, busy: saving, submit } = useSubmit<'key' | 'url'>()
+  const [testing, setTesting] = useState(false)
+  const busy = saving || (testing && 'test')
   const [result, setResult] = useState<Status | null>(null)
   const [removing, setRemoving] = useState(false)
-  const [removeError, setRemoveError] = useState<string | null>(null)
 
-  const save = async (what: 'key' | 'url', e: FormEvent) => {
+  const save = (what: 'key' | 'url', e: FormEvent) => {
     e.preventDefault()
     const input = what === 'key' ? { id: p.id, api_key: apiKey } : { id: p.id, base_url: baseUrl.trim() || null }
     const errs = validate(operations['providers.set'].input, input)
     if (what === 'key' && !apiKey.trim()) errs.api_key = 'paste the provider’s API key'
-    setErrors(errs)
-    setFormError(null)
-    if (Object.keys(errs).length) return
-    setBusy(what)
-    try {
-      const np = await call('providers.set', input)
-      if (what === 'key') setApiKey('')
-      setResult(null)
-      toast(what === 'key' ? `Key for ${p.label} saved to the keychain` : `Base URL of ${p.label} saved`)
-      onChanged(np)
-    } catch (err) {
-      const ae = toApiError(err)
-      const fe = fieldErrors(ae)
-      setErrors(fe)
-      if (!Object.keys(fe).length) setFormError(ae.message)
-    } finally {
-      setBusy(null)
-    }
+    submit(
+      errs,
+      async () => {
+        const np = await call('providers.set', input)
+        if (what === 'key') setApiKey('')
+        setResult(null)
+        toast(what === 'key' ? `Key for ${p.label} saved to the keychain` : `Base URL of ${p.label} saved`)
+        onChanged(np)
+      },
+      { as: what },
+    )
   }
   const test = async () => {
-    setBusy('test')
+    setTesting(true)
     setResult(null)
     try {
       setResult(await call('providers.test', { id: p.id }))
     } catch (err) {
       setResult({ ok: false, reason: toApiError(err).message, checked_at: Date.now() })
     } finally {
-      setBusy(null)
+      setTesting(false)
     }
   }
   return (
@@ -106,7 +99,7 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
             <Field label={p.credential ? 'Replace API key' : 'API key'} error={errors.api_key} hint="Stored in the OS keychain, never shown again.">
               <input type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} data-testid="provider-key-input" />
             </Field>
-            <button className="btn btn-primary" disabled={busy !== null} data-testid="provider-key-save">
+            <button className="btn btn-primary" disabled={busy !== false} data-testid="provider-key-save">
               {busy === 'key' ? 'Saving…' : 'Save key'}
             </button>
           </form>
@@ -115,14 +108,14 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
           <Field label="Base URL" error={errors.base_url}>
             <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} data-testid="provider-url-input" />
           </Field>
-          <button className="btn" disabled={busy !== null || baseUrl === p.base_url} data-testid="provider-url-save">
+          <button className="btn" disabled={busy !== false || baseUrl === p.base_url} data-testid="provider-url-save">
             Save URL
           </button>
         </form>
       </div>
       <FormError message={formError} />
       <div className="form-actions form-actions-left">
-        <button type="button" className="btn" onClick={test} disabled={busy !== null} data-testid="provider-test">
+        <button type="button" className="btn" onClick={test} disabled={busy !== false} data-testid="provider-test">
           {busy === 'test' ? 'Testing…' : 'Test connection'}
         </button>
         {p.stored && (
@@ -138,20 +131,12 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
           message="Removes its stored settings and keychain key. A built-in provider goes back to its defaults."
           confirmLabel="Remove"
           danger
-          error={removeError}
-          onClose={() => {
-            setRemoving(false)
-            setRemoveError(null)
-          }}
+          onClose={() => setRemoving(false)}
           onConfirm={async () => {
-            try {
-              await call('providers.remove', { id: p.id })
-              toast(`${p.label} removed`)
-              setRemoving(false)
-              onChanged(null)
-            } catch (e) {
-              setRemoveError(toApiError(e).message)
-            }
+            await call('providers.remove', { id: p.id })
+            toast(`${p.label} removed`)
+            setRemoving(false)
+            onChanged(null)
           }}
         />
       )}

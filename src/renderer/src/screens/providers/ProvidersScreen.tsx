@@ -7,7 +7,7 @@ import { validate } from '../../lib/validate'
 import { FormDialog } from '../../components/Dialog'
 import { Field } from '../../components/Field'
 import { PageHeader } from '../../components/Page'
-import { Empty, ErrorState, Loading } from '../../components/States'
+import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { ProviderCard } from './ProviderCard'
 
@@ -38,21 +38,21 @@ function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
       submitLabel="Add provider"
       submitTestId="add-provider-submit"
     >
-          <Field label="Id" error={errors.id} hint="Callers use it as the model prefix: <id>/<model>.">
-            <input value={v.id} onChange={set('id')} placeholder="mybox" data-testid="add-provider-id" />
-          </Field>
-          <Field label="Kind" error={errors.kind}>
-            <select value={v.kind} onChange={set('kind')} data-testid="add-provider-kind">
-              <option value="openai">OpenAI-compatible</option>
-              <option value="anthropic">Anthropic</option>
-            </select>
-          </Field>
-          <Field label="Base URL" error={errors.base_url} hint="e.g. http://10.0.0.5:8000/v1">
-            <input value={v.base_url} onChange={set('base_url')} data-testid="add-provider-url" />
-          </Field>
-          <Field label="API key (optional)" error={errors.api_key} hint="Stored in the OS keychain.">
-            <input type="password" autoComplete="off" value={v.api_key} onChange={set('api_key')} data-testid="add-provider-key" />
-          </Field>
+      <Field label="Id" error={errors.id} hint="Callers use it as the model prefix: <id>/<model>.">
+        <input value={v.id} onChange={set('id')} placeholder="mybox" data-testid="add-provider-id" />
+      </Field>
+      <Field label="Kind" error={errors.kind}>
+        <select value={v.kind} onChange={set('kind')} data-testid="add-provider-kind">
+          <option value="openai">OpenAI-compatible</option>
+          <option value="anthropic">Anthropic</option>
+        </select>
+      </Field>
+      <Field label="Base URL" error={errors.base_url} hint="e.g. http://10.0.0.5:8000/v1">
+        <input value={v.base_url} onChange={set('base_url')} data-testid="add-provider-url" />
+      </Field>
+      <Field label="API key (optional)" error={errors.api_key} hint="Stored in the OS keychain.">
+        <input type="password" autoComplete="off" value={v.api_key} onChange={set('api_key')} data-testid="add-provider-key" />
+      </Field>
     </FormDialog>
   )
 }
@@ -72,10 +72,8 @@ export function ProvidersScreen() {
           </button>
         }
       />
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} />
-      ) : !q.data ? (
-        <Loading label="Loading providers…" />
+      {q.error || !q.data ? (
+        <Pending q={q} label="Loading providers…" />
       ) : q.data.length === 0 ? (
         <Empty title="No providers">
           <p>Add an OpenAI-compatible server to start routing requests.</p>

@@ -5,9 +5,10 @@ import { useSession } from '../../lib/session'
 import { dateTime, int, ms, usd } from '../../lib/format'
 import { href } from '../../lib/router'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
-import { ErrorState, Loading } from '../../components/States'
+import { PendingPage } from '../../components/States'
 import { CodeBlock, CopyButton } from '../../components/Copy'
 import { StatusBadge } from './RequestsTable'
+import { TableHead } from '../../components/Table'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {})
@@ -92,12 +93,7 @@ function Dimensions({ record }: { record: Obj }) {
         <>
           <h3>Ignored attribution</h3>
           <table className="table table-compact" data-testid="detail-ignored">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Why</th>
-              </tr>
-            </thead>
+            <TableHead cols={['Name', 'Why']} />
             <tbody>
               {ignored.map((i, n) => (
                 <tr key={n}>
@@ -123,18 +119,7 @@ function Attempts({ record }: { record: Obj }) {
         <p className="muted">No provider was called (the request was refused before routing).</p>
       ) : (
         <table className="table table-compact">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Model</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="num">
-                Latency
-              </th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
+          <TableHead cols={['#', 'Provider', 'Model', 'Status', { label: 'Latency', num: true }, 'Error']} />
           <tbody>
             {attempts.map((a, i) => (
               <tr key={i} data-testid="attempt-row">
@@ -176,17 +161,7 @@ function CostBreakdown({ record }: { record: Obj }) {
       </div>
       {!priced && <p className="muted">{str(c.unpriced_reason) ?? 'No known price for this model.'} Set one on the Models page.</p>}
       <table className="table table-compact">
-        <thead>
-          <tr>
-            <th scope="col">Part</th>
-            <th scope="col" className="num">
-              Tokens
-            </th>
-            <th scope="col" className="num">
-              Cost
-            </th>
-          </tr>
-        </thead>
+        <TableHead cols={['Part', { label: 'Tokens', num: true }, { label: 'Cost', num: true }]} />
         <tbody>
           <tr>
             <td>Input</td>
@@ -250,20 +225,7 @@ export function RequestDetail({ id }: { id: string }) {
   const q = useQuery(() => call('requests.get', { id }), [id])
   const keys = useQuery(() => call('keys.list', {}), [])
   const back = { href: '#/requests', label: 'Requests' }
-  if (q.error)
-    return (
-      <>
-        <PageHeader title="Request" back={back} />
-        <ErrorState error={q.error} onRetry={q.reload} testId="request-error" />
-      </>
-    )
-  if (!q.data)
-    return (
-      <>
-        <PageHeader title="Request" back={back} />
-        <Loading label="Loading request…" />
-      </>
-    )
+  if (q.error || !q.data) return <PendingPage title="Request" back={back} q={q} label="Loading request…" errorTestId="request-error" />
   const r = q.data.record
   const err = obj(r.error)
   const status = num(r.status) ?? 0

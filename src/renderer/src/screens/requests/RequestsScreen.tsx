@@ -4,7 +4,7 @@ import { useQuery } from '../../lib/useQuery'
 import { href, navigate, useRoute } from '../../lib/router'
 import { int } from '../../lib/format'
 import { PageHeader } from '../../components/Page'
-import { Empty, ErrorState, Loading } from '../../components/States'
+import { Empty, Pending } from '../../components/States'
 import { RequestsTable, type SortKey } from './RequestsTable'
 import { FilterForm } from './FilterForm'
 import { FILTER_KEYS, stateFromQuery } from './filters'
@@ -61,10 +61,8 @@ export function RequestsScreen() {
           ))}
         </div>
       )}
-      {list.error ? (
-        <ErrorState error={list.error} onRetry={list.reload} testId="requests-error" />
-      ) : !list.data ? (
-        <Loading label="Loading requests…" testId="requests-loading" />
+      {list.error || !list.data ? (
+        <Pending q={list} label="Loading requests…" errorTestId="requests-error" loadingTestId="requests-loading" />
       ) : list.data.items.length === 0 ? (
         applied.length ? (
           <Empty title="No requests match these filters" testId="requests-empty">

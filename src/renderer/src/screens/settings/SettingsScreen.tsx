@@ -7,7 +7,7 @@ import { errorAt, useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { Checkbox, Field, FormError } from '../../components/Field'
 import { PageHeader, Section, Facts } from '../../components/Page'
-import { ErrorState, Loading } from '../../components/States'
+import { Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 
 type Settings = Output<'settings.get'>
@@ -99,7 +99,7 @@ export function SettingsScreen() {
           />
         </Section>
       )}
-      {q.error ? <ErrorState error={q.error} onRetry={q.reload} /> : !q.data ? <Loading label="Loading settings…" /> : <SettingsForm key={JSON.stringify(q.data)} s={q.data} onSaved={q.setData} />}
+      {q.error || !q.data ? <Pending q={q} label="Loading settings…" /> : <SettingsForm key={JSON.stringify(q.data)} s={q.data} onSaved={q.setData} />}
     </>
   )
 }

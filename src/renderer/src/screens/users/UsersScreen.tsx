@@ -10,8 +10,9 @@ import { validate } from '../../lib/validate'
 import { ConfirmDialog } from '../../components/Dialog'
 import { Field, FormError } from '../../components/Field'
 import { Badge, PageHeader, Section } from '../../components/Page'
-import { ErrorState, Loading } from '../../components/States'
+import { Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
+import { CardTable, TableHead } from '../../components/Table'
 
 function AddUserForm({ onAdded }: { onAdded: () => void }) {
   const toast = useToast()
@@ -55,51 +56,36 @@ export function UsersScreen() {
   const toast = useToast()
   const q = useQuery(() => call('users.list', {}), [])
   const [removing, setRemoving] = useState<User | null>(null)
-  const [error, setError] = useState<string | null>(null)
   return (
     <>
       <PageHeader title="Users" subtitle="Who can sign in to this dashboard." />
       <AddUserForm onAdded={q.reload} />
-      {q.error ? (
-        <ErrorState error={q.error} onRetry={q.reload} />
-      ) : !q.data ? (
-        <Loading label="Loading users…" />
+      {q.error || !q.data ? (
+        <Pending q={q} label="Loading users…" />
       ) : (
-        <div className="card table-wrap">
-          <table className="table" data-testid="users-table">
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">Role</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
+        <CardTable testId="users-table" after={q.data.length === 1 && <p className="muted pad">Only you so far. Add a member above to give someone their own keys.</p>}>
+          <TableHead cols={['User', 'Role', 'Added']} actions />
+          <tbody>
+            {q.data.map((u) => (
+              <tr key={u.id} data-testid="user-row" data-username={u.username}>
+                <td>
+                  {u.username} {u.id === me.id && <span className="muted">(you)</span>}
+                </td>
+                <td>
+                  <Badge kind={u.role === 'admin' ? 'accent' : 'muted'}>{u.role}</Badge>
+                </td>
+                <td>{dateTime(u.created_at)}</td>
+                <td className="row-actions">
+                  {u.id !== me.id && (
+                    <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRemoving(u)} aria-label={`Remove ${u.username}`} data-testid="user-remove">
+                      Remove
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {q.data.map((u) => (
-                <tr key={u.id} data-testid="user-row" data-username={u.username}>
-                  <td>
-                    {u.username} {u.id === me.id && <span className="muted">(you)</span>}
-                  </td>
-                  <td>
-                    <Badge kind={u.role === 'admin' ? 'accent' : 'muted'}>{u.role}</Badge>
-                  </td>
-                  <td>{dateTime(u.created_at)}</td>
-                  <td className="row-actions">
-                    {u.id !== me.id && (
-                      <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRemoving(u)} aria-label={`Remove ${u.username}`} data-testid="user-remove">
-                        Remove
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {q.data.length === 1 && <p className="muted pad">Only you so far. Add a member above to give someone their own keys.</p>}
-        </div>
+            ))}
+          </tbody>
+        </CardTable>
       )}
       {removing && (
         <ConfirmDialog
@@ -107,20 +93,12 @@ export function UsersScreen() {
           message="They are signed out everywhere and can no longer sign in. Their keys and records stay."
           confirmLabel="Remove user"
           danger
-          error={error}
-          onClose={() => {
-            setRemoving(null)
-            setError(null)
-          }}
+          onClose={() => setRemoving(null)}
           onConfirm={async () => {
-            try {
-              await call('users.remove', { id: removing.id })
-              toast(`${removing.username} removed`)
-              setRemoving(null)
-              q.reload()
-            } catch (e) {
-              setError(toApiError(e).message)
-            }
+            await call('users.remove', { id: removing.id })
+            toast(`${removing.username} removed`)
+            setRemoving(null)
+            q.reload()
           }}
         />
       )}
