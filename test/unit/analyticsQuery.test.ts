@@ -6,6 +6,7 @@ import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import { bucketStart, groupBy, nearestRank, overview, MAX_BUCKETS, type GroupByInput } from '../../src/gateway/admin/queries/analyticsQuery'
 import type { Scope } from '../../src/gateway/admin/queries/requestQuery'
 import { analyticsOps } from '../../src/contract/analytics'
+import { AdminError } from '../../src/gateway/admin/adminError'
 import { tempDir } from '../support/tempDir'
 
 const T0 = Date.UTC(2025, 2, 10) // a Monday, 00:00 UTC
@@ -254,7 +255,11 @@ describe('analytics.overview', () => {
 
   it('refuses a series with too many buckets', () => {
     const db = store([])
-    assert.throws(() => overview(db, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL), /buckets/)
+    // Valid by the contract but too large: refused as invalid input (400), not as an internal error.
+    assert.throws(
+      () => overview(db, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL),
+      (err: unknown) => err instanceof AdminError && err.status === 400 && err.field === 'bucket' && /10001 hour buckets/.test(err.message),
+    )
     assert.equal(overview(db, { from: 0, to: MAX_BUCKETS * H, bucket: 'hour' }, ALL).series.length, MAX_BUCKETS)
     db.close()
   })

@@ -202,7 +202,17 @@ describe('requests.list query', () => {
     })
   }
 
-  it('filters by status class exactly at the class bounds', () => {
+  it('includes both ends of a status class and nothing beside it', () => {
+    const statuses = [199, 200, 299, 300, 399, 400, 499, 500, 599, 600]
+    const edge = store(statuses.map((status, i) => ({ id: `s${status}`, at: T0 + i, status })))
+    const of = (status: '2xx' | '4xx' | '5xx') => [...ids(list(edge, { filter: { status } }).items)].sort()
+    assert.deepEqual(of('2xx'), ['s200', 's299'])
+    assert.deepEqual(of('4xx'), ['s400', 's499'])
+    assert.deepEqual(of('5xx'), ['s500', 's599'])
+    edge.close()
+  })
+
+  it('filters by status class and exact status', () => {
     assert.deepEqual([...ids(list(db, { filter: { status: '2xx' } }).items)].sort(), ['r01', 'r04', 'r07', 'r08', 'r09'])
     assert.deepEqual([...ids(list(db, { filter: { status: '4xx' } }).items)].sort(), ['r02', 'r05', 'r06'])
     assert.deepEqual([...ids(list(db, { filter: { status: '5xx' } }).items)].sort(), ['r03', 'r10'])

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { Db } from '../../store/db'
+import { invalid } from '../adminError'
 import { analyticsOps, type group } from '../../../contract/analytics'
 import type { RequestFilter } from '../../../contract/requests'
 import { choosePlan, filterSql, prepareCached, type Scope, type SqlParam } from './requestQuery'
@@ -60,11 +61,11 @@ interface BucketRow extends TotalsRow {
 export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOutput {
   const bucket = input.bucket ?? 'hour'
   const bucketMs = BUCKET_MS[bucket]
-  if (!bucketMs) throw new Error(`unknown bucket ${String(bucket)}`)
+  if (!bucketMs) throw invalid('bucket', `unknown bucket ${String(bucket)}`)
   const { from, to } = input
   const firstBucket = bucketStart(from, bucketMs)
   const buckets = to > from ? Math.floor((to - 1 - firstBucket) / bucketMs) + 1 : 0
-  if (buckets > MAX_BUCKETS) throw new Error(`the range holds ${buckets} ${bucket} buckets; at most ${MAX_BUCKETS} are allowed`)
+  if (buckets > MAX_BUCKETS) throw invalid('bucket', `the range holds ${buckets} ${bucket} buckets; at most ${MAX_BUCKETS} are allowed`)
 
   const filter = rangeFilter(from, to, input.filter)
   const where = filterSql(filter, scope, choosePlan(db, filter, scope))
@@ -168,7 +169,7 @@ const GROUP_COLUMNS = {
  */
 export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
   const limit = input.limit ?? 10
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error('limit must be an integer from 1 to 100')
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be an integer from 1 to 100')
   const filter = rangeFilter(input.from, input.to, input.filter)
   const where = filterSql(filter, scope, choosePlan(db, filter, scope))
   const by = input.by
@@ -181,14 +182,14 @@ export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
     join = 'JOIN request_tags g ON g.request_id = r.id'
   } else if (by.startsWith('dimension:')) {
     const name = by.slice('dimension:'.length)
-    if (!/^[a-z0-9_-]{1,64}$/.test(name)) throw new Error(`invalid dimension name ${name}`)
+    if (!/^[a-z0-9_-]{1,64}$/.test(name)) throw invalid('by', `invalid dimension name ${name}`)
     value = 'g.value'
     join = 'JOIN request_dimensions g ON g.request_id = r.id AND g.name = ?'
     joinParams.push(name)
   } else if (Object.hasOwn(GROUP_COLUMNS, by)) {
     value = GROUP_COLUMNS[by as keyof typeof GROUP_COLUMNS]
   } else {
-    throw new Error(`cannot group by ${by}`)
+    throw invalid('by', `cannot group by ${by}`)
   }
 
   const aggregate = `SELECT ${value} AS value, count(*) AS requests, TOTAL(r.cost_usd) AS cost_usd,

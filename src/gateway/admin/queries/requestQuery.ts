@@ -1,6 +1,7 @@
 import type { Statement } from 'better-sqlite3'
 import type { z } from 'zod'
 import type { Db } from '../../store/db'
+import { invalid } from '../adminError'
 import { requestOps, type RequestFilter, type requestRow } from '../../../contract/requests'
 
 /**
@@ -166,7 +167,7 @@ export function filterSql(filter: RequestFilter, scope: Scope, plan: FilterPlan 
       params.push(filter.status)
     } else {
       const range = STATUS_CLASS[filter.status]
-      if (!range) throw new Error(`unknown status class ${String(filter.status)}`)
+      if (!range) throw invalid('filter.status', `unknown status class ${String(filter.status)}`)
       // Unary + keeps SQLite from answering the range through requests_status (and then sorting).
       clauses.push(plan.drive === 'order' ? '+r.status BETWEEN ? AND ?' : 'r.status BETWEEN ? AND ?')
       params.push(range[0], range[1])
@@ -243,10 +244,10 @@ export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): Li
   const offset = input.offset ?? 0
   const column = Object.hasOwn(SORT_COLUMNS, sort) ? SORT_COLUMNS[sort] : undefined
   const dir = Object.hasOwn(ORDERS, order) ? ORDERS[order] : undefined
-  if (!column) throw new Error(`cannot sort by ${String(sort)}`)
-  if (!dir) throw new Error(`unknown order ${String(order)}`)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Error('limit must be an integer from 1 to 500')
-  if (!Number.isInteger(offset) || offset < 0) throw new Error('offset must be a non-negative integer')
+  if (!column) throw invalid('sort', `cannot sort by ${String(sort)}`)
+  if (!dir) throw invalid('order', `unknown order ${String(order)}`)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalid('limit', 'must be an integer from 1 to 500')
+  if (!Number.isInteger(offset) || offset < 0) throw invalid('offset', 'must be a non-negative integer')
 
   const filter = input.filter ?? {}
   // An upper bound on the store's rows without counting them (rowids only grow).
