@@ -8,8 +8,9 @@ export default defineConfig({
     build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'src/main/index.ts') } } },
   },
   preload: {
-    plugins: [externalizeDepsPlugin()],
-    // One CommonJS file, so the renderer can run sandboxed.
+    // One CommonJS file with zod bundled in, so the renderer can run sandboxed: a sandboxed
+    // preload can require only 'electron' (and a few Node built-ins), never node_modules.
+    plugins: [externalizeDepsPlugin({ exclude: ['zod'] })],
     build: {
       rollupOptions: {
         input: { index: resolve(import.meta.dirname, 'src/preload/index.ts') },

@@ -1,57 +1,39 @@
 import path from 'node:path'
-import { app, BrowserWindow, ipcMain } from 'electron'
-import { startGateway, type RunningGateway } from '../gateway/server'
-import { UsersRepo } from '../gateway/store/usersRepo'
-import { registerIpc, type DesktopSession } from './ipc'
+import electron, { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, protocol, session, shell, Tray } from 'electron'
+import { APP_NAME } from '../gateway/config'
+import { KeychainSecretStore } from '../gateway/secrets/secretStore'
+import { startGateway } from '../gateway/server'
+import { createDesktop } from './desktop'
 
-// The desktop app and `gw serve` share one data folder: Electron's userData for this product name.
-let gateway: RunningGateway | null = null
+// A thin composition: every decision lives in ./desktop and the modules it uses, which take
+// Electron's modules as parameters so they can be tested without Electron.
+const desktop = createDesktop({
+  app,
+  BrowserWindow: BrowserWindow as never,
+  ipcMain: ipcMain as never,
+  protocol: protocol as never,
+  session: session as never,
+  shell,
+  dialog: dialog as never,
+  clipboard,
+  Menu: Menu as never,
+  Tray: Tray as never,
+  nativeImage: nativeImage as never,
+  // Read lazily: the screen module is usable only once the app is ready.
+  get screen() {
+    return electron.screen
+  },
+  startGateway,
+  rendererDir: path.join(import.meta.dirname, '../renderer'),
+  preloadPath: path.join(import.meta.dirname, '../preload/index.cjs'),
+  // "Stay signed in" tokens: a keychain service of their own, apart from provider credentials.
+  sessionKeychain: new KeychainSecretStore(`${process.env.GW_KEYCHAIN_SERVICE ?? APP_NAME} session`),
+  devUrl: app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL,
+})
 
-const rendererUrl = process.env.ELECTRON_RENDERER_URL
+desktop.ready.catch((err) => {
+  dialog.showErrorBox('GW Gateway could not start', (err as Error)?.stack ?? String(err))
+  app.exit(1)
+})
 
-function isOwnRenderer(url: string): boolean {
-  return rendererUrl ? url.startsWith(rendererUrl) : url.startsWith('file://')
-}
-
-async function createWindow(): Promise<void> {
-  const win = new BrowserWindow({
-    width: 1100,
-    height: 760,
-    title: 'GW Gateway',
-    webPreferences: {
-      preload: path.join(import.meta.dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-    },
-  })
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
-  win.webContents.on('will-navigate', (e) => e.preventDefault())
-  if (rendererUrl) await win.loadURL(rendererUrl)
-  else await win.loadFile(path.join(import.meta.dirname, '../renderer/index.html'))
-}
-
-if (!app.requestSingleInstanceLock()) {
-  app.quit()
-} else {
-  app.on('second-instance', () => BrowserWindow.getAllWindows()[0]?.focus())
-  app.whenReady().then(async () => {
-    gateway = await startGateway({ dataDir: app.getPath('userData') })
-    const running = gateway
-    const session: DesktopSession = { token: null }
-    const users = new UsersRepo(running.gateway.db)
-    registerIpc(ipcMain, running.admin, session, isOwnRenderer, (token) => (token ? (users.userForSession(token) ?? null) : null))
-    await createWindow()
-  })
-  app.on('window-all-closed', () => {
-    if (process.platform !== 'darwin') app.quit()
-  })
-  app.on('will-quit', (e) => {
-    if (!gateway) return
-    e.preventDefault()
-    const g = gateway
-    gateway = null
-    // Flush request records before the process goes.
-    g.close().finally(() => app.quit())
-  })
-}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit())

@@ -1,47 +1,74 @@
-import { channelOf, operations, type OperationName, type Result } from '../contract'
-import type { Caller } from '../gateway/admin/context'
+import { channelOf, operations, type ContractError, type OperationName, type Result } from '../contract'
 import type { AdminService } from '../gateway/admin/adminService'
+import type { Caller } from '../gateway/admin/context'
+import type { DesktopSession } from './session'
+
+export interface IpcSenderFrame {
+  url: string
+  /** The parent frame; null for a window's top frame. */
+  parent?: unknown
+}
 
 export interface IpcEvent {
-  senderFrame: { url: string } | null
-  sender: { send(channel: string, ...args: unknown[]): void }
+  senderFrame: IpcSenderFrame | null
+  sender: { send(channel: string, ...args: unknown[]): void; isDestroyed?(): boolean }
 }
+
+export type Handler = (event: IpcEvent, ...args: unknown[]) => Promise<unknown>
 
 export interface IpcMainLike {
-  handle(channel: string, listener: (event: IpcEvent, ...args: unknown[]) => Promise<unknown>): void
-}
-
-/** The desktop window's session: one user at a time, held in the main process, never in the page. */
-export interface DesktopSession {
-  token: string | null
+  handle(channel: string, listener: Handler): void
+  removeHandler(channel: string): void
 }
 
 /** The channel on which a streaming call's events come back, one per call. */
 export const eventChannelOf = (name: OperationName, callId: string) => `${channelOf(name)}:${callId}`
 
+const CALL_ID = /^[A-Za-z0-9_-]{1,64}$/
+
+const failure = (error: ContractError): Result<never> => ({ ok: false, error })
+
+export const FORBIDDEN_SENDER: ContractError = { status: 403, code: 'forbidden_sender', message: 'This window may not call the gateway.' }
+export const GATEWAY_OFF: ContractError = { status: 503, code: 'gateway_off', message: 'The gateway is off; turn it on from the tray menu.' }
+
+export interface IpcOptions {
+  /** The running gateway's admin service, or null while the gateway is off. */
+  admin: () => AdminService | null
+  session: DesktopSession
+  isOwnRenderer: (url: string) => boolean
+}
+
 /**
- * Registers exactly one handler per contract operation. Each refuses calls from any frame but
- * the app's own renderer, then hands the call to the admin service, which validates input and
- * permissions exactly as it does for HTTP. Errors cross as values.
+ * Registers exactly one handler per contract operation (`gw:<name>`). Each refuses calls from
+ * any frame but the top frame of the app's own renderer, then hands the call to the admin
+ * service, which checks access and validates the input with the contract's zod schema exactly
+ * as it does for HTTP. Errors cross as values (`Result`), never as thrown objects. Streaming
+ * operations send their events on `gw:<name>:<callId>` to the calling window only.
+ * Returns a function that removes the handlers.
  */
-export function registerIpc(
-  ipcMain: IpcMainLike,
-  admin: AdminService,
-  session: DesktopSession,
-  isOwnRenderer: (url: string) => boolean,
-  currentUser: (token: string | null) => Caller['user'],
-): void {
-  for (const name of Object.keys(operations) as OperationName[]) {
+export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => void {
+  const names = Object.keys(operations) as OperationName[]
+  for (const name of names) {
     const streaming = 'stream' in operations[name]
     ipcMain.handle(channelOf(name), async (event, input, callId): Promise<Result<unknown>> => {
-      if (!event.senderFrame || !isOwnRenderer(event.senderFrame.url)) {
-        return { ok: false, error: { status: 403, code: 'forbidden_sender', message: 'this window may not call the gateway' } }
+      const frame = event.senderFrame
+      if (!frame || (frame.parent !== undefined && frame.parent !== null) || !options.isOwnRenderer(frame.url)) return failure(FORBIDDEN_SENDER)
+      if (streaming && (typeof callId !== 'string' || !CALL_ID.test(callId))) {
+        return failure({ status: 400, code: 'invalid_input', message: 'callId: a streaming call needs a call id' })
       }
-      const caller: Caller = { user: currentUser(session.token), sessionToken: session.token, address: 'local' }
-      const onEvent = streaming ? (e: unknown) => event.sender.send(eventChannelOf(name, String(callId)), e) : undefined
+      const admin = options.admin()
+      if (!admin) return failure(GATEWAY_OFF)
+      const { session } = options
+      const caller: Caller = { user: session.user(admin.gw.db), sessionToken: session.token, address: 'local' }
+      const onEvent = streaming
+        ? (e: unknown) => {
+            if (!event.sender.isDestroyed?.()) event.sender.send(eventChannelOf(name, callId as string), e)
+          }
+        : undefined
       const { result, session: change } = await admin.invoke(name, input, caller, onEvent)
-      if (change) session.token = 'set' in change ? change.set.token : null
+      if (change) await session.apply(change)
       return result
     })
   }
+  return () => names.forEach((name) => ipcMain.removeHandler(channelOf(name)))
 }
