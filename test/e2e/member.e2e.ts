@@ -98,6 +98,7 @@ describe('a member sees only their own keys and requests', { skip: skip ?? false
     await shell.nav('keys')
     await keys.create('mia-key')
     await keys.closeSecret()
+    await keys.row('mia-key').waitFor()
     assert.deepEqual(await keys.names(), ['mia-key'])
     await keys.open('mia-key')
     await keys.id('admin-only-note').first().waitFor()
@@ -106,6 +107,9 @@ describe('a member sees only their own keys and requests', { skip: skip ?? false
     await auth.signIn('admin', 'admin-password-123')
     await shell.waitForSignedIn('admin')
     await shell.nav('keys')
+    // The admin's list loads after navigation; wait for it before reading it.
+    await keys.row('admin-key').waitFor()
+    await keys.row('mia-key').waitFor()
     assert.deepEqual((await keys.names()).sort(), ['admin-key', 'mia-key'])
   })
 })
