@@ -1,4 +1,5 @@
 import type { Db } from './db'
+import type { Statement } from 'better-sqlite3'
 import type { Cost } from '../pricing/types'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
@@ -54,6 +55,7 @@ export class RequestsRepo {
   private readonly insertRequest
   private readonly insertTag
   private readonly insertDimension
+  private insertBodiesStmt: Statement<[string, string, string]> | null = null
 
   constructor(private readonly db: Db) {
     this.insertRequest = db.prepare(
@@ -114,9 +116,9 @@ export class RequestsRepo {
 
   /** Request and response bodies, kept only while body logging is on. */
   insertBodies(id: string, bodies: { request: unknown; response: unknown }): void {
-    this.db
-      .prepare(`INSERT OR REPLACE INTO request_bodies (request_id, request, response) VALUES (?, ?, ?)`)
-      .run(id, JSON.stringify(bodies.request ?? null), JSON.stringify(bodies.response ?? null))
+    // Prepared once, on first use: compiling the statement for every logged request cost more than running it.
+    this.insertBodiesStmt ??= this.db.prepare(`INSERT OR REPLACE INTO request_bodies (request_id, request, response) VALUES (?, ?, ?)`)
+    this.insertBodiesStmt.run(id, JSON.stringify(bodies.request ?? null), JSON.stringify(bodies.response ?? null))
   }
 
   bodies(id: string): { request: unknown; response: unknown } | null {

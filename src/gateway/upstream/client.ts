@@ -33,14 +33,50 @@ export interface UpstreamCall {
   headersTimeoutMs?: number
 }
 
+/**
+ * Upstream URLs come from configuration, so there are few of them: each is parsed once into the
+ * origin and path undici's top-level request() would derive from it on every call.
+ */
+const parsedUrls = new Map<string, { origin: string; path: string }>()
+function parsedUrl(url: string): { origin: string; path: string } | null {
+  let p = parsedUrls.get(url)
+  if (!p) {
+    let u: URL
+    try {
+      u = new URL(url)
+    } catch {
+      return null
+    }
+    // Anything unusual keeps going through request(), which validates and reports it.
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password) return null
+    if (parsedUrls.size >= 256) parsedUrls.clear()
+    p = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname }
+    parsedUrls.set(url, p)
+  }
+  return p
+}
+
 export function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<Dispatcher.ResponseData> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1', ...call.headers }
   if (call.body !== undefined) headers['content-type'] = 'application/json'
+  const body = call.body === undefined ? undefined : JSON.stringify(call.body)
+  const target = parsedUrl(call.url)
+  if (target) {
+    return agent.request({
+      origin: target.origin,
+      path: target.path,
+      method: call.method,
+      headers,
+      body,
+      signal: call.signal,
+      headersTimeout: call.headersTimeoutMs,
+    })
+  }
   return request(call.url, {
     dispatcher: agent,
     method: call.method,
     headers,
-    body: call.body === undefined ? undefined : JSON.stringify(call.body),
+    body,
     signal: call.signal,
     headersTimeout: call.headersTimeoutMs,
   })

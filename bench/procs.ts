@@ -1,0 +1,89 @@
+/** Child processes of the benchmark (mock, gateway, peer) and their CPU and memory from /proc. */
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { request } from 'undici'
+
+export const ROOT = path.resolve(import.meta.dirname, '..')
+
+export interface Child {
+  proc: ChildProcess
+  pid: number
+  info: Record<string, string>
+  log: () => string
+  stop(): Promise<void>
+}
+
+/** Starts `node <args>` and waits for its first stdout line to be JSON (mock, gateway) or for `ready()` to pass (peer). */
+export async function startChild(args: string[], opts: { ready?: () => Promise<boolean>; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<Child> {
+  const proc = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let tail = ''
+  const keep = (s: string) => (tail = (tail + s).slice(-4000))
+  proc.stderr!.on('data', (d: Buffer) => keep(d.toString()))
+  const info = await new Promise<Record<string, string>>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time:\n${tail}`)), opts.timeoutMs ?? 30_000)
+    proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${tail}`)))
+    if (opts.ready) {
+      proc.stdout!.on('data', (d: Buffer) => keep(d.toString()))
+      const poll = async () => {
+        if (await opts.ready!().catch(() => false)) {
+          clearTimeout(timer)
+          resolve({})
+        } else setTimeout(poll, 200)
+      }
+      void poll()
+      return
+    }
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const nl = out.indexOf('\n')
+      if (nl < 0) return
+      clearTimeout(timer)
+      try {
+        resolve(JSON.parse(out.slice(0, nl)))
+      } catch {
+        reject(new Error(`unexpected output: ${out}`))
+      }
+    })
+  })
+  proc.removeAllListeners('exit')
+  return {
+    proc,
+    pid: proc.pid!,
+    info,
+    log: () => tail,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null) return resolve()
+        const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000)
+        proc.once('exit', () => {
+          clearTimeout(kill)
+          resolve()
+        })
+        proc.kill('SIGTERM')
+      }),
+  }
+}
+
+export async function httpReady(url: string): Promise<boolean> {
+  const res = await request(url, { method: 'GET', headersTimeout: 1000 })
+  await res.body.dump()
+  return true
+}
+
+const TICK = 100 // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / TICK
+}
+
+/** Resident set now and its peak over the process's life, in MB. */
+export function memoryMb(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
+}

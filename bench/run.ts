@@ -1,0 +1,327 @@
+/**
+ * Gateway benchmark (`npm run bench`; not part of the tests). On 127.0.0.1 only, it starts a mock
+ * OpenAI provider, this gateway as shipped (in a child process, twice: as configured by default
+ * and with body logging on), Portkey's gateway as the peer, and measures each against the direct
+ * path to the mock with one load generator (bench/loadgen.ts), targets interleaved and rotated,
+ * after a warm-up, REPS repetitions, medians reported.
+ *   A  added latency, one request at a time (median of round medians)
+ *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS
+ *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
+ *   D  200 concurrent streams: added time to first and last chunk, chunks lost
+ * Writes bench/results/<name>.json and .md (default name: gateway-bench).
+ * Options: --reps N  --quick (shorter runs)  --scenarios A,B,C,D  --name NAME  --no-peer
+ *          --compare DIR [--compare-label L]: also run the gateway of another checkout (before/after)
+ */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Pool } from 'undici'
+import { closedLoop, makePool, median, openLoop, sequential, streams, type Stats, type StreamStats, type Target } from './loadgen'
+import { cpuSeconds, httpReady, memoryMb, ROOT, startChild, type Child } from './procs'
+import { DELAY_MS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
+
+const { values: args } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
+    scenarios: { type: 'string', default: 'A,B,C,D' },
+    name: { type: 'string', default: 'gateway-bench' },
+    'no-peer': { type: 'boolean', default: false },
+    'peer-port': { type: 'string', default: '0' },
+    /** Another checkout (e.g. the code before an optimisation) to run as one more target, interleaved with this one. */
+    compare: { type: 'string' },
+    'compare-label': { type: 'string', default: 'gateway (before)' },
+  },
+})
+const REPS = Number(args.reps)
+const Q = args.quick
+const SCEN = new Set(args.scenarios!.split(',').map((s) => s.trim().toUpperCase()))
+const CFG = {
+  aRequests: Q ? 150 : 300,
+  bSeconds: Q ? 2 : 4,
+  bConnections: [10, 50],
+  cSeconds: Q ? 2 : 3,
+  cRates: [100, 500, 1000],
+  dStreams: 200,
+  warmupMs: Q ? 800 : 1500,
+}
+
+const say = (msg: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`)
+const round = (x: number, d = 2) => (Number.isFinite(x) ? Math.round(x * 10 ** d) / 10 ** d : null)
+
+// ---------- processes ----------
+const children: Child[] = []
+const cleanup = async () => {
+  await Promise.all(children.map((c) => c.stop().catch(() => {})))
+}
+process.on('SIGINT', () => void cleanup().then(() => process.exit(130)))
+
+const freePort = async () => {
+  const net = await import('node:net')
+  return new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port
+      s.close(() => resolve(p))
+    })
+  })
+}
+
+say('starting mock provider, gateways and peer')
+const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
+children.push(mock)
+const mockUrl = mock.info.url
+const gateway = await startChild(['--import', 'tsx', 'bench/gateway-process.ts', '--mock', mockUrl])
+children.push(gateway)
+const gatewayLogs = await startChild(['--import', 'tsx', 'bench/gateway-process.ts', '--mock', mockUrl, '--log-bodies'])
+children.push(gatewayLogs)
+let compare: Child | null = null
+let compareLogs: Child | null = null
+if (args.compare) {
+  const dir = path.resolve(args.compare)
+  compare = await startChild(['--import', 'tsx', path.join(dir, 'bench/gateway-process.ts'), '--mock', mockUrl], { cwd: dir })
+  compareLogs = await startChild(['--import', 'tsx', path.join(dir, 'bench/gateway-process.ts'), '--mock', mockUrl, '--log-bodies'], { cwd: dir })
+  children.push(compare, compareLogs)
+}
+let peer: Child | null = null
+let peerUrl = ''
+if (!args['no-peer']) {
+  const port = Number(args['peer-port']) || (await freePort())
+  peerUrl = `http://127.0.0.1:${port}`
+  peer = await startChild(['node_modules/@portkey-ai/gateway/build/start-server.js', '--headless', `--port=${port}`], {
+    ready: () => httpReady(peerUrl),
+    env: { NO_COLOR: '1', FORCE_COLOR: '0' },
+  })
+  children.push(peer)
+}
+
+const json = { 'content-type': 'application/json' }
+const targets: Array<Target & { pid?: number }> = [
+  { name: 'direct', origin: mockUrl, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' } },
+  { name: 'gateway', origin: gateway.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gateway.info.key}` }, pid: gateway.pid },
+  { name: 'gateway+logs', origin: gatewayLogs.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gatewayLogs.info.key}` }, pid: gatewayLogs.pid },
+]
+if (compare && compareLogs) {
+  const label = args['compare-label']!
+  targets.splice(2, 0, { name: label, origin: compare.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compare.info.key}` }, pid: compare.pid })
+  targets.push({ name: `${label}+logs`, origin: compareLogs.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compareLogs.info.key}` }, pid: compareLogs.pid })
+}
+if (peer) {
+  targets.push({
+    name: 'peer',
+    origin: peerUrl,
+    path: '/v1/chat/completions',
+    headers: { ...json, authorization: 'Bearer sk-mock-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${mockUrl}/v1` },
+    pid: peer.pid,
+  })
+}
+const messages = [
+  { role: 'system', content: 'You are a terse assistant.' },
+  { role: 'user', content: 'Say hello in one short sentence.' },
+]
+const bodies = {
+  instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
+  delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
+  stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
+}
+
+/** Each repetition visits the targets in a rotated order so none always runs first or last. */
+const rotation = (rep: number) => targets.map((_, i) => targets[(i + rep) % targets.length])
+
+const pools = new Map<string, Pool>()
+const pool = (t: Target, connections: number) => {
+  const k = `${t.name}:${connections}`
+  let p = pools.get(k)
+  if (!p) pools.set(k, (p = makePool(t.origin, connections)))
+  return p
+}
+
+const results: Record<string, unknown> = {}
+const started = Date.now()
+
+// ---------- A: one request at a time ----------
+if (SCEN.has('A')) {
+  say(`A: ${CFG.aRequests} sequential requests x ${REPS} rounds per target`)
+  const rounds: Record<string, Stats[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
+  for (const t of targets) await sequential(pool(t, 1), t, bodies.instant, CFG.aRequests)
+  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) rounds[t.name].push(await sequential(pool(t, 1), t, bodies.instant, CFG.aRequests))
+  const p50 = (n: string) => median(rounds[n].map((r) => r.p50))
+  const p99 = (n: string) => median(rounds[n].map((r) => r.p99))
+  results.A = Object.fromEntries(
+    targets.map((t) => [
+      t.name,
+      { p50_ms: round(p50(t.name), 3), p99_ms: round(p99(t.name), 3), added_p50_ms: round(p50(t.name) - p50('direct'), 3), added_p99_ms: round(p99(t.name) - p99('direct'), 3), errors: rounds[t.name].reduce((s, r) => s + r.errors, 0), rounds: rounds[t.name] },
+    ]),
+  )
+}
+
+// ---------- B: closed loop ----------
+if (SCEN.has('B')) {
+  const B: Record<string, Record<string, unknown>> = {}
+  for (const c of CFG.bConnections) {
+    say(`B: ${c} connections, ${CFG.bSeconds} s x ${REPS} per target`)
+    const runs: Record<string, Array<Stats & { cpu_pct?: number }>> = Object.fromEntries(targets.map((t) => [t.name, []]))
+    for (const t of targets) await closedLoop(pool(t, c), t, bodies.instant, c, CFG.warmupMs)
+    for (let rep = 0; rep < REPS; rep++) {
+      for (const t of rotation(rep)) {
+        const cpu0 = t.pid ? cpuSeconds(t.pid) : 0
+        const s: Stats & { cpu_pct?: number } = await closedLoop(pool(t, c), t, bodies.instant, c, CFG.bSeconds * 1000)
+        if (t.pid) s.cpu_pct = ((cpuSeconds(t.pid) - cpu0) / s.seconds) * 100
+        runs[t.name].push(s)
+      }
+    }
+    B[`c${c}`] = Object.fromEntries(
+      targets.map((t) => {
+        const r = runs[t.name]
+        return [
+          t.name,
+          {
+            rps: round(median(r.map((x) => x.rps)), 0),
+            p50_ms: round(median(r.map((x) => x.p50)), 3),
+            p99_ms: round(median(r.map((x) => x.p99)), 3),
+            cpu_pct: t.pid ? round(median(r.map((x) => x.cpu_pct!)), 0) : null,
+            errors: r.reduce((s, x) => s + x.errors, 0),
+            firstError: r.find((x) => x.firstError)?.firstError,
+            runs: r,
+          },
+        ]
+      }),
+    )
+  }
+  B.memory = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, memoryMb(t.pid!)]))
+  results.B = B
+}
+
+// ---------- C: open loop against the 60 ms mock ----------
+if (SCEN.has('C')) {
+  const C: Record<string, unknown> = {}
+  for (const rate of CFG.cRates) {
+    say(`C: ${rate} req/s, ${CFG.cSeconds} s x ${REPS} per target`)
+    const runs: Record<string, Array<Stats & { achievedRps: number }>> = Object.fromEntries(targets.map((t) => [t.name, []]))
+    for (const t of targets) await openLoop(pool(t, 256), t, bodies.delayed, rate, CFG.warmupMs)
+    for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await openLoop(pool(t, 256), t, bodies.delayed, rate, CFG.cSeconds * 1000))
+    const p = (n: string, k: 'p50' | 'p99') => median(runs[n].map((x) => x[k]))
+    C[`r${rate}`] = Object.fromEntries(
+      targets.map((t) => [
+        t.name,
+        {
+          p50_ms: round(p(t.name, 'p50')),
+          p99_ms: round(p(t.name, 'p99')),
+          added_p50_ms: round(p(t.name, 'p50') - p('direct', 'p50')),
+          added_p99_ms: round(p(t.name, 'p99') - p('direct', 'p99')),
+          achieved_rps: round(median(runs[t.name].map((x) => x.achievedRps)), 0),
+          errors: runs[t.name].reduce((s, x) => s + x.errors, 0),
+          firstError: runs[t.name].find((x) => x.firstError)?.firstError,
+          runs: runs[t.name],
+        },
+      ]),
+    )
+  }
+  results.C = C
+}
+
+// ---------- D: concurrent streams ----------
+if (SCEN.has('D')) {
+  say(`D: ${CFG.dStreams} concurrent streams of ${STREAM_CHUNKS} chunks every ${STREAM_INTERVAL_MS} ms, x ${REPS} per target`)
+  const runs: Record<string, StreamStats[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
+  for (const t of targets) await streams(pool(t, 256), t, bodies.stream, CFG.dStreams, STREAM_CHUNKS)
+  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await streams(pool(t, 256), t, bodies.stream, CFG.dStreams, STREAM_CHUNKS))
+  const m = (n: string, k: 'ttfcP50' | 'ttfcP99' | 'ttlcP50' | 'ttlcP99') => median(runs[n].map((x) => x[k]))
+  results.D = Object.fromEntries(
+    targets.map((t) => {
+      const r = runs[t.name]
+      return [
+        t.name,
+        {
+          ttfc_p50_ms: round(m(t.name, 'ttfcP50'), 3),
+          ttfc_p99_ms: round(m(t.name, 'ttfcP99'), 3),
+          ttlc_p50_ms: round(m(t.name, 'ttlcP50'), 3),
+          added_ttfc_p50_ms: round(m(t.name, 'ttfcP50') - m('direct', 'ttfcP50'), 3),
+          added_ttfc_p99_ms: round(m(t.name, 'ttfcP99') - m('direct', 'ttfcP99'), 3),
+          added_ttlc_p50_ms: round(m(t.name, 'ttlcP50') - m('direct', 'ttlcP50'), 3),
+          streams: r.reduce((s, x) => s + x.streams, 0),
+          failed: r.reduce((s, x) => s + x.failed, 0),
+          incomplete: r.reduce((s, x) => s + x.incomplete, 0),
+          chunks_lost: r.reduce((s, x) => s + x.chunksExpected - x.chunksReceived, 0),
+          firstError: r.find((x) => x.firstError)?.firstError,
+          runs: r,
+        },
+      ]
+    }),
+  )
+}
+
+const memoryEnd = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, memoryMb(t.pid!)]))
+for (const p of pools.values()) await p.close()
+await cleanup()
+
+// ---------- report ----------
+const pkg = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version as string
+const meta = {
+  date: new Date().toISOString(),
+  duration_s: Math.round((Date.now() - started) / 1000),
+  machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}`, arch: os.arch() },
+  versions: {
+    node: process.version,
+    gateway: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
+    peer: `@portkey-ai/gateway ${pkg('@portkey-ai/gateway')}`,
+    fastify: pkg('fastify'),
+    undici: pkg('undici'),
+    'better-sqlite3': pkg('better-sqlite3'),
+  },
+  config: { ...CFG, reps: REPS, mock_delay_ms: DELAY_MS, stream_chunks: STREAM_CHUNKS, stream_interval_ms: STREAM_INTERVAL_MS },
+  memory_end_mb: memoryEnd,
+}
+const report = { ...meta, results }
+fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true })
+fs.writeFileSync(path.join(ROOT, `bench/results/${args.name}.json`), JSON.stringify(report, null, 2) + '\n')
+const md = markdown(report)
+fs.writeFileSync(path.join(ROOT, `bench/results/${args.name}.md`), md)
+process.stdout.write(md)
+process.exit(0)
+
+function markdown(r: typeof report): string {
+  const R = r.results as any
+  const names = targets.map((t) => t.name)
+  const f = (x: unknown, d = 2) => (typeof x === 'number' ? x.toFixed(d) : 'n/a')
+  const lines: string[] = []
+  lines.push(`Measured ${r.date.slice(0, 10)} on ${r.machine.cpus} × ${r.machine.cpu_model} (${r.machine.platform}), Node ${r.versions.node}; peer ${r.versions.peer}. Load generator, mock and gateway share the cores. Medians of ${REPS} interleaved repetitions after warm-up.`)
+  lines.push('')
+  lines.push(`| Scenario | ${names.join(' | ')} |`)
+  lines.push(`|---|${names.map(() => '---').join('|')}|`)
+  const row = (label: string, cell: (n: string) => string) => lines.push(`| ${label} | ${names.map(cell).join(' | ')} |`)
+  if (R.A) {
+    row('A: p50, one at a time (ms)', (n) => f(R.A[n].p50_ms, 3))
+    row('A: **added p50** (ms)', (n) => (n === 'direct' ? '—' : f(R.A[n].added_p50_ms, 3)))
+  }
+  if (R.B) {
+    for (const c of CFG.bConnections) {
+      const b = R.B[`c${c}`]
+      row(`B: req/s @${c} conns`, (n) => `${f(b[n].rps, 0)}${b[n].errors ? ` (${b[n].errors} err)` : ''}`)
+      row(`B: p50 / p99 @${c} (ms)`, (n) => `${f(b[n].p50_ms)} / ${f(b[n].p99_ms)}`)
+      row(`B: CPU of process @${c}`, (n) => (b[n].cpu_pct === null ? '—' : `${f(b[n].cpu_pct, 0)} %`))
+    }
+    row('B: peak RSS (MB)', (n) => (R.B.memory[n] ? f(R.B.memory[n].peak, 0) : '—'))
+  }
+  if (R.C) {
+    for (const rate of CFG.cRates) {
+      const c = R.C[`r${rate}`]
+      row(`C: ${rate} req/s, 60 ms mock: p50 / p99 (ms)`, (n) => `${f(c[n].p50_ms)} / ${f(c[n].p99_ms)}${c[n].errors ? ` (${c[n].errors} err)` : ''}`)
+      row(`C: ${rate} req/s: **added** p50 / p99 (ms)`, (n) => (n === 'direct' ? '—' : `${f(c[n].added_p50_ms)} / ${f(c[n].added_p99_ms)}`))
+    }
+  }
+  if (R.D) {
+    row(`D: TTFC p50 / p99, ${CFG.dStreams} streams (ms)`, (n) => (R.D[n].failed ? 'failed' : `${f(R.D[n].ttfc_p50_ms)} / ${f(R.D[n].ttfc_p99_ms)}`))
+    row('D: **added TTFC** p50 / p99 (ms)', (n) => (n === 'direct' ? '—' : R.D[n].failed ? 'failed' : `${f(R.D[n].added_ttfc_p50_ms)} / ${f(R.D[n].added_ttfc_p99_ms)}`))
+    row('D: time to last chunk p50 (ms)', (n) => (R.D[n].failed ? 'failed' : f(R.D[n].ttlc_p50_ms, 1)))
+    row('D: streams failed / incomplete / chunks lost', (n) => `${R.D[n].failed} / ${R.D[n].incomplete} / ${R.D[n].chunks_lost}`)
+  }
+  lines.push('')
+  const notes: string[] = []
+  for (const n of names) {
+    const errs = [R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
+    if (errs.length) notes.push(`- ${n}: first error seen: \`${String(errs[0]).replace(/`/g, "'").slice(0, 160)}\``)
+  }
+  if (notes.length) lines.push(...notes, '')
+  return lines.join('\n') + '\n'
+}
