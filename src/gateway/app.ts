@@ -85,6 +85,8 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
+    // The one configuration check per request: keys, presets, prices and settings changed by any
+    // process apply from here on.
     gw.refresh()
     if (!allowHost(req.headers.host)) {
       throw new ApiError(

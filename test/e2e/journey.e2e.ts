@@ -85,13 +85,13 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await presets.save()
     await presets.waitForToast('Preset “support” created')
     await presets.waitForTitle('support')
-    assert.equal(await presets.versions().count(), 1)
+    await presets.waitForCount('version-row', 1)
 
     await presets.fill({ temperature: '0.5' })
     await presets.save()
     await presets.waitForToast('as v2')
     await presets.waitForText(presets.id('versions-table'), 'v2')
-    assert.equal(await presets.versions().count(), 2)
+    await presets.waitForCount('version-row', 2)
     await presets.id('diff-temperature').waitFor()
     assert.match(await presets.id('diff-temperature').innerText(), /0\.3[\s\S]*0\.5/)
     await presets.restore(1)
@@ -144,7 +144,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await shell.nav('requests')
     await requests.waitForLoaded()
     await requests.filter({ tag: 'e2e-journey' })
-    assert.equal(await requests.rows().count(), 1)
+    await requests.waitForCount('request-row', 1)
     await requests.id('chip-tag').waitFor()
     await requests.openFirst()
     await detail.waitForText(detail.tags(), 'e2e-journey')
@@ -153,7 +153,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     assert.equal((await detail.id('attempt-row').count()) >= 1, true)
     await detail.followSession()
     await requests.waitForText(requests.id('chip-session_id'), 'sess-42')
-    assert.equal(await requests.rows().count(), 1)
+    await requests.waitForCount('request-row', 1)
   })
 
   it('hits a 402 in the Playground with a clear message, then a top-up fixes it', async () => {

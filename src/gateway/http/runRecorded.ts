@@ -26,7 +26,8 @@ export async function runRecorded(
   endpoint: RequestRecord['endpoint'],
   handler: (ctx: RequestContext, signal: AbortSignal) => Promise<Finished>,
 ): Promise<void> {
-  gw.refresh()
+  // Configuration was refreshed as this request arrived (app.ts onRequest): a change takes
+  // effect from the next request, read once per request.
   const internal = gw.isInternal(req.headers['gw-internal-token'])
   const key = internal
     ? gw.keyIndex.authenticateById(String(req.headers['gw-internal-key-id']))

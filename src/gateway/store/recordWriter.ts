@@ -52,7 +52,8 @@ export class RecordWriter {
   push(record: RequestRecord, debit: Debit | null = null, bodies: Bodies | null = null): void {
     this.queue.push({ record, debit, bodies })
     if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
-    if (this.queue.length >= (this.opts.maxBatch ?? 256)) this.schedule(0)
+    // Small batches: a flush runs on the event loop, and a long one delays every request's p99.
+    if (this.queue.length >= (this.opts.maxBatch ?? 64)) this.schedule(0)
     else this.schedule(this.opts.maxDelayMs ?? 50)
   }
 

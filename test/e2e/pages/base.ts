@@ -26,6 +26,15 @@ export class BasePage {
     await locator.filter({ hasText: text }).first().waitFor()
   }
 
+  /**
+   * Waits until exactly `count` elements carry this test id: a list re-renders after its answer
+   * arrives, so counting at once could read the rows it is about to replace. A timeout fails.
+   */
+  async waitForCount(testId: string, count: number): Promise<void> {
+    // A string expression: the page's DOM types are not in the Node-side type check.
+    await this.page.waitForFunction(`document.querySelectorAll('[data-testid=${JSON.stringify(testId)}]').length === ${count}`)
+  }
+
   /** The answer of a management call, started by `action`. */
   async answerOf(op: string, action: () => Promise<unknown>): Promise<Response> {
     const [res] = await Promise.all([this.page.waitForResponse((r) => r.url().endsWith(`/api/${op}`) && r.request().method() === 'POST'), action()])

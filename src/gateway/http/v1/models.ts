@@ -63,7 +63,6 @@ const catalogCreated = (gw: Gateway) => Math.floor(Date.parse(gw.priceBook.catal
  * themselves, each with prices, limits and whether it can be served now (and why not).
  */
 export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
-  gw.refresh()
   const providers = gw.registry.all()
   const statuses = new Map(await Promise.all(providers.map(async (p) => [p.id, await gw.health.status(p)] as const)))
   const entries = new Map<string, ModelEntry>()
@@ -103,12 +102,10 @@ export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
 
 export function modelsRoutes(app: FastifyInstance, gw: Gateway): void {
   app.get('/v1/models', async (req) => {
-    gw.refresh()
     gw.keyIndex.authenticate(req.headers.authorization)
     return { object: 'list', data: await listModels(gw) }
   })
   app.get('/v1/models/*', async (req) => {
-    gw.refresh()
     gw.keyIndex.authenticate(req.headers.authorization)
     const id = decodeURIComponent((req.params as { '*': string })['*'])
     const models = await listModels(gw)
