@@ -8,6 +8,7 @@ import type { Scope } from '../../src/gateway/admin/queries/requestQuery'
 import { analyticsOps } from '../../src/contract/analytics'
 import { AdminError } from '../../src/gateway/admin/adminError'
 import { tempDir } from '../support/tempDir'
+import { recordFixture, type RecordSpec } from '../support/recordFixture'
 
 const T0 = Date.UTC(2025, 2, 10) // a Monday, 00:00 UTC
 const MIN = 60_000
@@ -15,75 +16,9 @@ const H = 3_600_000
 const DAY = 86_400_000
 const ALL: Scope = { keyIds: null }
 
-interface Spec {
-  at: number
-  key?: string | null
-  model?: string | null
-  provider?: string | null
-  preset?: string | null
-  outcome?: RequestRecord['outcome']
-  status?: number
-  user?: string | null
-  trace?: string | null
-  session?: string | null
-  tags?: string[]
-  dims?: Record<string, string>
-  /** undefined: no cost object; null: unpriced; a number: priced. */
-  cost?: number | null
-  tokens?: [number, number] | null
-  latency?: number
-}
+type Spec = RecordSpec
 
-let n = 0
-function record(s: Spec): RequestRecord {
-  const tokens = s.tokens === undefined ? [10, 5] : s.tokens
-  const outcome = s.outcome ?? 'ok'
-  return {
-    id: `req_${++n}`,
-    created_at: new Date(s.at).toISOString(),
-    endpoint: 'chat.completions',
-    source: 'api',
-    status: s.status ?? (outcome === 'error' ? 500 : outcome === 'aborted' ? 499 : 200),
-    outcome,
-    key_id: s.key === undefined ? 'key_a' : s.key,
-    model: s.model === undefined ? 'm1' : s.model,
-    preset: s.preset ?? null,
-    preset_version: s.preset ? 1 : null,
-    provider: s.provider === undefined ? 'p1' : s.provider,
-    upstream_model: null,
-    stream: false,
-    attribution: { user_id: s.user ?? null, trace_id: s.trace ?? null, session_id: s.session ?? null, tags: s.tags ?? [], extra: {}, auto_cache: null },
-    dimensions: s.dims ?? {},
-    ignored: [],
-    usage: tokens ? { prompt_tokens: tokens[0], completion_tokens: tokens[1] } : null,
-    cost:
-      s.cost === undefined
-        ? null
-        : {
-            currency: 'USD',
-            priced: s.cost !== null,
-            unpriced_reason: s.cost === null ? 'no price' : null,
-            prompt_tokens: tokens?.[0] ?? 0,
-            completion_tokens: tokens?.[1] ?? 0,
-            cached_tokens: 0,
-            cache_write_tokens: 0,
-            input_usd: s.cost,
-            cached_input_usd: null,
-            cache_write_usd: null,
-            output_usd: null,
-            cache_savings_usd: null,
-            final_usd: s.cost,
-            price_source: null,
-            long_context: false,
-            estimated: false,
-          },
-    attempts: [],
-    fallback_used: false,
-    latency_ms: s.latency ?? 100,
-    ttfb_ms: null,
-    error: null,
-  }
-}
+const record = (s: Spec): RequestRecord => recordFixture(s, { model: 'm1', provider: 'p1', upstreamModel: null })
 
 function store(specs: Spec[]): Db {
   const db = openDatabase(tempDir())

@@ -5,80 +5,15 @@ import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/reques
 import { choosePlan, defaultPlan, filterSql, listRequests, type FilterPlan, type ListRequestsInput, type Scope } from '../../src/gateway/admin/queries/requestQuery'
 import { requestOps, type RequestFilter } from '../../src/contract/requests'
 import { tempDir } from '../support/tempDir'
+import { recordFixture, type RecordSpec } from '../support/recordFixture'
 
 const T0 = Date.UTC(2025, 0, 1)
 const H = 3_600_000
 const ALL: Scope = { keyIds: null }
 
-interface Spec {
-  id: string
-  at: number
-  key?: string | null
-  model?: string | null
-  provider?: string | null
-  preset?: string | null
-  status?: number
-  outcome?: RequestRecord['outcome']
-  user?: string | null
-  trace?: string | null
-  session?: string | null
-  tags?: string[]
-  dims?: Record<string, string>
-  source?: RequestRecord['source']
-  /** undefined: no cost at all; null: unpriced; a number: priced. */
-  cost?: number | null
-  tokens?: [number, number] | null
-  latency?: number
-}
+type Spec = RecordSpec & { id: string }
 
-function record(s: Spec): RequestRecord {
-  const tokens = s.tokens === undefined ? [10, 5] : s.tokens
-  return {
-    id: s.id,
-    created_at: new Date(s.at).toISOString(),
-    endpoint: 'chat.completions',
-    source: s.source ?? 'api',
-    status: s.status ?? 200,
-    outcome: s.outcome ?? 'ok',
-    key_id: s.key === undefined ? 'key_a' : s.key,
-    model: s.model === undefined ? 'openai/gpt-4o' : s.model,
-    preset: s.preset ?? null,
-    preset_version: s.preset ? 1 : null,
-    provider: s.provider === undefined ? 'openai' : s.provider,
-    upstream_model: 'gpt-4o',
-    stream: false,
-    attribution: { user_id: s.user ?? null, trace_id: s.trace ?? null, session_id: s.session ?? null, tags: s.tags ?? [], extra: {}, auto_cache: null },
-    dimensions: s.dims ?? {},
-    ignored: [],
-    usage: tokens ? { prompt_tokens: tokens[0], completion_tokens: tokens[1] } : null,
-    cost:
-      s.cost === undefined
-        ? null
-        : {
-            currency: 'USD',
-            priced: s.cost !== null,
-            unpriced_reason: s.cost === null ? 'no price' : null,
-            prompt_tokens: tokens?.[0] ?? 0,
-            completion_tokens: tokens?.[1] ?? 0,
-            cached_tokens: 0,
-            cache_write_tokens: 0,
-            input_usd: s.cost,
-            cached_input_usd: null,
-            cache_write_usd: null,
-            output_usd: null,
-            cache_savings_usd: null,
-            final_usd: s.cost,
-            price_source: null,
-            long_context: false,
-            estimated: false,
-          },
-    attempts: [],
-    fallback_used: false,
-    latency_ms: s.latency ?? 100,
-    ttfb_ms: null,
-    error: s.outcome === 'error' ? { status: s.status ?? 500, type: 'api_error', code: null, message: 'failed' } : null,
-  }
-}
+const record = (s: Spec): RequestRecord => recordFixture(s, { model: 'openai/gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o' })
 
 function store(specs: Spec[]): Db {
   const db = openDatabase(tempDir())
