@@ -6,7 +6,7 @@
  * pairing, image types, temperature range, at most 4 cache breakpoints, no unknown fields), so the
  * gateway's translation is proven against the protocol. Tests steer it with `script()`.
  */
-import { listenOnLoopback } from './loopbackServer'
+import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
 
@@ -419,17 +419,6 @@ function errorMidStream(res: ServerResponse, model: string, b: Extract<Behaviour
   w.end()
 }
 
-async function readBody(req: IncomingMessage): Promise<{ body: any; malformed: boolean }> {
-  const parts: Buffer[] = []
-  for await (const part of req) parts.push(part as Buffer)
-  const text = Buffer.concat(parts).toString('utf8')
-  if (text === '') return { body: null, malformed: false }
-  try {
-    return { body: JSON.parse(text), malformed: false }
-  } catch {
-    return { body: text, malformed: true }
-  }
-}
 
 export async function startFakeAnthropic(opts: { apiKey?: string; models?: string[] } = {}): Promise<FakeAnthropic> {
   const apiKey = opts.apiKey ?? `sk-ant-fake-${randomBytes(16).toString('hex')}`

@@ -5,7 +5,7 @@
  * protocol rather than against its own idea of it. Tests steer it with `script()`. With `quirks` it
  * speaks like one of the "OpenAI-compatible" providers instead (§5, §6), deviations included.
  */
-import { listenOnLoopback } from './loopbackServer'
+import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
 
@@ -660,17 +660,6 @@ function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: Embed
   })
 }
 
-async function readBody(req: IncomingMessage): Promise<{ body: any; malformed: boolean }> {
-  const parts: Buffer[] = []
-  for await (const part of req) parts.push(part as Buffer)
-  const text = Buffer.concat(parts).toString('utf8')
-  if (text === '') return { body: null, malformed: false }
-  try {
-    return { body: JSON.parse(text), malformed: false }
-  } catch {
-    return { body: text, malformed: true }
-  }
-}
 
 export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]; quirks?: FakeQuirks } = {}): Promise<FakeOpenAI> {
   const apiKey = opts.apiKey ?? `sk-fake-${randomHex(16)}`

@@ -8,7 +8,6 @@ import net from 'node:net'
 import path from 'node:path'
 import { EventEmitter } from 'node:events'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
-import type { SecretStore } from '../../src/gateway/secrets/secretStore'
 import { createDesktop, type DesktopDeps } from '../../src/main/desktop'
 import type { Handler } from '../../src/main/ipc'
 import { appProtocolHandler, resolveAppFile, CONTENT_SECURITY_POLICY, PRIVILEGED_SCHEMES } from '../../src/main/protocol'
@@ -16,23 +15,8 @@ import { hardenSession, hardenWebContents, isSafeExternalUrl, ownRendererCheck }
 import { DesktopPrefs, visibleState } from '../../src/main/prefs'
 import { iconPng } from '../../src/main/icon'
 import { tempDir } from '../support/tempDir'
+import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
-class MemoryStore implements SecretStore {
-  readonly description = 'memory'
-  readonly map = new Map<string, string>()
-  async get(a: string) {
-    return this.map.get(a) ?? null
-  }
-  async set(a: string, s: string) {
-    this.map.set(a, s)
-  }
-  async delete(a: string) {
-    return this.map.delete(a)
-  }
-  async unusableReason() {
-    return null
-  }
-}
 
 class FakeApp extends EventEmitter {
   lock = true

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { channelOf, operations, type OperationName } from '../../src/contract'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
-import type { SecretStore } from '../../src/gateway/secrets/secretStore'
 import { registerIpc, type IpcEvent, type IpcMainLike } from '../../src/main/ipc'
 import { DesktopSession, SESSION_ACCOUNT } from '../../src/main/session'
 import { ownRendererCheck } from '../../src/main/security'
@@ -13,23 +12,8 @@ import { buildBridge, type IpcRendererLike } from '../../src/preload/bridge'
 import { toApiError } from '../../src/renderer/src/api/errors'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
-class MemoryStore implements SecretStore {
-  readonly description = 'memory'
-  readonly map = new Map<string, string>()
-  async get(a: string) {
-    return this.map.get(a) ?? null
-  }
-  async set(a: string, s: string) {
-    this.map.set(a, s)
-  }
-  async delete(a: string) {
-    return this.map.delete(a)
-  }
-  async unusableReason() {
-    return null
-  }
-}
 
 type Handler = (event: IpcEvent, ...args: unknown[]) => Promise<unknown>
 

@@ -5,24 +5,8 @@ import { KeychainSecretStore } from '../../../src/gateway/secrets/secretStore'
 import { startGateway, type RunningGateway } from '../../../src/gateway/server'
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai'
 import { tempDir } from '../../support/tempDir'
+import { MemorySecretStore } from '../../support/memorySecretStore'
 
-/** A keychain stand-in for machines without a Secret Service (no D-Bus session). */
-class MemorySecretStore implements SecretStore {
-  readonly description = 'memory (no OS keychain on this machine)'
-  private readonly map = new Map<string, string>()
-  async get(account: string) {
-    return this.map.get(account) ?? null
-  }
-  async set(account: string, secret: string) {
-    this.map.set(account, secret)
-  }
-  async delete(account: string) {
-    return this.map.delete(account)
-  }
-  async unusableReason() {
-    return null
-  }
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -54,7 +38,7 @@ export async function startStack(): Promise<Stack> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir('gw-e2e-')
   // The real keychain when a D-Bus session exists (as under scripts/test.mjs); otherwise memory.
-  const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`) : new MemorySecretStore()
+  const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`) : new MemorySecretStore('memory (no OS keychain on this machine)')
   // A concrete free port rather than port 0: settings.get reports the configured port, and 0
   // fails the contract's `port >= 1` (a backend issue, reported).
   const running = await startGateway({ host: '127.0.0.1', port: await freePort(), dataDir }, { env: { OPENAI_API_KEY: fake.apiKey }, log: () => {}, secrets })
