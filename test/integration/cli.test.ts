@@ -21,7 +21,9 @@ describe('gw CLI against a running gateway (separate processes sharing the data 
     await assert.rejects(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 401)
   })
 
-  it('keys list never shows a secret or hash', async () => {
+  it('keys list never shows a secret or hash, and shows when a key was last used', async () => {
+    await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'touch' }] })
+    await t.records()
     const { stdout } = await gwCli(['keys', 'list', '--json'], { dataDir: t.dataDir })
     const keys = JSON.parse(stdout)
     assert.ok(keys.length >= 1)
@@ -30,6 +32,8 @@ describe('gw CLI against a running gateway (separate processes sharing the data 
       assert.match(k.masked, /^gw-.{8}….{4}$/)
     }
     assert.equal(stdout.includes(t.key), false)
+    const used = keys.find((k: any) => k.name === 'test')
+    assert.ok(used.last_used_at > Date.now() - 60_000, 'the record batch also stored the last-used time')
   })
 
   it('requests list --json prints the records newest first with the documented fields', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { Statement } from 'better-sqlite3'
 import type { Db } from './db'
 import { generateKey, maskKey } from '../keys/inferenceKey'
 import { bumpConfigRev } from './configRev'
@@ -151,8 +152,11 @@ export class KeysRepo {
     })()
   }
 
+  private touchStmt: Statement<[number, string]> | null = null
+
+  /** Called with every record batch: the statement is compiled once, not per batch. */
   touch(lastUsed: Map<string, number>): void {
-    const stmt = this.db.prepare(`UPDATE keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`)
-    for (const [id, at] of lastUsed) stmt.run(at, id)
+    this.touchStmt ??= this.db.prepare<[number, string]>(`UPDATE keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`)
+    for (const [id, at] of lastUsed) this.touchStmt.run(at, id)
   }
 }
