@@ -8,9 +8,8 @@ import net from 'node:net'
 import OpenAI from 'openai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import type { SecretStore } from '../../src/gateway/secrets/secretStore'
-import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeOpenAI, type FakeOpenAI, type FakeQuirks } from '../support/fake-openai'
-import { tempDir } from '../support/harness'
+import { tempDir, waitForRecord } from '../support/harness'
 
 /** No keychain: every credential comes from the environment the gateway is given, so local providers have none. */
 const noSecrets: SecretStore = {
@@ -51,18 +50,7 @@ describe('provider quirks, absorbed by the gateway', () => {
     return fakes[id]
   }
 
-  /** One request's record, once the writer has stored it. */
-  async function record(id: string | null | undefined): Promise<RequestRecord> {
-    const gw = running.gateway
-    const deadline = Date.now() + 3000
-    for (;;) {
-      gw.records.flush()
-      const found = id ? gw.requests.get(id) : undefined
-      if (found) return found
-      if (Date.now() > deadline) throw new Error(`no record ${id} after 3 s`)
-      await new Promise((r) => setTimeout(r, 10))
-    }
-  }
+  const record = (id: string | null | undefined) => waitForRecord(running.gateway, id)
 
   const modelList = async () => (await client.models.list()).data as any[]
 

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import OpenAI from 'openai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import type { Gateway } from '../../src/gateway/gateway'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import type { ConfigOverrides } from '../../src/gateway/config'
 import type { RoutingConfig } from '../../src/gateway/routing/routingConfig'
@@ -86,16 +87,7 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
         await new Promise((r) => setTimeout(r, 10))
       }
     },
-    async record(id) {
-      const deadline = Date.now() + 3000
-      for (;;) {
-        gw.records.flush()
-        const found = id ? gw.requests.get(id) : undefined
-        if (found) return found
-        if (Date.now() > deadline) throw new Error(`no record ${id} after 3 s`)
-        await new Promise((r) => setTimeout(r, 10))
-      }
-    },
+    record: (id) => waitForRecord(gw, id),
     async close() {
       await running.close()
       await fake.close()
@@ -118,3 +110,15 @@ export async function readSse(res: Response): Promise<Array<Record<string, any> 
 
 /** Response bodies in tests are read loosely typed: the assertions are the type check. */
 export const json = async (res: Response): Promise<any> => res.json()
+
+/** One request's record, once the writer has stored it: a record is queued after the response went out. */
+export async function waitForRecord(gw: Gateway, id: string | null | undefined): Promise<RequestRecord> {
+  const deadline = Date.now() + 3000
+  for (;;) {
+    gw.records.flush()
+    const found = id ? gw.requests.get(id) : undefined
+    if (found) return found
+    if (Date.now() > deadline) throw new Error(`no record ${id} after 3 s`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}

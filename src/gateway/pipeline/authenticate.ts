@@ -2,6 +2,13 @@ import { invalidApiKey } from '../errors'
 import { hashKey, hashesEqual, isWellFormedKey, keyLookup, maskKey } from '../keys/inferenceKey'
 import type { KeyRow } from '../store/keysRepo'
 
+function notRevoked(row: KeyRow): KeyRow {
+  if (row.revoked_at !== null) {
+    throw invalidApiKey(`The API key ${maskKey(row.lookup, row.last4)} was revoked on ${new Date(row.revoked_at).toISOString()}.`)
+  }
+  return row
+}
+
 /** Keys indexed in memory by their public lookup prefix; the secret part is checked in constant time. */
 export class KeyIndex {
   private byLookup = new Map<string, KeyRow[]>()
@@ -21,8 +28,7 @@ export class KeyIndex {
   authenticateById(id: string): KeyRow {
     const row = this.byId.get(id)
     if (!row) throw invalidApiKey(`No key ${id}.`)
-    if (row.revoked_at !== null) throw invalidApiKey(`The API key ${maskKey(row.lookup, row.last4)} was revoked on ${new Date(row.revoked_at).toISOString()}.`)
-    return row
+    return notRevoked(row)
   }
 
   /** The key a request presents, or the 401 it gets: missing, malformed, unknown or revoked. */
@@ -42,9 +48,6 @@ export class KeyIndex {
     const lookup = keyLookup(secret)
     const row = this.byLookup.get(lookup)?.find((r) => hashesEqual(r.hash, hash))
     if (!row) throw invalidApiKey(`Incorrect API key provided: ${maskKey(lookup, secret.slice(-4))}.`)
-    if (row.revoked_at !== null) {
-      throw invalidApiKey(`The API key ${maskKey(lookup, row.last4)} was revoked on ${new Date(row.revoked_at).toISOString()}.`)
-    }
-    return row
+    return notRevoked(row)
   }
 }
