@@ -73,7 +73,12 @@ export function admit(gw: Gateway, ctx: RequestContext, body: Record<string, unk
   gw.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
   checkPolicy(ctx, target, body, opts)
   const entry = target.priced?.entry ?? null
-  const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body) ?? EXPECTED_OUTPUT_TOKENS, entry?.max_output_tokens ?? Infinity) : 0
-  const expected = entry ? worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt) : 0
+  // Only a prepaid balance is held against reservations; estimating one means serialising the
+  // whole prompt, which other keys need not pay for.
+  let expected = 0
+  if (key.prepaid === 1 && entry) {
+    const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
+    expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
+  }
   ctx.reservation = gw.balances.admit(key, BigInt(expected))
 }
