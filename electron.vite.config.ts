@@ -5,7 +5,20 @@ import react from '@vitejs/plugin-react'
 export default defineConfig({
   main: {
     plugins: [externalizeDepsPlugin()],
-    build: { rollupOptions: { input: { index: resolve(import.meta.dirname, 'src/main/index.ts') } } },
+    build: {
+      rollupOptions: {
+        input: {
+          index: resolve(import.meta.dirname, 'src/main/index.ts'),
+          // `gw` compiled, so `npm run serve` runs plain Node (no TypeScript loader in memory).
+          gw: resolve(import.meta.dirname, 'src/gateway/cli/gw.ts'),
+          // The request-record thread's entry; recordWriter finds it beside itself.
+          recordWorker: resolve(import.meta.dirname, 'src/gateway/store/recordWorker.ts'),
+        },
+        // Shared chunks beside the entries, not in chunks/, so `new URL('./recordWorker.js',
+        // import.meta.url)` resolves from whichever chunk recordWriter lands in.
+        output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
+      },
+    },
   },
   preload: {
     // One CommonJS file with zod bundled in, so the renderer can run sandboxed: a sandboxed

@@ -1,49 +1,63 @@
 /**
- * The gateway exactly as shipped (authentication, attribution, pricing, request records in
- * SQLite), in its own process so the benchmark can measure its CPU and RSS alone. Its `openai`
- * provider points at the mock; a fresh key is created in a temp data dir.
- * Usage: node --import tsx bench/gateway-process.ts --mock http://127.0.0.1:N [--log-bodies]
- * Prints {"url": ..., "key": ...} on stdout; SIGTERM closes it cleanly (flushing records and,
- * under --cpu-prof, writing the profile).
+ * The gateway exactly as shipped, in its own process so the benchmark can measure its CPU and RSS
+ * alone: `node out/main/gw.js serve` (what `npm run serve` runs), on a temp data dir prepared with
+ * the same CLI (`openai` pointed at the mock, a fresh key, body logging on request), with the
+ * provider credential from OPENAI_API_KEY as on a headless server. SIGTERM closes it cleanly
+ * (flushing records and, under --cpu-prof, writing the profile).
+ *
+ * A checkout from before the compiled CLI (`--compare DIR` of an older commit) has no
+ * out/main/gw.js; its own bench/gateway-process.ts, run through tsx, starts it as it shipped then.
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
-import { startGateway } from '../src/gateway/server'
-import type { SecretStore } from '../src/gateway/secrets/secretStore'
+import { startChild, type Child } from './procs'
 
-const { values } = parseArgs({ options: { mock: { type: 'string' }, 'log-bodies': { type: 'boolean', default: false } } })
-if (!values.mock) throw new Error('--mock <url> is required')
-
-/** No keychain in a benchmark: the credential comes from OPENAI_API_KEY like on a headless server. */
-const noSecrets: SecretStore = {
-  description: 'none (benchmark)',
-  get: async () => null,
-  set: async () => {},
-  delete: async () => false,
-  unusableReason: async () => 'benchmark',
+export interface GatewayChildOptions {
+  /** The checkout to run (this one by default). */
+  root: string
+  logBodies?: boolean
+  /** Node flags for the gateway process, e.g. --cpu-prof. */
+  nodeArgs?: string[]
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'))
-const running = await startGateway(
-  { host: '127.0.0.1', port: 0, dataDir },
-  { env: { OPENAI_API_KEY: 'sk-mock-bench' }, secrets: noSecrets, log: (m, e) => console.error(m, e ?? '') },
-)
-const gw = running.gateway
-gw.providers.upsert('openai', 'openai', `${values.mock}/v1`)
-if (values['log-bodies']) gw.settingsRepo.write({ log_bodies: true })
-const { secret } = gw.keys.create('bench')
-gw.configChanged()
-process.stdout.write(JSON.stringify({ url: running.url, key: secret, pid: process.pid, dataDir }) + '\n')
+const MOCK_KEY = 'sk-mock-bench'
 
-let stopping = false
-const stop = async () => {
-  if (stopping) return
-  stopping = true
-  await running.close()
-  fs.rmSync(dataDir, { recursive: true, force: true })
-  process.exit(0)
+export type GatewayChild = Child & { key: string; url: string }
+
+export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptions): Promise<GatewayChild> {
+  const gw = path.join(opts.root, 'out/main/gw.js')
+  if (!fs.existsSync(gw)) {
+    // An older checkout: its gateway-process prints {"url", "key"} itself.
+    const child = await startChild([...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(opts.root, 'bench/gateway-process.ts'), '--mock', mockUrl, ...(opts.logBodies ? ['--log-bodies'] : [])], { cwd: opts.root })
+    return { ...child, key: child.info.key, url: child.info.url }
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'))
+  const cli = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [gw, ...args, '--data-dir', dataDir], { cwd: opts.root, encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`gw ${args.join(' ')} failed: ${r.stderr}`)
+    return r.stdout.trim()
+  }
+  cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
+  const key = cli('keys', 'create', '--name', 'bench')
+  if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
+  const child = await startChild([...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', '--data-dir', dataDir], {
+    cwd: opts.root,
+    env: { OPENAI_API_KEY: MOCK_KEY },
+    parse: (out) => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      return m ? { url: m[1] } : null
+    },
+  })
+  const stop = child.stop
+  return {
+    ...child,
+    key,
+    url: child.info.url,
+    stop: async () => {
+      await stop()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
 }
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)

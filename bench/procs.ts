@@ -14,8 +14,14 @@ export interface Child {
   stop(): Promise<void>
 }
 
-/** Starts `node <args>` and waits for its first stdout line to be JSON (mock, gateway) or for `ready()` to pass (peer). */
-export async function startChild(args: string[], opts: { ready?: () => Promise<boolean>; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<Child> {
+/**
+ * Starts `node <args>` and waits for its first stdout line to be JSON (mock), for `parse` to find
+ * what it needs in stdout (gateway), or for `ready()` to pass (peer).
+ */
+export async function startChild(
+  args: string[],
+  opts: { ready?: () => Promise<boolean>; parse?: (stdout: string) => Record<string, string> | null; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+): Promise<Child> {
   const proc = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let tail = ''
@@ -37,6 +43,14 @@ export async function startChild(args: string[], opts: { ready?: () => Promise<b
     }
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString()
+      if (opts.parse) {
+        const found = opts.parse(out)
+        if (found) {
+          clearTimeout(timer)
+          resolve(found)
+        }
+        return
+      }
       const nl = out.indexOf('\n')
       if (nl < 0) return
       clearTimeout(timer)

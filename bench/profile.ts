@@ -10,6 +10,8 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, streams } from './loadgen'
 import { ROOT, startChild } from './procs'
+import { startGatewayChild } from './gateway-process'
+import { buildApp } from '../test/support/build'
 import { MOCK_MODELS, STREAM_CHUNKS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -89,10 +91,11 @@ const dir = path.join(ROOT, 'bench/results/profiles')
 fs.mkdirSync(dir, { recursive: true })
 const before = new Set(fs.readdirSync(dir))
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
-const gw = await startChild(['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', 'bench/gateway-process.ts', '--mock', mock.info.url, ...(args['log-bodies'] ? ['--log-bodies'] : [])])
-const target = { name: 'gateway', origin: gw.info.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.info.key}` } }
+buildApp()
+const gw = await startGatewayChild(mock.info.url, { root: ROOT, logBodies: args['log-bodies'], nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+const target = { name: 'gateway', origin: gw.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` } }
 const messages = [{ role: 'system', content: 'You are a terse assistant.' }, { role: 'user', content: 'Say hello in one short sentence.' }]
-const pool = makePool(gw.info.url, args.streams ? 256 : 10)
+const pool = makePool(gw.url, args.streams ? 256 : 10)
 if (args.streams) {
   const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, stream: true, stream_options: { include_usage: true } })
   for (let i = 0; i < 5; i++) console.error(JSON.stringify(await streams(pool, target, body, 200, STREAM_CHUNKS)))

@@ -19,6 +19,8 @@ import { parseArgs } from 'node:util'
 import type { Pool } from 'undici'
 import { closedLoop, makePool, median, openLoop, sequential, streams, type Stats, type StreamStats, type Target } from './loadgen'
 import { cpuSeconds, httpReady, memoryMb, ROOT, startChild, type Child } from './procs'
+import { startGatewayChild, type GatewayChild } from './gateway-process'
+import { buildApp } from '../test/support/build'
 import { DELAY_MS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -67,20 +69,22 @@ const freePort = async () => {
   })
 }
 
+say('building the app (skipped when out/ is newer than the sources)')
+buildApp()
 say('starting mock provider, gateways and peer')
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 children.push(mock)
 const mockUrl = mock.info.url
-const gateway = await startChild(['--import', 'tsx', 'bench/gateway-process.ts', '--mock', mockUrl])
+const gateway = await startGatewayChild(mockUrl, { root: ROOT })
 children.push(gateway)
-const gatewayLogs = await startChild(['--import', 'tsx', 'bench/gateway-process.ts', '--mock', mockUrl, '--log-bodies'])
+const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true })
 children.push(gatewayLogs)
-let compare: Child | null = null
-let compareLogs: Child | null = null
+let compare: GatewayChild | null = null
+let compareLogs: GatewayChild | null = null
 if (args.compare) {
   const dir = path.resolve(args.compare)
-  compare = await startChild(['--import', 'tsx', path.join(dir, 'bench/gateway-process.ts'), '--mock', mockUrl], { cwd: dir })
-  compareLogs = await startChild(['--import', 'tsx', path.join(dir, 'bench/gateway-process.ts'), '--mock', mockUrl, '--log-bodies'], { cwd: dir })
+  compare = await startGatewayChild(mockUrl, { root: dir })
+  compareLogs = await startGatewayChild(mockUrl, { root: dir, logBodies: true })
   children.push(compare, compareLogs)
 }
 let peer: Child | null = null
@@ -98,13 +102,13 @@ if (!args['no-peer']) {
 const json = { 'content-type': 'application/json' }
 const targets: Array<Target & { pid?: number }> = [
   { name: 'direct', origin: mockUrl, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' } },
-  { name: 'gateway', origin: gateway.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gateway.info.key}` }, pid: gateway.pid },
-  { name: 'gateway+logs', origin: gatewayLogs.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gatewayLogs.info.key}` }, pid: gatewayLogs.pid },
+  { name: 'gateway', origin: gateway.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gateway.key}` }, pid: gateway.pid },
+  { name: 'gateway+logs', origin: gatewayLogs.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gatewayLogs.key}` }, pid: gatewayLogs.pid },
 ]
 if (compare && compareLogs) {
   const label = args['compare-label']!
-  targets.splice(2, 0, { name: label, origin: compare.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compare.info.key}` }, pid: compare.pid })
-  targets.push({ name: `${label}+logs`, origin: compareLogs.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compareLogs.info.key}` }, pid: compareLogs.pid })
+  targets.splice(2, 0, { name: label, origin: compare.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compare.key}` }, pid: compare.pid })
+  targets.push({ name: `${label}+logs`, origin: compareLogs.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compareLogs.key}` }, pid: compareLogs.pid })
 }
 if (peer) {
   targets.push({

@@ -82,7 +82,7 @@ export class Gateway {
     this.presetsRepo = new PresetsRepo(this.db)
     this.settingsRepo = new SettingsRepo(this.db)
     this.ledger = new LedgerRepo(this.db)
-    this.records = new RecordWriter(this.db, { onError: (err) => log('writing request records failed; will retry', err) })
+    this.records = new RecordWriter(this.db, { onError: (err) => log('request records:', err) })
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing)
@@ -147,7 +147,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer)
-    this.records.close()
+    await this.records.close()
     await this.registry.close()
     await this.agent.close()
     this.db.close()

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser, Page } from 'playwright-core'
-import { buildRenderer } from './support/build'
+import { buildApp } from '../support/build'
 import { axe, describeViolations, launch, openPage, screenshot, serious, skipReason, type Theme, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
@@ -40,7 +40,7 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
   }
 
   before(async () => {
-    buildRenderer()
+    buildApp()
     stack = await startStack()
     browser = await launch()
     w = await openPage(browser, stack.url)

@@ -2,7 +2,7 @@ import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
-import { buildRenderer } from './support/build'
+import { buildApp } from '../support/build'
 import { launch, openPage, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
@@ -25,7 +25,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
   let laptop: { id: string; secret: string }
 
   before(async () => {
-    buildRenderer()
+    buildApp()
     stack = await startStack()
     browser = await launch()
     w = await openPage(browser, stack.url)

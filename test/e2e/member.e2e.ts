@@ -2,7 +2,7 @@ import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
-import { buildRenderer } from './support/build'
+import { buildApp } from '../support/build'
 import { launch, openPage, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
@@ -24,7 +24,7 @@ describe('a member sees only their own keys and requests', { skip: skip ?? false
   let ownerRequestId: string
 
   before(async () => {
-    buildRenderer()
+    buildApp()
     stack = await startStack()
     browser = await launch()
     w = await openPage(browser, stack.url)

@@ -5,25 +5,30 @@ import path from 'node:path'
 import { once } from 'node:events'
 import OpenAI from 'openai'
 import { gwCli } from '../support/harness'
+import { BUILT, buildApp } from '../support/build'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 
+/** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node, as this test does. */
 describe('gw serve, headless, as a user runs it', () => {
   let fake: FakeOpenAI
   let child: ChildProcess
   let dataDir: string
   let baseURL: string
+  let stderr = ''
   before(async () => {
+    buildApp()
     fake = await startFakeOpenAI()
     dataDir = tempDir()
     await gwCli(['providers', 'set', 'openai', '--base-url', fake.url], { dataDir })
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/gateway/cli/gw.ts', 'serve', '--port', '0', '--data-dir', dataDir], {
+    child = spawn(process.execPath, [BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir], {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
     let out = ''
     for await (const chunk of child.stdout!) {
       out += chunk
@@ -39,23 +44,39 @@ describe('gw serve, headless, as a user runs it', () => {
     await fake.close()
   })
 
+  let client: OpenAI
+  const ask = (n: number, tag: string) =>
+    Promise.all(Array.from({ length: n }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${tag}${i}` }] })))
+  const storedOk = async () => {
+    const { stdout } = await gwCli(['requests', 'list', '--json'], { dataDir })
+    return JSON.parse(stdout).filter((r: any) => r.outcome === 'ok' && r.model === 'gpt-4o-mini').length as number
+  }
+
   it('serves /healthz without a key and completions with a CLI-made key', async () => {
     const health = await fetch(baseURL.replace('/v1', '/healthz'))
     assert.equal(health.status, 200)
     const { stdout } = await gwCli(['keys', 'create', '--name', 'serve-test'], { dataDir })
-    const client = new OpenAI({ baseURL, apiKey: stdout.trim(), maxRetries: 0 })
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `n${i}` }] })),
-    )
-    assert.equal(answers.length, 20)
+    client = new OpenAI({ baseURL, apiKey: stdout.trim(), maxRetries: 0 })
+    assert.equal((await ask(20, 'n')).length, 20)
+  })
+
+  it('records requests from its record thread while it runs', async () => {
+    // Records reach the store without a flush only through the thread, once it is up (or
+    // after the gateway fell back to writing them itself, which it reports on stderr).
+    const deadline = Date.now() + 20_000
+    while ((await storedOk()) < 20) {
+      assert.ok(Date.now() < deadline, 'records did not reach the store in 20 s')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.doesNotMatch(stderr, /request records/, 'the built record thread was found and used')
   })
 
   it('flushes every request record on SIGTERM', async () => {
+    await ask(5, 'last')
     child.kill('SIGTERM')
     const [code] = await once(child, 'exit')
     assert.equal(code, 0)
-    const { stdout } = await gwCli(['requests', 'list', '--json'], { dataDir })
-    const records = JSON.parse(stdout)
-    assert.equal(records.filter((r: any) => r.outcome === 'ok' && r.model === 'gpt-4o-mini').length, 20)
+    assert.equal(await storedOk(), 25)
+    assert.doesNotMatch(stderr, /request records/)
   })
 })

@@ -2,48 +2,24 @@
 // the built main and preload bundles and electron.builder.yml to prove the security settings.
 import { before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-
-const ROOT = path.resolve(import.meta.dirname, '../..')
-const MAIN = path.join(ROOT, 'out/main/index.js')
-const PRELOAD = path.join(ROOT, 'out/preload/index.cjs')
-const RENDERER = path.join(ROOT, 'out/renderer/index.html')
-
-function newestSource(dir: string): number {
-  let t = 0
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name)
-    t = Math.max(t, e.isDirectory() ? newestSource(p) : fs.statSync(p).mtimeMs)
-  }
-  return t
-}
-
-function fresh(): boolean {
-  if (![MAIN, PRELOAD, RENDERER].every((f) => fs.existsSync(f))) return false
-  const built = Math.min(...[MAIN, PRELOAD, RENDERER].map((f) => fs.statSync(f).mtimeMs))
-  const src = Math.max(newestSource(path.join(ROOT, 'src')), fs.statSync(path.join(ROOT, 'electron.vite.config.ts')).mtimeMs)
-  return built >= src
-}
+import { BUILT, ROOT, buildApp } from '../support/build'
 
 describe('the built desktop app', () => {
   let main = ''
   let preload = ''
   let builder = ''
   before(() => {
-    if (!fresh()) {
-      const r = spawnSync(path.join(ROOT, 'node_modules/.bin/electron-vite'), ['build', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' })
-      assert.equal(r.status, 0, `electron-vite build failed:\n${r.stdout}\n${r.stderr}`)
-    }
-    main = fs.readFileSync(MAIN, 'utf8')
-    preload = fs.readFileSync(PRELOAD, 'utf8')
+    buildApp()
+    main = fs.readFileSync(BUILT.main, 'utf8')
+    preload = fs.readFileSync(BUILT.preload, 'utf8')
     builder = fs.readFileSync(path.join(ROOT, 'electron.builder.yml'), 'utf8')
   })
 
   it('produced main, preload (one CommonJS file) and renderer bundles', () => {
     assert.match(main, /from "electron"/)
-    assert.ok(fs.existsSync(RENDERER))
+    assert.ok(fs.existsSync(BUILT.renderer))
     const requires = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1])
     assert.deepEqual([...new Set(requires)], ['electron'], 'a sandboxed preload may require only electron')
     assert.doesNotMatch(preload, /^\s*import\s/m, 'not an ES module')

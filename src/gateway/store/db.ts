@@ -14,12 +14,18 @@ export const DB_FILE = 'gateway.db'
  */
 export function openDatabase(dataDir: string, migrations: Migration[] = defaultMigrations): Db {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-  const db = new Database(path.join(dataDir, DB_FILE))
+  const db = connect(path.join(dataDir, DB_FILE))
+  migrate(db, migrations)
+  return db
+}
+
+/** A connection to an existing store, with the settings every connection of the gateway uses. */
+export function connect(file: string): Db {
+  const db = new Database(file)
   db.pragma('journal_mode = WAL')
   db.pragma('synchronous = NORMAL')
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
-  migrate(db, migrations)
   return db
 }
 

@@ -155,7 +155,7 @@ export class KeysRepo {
   private touchStmt: Statement<[number, string]> | null = null
 
   /** Called with every record batch: the statement is compiled once, not per batch. */
-  touch(lastUsed: Map<string, number>): void {
+  touch(lastUsed: Iterable<[string, number]>): void {
     this.touchStmt ??= this.db.prepare<[number, string]>(`UPDATE keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`)
     for (const [id, at] of lastUsed) this.touchStmt.run(at, id)
   }

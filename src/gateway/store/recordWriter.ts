@@ -1,95 +1,208 @@
+import { Worker } from 'node:worker_threads'
 import type { Db } from './db'
-import { RequestsRepo, type RequestRecord } from './requestsRepo'
-import { KeysRepo } from './keysRepo'
-import { LedgerRepo } from './ledgerRepo'
+import { recordBatchWriter, type Bodies, type Debit, type QueuedRecord, type WriteBatch } from './recordBatch'
+import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
+import type { RequestRecord } from './requestsRepo'
 
-/** Kept with the record while body logging is on. */
-export interface Bodies {
-  request: unknown
-  response: unknown
-}
+export type { Bodies, Debit } from './recordBatch'
 
-interface Queued {
-  record: RequestRecord
-  debit: Debit | null
-  bodies: Bodies | null
-}
-
-/** A prepaid key's usage debit, written in the same transaction as the request's record. */
-export interface Debit {
-  keyId: string
-  pico: bigint
+interface Batch {
+  seq: number
+  items: QueuedRecord[]
+  lastUsed: Array<[string, number]>
 }
 
 /**
- * Request records leave the hot path: they queue in memory and are written in one transaction
- * per batch (every `maxDelayMs` or `maxBatch` records, whichever comes first). Keys' last-used
- * times ride along in the same transaction. `close()` flushes, so a clean shutdown loses nothing.
+ * The thread's entry, beside this module: the built .js in out/main, or the .ts source when
+ * running under tsx (tests, `npm run gw`), where the thread must register tsx's loader itself:
+ * `--import tsx` does not reach worker threads.
+ */
+const FROM_SOURCE = import.meta.url.endsWith('.ts')
+const workerScript = (): string => {
+  const entry = JSON.stringify(new URL(FROM_SOURCE ? './recordWorker.ts' : './recordWorker.js', import.meta.url).href)
+  return FROM_SOURCE
+    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${entry}))`
+    : `import(${entry})`
+}
+
+/** How long a flush waits for the record thread before giving up on it. */
+const FLUSH_TIMEOUT_MS = 30_000
+
+/**
+ * Request records leave the hot path twice over: they queue in memory, and a batch (every
+ * `maxDelayMs` or `maxBatch` records) is handed to a worker thread that writes it in one
+ * transaction on its own connection. The event loop pays only for copying the batch across;
+ * inserts, commits and WAL checkpoints happen beside it. Keys' last-used times ride along.
+ *
+ * `flush()` is synchronous and returns once everything pushed so far has been tried, so a read
+ * that follows it (the Requests screen, a spend-limit check) sees every record. Batches made
+ * while the thread is still starting are written by `flush()` itself on this connection: waiting
+ * for a thread that is loading its modules could block forever (a module loader may need this
+ * thread's event loop). `close()` flushes and stops the thread, so a clean shutdown loses
+ * nothing. If the thread cannot start or dies, the writer says why and writes on the event loop
+ * instead, beginning with every batch the thread had not committed.
  */
 export class RecordWriter {
-  private queue: Array<Queued> = []
+  private queue: QueuedRecord[] = []
   private lastUsed = new Map<string, number>()
   private timer: NodeJS.Timeout | null = null
-  private readonly writeBatch: (items: Queued[], lastUsed: Map<string, number>) => void
+  private seq = 0
+  /** Made while the thread was starting; sent once it is ready, or written by a flush before that. */
+  private early: Batch[] = []
+  /** Posted to the thread and not yet known to be committed. */
+  private sent: Batch[] = []
+  private worker: Worker | null = null
+  private readonly state = new Int32Array(new SharedArrayBuffer(STATE_SLOTS * Int32Array.BYTES_PER_ELEMENT))
+  /** Writes on this thread's connection: before the thread is ready, and for good once it failed. */
+  private local: WriteBatch | null = null
+  private failed = false
+  private closed = false
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly opts: { maxDelayMs?: number; maxBatch?: number; onError?: (err: unknown) => void } = {},
-  ) {
-    const requests = new RequestsRepo(db)
-    const keys = new KeysRepo(db)
-    const ledger = new LedgerRepo(db)
-    this.writeBatch = db.transaction((items: Queued[], lastUsed: Map<string, number>) => {
-      for (const { record, debit, bodies } of items) {
-        requests.insert(record)
-        if (debit) ledger.debit(debit.keyId, debit.pico, record.id, Date.parse(record.created_at))
-        if (bodies) requests.insertBodies(record.id, bodies)
-      }
-      keys.touch(lastUsed)
-    })
-  }
+  ) {}
 
   push(record: RequestRecord, debit: Debit | null = null, bodies: Bodies | null = null): void {
     this.queue.push({ record, debit, bodies })
     if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
-    // Small batches: a flush runs on the event loop, and a long one delays every request's p99.
     if (this.queue.length >= (this.opts.maxBatch ?? 64)) this.schedule(0)
     else this.schedule(this.opts.maxDelayMs ?? 50)
   }
 
-  get pending(): number {
-    return this.queue.length
+  /** Hands the queue over and waits until all of it has been tried. */
+  flush(): void {
+    this.post()
+    if (this.early.length > 0 && !this.isReady()) {
+      const early = this.early
+      this.early = []
+      this.writeHere(early)
+    }
+    while (this.worker && Atomics.load(this.state, ATTEMPTED) < this.lastSent()) this.waitForWorker()
   }
 
-  flush(): void {
+  async close(): Promise<void> {
+    this.flush()
+    this.closed = true
+    const worker = this.worker
+    if (!worker) return
+    this.worker = null
+    if (this.isReady()) {
+      worker.postMessage({ type: 'close' } satisfies ToWorker)
+      // The thread closes its connection before the caller closes the last one, which checkpoints the WAL.
+      const deadline = Date.now() + 5_000
+      while (Atomics.load(this.state, CLOSED) === 0 && Date.now() < deadline && worker.threadId !== -1) {
+        Atomics.wait(this.state, CLOSED, 0, 50)
+      }
+    }
+    await worker.terminate()
+  }
+
+  private isReady(): boolean {
+    return Atomics.load(this.state, READY) === 1
+  }
+
+  private lastSent(): number {
+    return this.sent.length > 0 ? this.sent[this.sent.length - 1].seq : 0
+  }
+
+  private post(): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     if (this.queue.length === 0 && this.lastUsed.size === 0) return
-    const records = this.queue
-    const lastUsed = this.lastUsed
+    const batch: Batch = { seq: ++this.seq, items: this.queue, lastUsed: [...this.lastUsed] }
     this.queue = []
     this.lastUsed = new Map()
+    const worker = this.failed ? null : this.ensureWorker()
+    if (!worker) return this.writeHere([batch])
+    this.early.push(batch)
+    if (this.isReady()) this.sendEarly()
+  }
+
+  private sendEarly(): void {
+    const worker = this.worker
+    if (!worker) return
+    const written = Atomics.load(this.state, WRITTEN)
+    while (this.sent.length > 0 && this.sent[0].seq <= written) this.sent.shift()
+    for (const batch of this.early) {
+      this.sent.push(batch)
+      worker.postMessage({ type: 'batch', ...batch } satisfies ToWorker)
+    }
+    this.early = []
+  }
+
+  private ensureWorker(): Worker | null {
+    if (this.worker) return this.worker
+    if (this.closed) return null
     try {
-      this.writeBatch(records, lastUsed)
+      const data: WorkerData = { file: this.db.name, state: this.state.buffer as SharedArrayBuffer }
+      const worker = new Worker(workerScript(), { eval: true, workerData: data })
+      worker.unref()
+      worker.on('message', (msg: FromWorker) => this.report(msg))
+      worker.on('error', (err) => this.fallBack(err))
+      worker.on('exit', (code) => {
+        if (this.worker === worker) this.fallBack(new Error(`the record thread exited with code ${code}`))
+      })
+      this.worker = worker
     } catch (err) {
-      // A failed batch (disk full, locked past busy_timeout) goes back to the queue for the next try.
-      this.queue = records.concat(this.queue)
-      for (const [id, at] of lastUsed) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at)
-      this.opts.onError?.(err)
-      this.schedule(1000)
+      this.fallBack(err)
+    }
+    return this.worker
+  }
+
+  private waitForWorker(): void {
+    const deadline = Date.now() + FLUSH_TIMEOUT_MS
+    const seen = Atomics.load(this.state, ATTEMPTED)
+    // Short waits, so a thread that died without a word (threadId turns -1) is noticed.
+    while (Atomics.load(this.state, ATTEMPTED) === seen) {
+      if (this.worker?.threadId === -1) return this.fallBack(new Error('the record thread stopped'))
+      if (Date.now() > deadline) return this.fallBack(new Error(`the record thread did not answer in ${FLUSH_TIMEOUT_MS / 1000} s`))
+      Atomics.wait(this.state, ATTEMPTED, seen, 50)
     }
   }
 
-  close(): void {
-    this.flush()
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
+  /** From here on, batches are written on this thread, starting with those the record thread had not committed. */
+  private fallBack(err: unknown): void {
+    if (this.failed) return
+    this.failed = true
+    const worker = this.worker
+    this.worker = null
+    if (!this.closed) this.opts.onError?.(new Error(`request records are written on the main thread from now on: ${(err as Error).message}`))
+    void worker?.terminate()
+    const written = Atomics.load(this.state, WRITTEN)
+    const unwritten = this.sent.filter((b) => b.seq > written).concat(this.early)
+    this.sent = []
+    this.early = []
+    this.writeHere(unwritten)
+  }
+
+  private writeHere(batches: Batch[]): void {
+    this.local ??= recordBatchWriter(this.db)
+    for (const [i, batch] of batches.entries()) {
+      try {
+        this.local(batch.items, batch.lastUsed)
+      } catch (err) {
+        // What could not be written goes back to the queue for the next try.
+        const rest = batches.slice(i)
+        this.queue = rest.flatMap((b) => b.items).concat(this.queue)
+        for (const [id, at] of rest.flatMap((b) => b.lastUsed)) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at)
+        this.opts.onError?.(err)
+        this.schedule(1000)
+        return
+      }
+    }
+  }
+
+  private report(msg: FromWorker): void {
+    if (msg.type === 'ready') this.sendEarly()
+    else if (msg.type === 'dropped') this.opts.onError?.(new Error(`request ${msg.id}: its ${msg.what} could not be stored: ${msg.message}`))
+    else this.opts.onError?.(new Error(`writing request records failed; will retry: ${msg.message}`))
   }
 
   private schedule(delayMs: number): void {
     if (this.timer && delayMs > 0) return
     if (this.timer) clearTimeout(this.timer)
-    this.timer = setTimeout(() => this.flush(), delayMs)
+    this.timer = setTimeout(() => this.post(), delayMs)
     this.timer.unref()
   }
 }

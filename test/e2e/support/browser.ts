@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
-import { ROOT } from './build'
+import { ROOT } from '../../support/build'
 
 export const CHROMIUM = '/usr/bin/chromium'
 

@@ -1,0 +1,124 @@
+import { afterEach, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import Database from 'better-sqlite3'
+import { openDatabase, type Db } from '../../src/gateway/store/db'
+import { RecordWriter } from '../../src/gateway/store/recordWriter'
+import { KeysRepo } from '../../src/gateway/store/keysRepo'
+import { tempDir } from '../support/tempDir'
+import { recordFixture } from '../support/recordFixture'
+
+const record = (id: string, key: string | null = null) =>
+  recordFixture({ id, at: Date.now(), key }, { model: 'gpt-4o-mini', provider: 'openai', upstreamModel: 'gpt-4o-mini' })
+
+describe('request records written by their own thread', () => {
+  let db: Db
+  let writer: RecordWriter | null = null
+  let errors: string[] = []
+
+  const open = () => {
+    db = openDatabase(tempDir())
+    errors = []
+    writer = new RecordWriter(db, { onError: (err) => errors.push((err as Error).message) })
+    return writer
+  }
+  /** A connection of its own, like the CLI's: it sees only what was committed. */
+  const storedIds = () => {
+    const other = new Database(db.name, { readonly: true })
+    try {
+      return (other.prepare(`SELECT id FROM requests ORDER BY id`).pluck().all() as string[])
+    } finally {
+      other.close()
+    }
+  }
+  const eventually = async (check: () => boolean) => {
+    const deadline = Date.now() + 10_000
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('timed out')
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  afterEach(async () => {
+    await writer?.close()
+    writer = null
+    db.close()
+  })
+
+  it('flush() returns with every pushed record stored, before and after the thread is up', async () => {
+    const w = open()
+    w.push(record('a'))
+    w.flush()
+    assert.deepEqual(storedIds(), ['a'])
+    // Without a flush, a record is stored by the thread on its own once it is running.
+    w.push(record('b'))
+    await eventually(() => storedIds().length === 2)
+    w.push(record('c'))
+    w.push(record('d'))
+    w.flush()
+    assert.deepEqual(storedIds(), ['a', 'b', 'c', 'd'])
+    assert.deepEqual(errors, [])
+  })
+
+  it('writes on its own connection, while the event loop is busy', async () => {
+    const w = open()
+    const writtenHere = () => db.prepare(`SELECT total_changes()`).pluck().get() as number
+    const before = writtenHere()
+    w.push(record('warm'))
+    await eventually(() => storedIds().length === 1)
+    for (let i = 0; i < 64; i++) w.push(record(`r${String(i).padStart(2, '0')}`))
+    // A full batch is handed over on the next turn of the event loop...
+    await new Promise((resolve) => setTimeout(resolve, 1))
+    // ...and stored while this thread spins without yielding.
+    const deadline = Date.now() + 10_000
+    while (storedIds().length < 65 && Date.now() < deadline) {
+      /* spin */
+    }
+    assert.equal(storedIds().length, 65)
+    assert.equal(writtenHere(), before, 'no row was written through the main connection')
+    assert.deepEqual(errors, [])
+  })
+
+  it("keeps a batch's other records when one breaks a constraint, and says which", async () => {
+    const w = open()
+    const keys = new KeysRepo(db)
+    const { info } = keys.create('prepaid')
+    w.push(record('warm'))
+    await eventually(() => storedIds().length === 1)
+    w.push(record('ok-1', info.id), { keyId: info.id, pico: 5n }, null)
+    // A debit naming a key that does not exist breaks the ledger's foreign key.
+    w.push(record('orphan-debit', 'key_gone'), { keyId: 'key_gone', pico: 5n }, null)
+    w.push(record('ok-1'))
+    w.push(record('ok-2'))
+    w.flush()
+    assert.deepEqual(storedIds(), ['ok-1', 'ok-2', 'orphan-debit', 'warm'])
+    // The thread's reports arrive as messages, after the flush.
+    await eventually(() => errors.length >= 2)
+    assert.equal(errors.length, 2, errors.join('\n'))
+    assert.match(errors[0], /orphan-debit: its debit and bodies could not be stored: FOREIGN KEY/)
+    assert.match(errors[1], /ok-1: its record could not be stored: UNIQUE/)
+    const debits = db.prepare(`SELECT request_id FROM ledger WHERE kind = 'usage'`).pluck().all()
+    assert.deepEqual(debits, ['ok-1'])
+  })
+
+  it('falls back to writing on the main thread, losing nothing, when the thread dies', async () => {
+    const w = open()
+    w.push(record('before'))
+    await eventually(() => storedIds().length === 1)
+    await (w as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
+    w.push(record('after'))
+    w.flush()
+    assert.deepEqual(storedIds(), ['after', 'before'])
+    assert.match(errors.join('\n'), /written on the main thread from now on/)
+  })
+
+  it('close() stores what is queued and ends the thread', async () => {
+    const w = open()
+    w.push(record('x'))
+    await eventually(() => storedIds().length === 1)
+    w.push(record('y'))
+    await w.close()
+    writer = null
+    assert.deepEqual(storedIds(), ['x', 'y'])
+    assert.deepEqual(errors, [])
+  })
+})
