@@ -65,7 +65,7 @@ export function summarize(file: string, top: number): string {
     for (let id: number | undefined = p.samples[i]; id !== undefined; id = parent.get(id)) {
       const cf = byId.get(id)!.callFrame
       const url = cf.url.replace(/^file:\/\//, '').replace(ROOT + '/', '')
-      if (!url.startsWith('src/')) continue
+      if (!url.startsWith('src/') && !url.startsWith('out/main/')) continue
       const k = `${cf.functionName || '(anonymous)'}  ${url}:${cf.lineNumber + 1}`
       if (!seen.has(k)) {
         seen.add(k)

@@ -83,25 +83,27 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     routeMethods.set(route.url, [...(routeMethods.get(route.url) ?? []), ...methods])
   })
 
-  app.addHook('onRequest', async (req, reply) => {
+  // A callback hook, not an async one: no promise per request.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
     // The one configuration check per request: keys, presets, prices and settings changed by any
     // process apply from here on.
     gw.refresh()
     if (!allowHost(req.headers.host)) {
-      throw new ApiError(
-        403,
-        'invalid_request_error',
-        `Host "${req.headers.host ?? ''}" is not allowed. Add it to GW_ALLOWED_HOSTS to reach the gateway by that name.`,
-        'host_not_allowed',
+      const host = req.headers.host ?? ''
+      return done(
+        new ApiError(403, 'invalid_request_error', `Host "${host}" is not allowed. Add it to GW_ALLOWED_HOSTS to reach the gateway by that name.`, 'host_not_allowed'),
       )
     }
+    done()
   })
   app.register(cors, {
     // No origin configured: no CORS headers at all, so browsers keep other sites out.
     origin: (origin, cb) => {
+      // API clients send no Origin: nothing to decide.
+      if (origin === undefined) return cb(null, false)
       const allowed = corsOrigins()
-      cb(null, origin !== undefined && (allowed.includes('*') || allowed.includes(origin)) ? origin : false)
+      cb(null, allowed.includes('*') || allowed.includes(origin) ? origin : false)
     },
     exposedHeaders: ['x-request-id'],
     maxAge: 600,

@@ -18,8 +18,12 @@ const insufficient = (message: string) =>
 
 const usd = (pico: bigint) => `$${picoToUsdNumber(pico).toFixed(6).replace(/0+$/, '').replace(/\.$/, '.00')}`
 
-export const startOfUtcDay = (now: number) => new Date(new Date(now).toISOString().slice(0, 10) + 'T00:00:00Z').getTime()
-export const startOfUtcMonth = (now: number) => new Date(new Date(now).toISOString().slice(0, 7) + '-01T00:00:00Z').getTime()
+const DAY_MS = 86_400_000
+export const startOfUtcDay = (now: number) => now - (((now % DAY_MS) + DAY_MS) % DAY_MS)
+export const startOfUtcMonth = (now: number) => {
+  const d = new Date(now)
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
+}
 
 /**
  * Prepaid balances and period spend, in memory. A request is admitted only while the balance
@@ -60,8 +64,8 @@ export class Balances {
         throw insufficient(`Key "${key.name}" has no prepaid balance left${detail}. Top it up with \`gw balance top-up ${key.id} USD\`.`)
       }
     }
-    this.checkLimit(key, 'daily', key.daily_limit_usd, this.daily, startOfUtcDay(now))
-    this.checkLimit(key, 'monthly', key.monthly_limit_usd, this.monthly, startOfUtcMonth(now))
+    if (key.daily_limit_usd !== null) this.checkLimit(key, 'daily', key.daily_limit_usd, this.daily, startOfUtcDay(now))
+    if (key.monthly_limit_usd !== null) this.checkLimit(key, 'monthly', key.monthly_limit_usd, this.monthly, startOfUtcMonth(now))
     this.reserved.set(key.id, (this.reserved.get(key.id) ?? 0n) + expectedPico)
     return { keyId: key.id, prepaid, pico: expectedPico }
   }
@@ -80,8 +84,7 @@ export class Balances {
     }
   }
 
-  private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number | null, cache: Map<string, Spend>, since: number): void {
-    if (limit === null) return
+  private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since) {
       this.flushPending()
