@@ -108,13 +108,20 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     exposedHeaders: ['x-request-id'],
     maxAge: 600,
   })
+  // Every body is read by Fastify's own JSON parser (it refuses prototype poisoning) and its text
+  // is kept, so body logging stores exactly what the client sent without serialising it again.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.decorateRequest('rawBody', null)
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    req.rawBody = body as string
+    parseJson(req, body as string, done)
+  })
   // Tools that forget the content type (curl -d) still get their JSON read.
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
-    try {
-      done(null, body === '' ? undefined : JSON.parse(body as string))
-    } catch (err) {
-      done(err as Error, undefined)
-    }
+    if (body === '') return done(null, undefined)
+    req.rawBody = body as string
+    parseJson(req, body as string, done)
   })
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
@@ -154,4 +161,11 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     })
   }
   return app
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body's text as received, when it was JSON. */
+    rawBody: string | null
+  }
 }

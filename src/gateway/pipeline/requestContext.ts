@@ -1,3 +1,4 @@
+import type { Bodies } from '../store/recordBatch'
 import { randomBytes } from 'node:crypto'
 import type { KeyRow } from '../store/keysRepo'
 import type { Attempt, Outcome, RequestRecord } from '../store/requestsRepo'
@@ -47,8 +48,8 @@ export class RequestContext {
   cost: Cost | null = null
   ttfbMs: number | null = null
   source: 'api' | 'playground' = 'api'
-  /** What the client sent and got, kept only when body logging is on. */
-  bodies: { request: unknown; response: unknown } | null = null
+  /** What the client sent and got (JSON text), kept only when body logging is on. */
+  bodies: Bodies | null = null
   private recorded = false
 
   constructor(

@@ -3,10 +3,13 @@ import { KeysRepo } from './keysRepo'
 import { LedgerRepo } from './ledgerRepo'
 import { RequestsRepo, type RequestRecord } from './requestsRepo'
 
-/** Kept with the record while body logging is on. */
+/**
+ * Kept with the record while body logging is on: the JSON text the client sent and the text it
+ * received, so nothing is serialised twice and the log shows exactly what crossed the wire.
+ */
 export interface Bodies {
-  request: unknown
-  response: unknown
+  request: string | null
+  response: string | null
 }
 
 /** A prepaid key's usage debit, written in the same transaction as the request's record. */

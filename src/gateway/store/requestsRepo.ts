@@ -115,10 +115,10 @@ export class RequestsRepo {
   }
 
   /** Request and response bodies, kept only while body logging is on. */
-  insertBodies(id: string, bodies: { request: unknown; response: unknown }): void {
+  insertBodies(id: string, bodies: { request: string | null; response: string | null }): void {
     // Prepared once, on first use: compiling the statement for every logged request cost more than running it.
     this.insertBodiesStmt ??= this.db.prepare(`INSERT OR REPLACE INTO request_bodies (request_id, request, response) VALUES (?, ?, ?)`)
-    this.insertBodiesStmt.run(id, JSON.stringify(bodies.request ?? null), JSON.stringify(bodies.response ?? null))
+    this.insertBodiesStmt.run(id, bodies.request ?? 'null', bodies.response ?? 'null')
   }
 
   bodies(id: string): { request: unknown; response: unknown } | null {

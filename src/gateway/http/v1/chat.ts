@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../../errors'
 import type { Gateway } from '../../gateway'
 import { resolveAttribution } from '../../pipeline/attribution'
 import { costOf, gwExtension } from '../../pipeline/cost'
@@ -12,18 +11,7 @@ import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { clientWantsUsage, upstreamChatBody, validateChatBody } from './chatBody'
 import { relayChatStream } from './streamRelay'
-
-/** Reads a provider's JSON answer; DeepSeek may send blank lines first, which JSON.parse tolerates. */
-export async function readJson(providerId: string, body: { text(): Promise<string> }): Promise<Record<string, unknown>> {
-  const text = await body.text()
-  try {
-    const json = JSON.parse(text)
-    if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json
-  } catch {
-    // fall through
-  }
-  throw new ApiError(502, 'server_error', `${providerId} answered 200 with a body that is not a JSON object`, 'upstream_error')
-}
+import { JSON_TYPE, readJson } from './json'
 
 export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
   app.post('/v1/chat/completions', (req, reply) =>
@@ -32,7 +20,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.model = asSent.model
       ctx.stream = asSent.stream === true
       ctx.attribution = resolveAttribution(asSent.gw, req.raw.rawHeaders)
-      if (gw.settings.log_bodies) ctx.bodies = { request: asSent, response: null }
+      if (gw.settings.log_bodies) ctx.bodies = { request: req.rawBody ?? JSON.stringify(asSent), response: null }
       ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
       const body = ctx.preset ? applyPreset(asSent, ctx.preset) : asSent
       const primary = await resolveModel(gw, body.model)
@@ -61,9 +49,11 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.usage = usage
       ctx.cost = costOf(ctx, usage)
       completion.gw = gwExtension(ctx)
-      if (ctx.bodies) ctx.bodies.response = completion
+      // Serialised here (as Fastify would) so a logged response is this very text.
+      const payload = JSON.stringify(completion)
+      if (ctx.bodies) ctx.bodies.response = payload
       ctx.markFirstByte()
-      await reply.send(completion)
+      await reply.type(JSON_TYPE).send(payload)
       return { status: 200, outcome: 'ok' }
     }),
   )

@@ -152,7 +152,7 @@ export async function relayChatStream(
   }
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
-  if (ctx.bodies && text) ctx.bodies.response = { content: text.join(''), finish_reason: finishChunk.choices?.[0]?.finish_reason ?? null }
+  if (ctx.bodies && text) ctx.bodies.response = JSON.stringify({ content: text.join(''), finish_reason: finishChunk.choices?.[0]?.finish_reason ?? null })
   const gw = gwExtension(ctx)
   if (includeUsage) {
     await send(finishChunk)
