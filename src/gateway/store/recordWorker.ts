@@ -3,19 +3,19 @@
  * batches the gateway posts, so inserts, commits and WAL checkpoints never stall the event loop
  * that serves requests. Batches are written in the order they were posted; a batch that fails for
  * a passing reason (disk full, lock held past busy_timeout) is retried, one whose own rows break a
- * constraint is written row by row so only the offending record is dropped.
+ * constraint is written record by record so only what offends is dropped.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { connect } from './db'
 import { recordBatchWriter, type LastUsed, type QueuedRecord } from './recordBatch'
-import { ATTEMPTED, CLOSED, READY, WRITTEN, type WorkerData, type ToWorker, type FromWorker } from './recordWorkerProtocol'
+import { ATTEMPTED, CLOSED, READY, WRITTEN, type Batch, type WorkerData, type ToWorker, type FromWorker } from './recordWorkerProtocol'
 
 const { file, state: shared } = workerData as WorkerData
 const state = new Int32Array(shared)
 const db = connect(file)
 const write = recordBatchWriter(db)
 const port = parentPort!
-const pending: Array<{ seq: number; items: QueuedRecord[]; lastUsed: LastUsed }> = []
+const pending: Batch[] = []
 let retry: NodeJS.Timeout | null = null
 
 const tell = (msg: FromWorker) => port.postMessage(msg)

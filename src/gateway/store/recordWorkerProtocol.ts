@@ -13,6 +13,13 @@ export interface WorkerData {
   state: SharedArrayBuffer
 }
 
-export type ToWorker = { type: 'batch'; seq: number; items: QueuedRecord[]; lastUsed: LastUsed } | { type: 'close' }
+/** Records handed over together, numbered in the order they are posted. */
+export interface Batch {
+  seq: number
+  items: QueuedRecord[]
+  lastUsed: LastUsed
+}
+
+export type ToWorker = ({ type: 'batch' } & Batch) | { type: 'close' }
 
 export type FromWorker = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'dropped'; id: string; what: 'record' | 'debit and bodies'; message: string }

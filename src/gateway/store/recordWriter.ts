@@ -1,16 +1,10 @@
 import { Worker } from 'node:worker_threads'
 import type { Db } from './db'
 import { recordBatchWriter, type Bodies, type Debit, type QueuedRecord, type WriteBatch } from './recordBatch'
-import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
+import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type Batch, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
 import type { RequestRecord } from './requestsRepo'
 
 export type { Bodies, Debit } from './recordBatch'
-
-interface Batch {
-  seq: number
-  items: QueuedRecord[]
-  lastUsed: Array<[string, number]>
-}
 
 /**
  * The thread's entry, beside this module: the built .js in out/main, or the .ts source when

@@ -11,7 +11,7 @@ import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { clientWantsUsage, upstreamChatBody, validateChatBody } from './chatBody'
 import { relayChatStream } from './streamRelay'
-import { JSON_TYPE, readJson } from './json'
+import { readJson, requestText, sendJson } from './json'
 
 export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
   app.post('/v1/chat/completions', (req, reply) =>
@@ -20,7 +20,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.model = asSent.model
       ctx.stream = asSent.stream === true
       ctx.attribution = resolveAttribution(asSent.gw, req.raw.rawHeaders)
-      if (gw.settings.log_bodies) ctx.bodies = { request: req.rawBody ?? JSON.stringify(asSent), response: null }
+      if (gw.settings.log_bodies) ctx.bodies = { request: requestText(req), response: null }
       ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
       const body = ctx.preset ? applyPreset(asSent, ctx.preset) : asSent
       const primary = await resolveModel(gw, body.model)
@@ -49,11 +49,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.usage = usage
       ctx.cost = costOf(ctx, usage)
       completion.gw = gwExtension(ctx)
-      // Serialised here (as Fastify would) so a logged response is this very text.
-      const payload = JSON.stringify(completion)
-      if (ctx.bodies) ctx.bodies.response = payload
-      ctx.markFirstByte()
-      await reply.type(JSON_TYPE).send(payload)
+      await sendJson(ctx, reply, completion)
       return { status: 200, outcome: 'ok' }
     }),
   )

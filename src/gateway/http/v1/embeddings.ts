@@ -10,7 +10,7 @@ import { normalizeUsage } from '../../pricing/usage'
 import { route } from '../../routing/route'
 import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
-import { JSON_TYPE, readJson } from './json'
+import { readJson, requestText, sendJson } from './json'
 
 type Encoding = 'float' | 'base64'
 
@@ -82,10 +82,8 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
       ctx.cost = costOf(ctx, ctx.usage)
       json.gw = gwExtension(ctx)
-      const payload = JSON.stringify(json)
-      if (gw.settings.log_bodies) ctx.bodies = { request: req.rawBody ?? JSON.stringify(req.body), response: payload }
-      ctx.markFirstByte()
-      await reply.type(JSON_TYPE).send(payload)
+      if (gw.settings.log_bodies) ctx.bodies = { request: requestText(req), response: null }
+      await sendJson(ctx, reply, json)
       return { status: 200, outcome: 'ok' }
     }),
   )

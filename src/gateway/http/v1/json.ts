@@ -1,7 +1,20 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors'
+import type { RequestContext } from '../../pipeline/requestContext'
 
 /** What Fastify would send for an object; answers serialised by the gateway itself say the same. */
-export const JSON_TYPE = 'application/json; charset=utf-8'
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** The request as the client sent it, for body logging (the parser kept its text). */
+export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.stringify(req.body)
+
+/** Sends an answer serialised here, as Fastify would, so a logged response is this very text. */
+export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: unknown): Promise<void> {
+  const payload = JSON.stringify(answer)
+  if (ctx.bodies) ctx.bodies.response = payload
+  ctx.markFirstByte()
+  await reply.type(JSON_TYPE).send(payload)
+}
 
 /** Reads a provider's JSON answer; DeepSeek may send blank lines first, which JSON.parse tolerates. */
 export async function readJson(providerId: string, body: { text(): Promise<string> }): Promise<Record<string, unknown>> {
