@@ -10,8 +10,8 @@ import { _electron, type ElectronApplication, type Page } from 'playwright-core'
 import { startGateway } from '../../src/gateway/server'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { tempDir } from '../support/tempDir'
+import { ROOT } from '../support/build'
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
 const ELECTRON_DIST = path.join(ROOT, 'node_modules/electron/dist')
 
 function skipReason(): string | null {

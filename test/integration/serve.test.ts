@@ -1,15 +1,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import path from 'node:path'
 import { once } from 'node:events'
 import OpenAI from 'openai'
 import { gwCli } from '../support/harness'
-import { BUILT, buildApp } from '../support/build'
+import { BUILT, ROOT, buildApp } from '../support/build'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
 
 /** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node, as this test does. */
 describe('gw serve, headless, as a user runs it', () => {

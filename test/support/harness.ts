@@ -11,11 +11,11 @@ import type { RoutingConfig } from '../../src/gateway/routing/routingConfig'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 import { tempDir } from './tempDir'
+import { ROOT } from './build'
 
 export { tempDir }
 
 const run = promisify(execFile)
-const ROOT = path.resolve(import.meta.dirname, '../..')
 
 
 /** Runs the real `gw` CLI in its own process, as a user (or a script) would. */
