@@ -10,20 +10,38 @@ import type { Preset } from '../../contract/presets'
 import type { Reservation } from './balances'
 
 /**
- * Request ids take 12 bytes each from a pool filled by the CSPRNG 4 KB at a time: the same ids,
- * without a randomBytes call (and its syscall-sized overhead) per request.
+ * Request ids sort by creation time: `req_`, the millisecond as 8 characters of an alphabet in
+ * byte order, then 72 random bits. Records are inserted in id order, so the id index (and those of
+ * tags, dimensions and bodies, keyed by it) grows at its end instead of at random pages: a record
+ * with a random id cost 34 µs to write into an empty table and 47–50 µs from 150k records on, one
+ * in id order 21–27 µs (bench/record-insert.ts). The random part comes from a 4 KB pool filled by
+ * the CSPRNG, not a randomBytes call per request.
  */
-const ID_BYTES = 12
-const ID_POOL = 4096 - (4096 % ID_BYTES)
-let idPool = Buffer.alloc(0)
-let idOffset = 0
-export const newRequestId = () => {
-  if (idOffset + ID_BYTES > idPool.length) {
-    idPool = randomBytes(ID_POOL)
-    idOffset = 0
+const SORTED_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
+const RANDOM_BYTES = 9
+const POOL_BYTES = 4096 - (4096 % RANDOM_BYTES)
+let pool = Buffer.alloc(0)
+let poolOffset = 0
+let stampMs = -1
+let stamp = ''
+
+function timeStamp(ms: number): string {
+  let s = ''
+  for (let i = 0, t = ms; i < 8; i++, t = Math.floor(t / 64)) s = SORTED_ALPHABET[t % 64] + s
+  return s
+}
+
+export const newRequestId = (now = Date.now()) => {
+  if (now !== stampMs) {
+    stampMs = now
+    stamp = timeStamp(now)
   }
-  const id = `req_${idPool.toString('base64url', idOffset, idOffset + ID_BYTES)}`
-  idOffset += ID_BYTES
+  if (poolOffset + RANDOM_BYTES > pool.length) {
+    pool = randomBytes(POOL_BYTES)
+    poolOffset = 0
+  }
+  const id = `req_${stamp}${pool.toString('base64url', poolOffset, poolOffset + RANDOM_BYTES)}`
+  poolOffset += RANDOM_BYTES
   return id
 }
 

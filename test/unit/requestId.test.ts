@@ -1,0 +1,22 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { newRequestId } from '../../src/gateway/pipeline/requestContext'
+
+describe('request ids', () => {
+  it('sort by the millisecond they were made in, byte-wise as SQLite compares text', () => {
+    // Times chosen so every character of the time part changes somewhere, including the
+    // base64url characters that are out of byte order in the standard alphabet ('-', '_', digits).
+    const times = [0, 1, 63, 64, 4095, 4096, Date.UTC(2026, 10, 21), Date.UTC(2026, 10, 21) + 1, Date.UTC(2040, 0, 1), 2 ** 47]
+    const ids = times.map((t) => newRequestId(t))
+    const sorted = [...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    assert.deepEqual(sorted, ids)
+    for (const id of ids) assert.match(id, /^req_[A-Za-z0-9_-]{20}$/)
+  })
+
+  it('made in the same millisecond differ in 72 random bits', () => {
+    const ids = Array.from({ length: 5000 }, () => newRequestId(1_800_000_000_000))
+    assert.equal(new Set(ids).size, ids.length)
+    assert.equal(new Set(ids.map((id) => id.slice(0, 12))).size, 1, 'one time part')
+    assert.equal(new Set(ids.map((id) => id.slice(12))).size, ids.length)
+  })
+})
