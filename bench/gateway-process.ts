@@ -1,8 +1,8 @@
 /**
  * The gateway exactly as shipped, in its own process so the benchmark can measure its CPU and RSS
- * alone: `node out/main/gw.js serve` (what `npm run serve` runs), on a temp data dir prepared with
- * the same CLI (`openai` pointed at the mock, a fresh key, body logging on request), with the
- * provider credential from OPENAI_API_KEY as on a headless server. SIGTERM closes it cleanly
+ * alone: `node <flags> out/main/gw.js serve` with the flags of the checkout's `npm run serve`, on a
+ * temp data dir prepared with the same CLI (`openai` pointed at the mock, a fresh key, body
+ * logging on request), with the provider credential from OPENAI_API_KEY as on a headless server. SIGTERM closes it cleanly
  * (flushing records and, under --cpu-prof, writing the profile).
  *
  * A checkout from before the compiled CLI (`--compare DIR` of an older commit) has no
@@ -13,6 +13,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { startChild, type Child } from './procs'
+import { serveNodeArgs } from '../test/support/build'
 
 export interface GatewayChildOptions {
   /** The checkout to run (this one by default). */
@@ -42,7 +43,7 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
   cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
   const key = cli('keys', 'create', '--name', 'bench')
   if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
-  const child = await startChild([...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: opts.root,
     env: { OPENAI_API_KEY: MOCK_KEY },
     parse: (out) => {

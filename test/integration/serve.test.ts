@@ -4,12 +4,12 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import OpenAI from 'openai'
 import { gwCli } from '../support/harness'
-import { BUILT, ROOT, buildApp } from '../support/build'
+import { BUILT, ROOT, buildApp, serveNodeArgs } from '../support/build'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 
 
-/** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node, as this test does. */
+/** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node and its flags, as this test does. */
 describe('gw serve, headless, as a user runs it', () => {
   let fake: FakeOpenAI
   let child: ChildProcess
@@ -21,7 +21,7 @@ describe('gw serve, headless, as a user runs it', () => {
     fake = await startFakeOpenAI()
     dataDir = tempDir()
     await gwCli(['providers', 'set', 'openai', '--base-url', fake.url], { dataDir })
-    child = spawn(process.execPath, [BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir], {
+    child = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir], {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,6 +14,14 @@ export const BUILT = {
   renderer: path.join(ROOT, 'out/renderer/index.html'),
 }
 
+/** The Node flags `npm run serve` (of a checkout) starts out/main/gw.js with, so tests and the benchmark run it the same way. */
+export function serveNodeArgs(root = ROOT): string[] {
+  const script: string = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.serve
+  const m = /\bnode((?: --\S+)*) out\/main\/gw\.js serve\b/.exec(script)
+  if (!m) throw new Error(`package.json's serve script does not run out/main/gw.js: ${script}`)
+  return m[1].split(' ').filter(Boolean)
+}
+
 function newestMtime(dir: string): number {
   let newest = 0
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
