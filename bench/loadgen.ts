@@ -164,73 +164,86 @@ export interface StreamStats {
   firstError?: string
 }
 
-/** `concurrency` streams started together; first chunk = first SSE `data:` event, last = `[DONE]`. */
-export async function streams(pool: Pool, t: Target, body: string, concurrency: number, expectedChunks: number): Promise<StreamStats> {
-  const ttfc: number[] = []
-  const ttlc: number[] = []
-  let failed = 0
-  let incomplete = 0
-  let received = 0
-  let firstError: string | undefined
-  const one = async () => {
-    const t0 = performance.now()
-    try {
-      const res = await pool.request({ path: t.path, method: 'POST', headers: t.headers, body })
-      if (res.statusCode !== 200) {
-        failed++
-        firstError ??= `${res.statusCode} ${(await res.body.text()).slice(0, 200)}`
-        return
-      }
-      let first = -1
-      let buf = ''
-      let content = 0
-      let done = false
-      for await (const piece of res.body) {
-        buf += (piece as Buffer).toString()
-        let at: number
-        while ((at = buf.indexOf('\n\n')) >= 0) {
-          const ev = buf.slice(0, at)
-          buf = buf.slice(at + 2)
-          for (const line of ev.split('\n')) {
-            if (!line.startsWith('data:')) continue
-            if (first < 0) first = performance.now() - t0
-            const data = line.slice(5).trim()
-            if (data === '[DONE]') {
-              done = true
-              continue
-            }
-            const json = JSON.parse(data)
-            if (json.error) throw new Error(`error event: ${JSON.stringify(json.error).slice(0, 200)}`)
-            for (const c of json.choices ?? []) if (typeof c.delta?.content === 'string' && c.delta.content !== '') content++
+type OneStream = { ok: true; ttfc: number; ttlc: number; content: number } | { ok: false; failed: boolean; content: number; error: string }
+
+/** One streamed request: first chunk = first SSE `data:` event, last = `[DONE]`. */
+async function oneStream(pool: Pool, t: Target, body: string, expectedChunks: number): Promise<OneStream> {
+  const t0 = performance.now()
+  let content = 0
+  try {
+    const res = await pool.request({ path: t.path, method: 'POST', headers: t.headers, body })
+    if (res.statusCode !== 200) return { ok: false, failed: true, content, error: `${res.statusCode} ${(await res.body.text()).slice(0, 200)}` }
+    let first = -1
+    let buf = ''
+    let done = false
+    for await (const piece of res.body) {
+      buf += (piece as Buffer).toString()
+      let at: number
+      while ((at = buf.indexOf('\n\n')) >= 0) {
+        const ev = buf.slice(0, at)
+        buf = buf.slice(at + 2)
+        for (const line of ev.split('\n')) {
+          if (!line.startsWith('data:')) continue
+          if (first < 0) first = performance.now() - t0
+          const data = line.slice(5).trim()
+          if (data === '[DONE]') {
+            done = true
+            continue
           }
+          const json = JSON.parse(data)
+          if (json.error) throw new Error(`error event: ${JSON.stringify(json.error).slice(0, 200)}`)
+          for (const c of json.choices ?? []) if (typeof c.delta?.content === 'string' && c.delta.content !== '') content++
         }
       }
-      received += content
-      if (!done || content < expectedChunks) {
-        incomplete++
-        firstError ??= `stream ended with ${content}/${expectedChunks} chunks, done=${done}`
-        return
-      }
-      ttfc.push(first)
-      ttlc.push(performance.now() - t0)
-    } catch (err) {
-      failed++
-      firstError ??= (err as Error).message
     }
+    if (!done || content < expectedChunks) return { ok: false, failed: false, content, error: `stream ended with ${content}/${expectedChunks} chunks, done=${done}` }
+    return { ok: true, ttfc: first, ttlc: performance.now() - t0, content }
+  } catch (err) {
+    return { ok: false, failed: true, content, error: (err as Error).message }
   }
-  await Promise.all(Array.from({ length: concurrency }, one))
-  const a = ttfc.sort((x, y) => x - y)
-  const b = ttlc.sort((x, y) => x - y)
+}
+
+function streamStats(results: OneStream[], expectedChunks: number): StreamStats {
+  const done = results.filter((r) => r.ok)
+  const a = done.map((r) => r.ttfc).sort((x, y) => x - y)
+  const b = done.map((r) => r.ttlc).sort((x, y) => x - y)
+  const firstError = results.find((r) => !r.ok)
   return {
-    streams: concurrency,
-    failed,
-    incomplete,
-    chunksExpected: concurrency * expectedChunks,
-    chunksReceived: received,
+    streams: results.length,
+    failed: results.filter((r) => !r.ok && r.failed).length,
+    incomplete: results.filter((r) => !r.ok && !r.failed).length,
+    chunksExpected: results.length * expectedChunks,
+    chunksReceived: results.reduce((n, r) => n + r.content, 0),
     ttfcP50: percentile(a, 50),
     ttfcP99: percentile(a, 99),
     ttlcP50: percentile(b, 50),
     ttlcP99: percentile(b, 99),
-    ...(firstError ? { firstError } : {}),
+    ...(firstError && !firstError.ok ? { firstError: firstError.error } : {}),
   }
+}
+
+/** `concurrency` streams started at the same moment: the set-up of all of them queues at once. */
+export async function streams(pool: Pool, t: Target, body: string, concurrency: number, expectedChunks: number): Promise<StreamStats> {
+  const results = await Promise.all(Array.from({ length: concurrency }, () => oneStream(pool, t, body, expectedChunks)))
+  return streamStats(results, expectedChunks)
+}
+
+/**
+ * `concurrency` streams kept open for `ms`: each is replaced by a new one as it ends, and the first
+ * ones start spread over one stream's length (`streamMs`) so arrivals are even. Counts the streams
+ * started after that ramp, each of which runs beside `concurrency - 1` others.
+ */
+export async function sustainedStreams(pool: Pool, t: Target, body: string, concurrency: number, expectedChunks: number, streamMs: number, ms: number): Promise<StreamStats> {
+  const start = performance.now()
+  const counted: OneStream[] = []
+  const lane = async (i: number) => {
+    await new Promise((r) => setTimeout(r, (i * streamMs) / concurrency))
+    while (performance.now() - start < ms) {
+      const afterRamp = performance.now() - start >= streamMs
+      const r = await oneStream(pool, t, body, expectedChunks)
+      if (afterRamp) counted.push(r)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, (_, i) => lane(i)))
+  return streamStats(counted, expectedChunks)
 }

@@ -101,3 +101,8 @@ export function memoryMb(pid: number): { rss: number; peak: number } {
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN)
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
 }
+
+/** Starts a new peak for memoryMb (Linux: writing 5 to clear_refs resets VmHWM to the current RSS). */
+export function resetPeakRss(pid: number): void {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5')
+}

@@ -8,11 +8,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { closedLoop, makePool, streams } from './loadgen'
+import { closedLoop, makePool, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { startGatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { MOCK_MODELS, STREAM_CHUNKS } from './mock-provider'
+import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
   options: {
@@ -98,7 +98,8 @@ const messages = [{ role: 'system', content: 'You are a terse assistant.' }, { r
 const pool = makePool(gw.url, args.streams ? 256 : 10)
 if (args.streams) {
   const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, stream: true, stream_options: { include_usage: true } })
-  for (let i = 0; i < 5; i++) console.error(JSON.stringify(await streams(pool, target, body, 200, STREAM_CHUNKS)))
+  const s = await sustainedStreams(pool, target, body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, Number(args.seconds) * 1000)
+  console.error(`200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`)
 } else {
   const body = JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' })
   const s = await closedLoop(pool, target, body, 10, Number(args.seconds) * 1000)

@@ -5,9 +5,10 @@
  * path to the mock with one load generator (bench/loadgen.ts), targets interleaved and rotated,
  * after a warm-up, REPS repetitions, medians reported.
  *   A  added latency, one request at a time (median of round medians)
- *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS
+ *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
- *   D  200 concurrent streams: added time to first and last chunk, chunks lost
+ *   D  200 concurrent streams, opened at once and kept open (each replaced as it ends): added time
+ *      to first and last chunk, chunks lost
  * Writes bench/results/<name>.json and .md (default name: gateway-bench).
  * Options: --reps N  --quick (shorter runs)  --scenarios A,B,C,D  --name NAME  --no-peer
  *          --compare DIR [--compare-label L]: also run the gateway of another checkout (before/after)
@@ -17,8 +18,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Pool } from 'undici'
-import { closedLoop, makePool, median, openLoop, sequential, streams, type Stats, type StreamStats, type Target } from './loadgen'
-import { cpuSeconds, httpReady, memoryMb, ROOT, startChild, type Child } from './procs'
+import { closedLoop, makePool, median, openLoop, sequential, streams, sustainedStreams, type Stats, type StreamStats, type Target } from './loadgen'
+import { cpuSeconds, httpReady, memoryMb, resetPeakRss, ROOT, startChild, type Child } from './procs'
 import { startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { DELAY_MS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
@@ -46,6 +47,7 @@ const CFG = {
   cSeconds: Q ? 2 : 3,
   cRates: [100, 500, 1000],
   dStreams: 200,
+  dSustainSeconds: Q ? 2 : 3,
   warmupMs: Q ? 800 : 1500,
 }
 
@@ -165,6 +167,7 @@ if (SCEN.has('B')) {
   for (const c of CFG.bConnections) {
     say(`B: ${c} connections, ${CFG.bSeconds} s x ${REPS} per target`)
     const runs: Record<string, Array<Stats & { cpu_pct?: number }>> = Object.fromEntries(targets.map((t) => [t.name, []]))
+    for (const t of targets) if (t.pid) resetPeakRss(t.pid)
     for (const t of targets) await closedLoop(pool(t, c), t, bodies.instant, c, CFG.warmupMs)
     for (let rep = 0; rep < REPS; rep++) {
       for (const t of rotation(rep)) {
@@ -184,6 +187,7 @@ if (SCEN.has('B')) {
             p50_ms: round(median(r.map((x) => x.p50)), 3),
             p99_ms: round(median(r.map((x) => x.p99)), 3),
             cpu_pct: t.pid ? round(median(r.map((x) => x.cpu_pct!)), 0) : null,
+            peak_rss_mb: t.pid ? round(memoryMb(t.pid).peak, 0) : null,
             errors: r.reduce((s, x) => s + x.errors, 0),
             firstError: r.find((x) => x.firstError)?.firstError,
             runs: r,
@@ -192,7 +196,6 @@ if (SCEN.has('B')) {
       }),
     )
   }
-  B.memory = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, memoryMb(t.pid!)]))
   results.B = B
 }
 
@@ -225,13 +228,13 @@ if (SCEN.has('C')) {
 }
 
 // ---------- D: concurrent streams ----------
-if (SCEN.has('D')) {
-  say(`D: ${CFG.dStreams} concurrent streams of ${STREAM_CHUNKS} chunks every ${STREAM_INTERVAL_MS} ms, x ${REPS} per target`)
+/** Runs one way of driving streams for every target, interleaved, and reports it as D does. */
+async function streamScenario(drive: (p: Pool, t: Target) => Promise<StreamStats>) {
   const runs: Record<string, StreamStats[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
-  for (const t of targets) await streams(pool(t, 256), t, bodies.stream, CFG.dStreams, STREAM_CHUNKS)
-  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await streams(pool(t, 256), t, bodies.stream, CFG.dStreams, STREAM_CHUNKS))
+  for (const t of targets) await drive(pool(t, 256), t)
+  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await drive(pool(t, 256), t))
   const m = (n: string, k: 'ttfcP50' | 'ttfcP99' | 'ttlcP50' | 'ttlcP99') => median(runs[n].map((x) => x[k]))
-  results.D = Object.fromEntries(
+  return Object.fromEntries(
     targets.map((t) => {
       const r = runs[t.name]
       return [
@@ -255,7 +258,15 @@ if (SCEN.has('D')) {
   )
 }
 
-const memoryEnd = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, memoryMb(t.pid!)]))
+if (SCEN.has('D')) {
+  say(`D: ${CFG.dStreams} streams of ${STREAM_CHUNKS} chunks every ${STREAM_INTERVAL_MS} ms opened at once, x ${REPS} per target`)
+  results.D = await streamScenario((p, t) => streams(p, t, bodies.stream, CFG.dStreams, STREAM_CHUNKS))
+  say(`D: ${CFG.dStreams} streams kept open for ${CFG.dSustainSeconds} s (each replaced as it ends), x ${REPS} per target`)
+  const streamMs = STREAM_CHUNKS * STREAM_INTERVAL_MS
+  results.D_sustained = await streamScenario((p, t) => sustainedStreams(p, t, bodies.stream, CFG.dStreams, STREAM_CHUNKS, streamMs, CFG.dSustainSeconds * 1000))
+}
+
+const rssEnd = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, round(memoryMb(t.pid!).rss, 0)]))
 for (const p of pools.values()) await p.close()
 await cleanup()
 
@@ -274,7 +285,7 @@ const meta = {
     'better-sqlite3': pkg('better-sqlite3'),
   },
   config: { ...CFG, reps: REPS, mock_delay_ms: DELAY_MS, stream_chunks: STREAM_CHUNKS, stream_interval_ms: STREAM_INTERVAL_MS },
-  memory_end_mb: memoryEnd,
+  rss_end_mb: rssEnd,
 }
 const report = { ...meta, results }
 fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true })
@@ -304,8 +315,8 @@ function markdown(r: typeof report): string {
       row(`B: req/s @${c} conns`, (n) => `${f(b[n].rps, 0)}${b[n].errors ? ` (${b[n].errors} err)` : ''}`)
       row(`B: p50 / p99 @${c} (ms)`, (n) => `${f(b[n].p50_ms)} / ${f(b[n].p99_ms)}`)
       row(`B: CPU of process @${c}`, (n) => (b[n].cpu_pct === null ? '—' : `${f(b[n].cpu_pct, 0)} %`))
+      row(`B: peak RSS @${c} (MB)`, (n) => (b[n].peak_rss_mb === null ? '—' : f(b[n].peak_rss_mb, 0)))
     }
-    row('B: peak RSS (MB)', (n) => (R.B.memory[n] ? f(R.B.memory[n].peak, 0) : '—'))
   }
   if (R.C) {
     for (const rate of CFG.cRates) {
@@ -314,12 +325,14 @@ function markdown(r: typeof report): string {
       row(`C: ${rate} req/s: **added** p50 / p99 (ms)`, (n) => (n === 'direct' ? '—' : `${f(c[n].added_p50_ms)} / ${f(c[n].added_p99_ms)}`))
     }
   }
-  if (R.D) {
-    row(`D: TTFC p50 / p99, ${CFG.dStreams} streams (ms)`, (n) => (R.D[n].failed ? 'failed' : `${f(R.D[n].ttfc_p50_ms)} / ${f(R.D[n].ttfc_p99_ms)}`))
-    row('D: **added TTFC** p50 / p99 (ms)', (n) => (n === 'direct' ? '—' : R.D[n].failed ? 'failed' : `${f(R.D[n].added_ttfc_p50_ms)} / ${f(R.D[n].added_ttfc_p99_ms)}`))
-    row('D: time to last chunk p50 (ms)', (n) => (R.D[n].failed ? 'failed' : f(R.D[n].ttlc_p50_ms, 1)))
-    row('D: streams failed / incomplete / chunks lost', (n) => `${R.D[n].failed} / ${R.D[n].incomplete} / ${R.D[n].chunks_lost}`)
+  const streamRows = (D: any, how: string) => {
+    row(`D: TTFC p50 / p99, ${how} (ms)`, (n) => (D[n].failed ? 'failed' : `${f(D[n].ttfc_p50_ms)} / ${f(D[n].ttfc_p99_ms)}`))
+    row(`D: **added TTFC** p50 / p99, ${how} (ms)`, (n) => (n === 'direct' ? '—' : D[n].failed ? 'failed' : `${f(D[n].added_ttfc_p50_ms)} / ${f(D[n].added_ttfc_p99_ms)}`))
+    row(`D: time to last chunk p50, ${how} (ms)`, (n) => (D[n].failed ? 'failed' : f(D[n].ttlc_p50_ms, 1)))
+    row(`D: streams / failed / incomplete / chunks lost, ${how}`, (n) => `${D[n].streams} / ${D[n].failed} / ${D[n].incomplete} / ${D[n].chunks_lost}`)
   }
+  if (R.D) streamRows(R.D, `${CFG.dStreams} opened at once`)
+  if (R.D_sustained) streamRows(R.D_sustained, `${CFG.dStreams} kept open`)
   lines.push('')
   const notes: string[] = []
   for (const n of names) {
