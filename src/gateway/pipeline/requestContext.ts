@@ -13,8 +13,8 @@ import type { Reservation } from './balances'
  * Request ids sort by creation time: `req_`, the millisecond as 8 characters of an alphabet in
  * byte order, then 72 random bits. Records are inserted in id order, so the id index (and those of
  * tags, dimensions and bodies, keyed by it) grows at its end instead of at random pages: a record
- * with a random id cost 34 µs to write into an empty table and 47–50 µs from 150k records on, one
- * in id order 21–27 µs (bench/record-insert.ts). The random part comes from a 4 KB pool filled by
+ * with a random id cost 33 µs to write into an empty table and 44–48 µs from 100k records on, one
+ * in id order 19–24 µs (bench/record-insert.ts). The random part comes from a 4 KB pool filled by
  * the CSPRNG, not a randomBytes call per request.
  */
 const SORTED_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'

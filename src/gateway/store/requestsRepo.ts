@@ -58,13 +58,12 @@ export class RequestsRepo {
   private insertBodiesStmt: Statement<[string, string, string]> | null = null
 
   constructor(private readonly db: Db) {
+    // Positional parameters: binding 24 named ones cost ~2 µs more per record (bench/record-insert.ts).
     this.insertRequest = db.prepare(
       `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
          upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, total_tokens, cost_usd, priced,
          latency_ms, error_code, source, detail)
-       VALUES (@id, @created_at, @endpoint, @status, @outcome, @key_id, @model, @preset, @preset_version, @provider,
-         @upstream_model, @stream, @user_id, @trace_id, @session_id, @prompt_tokens, @completion_tokens, @total_tokens, @cost_usd, @priced,
-         @latency_ms, @error_code, @source, @detail)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
     this.insertDimension = db.prepare(
@@ -75,32 +74,32 @@ export class RequestsRepo {
   /** Call inside a transaction. */
   insert(r: RequestRecord): void {
     const at = Date.parse(r.created_at)
-    this.insertRequest.run({
-      id: r.id,
-      created_at: at,
-      endpoint: r.endpoint,
-      status: r.status,
-      outcome: r.outcome,
-      key_id: r.key_id,
-      model: r.model,
-      preset: r.preset,
-      preset_version: r.preset_version,
-      provider: r.provider,
-      upstream_model: r.upstream_model,
-      stream: r.stream ? 1 : 0,
-      user_id: r.attribution.user_id,
-      trace_id: r.attribution.trace_id,
-      session_id: r.attribution.session_id,
-      prompt_tokens: r.usage?.prompt_tokens ?? null,
-      completion_tokens: r.usage?.completion_tokens ?? null,
-      total_tokens: r.usage ? (r.usage.prompt_tokens ?? 0) + (r.usage.completion_tokens ?? 0) : null,
-      source: r.source,
-      cost_usd: r.cost?.final_usd ?? null,
-      priced: r.cost?.priced ? 1 : 0,
-      latency_ms: r.latency_ms,
-      error_code: r.error?.code ?? null,
-      detail: JSON.stringify(r),
-    })
+    this.insertRequest.run(
+      r.id,
+      at,
+      r.endpoint,
+      r.status,
+      r.outcome,
+      r.key_id,
+      r.model,
+      r.preset,
+      r.preset_version,
+      r.provider,
+      r.upstream_model,
+      r.stream ? 1 : 0,
+      r.attribution.user_id,
+      r.attribution.trace_id,
+      r.attribution.session_id,
+      r.usage?.prompt_tokens ?? null,
+      r.usage?.completion_tokens ?? null,
+      r.usage ? (r.usage.prompt_tokens ?? 0) + (r.usage.completion_tokens ?? 0) : null,
+      r.cost?.final_usd ?? null,
+      r.cost?.priced ? 1 : 0,
+      r.latency_ms,
+      r.error?.code ?? null,
+      r.source,
+      JSON.stringify(r),
+    )
     for (const tag of r.attribution.tags) this.insertTag.run(r.id, tag, at)
     for (const [name, value] of Object.entries(r.dimensions)) this.insertDimension.run(r.id, name, value, at)
   }
