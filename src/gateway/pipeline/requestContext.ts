@@ -10,14 +10,15 @@ import type { Preset } from '../../contract/presets'
 import type { Reservation } from './balances'
 
 /**
- * Request ids sort by creation time: `req_`, the millisecond as 8 characters of an alphabet in
- * byte order, then 72 random bits. Records are inserted in id order, so the id index (and those of
- * tags, dimensions and bodies, keyed by it) grows at its end instead of at random pages: a record
- * with a random id cost 33 µs to write into an empty table and 44–48 µs from 100k records on, one
- * in id order 19–24 µs (bench/record-insert.ts). The random part comes from a 4 KB pool filled by
+ * Request ids sort by creation time: `req_`, the millisecond in 8 base-62 digits (0-9, A-Z, a-z
+ * are in byte order, so comparing ids as text compares times, until the year 8900), then 72
+ * random bits. Records are inserted in id order, so the id index (and those of tags, dimensions
+ * and bodies, keyed by it) grows at its end instead of at random pages: a record with a random id
+ * cost 33 µs to write into an empty table and 44–48 µs from 100k records on, one in id order
+ * 19–24 µs (bench/record-insert.ts). The random part comes from a 4 KB pool filled by
  * the CSPRNG, not a randomBytes call per request.
  */
-const SORTED_ALPHABET = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz'
+const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 const RANDOM_BYTES = 9
 const POOL_BYTES = 4096 - (4096 % RANDOM_BYTES)
 let pool = Buffer.alloc(0)
@@ -27,7 +28,7 @@ let stamp = ''
 
 function timeStamp(ms: number): string {
   let s = ''
-  for (let i = 0, t = ms; i < 8; i++, t = Math.floor(t / 64)) s = SORTED_ALPHABET[t % 64] + s
+  for (let i = 0, t = ms; i < 8; i++, t = Math.floor(t / 62)) s = DIGITS[t % 62] + s
   return s
 }
 
