@@ -1,12 +1,9 @@
 import path from 'node:path'
 import electron, { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, protocol, session, shell, Tray } from 'electron'
 import { APP_NAME } from '../gateway/config'
-import { limitHeapGrowth } from '../gateway/heap'
 import { KeychainSecretStore } from '../gateway/secrets/secretStore'
 import { startGateway } from '../gateway/server'
 import { createDesktop } from './desktop'
-
-limitHeapGrowth()
 
 // A thin composition: every decision lives in ./desktop and the modules it uses, which take
 // Electron's modules as parameters so they can be tested without Electron.

@@ -1,4 +1,3 @@
-import { limitHeapGrowth } from '../../heap'
 import { startGateway } from '../../server'
 import { list, parse, type Command } from '../shared'
 
@@ -9,7 +8,6 @@ export const serve: Command = async (args, io) => {
     'allowed-hosts': { type: 'string' },
     'cors-origins': { type: 'string' },
   })
-  limitHeapGrowth()
   const running = await startGateway(
     {
       host: values.host,
