@@ -69,44 +69,43 @@ async function once(pool: Pool, t: Target, body: string): Promise<{ ok: boolean;
   }
 }
 
-/** One request at a time for `count` requests. */
-export async function sequential(pool: Pool, t: Target, body: string, count: number): Promise<Stats> {
+/** Latencies and errors of the requests one run makes, and the run's stats at its end. */
+function tally() {
   const lat: number[] = []
   let errors = 0
   let firstError: string | undefined
-  const start = performance.now()
-  for (let i = 0; i < count; i++) {
-    const t0 = performance.now()
-    const r = await once(pool, t, body)
-    if (r.ok) lat.push(performance.now() - t0)
-    else {
-      errors++
-      firstError ??= r.error
-    }
-  }
-  return summarize(lat, errors, (performance.now() - start) / 1000, firstError)
-}
-
-/** `connections` workers, each with one request in flight, for `ms`. */
-export async function closedLoop(pool: Pool, t: Target, body: string, connections: number, ms: number): Promise<Stats> {
-  const lat: number[] = []
-  let errors = 0
-  let firstError: string | undefined
-  const start = performance.now()
-  const end = start + ms
-  const worker = async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now()
+  return {
+    /** Sends one request; its latency counts from `from` (now, or when an open loop meant to send it). */
+    async send(pool: Pool, t: Target, body: string, from = performance.now()): Promise<void> {
       const r = await once(pool, t, body)
-      if (r.ok) lat.push(performance.now() - t0)
+      if (r.ok) lat.push(performance.now() - from)
       else {
         errors++
         firstError ??= r.error
       }
-    }
+    },
+    stats: (start: number): Stats => summarize(lat, errors, (performance.now() - start) / 1000, firstError),
+  }
+}
+
+/** One request at a time for `count` requests. */
+export async function sequential(pool: Pool, t: Target, body: string, count: number): Promise<Stats> {
+  const run = tally()
+  const start = performance.now()
+  for (let i = 0; i < count; i++) await run.send(pool, t, body)
+  return run.stats(start)
+}
+
+/** `connections` workers, each with one request in flight, for `ms`. */
+export async function closedLoop(pool: Pool, t: Target, body: string, connections: number, ms: number): Promise<Stats> {
+  const run = tally()
+  const start = performance.now()
+  const end = start + ms
+  const worker = async () => {
+    while (performance.now() < end) await run.send(pool, t, body)
   }
   await Promise.all(Array.from({ length: connections }, worker))
-  return summarize(lat, errors, (performance.now() - start) / 1000, firstError)
+  return run.stats(start)
 }
 
 /**
@@ -114,9 +113,7 @@ export async function closedLoop(pool: Pool, t: Target, body: string, connection
  * gets to it); its latency counts from when it was due.
  */
 export async function openLoop(pool: Pool, t: Target, body: string, rate: number, ms: number): Promise<Stats & { achievedRps: number; maxLagMs: number }> {
-  const lat: number[] = []
-  let errors = 0
-  let firstError: string | undefined
+  const run = tally()
   let maxLag = 0
   const total = Math.round((rate * ms) / 1000)
   const inflight: Promise<void>[] = []
@@ -129,15 +126,7 @@ export async function openLoop(pool: Pool, t: Target, body: string, rate: number
         const due = start + (sent * 1000) / rate
         maxLag = Math.max(maxLag, now - due)
         sent++
-        inflight.push(
-          once(pool, t, body).then((r) => {
-            if (r.ok) lat.push(performance.now() - due)
-            else {
-              errors++
-              firstError ??= r.error
-            }
-          }),
-        )
+        inflight.push(run.send(pool, t, body, due))
       }
       if (sent >= total) return resolve()
       setTimeout(tick, Math.max(0, start + (sent * 1000) / rate - performance.now() - 0.5))
@@ -146,8 +135,7 @@ export async function openLoop(pool: Pool, t: Target, body: string, rate: number
   })
   const sendSeconds = (performance.now() - start) / 1000
   await Promise.all(inflight)
-  const s = summarize(lat, errors, (performance.now() - start) / 1000, firstError)
-  return { ...s, achievedRps: sent / sendSeconds, maxLagMs: maxLag }
+  return { ...run.stats(start), achievedRps: sent / sendSeconds, maxLagMs: maxLag }
 }
 
 export interface StreamStats {
