@@ -71,6 +71,21 @@ describe('routing: retries, fallbacks, cool-down', () => {
     assert.equal(res.gw.routing.fallback_used, true)
   })
 
+  it('a client that leaves during the wait before a retry ends it: no further attempt, recorded as 499', async () => {
+    t.fake.script({ kind: 'status', status: 429, headers: { 'retry-after-ms': '600' } })
+    const before = t.fake.received.length
+    const ac = new AbortController()
+    const pending = t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }, { signal: ac.signal, maxRetries: 0 })
+    setTimeout(() => ac.abort(), 100)
+    await assert.rejects(pending)
+    // Past the end of the wait: a retry would have reached the provider by now.
+    await new Promise((r) => setTimeout(r, 800))
+    assert.equal(t.fake.received.length - before, 1)
+    const aborted = (await t.records()).find((r) => r.status === 499)!
+    assert.equal(aborted.outcome, 'aborted')
+    assert.deepEqual(aborted.attempts.map((a) => a.status), [429])
+  })
+
   it('never retries once the stream has started', async () => {
     t.fake.script({ kind: 'fail-mid-stream', afterChunks: 2, mode: 'drop' })
     const before = t.fake.received.length

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
+import { ClientAbort } from '../pipeline/clientAbort'
 import { RequestContext } from '../pipeline/requestContext'
 import { ClientAborted } from '../providers/sendToProvider'
 import type { Outcome, RequestRecord } from '../store/requestsRepo'
@@ -24,7 +25,7 @@ export async function runRecorded(
   req: FastifyRequest,
   reply: FastifyReply,
   endpoint: RequestRecord['endpoint'],
-  handler: (ctx: RequestContext, signal: AbortSignal) => Promise<Finished>,
+  handler: (ctx: RequestContext, signal: ClientAbort) => Promise<Finished>,
 ): Promise<void> {
   // Configuration was refreshed as this request arrived (app.ts onRequest): a change takes
   // effect from the next request, read once per request.
@@ -34,16 +35,16 @@ export async function runRecorded(
     : gw.keyIndex.authenticate(req.headers.authorization)
   const ctx = new RequestContext(req.id, endpoint, key)
   if (internal) ctx.source = 'playground'
-  const abort = new AbortController()
+  const abort = new ClientAbort()
   const onClose = () => {
     if (!reply.raw.writableFinished) abort.abort()
   }
   reply.raw.once('close', onClose)
   let finished: Finished
   try {
-    finished = await handler(ctx, abort.signal)
+    finished = await handler(ctx, abort)
   } catch (err) {
-    if (err instanceof ClientAborted || abort.signal.aborted) {
+    if (err instanceof ClientAborted || abort.aborted) {
       finished = { status: CLIENT_CLOSED, outcome: 'aborted' }
     } else {
       const apiError =

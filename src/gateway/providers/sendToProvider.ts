@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
+import type { ClientAbort } from '../pipeline/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
@@ -35,7 +36,7 @@ export async function sendToProvider(
   ctx: RequestContext,
   target: Target,
   request: UpstreamRequest,
-  signal: AbortSignal,
+  signal: ClientAbort,
 ): Promise<Dispatcher.ResponseData> {
   const provider = target.provider
   const adapter = adapterFor(provider.kind)

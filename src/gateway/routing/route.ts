@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Dispatcher } from 'undici'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
+import type { ClientAbort } from '../pipeline/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
@@ -41,7 +42,7 @@ export async function route(
   ctx: RequestContext,
   candidates: Target[],
   build: (target: Target) => UpstreamRequest,
-  signal: AbortSignal,
+  signal: ClientAbort,
   skip: (target: Target) => string | null = () => null,
 ): Promise<Routed> {
   const config = gw.routing
@@ -87,7 +88,7 @@ export async function route(
         const wait = err.retryAfterMs ?? backoffMs(config, retry)
         if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || gw.cooldown.cooling(id)) break
         try {
-          await sleep(wait, undefined, { signal })
+          await sleep(wait, undefined, { signal: signal.signal })
         } catch {
           throw new ClientAborted()
         }

@@ -1,4 +1,5 @@
 import { Agent, request, type Dispatcher } from 'undici'
+import type { ClientAbort } from '../pipeline/clientAbort'
 
 export interface UpstreamTimeouts {
   connectMs: number
@@ -29,7 +30,8 @@ export interface UpstreamCall {
   /** Credential and protocol headers, from the provider's adapter. */
   headers: Record<string, string>
   body?: unknown
-  signal?: AbortSignal
+  /** Aborts the call: an AbortSignal or undici's other form, an emitter with `aborted` and 'abort'. */
+  signal?: AbortSignal | ClientAbort
   headersTimeoutMs?: number
 }
 

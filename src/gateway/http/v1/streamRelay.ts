@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify'
 import type { Dispatcher } from 'undici'
 import { ApiError } from '../../errors'
 import { costOf, gwExtension } from '../../pipeline/cost'
+import type { ClientAbort } from '../../pipeline/clientAbort'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import { openAIUsage } from '../../pricing/usage'
@@ -38,7 +39,7 @@ export async function relayChatStream(
   reply: FastifyReply,
   upstream: Dispatcher.ResponseData,
   translator: StreamTranslator,
-  opts: { includeUsage: boolean; prompt: unknown; signal: AbortSignal },
+  opts: { includeUsage: boolean; prompt: unknown; signal: ClientAbort },
 ): Promise<Finished> {
   const { includeUsage, signal } = opts
   const providerId = ctx.target!.provider.id
@@ -53,7 +54,7 @@ export async function relayChatStream(
     'x-accel-buffering': 'no',
   })
   const write = async (text: string) => {
-    if (!out.write(text)) await once(out, 'drain', { signal })
+    if (!out.write(text)) await once(out, 'drain', { signal: signal.signal })
   }
   const send = (chunk: Chunk) => write(`data: ${JSON.stringify(chunk)}\n\n`)
 
