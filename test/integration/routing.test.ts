@@ -197,6 +197,32 @@ describe('routing: cool-down and timeouts', () => {
     assert.equal(err.status, 504)
     assert.equal(err.code, 'provider_timeout')
   })
+
+  it('applies per-provider idle timeouts: a body that stops, streamed or not, ends with a timeout', async () => {
+    await gwCli(['providers', 'set', 'backup', '--kind', 'openai', '--base-url', backup.url, '--idle-timeout-ms', '150'], { dataDir: t.dataDir })
+    // Headers at once, then a body that never comes.
+    backup.script({ kind: 'endless-stream', intervalMs: 60_000 })
+    const started = performance.now()
+    const err: any = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi }, { maxRetries: 0 }).catch((e) => e)
+    assert.equal(err.status, 504)
+    assert.equal(err.code, 'provider_timeout')
+    assert.match(err.message, /stopped sending data/)
+    assert.ok(performance.now() - started < 5_000)
+    // Chunks 100 ms apart keep the stream alive; a silence of 400 ms ends it.
+    backup.script({ kind: 'endless-stream', intervalMs: 100 })
+    const alive = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi, stream: true })
+    let n = 0
+    for await (const _ of alive) if (++n === 5) break
+    assert.equal(n, 5)
+    backup.script({ kind: 'endless-stream', intervalMs: 400 })
+    const { data: stream, response } = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi, stream: true }, { maxRetries: 0 }).withResponse()
+    const broken: any = await (async () => {
+      for await (const _ of stream);
+    })().catch((e) => e)
+    assert.match(String(broken?.message), /stopped sending data/)
+    const record = await t.record(response.headers.get('x-request-id'))
+    assert.equal(record.outcome, 'error')
+  })
 })
 
 describe('gw providers test', () => {

@@ -1,6 +1,6 @@
 import { Agent, type Dispatcher } from 'undici'
 import type { ProviderTimeouts, ProvidersRepo } from '../store/providersRepo'
-import { createUpstreamAgent, defaultTimeouts } from '../upstream/client'
+import { createUpstreamAgent, defaultTimeouts, type CallDeadlines } from '../upstream/client'
 import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
 import { builtinProviders } from './builtin'
 
@@ -13,7 +13,15 @@ export interface Provider {
   /** Has a row in the store (a custom provider, or a built-in one with a changed base URL). */
   stored: boolean
   timeouts: ProviderTimeouts
+  /** The timeouts of a call to it: its own where set, the defaults otherwise. */
+  deadlines: CallDeadlines
 }
+
+const deadlinesOf = (t: ProviderTimeouts): CallDeadlines => ({
+  firstByteMs: t.first_byte_ms ?? defaultTimeouts.firstByteMs,
+  idleMs: t.idle_ms ?? defaultTimeouts.idleMs,
+})
+const defaultDeadlines = deadlinesOf({})
 
 /**
  * Built-in providers merged with the ones stored by `gw providers set`. Credentials are read
@@ -37,9 +45,10 @@ export class ProviderRegistry {
 
   reload(): void {
     const next = new Map<string, Provider>()
-    for (const b of builtinProviders) next.set(b.id, { ...b, stored: false, timeouts: {} })
+    for (const b of builtinProviders) next.set(b.id, { ...b, stored: false, timeouts: {}, deadlines: defaultDeadlines })
     for (const row of this.repo.all()) {
       const builtin = next.get(row.id)
+      const timeouts = JSON.parse(row.timeouts) as ProviderTimeouts
       next.set(row.id, {
         id: row.id,
         kind: row.kind,
@@ -47,7 +56,8 @@ export class ProviderRegistry {
         baseUrl: row.base_url ?? builtin?.baseUrl ?? '',
         local: builtin?.local ?? false,
         stored: true,
-        timeouts: JSON.parse(row.timeouts) as ProviderTimeouts,
+        timeouts,
+        deadlines: deadlinesOf(timeouts),
       })
     }
     this.providers = next
@@ -58,17 +68,13 @@ export class ProviderRegistry {
     for (const a of old) void a.close()
   }
 
-  /** The connection pool for a provider: its own when it overrides timeouts, the shared one otherwise. */
+  /** The connection pool for a provider: its own when it has its own connect timeout, the shared one otherwise. */
   dispatcher(provider: Provider): Dispatcher {
-    const t = provider.timeouts
-    if (t.connect_ms === undefined && t.first_byte_ms === undefined && t.idle_ms === undefined) return this.shared
+    const connectMs = provider.timeouts.connect_ms
+    if (connectMs === undefined) return this.shared
     let agent = this.agents.get(provider.id)
     if (!agent) {
-      agent = createUpstreamAgent({
-        connectMs: t.connect_ms ?? defaultTimeouts.connectMs,
-        firstByteMs: t.first_byte_ms ?? defaultTimeouts.firstByteMs,
-        idleMs: t.idle_ms ?? defaultTimeouts.idleMs,
-      })
+      agent = createUpstreamAgent(connectMs)
       this.agents.set(provider.id, agent)
     }
     return agent

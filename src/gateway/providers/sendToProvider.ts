@@ -1,11 +1,10 @@
-import type { Dispatcher } from 'undici'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
 import type { ClientAbort } from '../pipeline/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
-import { callUpstream, joinUrl } from '../upstream/client'
+import { callUpstream, joinUrl, type UpstreamResponse } from '../upstream/client'
 import { redactSecret, upstreamNetworkError } from '../upstream/upstreamErrors'
 import { retryAfterMs } from '../routing/routingConfig'
 import type { UpstreamRequest } from './adapter'
@@ -37,7 +36,7 @@ export async function sendToProvider(
   target: Target,
   request: UpstreamRequest,
   signal: ClientAbort,
-): Promise<Dispatcher.ResponseData> {
+): Promise<UpstreamResponse> {
   const provider = target.provider
   const adapter = adapterFor(provider.kind)
   const credential = await gw.registry.credential(provider.id)
@@ -56,14 +55,15 @@ export async function sendToProvider(
     attempt(null, e.message)
     throw new ProviderFailure(e, null, null)
   }
-  let res: Dispatcher.ResponseData
+  let res: UpstreamResponse
   try {
     res = await callUpstream(gw.registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, request.path),
       method: 'POST',
       headers: adapter.headers(credential?.value ?? null),
       body: request.body,
-      signal,
+      client: signal,
+      deadlines: provider.deadlines,
     })
   } catch (err) {
     if (signal.aborted) {

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Dispatcher } from 'undici'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
 import type { ClientAbort } from '../pipeline/clientAbort'
@@ -7,6 +6,7 @@ import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
 import { ClientAborted, ProviderFailure, sendToProvider } from '../providers/sendToProvider'
+import type { UpstreamResponse } from '../upstream/client'
 import { backoffMs } from './routingConfig'
 
 type Verdict = 'retry' | 'next' | 'stop'
@@ -27,7 +27,7 @@ function verdict(f: ProviderFailure): Verdict {
 
 export interface Routed {
   target: Target
-  response: Dispatcher.ResponseData
+  response: UpstreamResponse
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Agent, request, type Dispatcher } from 'undici'
+import { EventEmitter } from 'node:events'
+import { Agent, errors, request, type Dispatcher } from 'undici'
 import type { ClientAbort } from '../pipeline/clientAbort'
 
 export interface UpstreamTimeouts {
@@ -9,18 +10,23 @@ export interface UpstreamTimeouts {
   idleMs: number
 }
 
+export type CallDeadlines = Omit<UpstreamTimeouts, 'connectMs'>
+
 export const defaultTimeouts: UpstreamTimeouts = { connectMs: 10_000, firstByteMs: 600_000, idleMs: 300_000 }
 
-/** One keep-alive pool per gateway: upstream TLS handshakes are paid once, not per request. */
-export function createUpstreamAgent(timeouts: UpstreamTimeouts = defaultTimeouts): Agent {
+/**
+ * One keep-alive pool per gateway: upstream TLS handshakes are paid once, not per request.
+ * Its requests have no timers of their own: a call's deadlines are `callUpstream`'s.
+ */
+export function createUpstreamAgent(connectMs = defaultTimeouts.connectMs): Agent {
   return new Agent({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 600_000,
     connections: 256,
     pipelining: 1,
-    connect: { timeout: timeouts.connectMs },
-    headersTimeout: timeouts.firstByteMs,
-    bodyTimeout: timeouts.idleMs,
+    connect: { timeout: connectMs },
+    headersTimeout: 0,
+    bodyTimeout: 0,
   })
 }
 
@@ -30,10 +36,74 @@ export interface UpstreamCall {
   /** Credential and protocol headers, from the provider's adapter. */
   headers: Record<string, string>
   body?: unknown
-  /** Aborts the call: an AbortSignal or undici's other form, an emitter with `aborted` and 'abort'. */
-  signal?: AbortSignal | ClientAbort
-  headersTimeoutMs?: number
+  /** A caller's own end for the call (a probe's deadline). */
+  signal?: AbortSignal
+  /** A client's request: the call ends when the client goes away, or when the provider is slower than its deadlines. */
+  client?: ClientAbort
+  deadlines?: CallDeadlines
 }
+
+export interface UpstreamResponse extends Dispatcher.ResponseData {
+  /** Some of the body arrived: the idle timeout starts again. A streamed body's reader calls it per read. */
+  heard(): void
+}
+
+/**
+ * The signal undici gets for a call with deadlines (an emitter with `aborted`, `reason` and
+ * 'abort', which undici accepts beside an AbortSignal): it fires when the client goes away, when
+ * the headers take longer than `firstByteMs`, or when the body falls silent for `idleMs`.
+ *
+ * The deadlines are kept here rather than in undici for memory's sake: undici's long timers sit
+ * in an array swept twice a second, so a request's two of them outlived two scavenges and were
+ * tenured. Under load they were most of what the old generation still had to collect (the old
+ * space grew ~1.4 MB/s at 7,500 req/s and peak RSS by ~20 MB; without them it stays flat). A
+ * native timer is unlinked when cleared and dies young.
+ */
+class CallGuard extends EventEmitter {
+  aborted = false
+  reason: Error | undefined = undefined
+  private timer: NodeJS.Timeout | null
+  private readonly onClientAbort = () => this.abort(this.client?.reason ?? new errors.RequestAbortedError())
+
+  constructor(
+    private readonly client: ClientAbort | undefined,
+    private readonly deadlines: CallDeadlines,
+  ) {
+    super()
+    this.timer = setTimeout(() => this.abort(new errors.HeadersTimeoutError(`no response headers in ${deadlines.firstByteMs} ms`)), deadlines.firstByteMs)
+    this.timer.unref()
+    if (client?.aborted) this.onClientAbort()
+    else client?.once('abort', this.onClientAbort)
+  }
+
+  /** The headers are in: from now on the body's silences are timed. */
+  body(body: Dispatcher.ResponseData['body']): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.abort(new errors.BodyTimeoutError(`no data for ${this.deadlines.idleMs} ms`)), this.deadlines.idleMs)
+    this.timer.unref()
+    body.once('close', () => this.end())
+  }
+
+  readonly heard = (): void => {
+    this.timer?.refresh()
+  }
+
+  end(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    this.client?.removeListener('abort', this.onClientAbort)
+  }
+
+  private abort(reason: Error): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = reason
+    this.end()
+    this.emit('abort')
+  }
+}
+
+const heardNothing = () => {}
 
 /**
  * Upstream URLs come from configuration, so there are few of them: each is parsed once into the
@@ -58,30 +128,25 @@ function parsedUrl(url: string): { origin: string; path: string } | null {
   return p
 }
 
-export function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+export async function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1', ...call.headers }
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   const body = call.body === undefined ? undefined : JSON.stringify(call.body)
   const target = parsedUrl(call.url)
-  if (target) {
-    return agent.request({
-      origin: target.origin,
-      path: target.path,
-      method: call.method,
-      headers,
-      body,
-      signal: call.signal,
-      headersTimeout: call.headersTimeoutMs,
-    })
+  const guard = call.deadlines ? new CallGuard(call.client, call.deadlines) : null
+  const signal = guard ?? call.signal
+  let res: Dispatcher.ResponseData
+  try {
+    res = target
+      ? await agent.request({ origin: target.origin, path: target.path, method: call.method, headers, body, signal })
+      : await request(call.url, { dispatcher: agent, method: call.method, headers, body, signal })
+  } catch (err) {
+    guard?.end()
+    throw err
   }
-  return request(call.url, {
-    dispatcher: agent,
-    method: call.method,
-    headers,
-    body,
-    signal: call.signal,
-    headersTimeout: call.headersTimeoutMs,
-  })
+  if (!guard) return Object.assign(res, { heard: heardNothing })
+  guard.body(res.body)
+  return Object.assign(res, { heard: guard.heard })
 }
 
 /** Joins a provider base URL and an API path without doubling or dropping slashes. */

@@ -45,7 +45,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
         const translator = adapter.streamTranslator(providerId)
         return relayChatStream(ctx, reply, upstream, translator, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
       }
-      const { completion, usage } = adapter.chatResponse(await readJson(providerId, upstream.body), providerId)
+      const { completion, usage } = adapter.chatResponse(await readJson(providerId, upstream), providerId)
       ctx.usage = usage
       ctx.cost = costOf(ctx, usage)
       completion.gw = gwExtension(ctx)

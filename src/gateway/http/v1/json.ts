@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
+import type { UpstreamResponse } from '../../upstream/client'
+import { upstreamNetworkError } from '../../upstream/upstreamErrors'
 
 /** What Fastify would send for an object; answers serialised by the gateway itself say the same. */
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -16,9 +18,21 @@ export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer:
   await reply.type(JSON_TYPE).send(payload)
 }
 
-/** Reads a provider's JSON answer; DeepSeek may send blank lines first, which JSON.parse tolerates. */
-export async function readJson(providerId: string, body: { text(): Promise<string> }): Promise<Record<string, unknown>> {
-  const text = await body.text()
+/**
+ * Reads a provider's JSON answer, telling the call's idle timeout of every read; DeepSeek may
+ * send blank lines first, which JSON.parse tolerates.
+ */
+export async function readJson(providerId: string, upstream: UpstreamResponse): Promise<Record<string, unknown>> {
+  const parts: Buffer[] = []
+  try {
+    for await (const bytes of upstream.body) {
+      upstream.heard()
+      parts.push(bytes as Buffer)
+    }
+  } catch (err) {
+    throw upstreamNetworkError(providerId, err)
+  }
+  const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8')
   try {
     const json = JSON.parse(text)
     if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json

@@ -1,6 +1,5 @@
 import { once } from 'node:events'
 import type { FastifyReply } from 'fastify'
-import type { Dispatcher } from 'undici'
 import { ApiError } from '../../errors'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { ClientAbort } from '../../pipeline/clientAbort'
@@ -8,6 +7,7 @@ import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
+import type { UpstreamResponse } from '../../upstream/client'
 import { SseParser } from '../../upstream/sse'
 import { upstreamNetworkError } from '../../upstream/upstreamErrors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
@@ -40,7 +40,7 @@ const DONE = 'data: [DONE]\n\n'
 export async function relayChatStream(
   ctx: RequestContext,
   reply: FastifyReply,
-  upstream: Dispatcher.ResponseData,
+  upstream: UpstreamResponse,
   translator: StreamTranslator,
   opts: { includeUsage: boolean; prompt: unknown; signal: ClientAbort },
 ): Promise<Finished> {
@@ -129,6 +129,7 @@ export async function relayChatStream(
   const parser = new SseParser()
   try {
     for await (const bytes of upstream.body) {
+      upstream.heard()
       for (const ev of parser.push(bytes as Buffer)) {
         const step = translator.event(ev)
         if (step.usage) usage = step.usage
