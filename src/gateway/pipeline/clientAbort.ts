@@ -26,7 +26,7 @@ export class ClientAbort extends EventEmitter {
   }
 
   /** An AbortSignal that follows this one, for APIs that take nothing else. */
-  get signal(): AbortSignal {
+  get abortSignal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController()
       if (this.aborted) this.controller.abort(this.reason)

@@ -88,7 +88,7 @@ export async function route(
         const wait = err.retryAfterMs ?? backoffMs(config, retry)
         if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || gw.cooldown.cooling(id)) break
         try {
-          await sleep(wait, undefined, { signal: signal.signal })
+          await sleep(wait, undefined, { signal: signal.abortSignal })
         } catch {
           throw new ClientAborted()
         }

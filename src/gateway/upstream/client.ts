@@ -62,7 +62,7 @@ export interface UpstreamResponse extends Dispatcher.ResponseData {
 class CallGuard extends EventEmitter {
   aborted = false
   reason: Error | undefined = undefined
-  private timer: NodeJS.Timeout | null
+  private timer: NodeJS.Timeout | null = null
   private readonly onClientAbort = () => this.abort(this.client?.reason ?? new errors.RequestAbortedError())
 
   constructor(
@@ -70,17 +70,15 @@ class CallGuard extends EventEmitter {
     private readonly deadlines: CallDeadlines,
   ) {
     super()
-    this.timer = setTimeout(() => this.abort(new errors.HeadersTimeoutError(`no response headers in ${deadlines.firstByteMs} ms`)), deadlines.firstByteMs)
-    this.timer.unref()
+    this.arm(deadlines.firstByteMs, () => new errors.HeadersTimeoutError(`no response headers in ${deadlines.firstByteMs} ms`))
     if (client?.aborted) this.onClientAbort()
     else client?.once('abort', this.onClientAbort)
   }
 
   /** The headers are in: from now on the body's silences are timed. */
   body(body: Dispatcher.ResponseData['body']): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = setTimeout(() => this.abort(new errors.BodyTimeoutError(`no data for ${this.deadlines.idleMs} ms`)), this.deadlines.idleMs)
-    this.timer.unref()
+    const { idleMs } = this.deadlines
+    this.arm(idleMs, () => new errors.BodyTimeoutError(`no data for ${idleMs} ms`))
     body.once('close', () => this.end())
   }
 
@@ -92,6 +90,12 @@ class CallGuard extends EventEmitter {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     this.client?.removeListener('abort', this.onClientAbort)
+  }
+
+  private arm(ms: number, timeout: () => Error): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.abort(timeout()), ms)
+    this.timer.unref()
   }
 
   private abort(reason: Error): void {

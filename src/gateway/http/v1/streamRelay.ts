@@ -57,7 +57,7 @@ export async function relayChatStream(
     'x-accel-buffering': 'no',
   })
   const write = async (text: string) => {
-    if (!out.write(text)) await once(out, 'drain', { signal: signal.signal })
+    if (!out.write(text)) await once(out, 'drain', { signal: signal.abortSignal })
   }
   const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
   const send = (chunk: Chunk) => write(frame(chunk))
