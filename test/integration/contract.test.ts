@@ -5,6 +5,7 @@ import path from 'node:path'
 import OpenAI from 'openai'
 import { operations, type OperationName } from '../../src/contract'
 import { runCli } from '../../src/gateway/cli/runCli'
+import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import { startTestGateway, type TestGateway } from '../support/harness'
 
@@ -254,19 +255,32 @@ describe('settings take effect', () => {
     const t = await startTestGateway()
     try {
       const gw = t.running.gateway
+      const admin = new AdminService(gw, { base_url: t.baseURL, version: 'test', data_dir: t.dataDir })
+      const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
+      const detail = async (id: string) => {
+        const { result } = await admin.invoke('requests.get', { id }, operator)
+        assert.ok(result.ok, JSON.stringify(result))
+        return result.value as any
+      }
       const off: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'private' }] })
       gw.settingsRepo.write({ log_bodies: true })
       const on: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'logged' }] })
+      const embedded: any = await t.client.embeddings.create({ model: 'text-embedding-3-small', input: 'logged too', encoding_format: 'float' })
       const stream = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'streamed' }], stream: true })
       let sid = ''
       for await (const c of stream) sid = (c as any).gw?.request_id ?? sid
       await t.record(sid)
-      assert.equal(gw.requests.bodies(off.gw.request_id), null)
-      const kept = gw.requests.bodies(on.gw.request_id) as any
+      assert.equal((await detail(off.gw.request_id)).bodies, null)
+      const kept = (await detail(on.gw.request_id)).bodies
       assert.equal(kept.request.messages[0].content, 'logged')
-      // Exactly what went out, gw included.
+      // Exactly what went out, gw included, though the store keeps the answer without the block
+      // (its routing and cost are the record's own fields).
       assert.deepEqual(kept.response, on)
-      assert.equal((gw.requests.bodies(sid) as any).response.content, 'Hello from the fake provider.')
+      assert.deepEqual((await detail(embedded.gw.request_id)).bodies.response, embedded)
+      const stored = gw.db.prepare(`SELECT response FROM request_bodies WHERE request_id = ?`).pluck().get(on.gw.request_id) as string
+      assert.equal(JSON.parse(stored).gw, undefined)
+      assert.equal(JSON.parse(stored).choices[0].message.content, on.choices[0].message.content)
+      assert.equal((await detail(sid)).bodies.response.content, 'Hello from the fake provider.')
     } finally {
       await t.close()
     }

@@ -1,6 +1,7 @@
 import { priceUsage } from '../pricing/priceUsage'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { RequestContext } from './requestContext'
+import type { RoutingFields } from '../store/requestsRepo'
 
 /** Prices what the provider reported for this request; unknown prices stay visibly unpriced. */
 export function costOf(ctx: RequestContext, usage: NormalizedUsage | null, estimated = false): Cost | null {
@@ -17,19 +18,23 @@ export function costOf(ctx: RequestContext, usage: NormalizedUsage | null, estim
   })
 }
 
-/** The `gw` object every successful response carries next to the standard fields. */
-export function gwExtension(ctx: RequestContext) {
-  const t = ctx.target
+/**
+ * The `gw` object every successful response carries next to the standard fields. Made of fields
+ * the request's record keeps, so a logged answer, stored without it, is shown with it again.
+ */
+export function gwBlock(r: RoutingFields) {
   return {
-    request_id: ctx.id,
+    request_id: r.id,
     routing: {
-      requested_model: ctx.model,
-      preset: ctx.preset ? { name: ctx.preset.name, version: ctx.preset.version } : null,
-      provider: t?.provider.id ?? null,
-      upstream_model: t?.upstreamModel ?? null,
-      attempts: ctx.attempts,
-      fallback_used: ctx.fallbackUsed,
+      requested_model: r.model,
+      preset: r.preset === null ? null : { name: r.preset, version: r.preset_version },
+      provider: r.provider,
+      upstream_model: r.upstream_model,
+      attempts: r.attempts,
+      fallback_used: r.fallback_used,
     },
-    cost: ctx.cost,
+    cost: r.cost,
   }
 }
+
+export const gwExtension = (ctx: RequestContext) => gwBlock(ctx.routing())

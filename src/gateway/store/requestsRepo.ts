@@ -50,6 +50,15 @@ export interface RequestRecord {
   error: { status: number; type: string; code: string | null; message: string } | null
 }
 
+/** Logged bodies as read back: the JSON the client sent and what it got. */
+export interface LoggedBodies {
+  request: unknown
+  response: unknown
+}
+
+/** Where a request went and what it cost: the fields its `gw` block is made of. */
+export type RoutingFields = Pick<RequestRecord, 'id' | 'model' | 'preset' | 'preset_version' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'>
+
 /** Columns carry what is filtered or grouped on; the full record is kept as JSON beside them. */
 export class RequestsRepo {
   private readonly insertRequest
@@ -120,7 +129,7 @@ export class RequestsRepo {
     this.insertBodiesStmt.run(id, bodies.request ?? 'null', bodies.response ?? 'null')
   }
 
-  bodies(id: string): { request: unknown; response: unknown } | null {
+  bodies(id: string): LoggedBodies | null {
     const row = this.db.prepare(`SELECT request, response FROM request_bodies WHERE request_id = ?`).get(id) as
       | { request: string; response: string }
       | undefined

@@ -4,6 +4,18 @@ import { notFound } from '../adminError'
 import { isAdmin, type AdminContext } from '../context'
 import { visibleKeys } from './keys'
 import type { Handlers } from './types'
+import { gwBlock } from '../../pipeline/cost'
+import type { LoggedBodies, RequestRecord } from '../../store/requestsRepo'
+
+/**
+ * A logged JSON answer is stored without its `gw` block (sendJson); it is shown as the client got
+ * it, block included. Streams log their text, not chunks; bodies logged before carry the block.
+ */
+function withGwBlock(record: RequestRecord, bodies: LoggedBodies | null): LoggedBodies | null {
+  const r = bodies?.response
+  if (!bodies || record.stream || record.outcome !== 'ok' || !r || typeof r !== 'object' || Array.isArray(r) || 'gw' in r) return bodies
+  return { ...bodies, response: { ...r, gw: gwBlock(record) } }
+}
 
 /** Admins see every request; a member only those made with their own keys. */
 const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
@@ -20,7 +32,7 @@ export const requestHandlers: Handlers<'requests.list' | 'requests.get' | 'analy
     const record = ctx.gw.requests.get(input.id)
     const allowed = scope(ctx).keyIds
     if (!record || (allowed !== null && !allowed.includes(record.key_id ?? ''))) throw notFound(`request ${input.id}`)
-    return { record: record as unknown as Record<string, unknown>, bodies: ctx.gw.requests.bodies(input.id) }
+    return { record: record as unknown as Record<string, unknown>, bodies: withGwBlock(record, ctx.gw.requests.bodies(input.id)) }
   },
 
   'analytics.overview'(ctx, input) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Gateway } from '../../gateway'
 import { resolveAttribution } from '../../pipeline/attribution'
-import { costOf, gwExtension } from '../../pipeline/cost'
+import { costOf } from '../../pipeline/cost'
 import { resolveModel } from '../../pipeline/resolveModel'
 import { applyPreset, resolvePreset } from '../../pipeline/resolvePreset'
 import { admit, policyRefusal } from '../../pipeline/admit'
@@ -48,7 +48,6 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       const { completion, usage } = adapter.chatResponse(await readJson(providerId, upstream), providerId)
       ctx.usage = usage
       ctx.cost = costOf(ctx, usage)
-      completion.gw = gwExtension(ctx)
       await sendJson(ctx, reply, completion)
       return { status: 200, outcome: 'ok' }
     }),

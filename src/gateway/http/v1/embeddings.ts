@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { invalidRequest } from '../../errors'
 import type { Gateway } from '../../gateway'
 import { resolveAttribution } from '../../pipeline/attribution'
-import { costOf, gwExtension } from '../../pipeline/cost'
+import { costOf } from '../../pipeline/cost'
 import { resolveModel } from '../../pipeline/resolveModel'
 import { refusePresetForEmbeddings } from '../../pipeline/resolvePreset'
 import { admit } from '../../pipeline/admit'
@@ -81,7 +81,6 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       reencode(json.data, body.encoding_format)
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
       ctx.cost = costOf(ctx, ctx.usage)
-      json.gw = gwExtension(ctx)
       if (gw.settings.log_bodies) ctx.bodies = { request: requestText(req), response: null }
       await sendJson(ctx, reply, json)
       return { status: 200, outcome: 'ok' }

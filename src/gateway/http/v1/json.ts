@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors'
+import { gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { UpstreamResponse } from '../../upstream/client'
 import { upstreamNetworkError } from '../../upstream/upstreamErrors'
@@ -10,12 +11,20 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 /** The request as the client sent it, for body logging (the parser kept its text). */
 export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.stringify(req.body)
 
-/** Sends an answer serialised here, as Fastify would, so a logged response is this very text. */
-export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: unknown): Promise<void> {
-  const payload = JSON.stringify(answer)
-  if (ctx.bodies) ctx.bodies.response = payload
+/**
+ * Sends an answer with its `gw` block, serialised here as Fastify would. A logged response keeps
+ * the answer's text without the block: routing and cost are the record's own fields, and the block
+ * was over half of a short answer's bytes, which the record thread pays for twice (WAL and
+ * checkpoint). `withGwBlock` puts it back when the body is read.
+ */
+export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: Record<string, unknown>): Promise<void> {
+  // A gateway upstream of this one may have put its own block there; ours replaces it.
+  if ('gw' in answer) delete answer.gw
+  const text = JSON.stringify(answer)
+  const gw = JSON.stringify(gwExtension(ctx))
+  if (ctx.bodies) ctx.bodies.response = text
   ctx.markFirstByte()
-  await reply.type(JSON_TYPE).send(payload)
+  await reply.type(JSON_TYPE).send(text === '{}' ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`)
 }
 
 /**
