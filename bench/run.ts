@@ -1,8 +1,8 @@
 /**
  * Gateway benchmark (`npm run bench`; not part of the tests). On 127.0.0.1 only, it starts a mock
  * OpenAI provider, this gateway as shipped (in a child process, twice: as configured by default
- * and with body logging on), Portkey's gateway as the peer, and measures each against the direct
- * path to the mock with one load generator (bench/loadgen.ts), targets interleaved and rotated,
+ * and with body logging on), Portkey's gateway as the peer, a bare Node proxy (bench/node-proxy.mjs:
+ * what any Node hop adds here), and measures each against the direct path to the mock with one load generator (bench/loadgen.ts), targets interleaved and rotated,
  * after a warm-up, REPS repetitions, medians reported.
  *   A  added latency, one request at a time (median of round medians)
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each
@@ -79,6 +79,8 @@ say('starting mock provider, gateways and peer')
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 children.push(mock)
 const mockUrl = mock.info.url
+const nodeProxy = await startChild(['bench/node-proxy.mjs', '--upstream', mockUrl])
+children.push(nodeProxy)
 const gateway = await startGatewayChild(mockUrl, { root: ROOT })
 children.push(gateway)
 const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true })
@@ -106,6 +108,7 @@ if (!args['no-peer']) {
 const json = { 'content-type': 'application/json' }
 const targets: Array<Target & { pid?: number }> = [
   { name: 'direct', origin: mockUrl, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' } },
+  { name: 'node proxy', origin: nodeProxy.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' }, pid: nodeProxy.pid },
   { name: 'gateway', origin: gateway.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gateway.key}` }, pid: gateway.pid },
   { name: 'gateway+logs', origin: gatewayLogs.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gatewayLogs.key}` }, pid: gatewayLogs.pid },
 ]
