@@ -92,6 +92,32 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     assert.deepEqual(t.fake.received.at(-1)!.body.stream_options, { include_usage: true })
   })
 
+  it('streams a long answer whole to a client that stops reading for a while', async () => {
+    // ~16 MB of chunks: more than loopback sockets buffer, so the gateway's writes back up and it
+    // must pause the provider's body, then resume it when the client reads again.
+    const piece = ` ${'x'.repeat(2000)}`
+    const words = 8000
+    t.fake.script({ kind: 'reply', content: piece.repeat(words) })
+    const stream = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Long' }], stream: true })
+    const it = stream[Symbol.asyncIterator]()
+    const first = await it.next()
+    assert.equal(first.done, false)
+    // A slow reader: nothing is read for a while.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    let text = ''
+    let chunks = 0
+    let finish: string | null = null
+    for (let r = await it.next(); !r.done; r = await it.next()) {
+      chunks++
+      text += r.value.choices[0]?.delta?.content ?? ''
+      finish = r.value.choices[0]?.finish_reason ?? finish
+    }
+    assert.equal(chunks, words + 1)
+    assert.equal(text.length, piece.length * words)
+    assert.equal(text, piece.repeat(words))
+    assert.equal(finish, 'stop')
+  })
+
   it('streams the usage chunk, carrying gw, when the client asked with include_usage', async () => {
     t.fake.script({ kind: 'reply', content: 'one two three four', usage: { prompt_tokens: 20, completion_tokens: 4, cached_tokens: 0 } })
     const stream = await t.client.chat.completions.create({

@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import type { FastifyReply } from 'fastify'
 import { ApiError } from '../../errors'
 import { costOf, gwExtension } from '../../pipeline/cost'
@@ -8,7 +7,7 @@ import type { NormalizedUsage } from '../../pricing/types'
 import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
-import { SseParser } from '../../upstream/sse'
+import { SseParser, type SseEvent } from '../../upstream/sse'
 import { upstreamNetworkError } from '../../upstream/upstreamErrors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import type { Finished } from '../runRecorded'
@@ -56,11 +55,8 @@ export async function relayChatStream(
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   })
-  const write = async (text: string) => {
-    if (!out.write(text)) await once(out, 'drain', { signal: signal.abortSignal })
-  }
   const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
-  const send = (chunk: Chunk) => write(frame(chunk))
+  const send = (chunk: Chunk) => out.write(frame(chunk))
 
   let held: Chunk | null = null
   let usageChunk: Chunk | null = null
@@ -94,13 +90,13 @@ export async function relayChatStream(
     ctx.cost = costOf(ctx, ctx.usage, reported === null || completion > reported.completion_tokens)
   }
 
-  const fail = async (error: ApiError): Promise<Finished> => {
+  const fail = (error: ApiError): Finished => {
     out.end((held ? frame(held) : '') + frame(error.toBody()))
     partial()
     return { status: 200, outcome: 'error', error }
   }
 
-  const relay = async (chunk: Chunk) => {
+  const relay = (chunk: Chunk) => {
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
       if (chunk.usage) usageChunk = chunk
       return
@@ -114,7 +110,7 @@ export async function relayChatStream(
     if (text) for (const c of chunk.choices ?? []) if (typeof c.delta?.content === 'string') text.push(c.delta.content)
     last = chunk
     if (held) {
-      await send(held)
+      send(held)
       held = null
     }
     if (chunk.choices?.some((c) => c.finish_reason)) {
@@ -122,34 +118,71 @@ export async function relayChatStream(
       finished = true
     } else {
       ctx.markFirstByte()
-      await send(chunk)
+      send(chunk)
     }
   }
 
-  const parser = new SseParser()
-  try {
-    for await (const bytes of upstream.body) {
-      upstream.heard()
-      for (const ev of parser.push(bytes as Buffer)) {
-        const step = translator.event(ev)
-        if (step.usage) usage = step.usage
-        for (const c of step.chunks) await relay(c)
-        if (step.error) return await fail(step.error)
-      }
-    }
-    for (const ev of parser.end()) {
+  /** Relays what one read of the upstream held; a Finished when an error event ends the stream. */
+  const handle = (events: SseEvent[]): Finished | null => {
+    for (const ev of events) {
       const step = translator.event(ev)
       if (step.usage) usage = step.usage
-      for (const c of step.chunks) await relay(c)
-      if (step.error) return await fail(step.error)
+      for (const c of step.chunks) relay(c)
+      if (step.error) return fail(step.error)
     }
-  } catch (err) {
-    if (signal.aborted) {
-      partial()
-      return { status: 200, outcome: 'aborted' }
-    }
-    return fail(upstreamNetworkError(providerId, err))
+    return null
   }
+
+  // Events rather than `for await`: no promise per read, and the client's backpressure pauses
+  // the upstream as a pipe does. A client that leaves aborts the call (ClientAbort), which ends
+  // the body with an error, paused or not.
+  const parser = new SseParser()
+  const body = upstream.body
+  const ended = await new Promise<Finished | null>((resolve) => {
+    let settled = false
+    const settle = (result: Finished | null) => {
+      if (settled) return
+      settled = true
+      body.removeListener('data', onData)
+      resolve(result)
+    }
+    const failed = (err: unknown) => {
+      if (signal.aborted) {
+        partial()
+        return settle({ status: 200, outcome: 'aborted' })
+      }
+      settle(fail(upstreamNetworkError(providerId, err)))
+    }
+    const resume = () => body.resume()
+    const onData = (bytes: Buffer) => {
+      try {
+        upstream.heard()
+        const early = handle(parser.push(bytes))
+        if (early) {
+          body.destroy()
+          return settle(early)
+        }
+        if (out.writableNeedDrain) {
+          body.pause()
+          out.once('drain', resume)
+        }
+      } catch (err) {
+        body.destroy()
+        failed(err)
+      }
+    }
+    body.on('data', onData)
+    body.on('end', () => {
+      try {
+        settle(handle(parser.end()))
+      } catch (err) {
+        failed(err)
+      }
+    })
+    // Stays attached once settled: a body that errors with no listener would take the process down.
+    body.on('error', failed)
+  })
+  if (ended) return ended
   const finishChunk = held as Chunk | null
   if (!finished || !finishChunk) {
     return fail(new ApiError(502, 'server_error', `${providerId} ended the stream before the answer was complete`, 'upstream_incomplete'))
