@@ -150,6 +150,9 @@ describe('provider quirks, absorbed by the gateway', () => {
         .stream({
           model: 'gem/gemini-2.5-flash',
           messages: [{ role: 'user', content: 'Weather and time in Paris?' }],
+          // With usage asked for, chunks the gateway leaves alone go out as the provider's text:
+          // the repaired ones must not.
+          stream_options: { include_usage: true },
           tools: [
             { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
             { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } },

@@ -56,7 +56,11 @@ export async function relayChatStream(
     'x-accel-buffering': 'no',
   })
   const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
-  const send = (chunk: Chunk) => out.write(frame(chunk))
+  /**
+   * A chunk nobody changed leaves as the provider's own text (no second serialisation, numbers
+   * and key order untouched); one whose `data` spanned lines is framed anew.
+   */
+  const send = (chunk: Chunk, asSent?: string) => out.write(asSent !== undefined && !asSent.includes('\n') ? `data: ${asSent}\n\n` : frame(chunk))
 
   let held: Chunk | null = null
   let usageChunk: Chunk | null = null
@@ -96,15 +100,22 @@ export async function relayChatStream(
     return { status: 200, outcome: 'error', error }
   }
 
-  const relay = (chunk: Chunk) => {
+  const relay = (chunk: Chunk, asSent?: string) => {
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
       if (chunk.usage) usageChunk = chunk
       return
     }
     if (!includeUsage) {
-      delete chunk.usage
+      // OpenAI puts `usage: null` on every chunk once usage is asked for, as the gateway always does.
+      if ('usage' in chunk) {
+        delete chunk.usage
+        asSent = undefined
+      }
       // Groq's usage rides in x_groq; a client that did not ask for usage gets none.
-      if (chunk.x_groq && typeof chunk.x_groq === 'object') delete (chunk.x_groq as { usage?: unknown }).usage
+      if (chunk.x_groq && typeof chunk.x_groq === 'object' && 'usage' in chunk.x_groq) {
+        delete (chunk.x_groq as { usage?: unknown }).usage
+        asSent = undefined
+      }
     }
     generated += generatedChars(chunk)
     if (text) for (const c of chunk.choices ?? []) if (typeof c.delta?.content === 'string') text.push(c.delta.content)
@@ -118,7 +129,7 @@ export async function relayChatStream(
       finished = true
     } else {
       ctx.markFirstByte()
-      send(chunk)
+      send(chunk, asSent)
     }
   }
 
@@ -127,7 +138,7 @@ export async function relayChatStream(
     for (const ev of events) {
       const step = translator.event(ev)
       if (step.usage) usage = step.usage
-      for (const c of step.chunks) relay(c)
+      for (const c of step.chunks) relay(c, step.text)
       if (step.error) return fail(step.error)
     }
     return null

@@ -46,6 +46,7 @@ class OpenAIStream implements StreamTranslator {
       const e = parseUpstreamError(ev.data)
       return { chunks: [], error: new ApiError(502, e.type ?? 'server_error', `${this.providerId}: ${e.message}`, e.code ?? 'upstream_error') }
     }
+    let repaired = false
     for (const choice of chunk.choices ?? []) {
       const i = choice.index ?? 0
       const state = this.calls.get(i) ?? { count: 0, sawCalls: false }
@@ -56,15 +57,19 @@ class OpenAIStream implements StreamTranslator {
           state.count = Math.max(state.count, call.index + 1)
           continue
         }
+        repaired = true
         const starts = call.id !== undefined || call.function?.name !== undefined
         if (starts || state.count === 0) state.count++
         call.index = state.count - 1
         if (starts && !call.id) call.id = callId()
         if (starts) (call as Record<string, unknown>).type ??= 'function'
       }
-      if (choice.finish_reason === 'stop' && state.sawCalls) choice.finish_reason = 'tool_calls'
+      if (choice.finish_reason === 'stop' && state.sawCalls) {
+        choice.finish_reason = 'tool_calls'
+        repaired = true
+      }
     }
-    return { chunks: [chunk], usage: usageOf(chunk) }
+    return { chunks: [chunk], usage: usageOf(chunk), text: repaired ? undefined : ev.data }
   }
 }
 
