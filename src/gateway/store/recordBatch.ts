@@ -4,8 +4,9 @@ import { LedgerRepo } from './ledgerRepo'
 import { RequestsRepo, type RequestRecord } from './requestsRepo'
 
 /**
- * Kept with the record while body logging is on: the JSON text the client sent and the text it
- * received, so nothing is serialised twice and the log shows exactly what crossed the wire.
+ * Kept with the record while body logging is on: the JSON text the client sent and the answer's
+ * text as serialised for it (without the `gw` block, which the record holds; see sendJson), or a
+ * stream's text, so nothing is serialised twice.
  */
 export interface Bodies {
   request: string | null
