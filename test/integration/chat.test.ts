@@ -320,6 +320,23 @@ describe('errors in OpenAI shape', () => {
     assert.equal(record.outcome, 'aborted')
   })
 
+  it('a client that stops reading a long stream and then leaves is recorded as aborted, paying for what was sent', async () => {
+    t.fake.script({ kind: 'reply', content: ` ${'y'.repeat(2000)}`.repeat(8000) })
+    const ac = new AbortController()
+    const { data: stream, response } = await t.client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true }, { signal: ac.signal })
+      .withResponse()
+    const it = stream[Symbol.asyncIterator]()
+    assert.equal((await it.next()).done, false)
+    // The gateway's writes back up and it pauses the provider's body; the client then leaves.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    ac.abort()
+    const record = await t.record(response.headers.get('x-request-id'))
+    assert.equal(record.outcome, 'aborted')
+    assert.ok(record.usage!.completion_tokens > 0)
+    assert.equal(record.cost!.estimated, true)
+  })
+
   it('a client abort of a non-streamed request aborts the provider call and is recorded as 499', async () => {
     t.fake.script({ kind: 'delay', ms: 5000 })
     const ac = new AbortController()
