@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { launch, openPage, skipReason, type WatchedPage } from './support/browser'
+import { launch, openPage, screenshot, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
 import { Shell } from './pages/shell'
@@ -132,7 +132,8 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     assert.match(await playground.id('pg-snippet').innerText(), /Hello there/)
   })
 
-  it('finds an SDK request by its tag, opens its detail and follows its session', async () => {
+  it('finds an SDK request by its tag, opens its detail with its logged bodies and follows its session', async () => {
+    stack.running.gateway.settingsRepo.write({ log_bodies: true })
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
     const res = await client.chat.completions.create(
       { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tagged hello' }], gw: { tags: ['e2e-journey'], session_id: 'sess-42', trace_id: 'trace-7' } } as never,
@@ -151,6 +152,13 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await detail.waitForText(detail.id('detail-dimensions'), 'support-desk')
     await detail.waitForText(detail.id('detail-cost'), 'Total')
     assert.equal((await detail.id('attempt-row').count()) >= 1, true)
+    await detail.waitForText(detail.id('detail-request-body'), 'tagged hello')
+    // The answer as the client got it: the gw block is stored once, with the record, and shown here.
+    await detail.waitForText(detail.id('detail-response-body'), 'Hello from the fake provider.')
+    const shown = await detail.id('detail-response-body').innerText()
+    assert.match(shown, /"gw"[\s\S]*"request_id": "req_[\s\S]*"final_usd"/)
+    await screenshot(w.page, 'request-detail-bodies')
+    stack.running.gateway.settingsRepo.write({ log_bodies: false })
     await detail.followSession()
     await requests.waitForText(requests.id('chip-session_id'), 'sess-42')
     await requests.waitForCount('request-row', 1)
