@@ -36,6 +36,24 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     assert.equal(upstream.headers.authorization, `Bearer ${t.fake.apiKey}`)
   })
 
+  it('sends an answer it did not change as the provider wrote it, numbers and all, with gw added', async () => {
+    // A seed beyond 2^53: parsed and serialised again it would come out as 12345678901234567000.
+    const raw = `{"id":"chatcmpl-raw","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"message":{"role":"assistant","content":"Raw."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4},"seed":12345678901234567890}`
+    t.fake.script({ kind: 'status', status: 200, body: `\n${raw}\n` })
+    const res = await fetch(`${t.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }),
+    })
+    assert.equal(res.status, 200)
+    const text = await res.text()
+    assert.ok(text.startsWith(`${raw.slice(0, -1)},"gw":{`), text.slice(0, 300))
+    const answer = JSON.parse(text)
+    assert.equal(answer.choices[0].message.content, 'Raw.')
+    assert.equal(answer.gw.cost.completion_tokens, 1)
+    assert.equal(answer.gw.routing.provider, 'openai')
+  })
+
   it('passes unknown OpenAI fields through untouched and keeps gw and X-Gw-* away from the provider', async () => {
     const res = await fetch(`${t.baseURL}/chat/completions`, {
       method: 'POST',

@@ -53,7 +53,8 @@ export interface ProviderAdapter {
   headers(credential: string | null): Record<string, string>
   /** Throws a 400 ApiError naming the field for input the provider cannot take. */
   chatRequest(body: Record<string, unknown>, opts: ChatRequestOptions): UpstreamRequest
-  chatResponse(json: Record<string, unknown>, providerId: string): { completion: Record<string, unknown>; usage: NormalizedUsage | null }
+  /** `untouched`: the completion is the provider's answer as parsed, so its text can go out as it came. */
+  chatResponse(json: Record<string, unknown>, providerId: string): { completion: Record<string, unknown>; usage: NormalizedUsage | null; untouched?: boolean }
   streamTranslator(providerId: string): StreamTranslator
   /** Null when the kind has no embeddings endpoint. */
   embeddingsRequest(body: Record<string, unknown>): UpstreamRequest | null

@@ -45,10 +45,11 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
         const translator = adapter.streamTranslator(providerId)
         return relayChatStream(ctx, reply, upstream, translator, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
       }
-      const { completion, usage } = adapter.chatResponse(await readJson(providerId, upstream), providerId)
+      const answer = await readJson(providerId, upstream)
+      const { completion, usage, untouched } = adapter.chatResponse(answer.json, providerId)
       ctx.usage = usage
       ctx.cost = costOf(ctx, usage)
-      await sendJson(ctx, reply, completion)
+      await sendJson(ctx, reply, completion, untouched ? answer.text : undefined)
       return { status: 200, outcome: 'ok' }
     }),
   )

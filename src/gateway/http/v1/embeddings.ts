@@ -77,7 +77,7 @@ export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
       const request = adapterFor(target.provider.kind).embeddingsRequest({ ...rest, model: target.upstreamModel })
       if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
       const { response: upstream } = await route(gw, ctx, [target], () => request, signal)
-      const json = await readJson(ctx.target.provider.id, upstream)
+      const { json } = await readJson(ctx.target.provider.id, upstream)
       reencode(json.data, body.encoding_format)
       ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
       ctx.cost = costOf(ctx, ctx.usage)

@@ -12,26 +12,32 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.stringify(req.body)
 
 /**
- * Sends an answer with its `gw` block, serialised here as Fastify would. A logged response keeps
- * the answer's text without the block: routing and cost are the record's own fields, and the block
- * was over half of a short answer's bytes, which the record thread pays for twice (WAL and
- * checkpoint). `withGwBlock` puts it back when the body is read.
+ * Sends an answer with its `gw` block. An answer the gateway did not change goes out as the
+ * provider's text (no second serialisation; numbers and key order untouched), any other is
+ * serialised here as Fastify would. A logged response keeps the answer's text without the block:
+ * routing and cost are the record's own fields, and the block was over half of a short answer's
+ * bytes, which the record thread pays for twice (WAL and checkpoint). `withGwBlock` puts it back
+ * when the body is read.
  */
-export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: Record<string, unknown>): Promise<void> {
-  // A gateway upstream of this one may have put its own block there; ours replaces it.
-  if ('gw' in answer) delete answer.gw
-  const text = JSON.stringify(answer)
+export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: Record<string, unknown>, asSent?: string): Promise<void> {
+  let text: string
+  if (asSent !== undefined && !('gw' in answer)) text = asSent.trim()
+  else {
+    // A gateway upstream of this one may have put its own block there; ours replaces it.
+    if ('gw' in answer) delete answer.gw
+    text = JSON.stringify(answer)
+  }
   const gw = JSON.stringify(gwExtension(ctx))
   if (ctx.bodies) ctx.bodies.response = text
   ctx.markFirstByte()
-  await reply.type(JSON_TYPE).send(text === '{}' ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`)
+  await reply.type(JSON_TYPE).send(/^\{\s*\}$/.test(text) ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`)
 }
 
 /**
  * Reads a provider's JSON answer, telling the call's idle timeout of every read; DeepSeek may
  * send blank lines first, which JSON.parse tolerates.
  */
-export async function readJson(providerId: string, upstream: UpstreamResponse): Promise<Record<string, unknown>> {
+export async function readJson(providerId: string, upstream: UpstreamResponse): Promise<{ json: Record<string, unknown>; text: string }> {
   const parts: Buffer[] = []
   try {
     for await (const bytes of upstream.body) {
@@ -44,7 +50,7 @@ export async function readJson(providerId: string, upstream: UpstreamResponse): 
   const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8')
   try {
     const json = JSON.parse(text)
-    if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json
+    if (typeof json === 'object' && json !== null && !Array.isArray(json)) return { json, text }
   } catch {
     // fall through
   }

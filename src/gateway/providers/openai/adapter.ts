@@ -17,11 +17,21 @@ const usageOf = (o: Record<string, unknown>) => normalizeUsage(o.usage ?? (o.x_g
  * Gemini answers tool calls with finish_reason "stop" and, in older versions, empty call ids;
  * clients key off both, so they are repaired.
  */
-function repairChoice(c: Choice): void {
+/** True when it had to change something. */
+function repairChoice(c: Choice): boolean {
   const calls = c.message?.tool_calls
-  if (!calls?.length) return
-  for (const call of calls) if (!call.id) call.id = callId()
-  if (c.finish_reason === 'stop') c.finish_reason = 'tool_calls'
+  if (!calls?.length) return false
+  let repaired = false
+  for (const call of calls) {
+    if (call.id) continue
+    call.id = callId()
+    repaired = true
+  }
+  if (c.finish_reason === 'stop') {
+    c.finish_reason = 'tool_calls'
+    repaired = true
+  }
+  return repaired
 }
 
 /**
@@ -79,8 +89,9 @@ export const openaiAdapter: ProviderAdapter = {
   headers: (credential): Record<string, string> => (credential ? { authorization: `Bearer ${credential}` } : {}),
   chatRequest: (body) => ({ path: 'chat/completions', body }),
   chatResponse(json) {
-    for (const c of (json.choices as Choice[] | undefined) ?? []) repairChoice(c)
-    return { completion: json, usage: usageOf(json) }
+    let untouched = true
+    for (const c of (json.choices as Choice[] | undefined) ?? []) if (repairChoice(c)) untouched = false
+    return { completion: json, usage: usageOf(json), untouched }
   },
   streamTranslator: (providerId) => new OpenAIStream(providerId),
   embeddingsRequest: (body) => ({ path: 'embeddings', body }),
