@@ -1,9 +1,10 @@
 /**
  * Gateway benchmark (`npm run bench`; not part of the tests). On 127.0.0.1 only, it starts a mock
  * OpenAI provider, this gateway as shipped (in a child process, twice: as configured by default
- * and with body logging on), Portkey's gateway as the peer, a bare Node proxy (bench/node-proxy.mjs:
- * what any Node hop adds here), and measures each against the direct path to the mock with one load generator (bench/loadgen.ts), targets interleaved and rotated,
- * after a warm-up, REPS repetitions, medians reported.
+ * and with body logging on), Portkey's gateway as the peer and a bare Node proxy (bench/node-proxy.mjs:
+ * what any Node hop adds here), and measures each against the direct path to the mock with one
+ * load generator (bench/loadgen.ts), targets interleaved and rotated, after a warm-up, REPS
+ * repetitions, medians reported.
  *   A  added latency, one request at a time (median of round medians)
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99

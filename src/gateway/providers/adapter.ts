@@ -28,8 +28,8 @@ export interface StreamStep {
   error?: ApiError
   /** The provider said the stream is complete ([DONE], message_stop). */
   done?: boolean
-  /** The single chunk's JSON exactly as the provider sent it, when the translator changed nothing. */
-  text?: string
+  /** The event's one chunk is the provider's as parsed, so its text can go out as it came. */
+  untouched?: boolean
 }
 
 export interface StreamTranslator {

@@ -1,6 +1,5 @@
-import { EventEmitter } from 'node:events'
 import { Agent, errors, request, type Dispatcher } from 'undici'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import { AbortEmitter, type ClientAbort } from '../pipeline/clientAbort'
 
 export interface UpstreamTimeouts {
   connectMs: number
@@ -49,9 +48,8 @@ export interface UpstreamResponse extends Dispatcher.ResponseData {
 }
 
 /**
- * The signal undici gets for a call with deadlines (an emitter with `aborted`, `reason` and
- * 'abort', which undici accepts beside an AbortSignal): it fires when the client goes away, when
- * the headers take longer than `firstByteMs`, or when the body falls silent for `idleMs`.
+ * The signal undici gets for a call with deadlines: it fires when the client goes away, when the
+ * headers take longer than `firstByteMs`, or when the body falls silent for `idleMs`.
  *
  * The deadlines are kept here rather than in undici for memory's sake: undici's long timers sit
  * in an array swept twice a second, so a request's two of them outlived two scavenges and were
@@ -59,9 +57,7 @@ export interface UpstreamResponse extends Dispatcher.ResponseData {
  * space grew ~1.4 MB/s at 7,500 req/s and peak RSS by ~20 MB; without them it stays flat). A
  * native timer is unlinked when cleared and dies young.
  */
-class CallGuard extends EventEmitter {
-  aborted = false
-  reason: Error | undefined = undefined
+class CallGuard extends AbortEmitter {
   private timer: NodeJS.Timeout | null = null
   private readonly onClientAbort = () => this.abort(this.client?.reason ?? new errors.RequestAbortedError())
 
@@ -86,6 +82,11 @@ class CallGuard extends EventEmitter {
     this.timer?.refresh()
   }
 
+  override abort(reason: Error): void {
+    super.abort(reason)
+    this.end()
+  }
+
   end(): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
@@ -96,14 +97,6 @@ class CallGuard extends EventEmitter {
     if (this.timer) clearTimeout(this.timer)
     this.timer = setTimeout(() => this.abort(timeout()), ms)
     this.timer.unref()
-  }
-
-  private abort(reason: Error): void {
-    if (this.aborted) return
-    this.aborted = true
-    this.reason = reason
-    this.end()
-    this.emit('abort')
   }
 }
 

@@ -20,13 +20,10 @@ export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.
  * when the body is read.
  */
 export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: Record<string, unknown>, asSent?: string): Promise<void> {
-  let text: string
-  if (asSent !== undefined && !('gw' in answer)) text = asSent.trim()
-  else {
-    // A gateway upstream of this one may have put its own block there; ours replaces it.
-    if ('gw' in answer) delete answer.gw
-    text = JSON.stringify(answer)
-  }
+  // A gateway upstream of this one may have put its own block there; ours replaces it.
+  const chained = 'gw' in answer
+  if (chained) delete answer.gw
+  const text = asSent !== undefined && !chained ? asSent.trim() : JSON.stringify(answer)
   const gw = JSON.stringify(gwExtension(ctx))
   if (ctx.bodies) ctx.bodies.response = text
   ctx.markFirstByte()

@@ -138,7 +138,7 @@ export async function relayChatStream(
     for (const ev of events) {
       const step = translator.event(ev)
       if (step.usage) usage = step.usage
-      for (const c of step.chunks) relay(c, step.text)
+      for (const c of step.chunks) relay(c, step.untouched ? ev.data : undefined)
       if (step.error) return fail(step.error)
     }
     return null

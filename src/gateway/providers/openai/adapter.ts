@@ -15,9 +15,8 @@ const usageOf = (o: Record<string, unknown>) => normalizeUsage(o.usage ?? (o.x_g
 
 /**
  * Gemini answers tool calls with finish_reason "stop" and, in older versions, empty call ids;
- * clients key off both, so they are repaired.
+ * clients key off both, so they are repaired. True when something was.
  */
-/** True when it had to change something. */
 function repairChoice(c: Choice): boolean {
   const calls = c.message?.tool_calls
   if (!calls?.length) return false
@@ -79,7 +78,7 @@ class OpenAIStream implements StreamTranslator {
         repaired = true
       }
     }
-    return { chunks: [chunk], usage: usageOf(chunk), text: repaired ? undefined : ev.data }
+    return { chunks: [chunk], usage: usageOf(chunk), untouched: !repaired }
   }
 }
 
