@@ -208,6 +208,11 @@ describe('routing: cool-down and timeouts', () => {
     assert.equal(err.code, 'provider_timeout')
     assert.match(err.message, /stopped sending data/)
     assert.ok(performance.now() - started < 5_000)
+    // A JSON answer whose parts come 100 ms apart is alive though it takes twice the idle limit.
+    backup.script({ kind: 'trickle', pieces: 4, intervalMs: 100 })
+    const slow = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi }, { maxRetries: 0 })
+    assert.equal(slow.choices[0].message.content, 'Hello from the fake provider.')
+    assert.equal((slow as any).gw.routing.provider, 'backup')
     // Chunks 100 ms apart keep the stream alive; a silence of 400 ms ends it.
     backup.script({ kind: 'endless-stream', intervalMs: 100 })
     const alive = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi, stream: true })

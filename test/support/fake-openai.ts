@@ -27,6 +27,8 @@ export type Behaviour =
   | { kind: 'fail-mid-stream'; afterChunks: number; mode: 'error-event' | 'drop' }
   /** Streams: a content chunk every `intervalMs` until the client goes away. Non-streamed: headers, then a body that never comes. */
   | { kind: 'endless-stream'; intervalMs: number }
+  /** Non-streamed chat only: the completion's bytes in `pieces` writes, `intervalMs` apart. */
+  | { kind: 'trickle'; pieces: number; intervalMs: number }
   | { kind: 'delay'; ms: number; then?: Behaviour }
   /** A reply from a provider that ignores usage: no `usage` key at all, not even with `stream_options.include_usage`. */
   | { kind: 'no-usage' }
@@ -549,6 +551,19 @@ function endlessStream(ex: Exchange, model: string, intervalMs: number, includeU
   ex.onClose(() => clearInterval(timer))
 }
 
+function trickle(ex: Exchange, text: string, b: Extract<Behaviour, { kind: 'trickle' }>) {
+  ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
+  const size = Math.ceil(text.length / b.pieces)
+  let sent = 0
+  const next = () => {
+    ex.res.write(text.slice(sent, (sent += size)))
+    if (sent < text.length) timer = setTimeout(next, b.intervalMs)
+    else ex.res.end()
+  }
+  let timer = setTimeout(next, 0)
+  ex.onClose(() => clearTimeout(timer))
+}
+
 type Terminal = Exclude<Behaviour, { kind: 'status' } | { kind: 'delay' }>
 
 /** Applies the behaviours every scripted endpoint shares, handing the rest to the endpoint. */
@@ -596,6 +611,9 @@ function answerChat(ex: Exchange, body: Record<string, any>, b: Terminal) {
       ex.res.write(text.slice(0, text.length >> 1))
       return ex.drop()
     }
+    case 'trickle':
+      if (stream) return sendError(ex.res, 500, errorBody("fake-openai: behaviour 'trickle' applies to non-streamed chat only", 'server_error'), ex.quirks)
+      return trickle(ex, JSON.stringify(completionObject(model, { kind: 'reply' }, true, ex.quirks)), b)
     case 'endless-stream':
       if (stream) return endlessStream(ex, model, b.intervalMs, includeUsage)
       ex.res.writeHead(200, { 'content-type': 'application/json' })
@@ -643,7 +661,7 @@ function validateEmbeddings(body: Record<string, any>): EmbeddingInput[] | Error
 }
 
 function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: EmbeddingInput[], b: Terminal) {
-  if (b.kind === 'fail-mid-stream' || b.kind === 'endless-stream') {
+  if (b.kind === 'fail-mid-stream' || b.kind === 'endless-stream' || b.kind === 'trickle') {
     // A test scripting a stream failure for embeddings is a mistake in the test; say so loudly.
     return sendError(ex.res, 500, errorBody(`fake-openai: behaviour '${b.kind}' does not apply to /v1/embeddings`, 'server_error'), ex.quirks)
   }

@@ -1,4 +1,4 @@
-import { randomBytes, createHash } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import type { Db } from './db'
 import type { User } from '../../contract/auth'
 
@@ -8,7 +8,7 @@ interface UserRow extends User {
 
 const SESSION_MS = { short: 12 * 3600_000, remembered: 30 * 24 * 3600_000 }
 
-export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+export const hashToken = (token: string) => hash('sha256', token, 'hex')
 
 export class UsersRepo {
   constructor(private readonly db: Db) {}

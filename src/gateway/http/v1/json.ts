@@ -32,19 +32,30 @@ export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer:
 
 /**
  * Reads a provider's JSON answer, telling the call's idle timeout of every read; DeepSeek may
- * send blank lines first, which JSON.parse tolerates.
+ * send blank lines first, which JSON.parse tolerates. Listeners rather than `for await`, as the
+ * stream relay reads: no async iterator and no promise per read.
  */
-export async function readJson(providerId: string, upstream: UpstreamResponse): Promise<{ json: Record<string, unknown>; text: string }> {
+export function readJson(providerId: string, upstream: UpstreamResponse): Promise<{ json: Record<string, unknown>; text: string }> {
+  const body = upstream.body
   const parts: Buffer[] = []
-  try {
-    for await (const bytes of upstream.body) {
+  return new Promise((resolve, reject) => {
+    body.on('data', (bytes: Buffer) => {
       upstream.heard()
-      parts.push(bytes as Buffer)
-    }
-  } catch (err) {
-    throw upstreamNetworkError(providerId, err)
-  }
-  const text = parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8')
+      parts.push(bytes)
+    })
+    // Stays attached once settled: a body that errors with no listener would take the process down.
+    body.on('error', (err) => reject(upstreamNetworkError(providerId, err)))
+    body.on('end', () => {
+      try {
+        resolve(parseAnswer(providerId, parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts).toString('utf8')))
+      } catch (err) {
+        reject(err)
+      }
+    })
+  })
+}
+
+function parseAnswer(providerId: string, text: string): { json: Record<string, unknown>; text: string } {
   try {
     const json = JSON.parse(text)
     if (typeof json === 'object' && json !== null && !Array.isArray(json)) return { json, text }
