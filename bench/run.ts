@@ -6,7 +6,8 @@
  * load generator (bench/loadgen.ts), targets interleaved and rotated, after a warm-up, REPS
  * repetitions (five by default), medians reported.
  *   A  added latency, one request at a time (median of round medians)
- *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each
+ *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
+ *      then body logging's cost from rounds of each gateway and its logging twin back to back
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
  *   D  200 concurrent streams, opened at once and kept open (each replaced as it ends): added time
  *      to first and last chunk, chunks lost
@@ -52,6 +53,8 @@ const CFG = {
   cRates: [100, 500, 1000],
   dStreams: 200,
   dSustainSeconds: Q ? 2 : 3,
+  /** Back-to-back rounds of each gateway and its logging twin, for logging's cost (B). */
+  logPairs: Q ? 3 : 8,
   warmupMs: Q ? 800 : 1500,
 }
 
@@ -203,6 +206,23 @@ if (SCEN.has('B')) {
       }),
     )
   }
+  // Logging's cost from paired rounds: each logging gateway right after or before its plain
+  // twin, the order alternating, so the machine's drift cancels. B's rounds of the two are
+  // further apart, and this machine's direct path moved by 40 % within one of its scenarios.
+  const c = CFG.bConnections[0]
+  say(`B: body logging, ${CFG.logPairs} paired rounds of ${CFG.bSeconds} s at ${c} connections`)
+  const logging: Record<string, { cost_pct: number | null; pair_pcts: Array<number | null> }> = {}
+  for (const logged of targets.filter((t) => t.name.endsWith('+logs'))) {
+    const plain = targets.find((t) => t.name === logged.name.slice(0, -'+logs'.length))!
+    const losses: number[] = []
+    for (let i = 0; i < CFG.logPairs; i++) {
+      const rps = new Map<Target, number>()
+      for (const t of i % 2 ? [logged, plain] : [plain, logged]) rps.set(t, (await closedLoop(pool(t, c), t, bodies.instant, c, CFG.bSeconds * 1000)).rps)
+      losses.push((1 - rps.get(logged)! / rps.get(plain)!) * 100)
+    }
+    logging[logged.name] = { cost_pct: round(median(losses), 1), pair_pcts: losses.map((x) => round(x, 1)) }
+  }
+  B.logging = logging
   results.B = B
 }
 
@@ -324,6 +344,10 @@ function markdown(r: typeof report): string {
       row(`B: CPU of process @${c}`, (n) => (b[n].cpu_pct === null ? '—' : `${f(b[n].cpu_pct, 0)} %`))
       row(`B: peak RSS @${c} (MB)`, (n) => (b[n].peak_rss_mb === null ? '—' : f(b[n].peak_rss_mb, 0)))
     }
+    const L = R.B.logging
+    row(`B: **cost of body logging**, ${CFG.logPairs} paired rounds @${CFG.bConnections[0]}: median (range)`, (n) =>
+      L[n] ? `${f(L[n].cost_pct, 1)} % (${f(Math.min(...L[n].pair_pcts), 1)} to ${f(Math.max(...L[n].pair_pcts), 1)})` : '—',
+    )
   }
   if (R.C) {
     for (const rate of CFG.cRates) {
