@@ -135,6 +135,10 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
   it('finds an SDK request by its tag, opens its detail with its logged bodies and follows its session', async () => {
     stack.running.gateway.settingsRepo.write({ log_bodies: true })
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
+    // One the provider refuses first: no usage, so its cost is unknown, and the table says why.
+    stack.fake.script({ kind: 'status', status: 400 })
+    const refused: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'refused' }], gw: { tags: ['e2e-journey'] } } as never).catch((e) => e)
+    assert.equal(refused.status, 400)
     const res = await client.chat.completions.create(
       { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tagged hello' }], gw: { tags: ['e2e-journey'], session_id: 'sess-42', trace_id: 'trace-7' } } as never,
       { headers: { 'X-Gw-Team': 'support-desk' } },
@@ -145,8 +149,11 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await shell.nav('requests')
     await requests.waitForLoaded()
     await requests.filter({ tag: 'e2e-journey' })
-    await requests.waitForCount('request-row', 1)
+    await requests.waitForCount('request-row', 2)
     await requests.id('chip-tag').waitFor()
+    const unpriced = requests.rows().nth(1).getByTestId('cost-unpriced')
+    assert.match((await unpriced.getAttribute('title'))!, /No usage reported/)
+    assert.equal(await requests.rows().nth(0).getByTestId('cost-unpriced').count(), 0, 'the answered request is priced')
     await requests.openFirst()
     await detail.waitForText(detail.tags(), 'e2e-journey')
     await detail.waitForText(detail.id('detail-dimensions'), 'support-desk')

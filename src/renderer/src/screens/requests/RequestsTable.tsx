@@ -6,6 +6,23 @@ import { href } from '../../lib/router'
 export type RequestRow = Output<'requests.list'>['items'][number]
 export type SortKey = 'created_at' | 'latency_ms' | 'cost_usd' | 'total_tokens' | 'status'
 
+const reportedUsage = (r: RequestRow) => r.prompt_tokens !== null || r.completion_tokens !== null
+
+/**
+ * A request without a price is "unpriced", never $0. One without usage (it failed before the
+ * provider reported any) is unpriced too, since a provider may bill work it never reported; its
+ * tooltip says that rather than blaming the model's price.
+ */
+function CostCell({ r }: { r: RequestRow }) {
+  if (r.priced) return <>{usd(r.cost_usd)}</>
+  const why = reportedUsage(r) ? 'No known price for this model' : 'No usage reported: what the provider billed, if anything, is unknown'
+  return (
+    <span className="muted" title={why} data-testid="cost-unpriced">
+      unpriced
+    </span>
+  )
+}
+
 export function StatusBadge({ status, outcome }: { status: number; outcome: string }) {
   const kind = outcome === 'aborted' ? 'warn' : status >= 200 && status < 300 ? 'ok' : 'danger'
   return (
@@ -89,8 +106,10 @@ export function RequestsTable(props: {
               </td>
               <td>{r.provider ?? '—'}</td>
               <td className="truncate">{r.key_id ? <a href={href('keys', r.key_id)}>{props.keyName?.(r.key_id) ?? r.key_id}</a> : '—'}</td>
-              <td className="num">{r.prompt_tokens === null && r.completion_tokens === null ? '—' : compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))}</td>
-              <td className="num">{r.priced ? usd(r.cost_usd) : <span className="muted" title="No known price for this model">unpriced</span>}</td>
+              <td className="num">{reportedUsage(r) ? compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0)) : '—'}</td>
+              <td className="num">
+                <CostCell r={r} />
+              </td>
               <td className="num">{ms(r.latency_ms)}</td>
             </tr>
           ))}
