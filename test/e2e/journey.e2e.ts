@@ -139,6 +139,8 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     stack.fake.script({ kind: 'status', status: 400 })
     const refused: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'refused' }], gw: { tags: ['e2e-journey'] } } as never).catch((e) => e)
     assert.equal(refused.status, 400)
+    const unknown: any = await client.chat.completions.create({ model: 'policy/no-such-preset', messages: [{ role: 'user', content: 'nowhere' }], gw: { tags: ['e2e-journey'] } } as never).catch((e) => e)
+    assert.equal(unknown.status, 404)
     const res = await client.chat.completions.create(
       { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tagged hello' }], gw: { tags: ['e2e-journey'], session_id: 'sess-42', trace_id: 'trace-7' } } as never,
       { headers: { 'X-Gw-Team': 'support-desk' } },
@@ -149,11 +151,12 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await shell.nav('requests')
     await requests.waitForLoaded()
     await requests.filter({ tag: 'e2e-journey' })
-    await requests.waitForCount('request-row', 2)
+    await requests.waitForCount('request-row', 3)
     await requests.id('chip-tag').waitFor()
-    const unpriced = requests.rows().nth(1).getByTestId('cost-unpriced')
-    assert.match((await unpriced.getAttribute('title'))!, /No usage reported/)
+    // Newest first: answered (priced), sent nowhere (no cost), refused by the provider (unknown cost).
     assert.equal(await requests.rows().nth(0).getByTestId('cost-unpriced').count(), 0, 'the answered request is priced')
+    assert.match((await requests.rows().nth(1).getByTestId('cost-none').getAttribute('title'))!, /before reaching any provider/)
+    assert.match((await requests.rows().nth(2).getByTestId('cost-unpriced').getAttribute('title'))!, /No usage reported/)
     await requests.openFirst()
     await detail.waitForText(detail.tags(), 'e2e-journey')
     await detail.waitForText(detail.id('detail-dimensions'), 'support-desk')

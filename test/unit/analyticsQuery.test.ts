@@ -82,6 +82,17 @@ describe('analytics.overview', () => {
     db.close()
   })
 
+  it('does not count a request refused before any provider was chosen as unpriced: it was sent nowhere', () => {
+    const db = store([
+      { at: T0, outcome: 'error', provider: null, tokens: null },
+      { at: T0 + MIN, outcome: 'error', tokens: null },
+    ])
+    const out = overview(db, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    assert.equal(out.totals.requests, 2)
+    assert.equal(out.totals.unpriced_requests, 1, 'only the one a provider saw: its cost is unknown')
+    db.close()
+  })
+
   it('answers an empty range with zeros and null percentiles', () => {
     const db = store([])
     const out = overview(db, { from: T0, to: T0 + 2 * H }, ALL)

@@ -54,7 +54,9 @@ interface BucketRow extends TotalsRow {
  * exact nearest-rank over the matching rows' latency_ms: the latencies are read as one plucked
  * number per row (with its bucket) and sorted in a typed array, which on 100k rows is several
  * times faster than window functions (bench/requests-screen.ts measures both).
- * Errors are `outcome = 'error'`; unpriced requests (cost_usd NULL) are counted, never priced as $0.
+ * Errors are `outcome = 'error'`; unpriced requests (cost_usd NULL once a provider was chosen) are
+ * counted, never priced as $0. One refused before any provider was chosen (unknown model, bad
+ * body) was sent nowhere and costs nothing.
  * Buckets are UTC hour/day starts from the one holding `from` to the one holding `to - 1`,
  * empty ones included.
  */
@@ -74,7 +76,7 @@ export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOu
   const sums = prepareCached(
     db,
     `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, COALESCE(SUM(r.outcome = 'error'), 0) AS errors,
-       TOTAL(r.cost_usd) AS cost_usd, COALESCE(SUM(r.cost_usd IS NULL), 0) AS unpriced,
+       TOTAL(r.cost_usd) AS cost_usd, COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0) AS unpriced,
        COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens
      FROM requests r WHERE ${where.sql} GROUP BY 1`,
   )

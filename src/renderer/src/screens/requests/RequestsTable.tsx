@@ -11,10 +11,18 @@ const reportedUsage = (r: RequestRow) => r.prompt_tokens !== null || r.completio
 /**
  * A request without a price is "unpriced", never $0. One without usage (it failed before the
  * provider reported any) is unpriced too, since a provider may bill work it never reported; its
- * tooltip says that rather than blaming the model's price.
+ * tooltip says that rather than blaming the model's price. One refused before any provider was
+ * chosen was sent nowhere: it has no cost at all.
  */
 function CostCell({ r }: { r: RequestRow }) {
   if (r.priced) return <>{usd(r.cost_usd)}</>
+  if (r.provider === null) {
+    return (
+      <span className="muted" title="Refused before reaching any provider: nothing to bill" data-testid="cost-none">
+        —
+      </span>
+    )
+  }
   const why = reportedUsage(r) ? 'No known price for this model' : 'No usage reported: what the provider billed, if anything, is unknown'
   return (
     <span className="muted" title={why} data-testid="cost-unpriced">
