@@ -24,8 +24,8 @@ export const isWellFormedKey = (candidate: string) => KEY_PATTERN.test(candidate
 export const keyLookup = (secret: string) => secret.slice(KEY_PREFIX.length, KEY_PREFIX.length + LOOKUP_LENGTH)
 
 /**
- * Keys carry 256 bits of randomness, so a fast hash is enough: there is nothing to brute-force
- * and a slow KDF would cost every request. `hash()` is the one-shot form: no Hash object per
+ * Keys (and dashboard session tokens, hashed the same way) carry 256 bits of randomness, so a
+ * fast hash is enough: there is nothing to brute-force and a slow KDF would cost every request. `hash()` is the one-shot form: no Hash object per
  * request (0.2 instead of 0.6 µs).
  */
 export const hashKey = (secret: string) => hash('sha256', secret, 'hex')

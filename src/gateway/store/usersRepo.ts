@@ -1,14 +1,13 @@
-import { hash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Db } from './db'
 import type { User } from '../../contract/auth'
+import { hashKey } from '../keys/inferenceKey'
 
 interface UserRow extends User {
   password_hash: string
 }
 
 const SESSION_MS = { short: 12 * 3600_000, remembered: 30 * 24 * 3600_000 }
-
-export const hashToken = (token: string) => hash('sha256', token, 'hex')
 
 export class UsersRepo {
   constructor(private readonly db: Db) {}
@@ -55,7 +54,7 @@ export class UsersRepo {
     const token = randomBytes(32).toString('base64url')
     const expires_at = now + (remember ? SESSION_MS.remembered : SESSION_MS.short)
     this.db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`).run(now)
-    this.db.prepare(`INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`).run(hashToken(token), userId, now, expires_at)
+    this.db.prepare(`INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`).run(hashKey(token), userId, now, expires_at)
     return { token, expires_at }
   }
 
@@ -65,10 +64,10 @@ export class UsersRepo {
         `SELECT u.id, u.username, u.role, u.created_at FROM sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = ? AND s.expires_at > ?`,
       )
-      .get(hashToken(token), now) as User | undefined
+      .get(hashKey(token), now) as User | undefined
   }
 
   endSession(token: string): void {
-    this.db.prepare(`DELETE FROM sessions WHERE token_hash = ?`).run(hashToken(token))
+    this.db.prepare(`DELETE FROM sessions WHERE token_hash = ?`).run(hashKey(token))
   }
 }
