@@ -157,6 +157,11 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     assert.equal(await requests.rows().nth(0).getByTestId('cost-unpriced').count(), 0, 'the answered request is priced')
     assert.match((await requests.rows().nth(1).getByTestId('cost-none').getAttribute('title'))!, /before reaching any provider/)
     assert.match((await requests.rows().nth(2).getByTestId('cost-unpriced').getAttribute('title'))!, /No usage reported/)
+    // Its detail gives the same reason.
+    await requests.rows().nth(2).getByTestId('request-link').click()
+    await detail.waitForText(detail.id('detail-no-cost'), 'No usage reported')
+    await w.page.goBack()
+    await requests.waitForCount('request-row', 3)
     await requests.openFirst()
     await detail.waitForText(detail.tags(), 'e2e-journey')
     await detail.waitForText(detail.id('detail-dimensions'), 'support-desk')

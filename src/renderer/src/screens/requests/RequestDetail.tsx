@@ -7,7 +7,7 @@ import { href } from '../../lib/router'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
 import { PendingPage } from '../../components/States'
 import { CodeBlock, CopyButton } from '../../components/Copy'
-import { StatusBadge } from './RequestsTable'
+import { StatusBadge, noCostReason } from './RequestsTable'
 import { TableHead } from '../../components/Table'
 
 type Obj = Record<string, unknown>
@@ -146,7 +146,9 @@ function CostBreakdown({ record }: { record: Obj }) {
   if (!record.cost)
     return (
       <Section title="Cost" testId="detail-cost">
-        <p className="muted">No cost: the request never produced usage.</p>
+        <p className="muted" data-testid="detail-no-cost">
+          {noCostReason(str(record.provider))}.
+        </p>
       </Section>
     )
   const priced = c.priced !== false

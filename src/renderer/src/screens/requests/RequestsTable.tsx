@@ -9,23 +9,25 @@ export type SortKey = 'created_at' | 'latency_ms' | 'cost_usd' | 'total_tokens' 
 const reportedUsage = (r: RequestRow) => r.prompt_tokens !== null || r.completion_tokens !== null
 
 /**
- * A request without a price is "unpriced", never $0. One without usage (it failed before the
- * provider reported any) is unpriced too, since a provider may bill work it never reported; its
- * tooltip says that rather than blaming the model's price. One refused before any provider was
- * chosen was sent nowhere: it has no cost at all.
+ * Why a request has no cost. Refused before any provider was chosen, it was sent nowhere; failed
+ * at a provider before any usage was reported, its cost is unknown (a provider may bill work it
+ * never reported), so it counts as unpriced, never $0.
  */
+export const noCostReason = (provider: string | null): string =>
+  provider === null ? 'Refused before reaching any provider: nothing to bill' : 'No usage reported: what the provider billed, if anything, is unknown'
+
+/** A request without a price is "unpriced", never $0; one sent nowhere has no cost at all. */
 function CostCell({ r }: { r: RequestRow }) {
   if (r.priced) return <>{usd(r.cost_usd)}</>
   if (r.provider === null) {
     return (
-      <span className="muted" title="Refused before reaching any provider: nothing to bill" data-testid="cost-none">
+      <span className="muted" title={noCostReason(null)} data-testid="cost-none">
         —
       </span>
     )
   }
-  const why = reportedUsage(r) ? 'No known price for this model' : 'No usage reported: what the provider billed, if anything, is unknown'
   return (
-    <span className="muted" title={why} data-testid="cost-unpriced">
+    <span className="muted" title={reportedUsage(r) ? 'No known price for this model' : noCostReason(r.provider)} data-testid="cost-unpriced">
       unpriced
     </span>
   )
