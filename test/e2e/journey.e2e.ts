@@ -160,6 +160,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     // Its detail gives the same reason.
     await requests.rows().nth(2).getByTestId('request-link').click()
     await detail.waitForText(detail.id('detail-no-cost'), 'No usage reported')
+    await screenshot(w.page, 'request-detail-no-cost')
     await w.page.goBack()
     await requests.waitForCount('request-row', 3)
     await requests.openFirst()
