@@ -6,6 +6,7 @@ import fastifyStatic from '@fastify/static'
 import type { AdminService } from './admin/adminService'
 import { apiRoutes } from './http/api/routes'
 import type { GatewayConfig } from './config'
+import { assertBoundedJson } from './boundedJson'
 import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
@@ -110,17 +111,27 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   })
   // Every body is read by Fastify's own JSON parser (it refuses prototype poisoning) and its text
   // is kept, so body logging stores exactly what the client sent without serialising it again.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
+  // Each parsed body is checked once for what the gateway cannot carry (nesting deeper than the
+  // stack can serialise, numbers beyond a double), so no later stage meets it.
+  const defaultParser = app.getDefaultJsonParser('error', 'error')
+  const parseJson: typeof defaultParser = (req, body, done) => {
+    req.rawBody = body as string
+    defaultParser(req, body, (err, value) => {
+      if (err) return done(err)
+      try {
+        assertBoundedJson(value)
+      } catch (refusal) {
+        return done(refusal as ApiError)
+      }
+      done(null, value)
+    })
+  }
   app.decorateRequest('rawBody', null)
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    req.rawBody = body as string
-    parseJson(req, body as string, done)
-  })
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson)
   // Tools that forget the content type (curl -d) still get their JSON read.
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, undefined)
-    req.rawBody = body as string
     parseJson(req, body as string, done)
   })
 

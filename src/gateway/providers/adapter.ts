@@ -18,6 +18,12 @@ export interface UpstreamRequest {
   body: unknown
 }
 
+/** An UpstreamRequest with its body as the JSON text that goes on the wire. */
+export interface SerialisedRequest {
+  path: string
+  body: string
+}
+
 /** What one upstream stream event turns into. */
 export interface StreamStep {
   /** OpenAI chunks to relay, in order; a usage-only chunk has `choices: []`. */

@@ -7,7 +7,7 @@ import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl, type UpstreamResponse } from '../upstream/client'
 import { redactSecret, upstreamNetworkError } from '../upstream/upstreamErrors'
 import { retryAfterMs } from '../routing/routingConfig'
-import type { UpstreamRequest } from './adapter'
+import type { SerialisedRequest } from './adapter'
 import { adapterFor } from './kinds'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
@@ -34,7 +34,7 @@ export async function sendToProvider(
   gw: Gateway,
   ctx: RequestContext,
   target: Target,
-  request: UpstreamRequest,
+  request: SerialisedRequest,
   signal: ClientAbort,
 ): Promise<UpstreamResponse> {
   const provider = target.provider

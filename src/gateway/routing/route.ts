@@ -4,7 +4,7 @@ import type { Gateway } from '../gateway'
 import type { ClientAbort } from '../pipeline/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
-import type { UpstreamRequest } from '../providers/adapter'
+import type { SerialisedRequest, UpstreamRequest } from '../providers/adapter'
 import { ClientAborted, ProviderFailure, sendToProvider } from '../providers/sendToProvider'
 import type { UpstreamResponse } from '../upstream/client'
 import { backoffMs } from './routingConfig'
@@ -63,9 +63,12 @@ export async function route(
       })
       continue
     }
-    let request: UpstreamRequest
+    let request: SerialisedRequest
     try {
-      request = build(target)
+      const built = build(target)
+      // Serialised once for all attempts, and before any: a failure here is the gateway's or the
+      // caller's, never the provider's, so it is thrown as is and feeds no cool-down.
+      request = { path: built.path, body: JSON.stringify(built.body) }
     } catch (err) {
       // The caller's request must fit the primary provider; a fallback of another kind that
       // cannot express it (n > 1 on Anthropic, say) is passed over instead.

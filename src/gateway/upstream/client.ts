@@ -34,7 +34,11 @@ export interface UpstreamCall {
   method: 'GET' | 'POST'
   /** Credential and protocol headers, from the provider's adapter. */
   headers: Record<string, string>
-  body?: unknown
+  /**
+   * JSON text. The caller serialises it before the call, so a body that cannot be serialised is
+   * never mistaken for the upstream's failure.
+   */
+  body?: string
   /** A caller's own end for the call (a probe's deadline). */
   signal?: AbortSignal
   /** A client's request: the call ends when the client goes away, or when the provider is slower than its deadlines. */
@@ -128,15 +132,14 @@ function parsedUrl(url: string): { origin: string; path: string } | null {
 export async function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1', ...call.headers }
   if (call.body !== undefined) headers['content-type'] = 'application/json'
-  const body = call.body === undefined ? undefined : JSON.stringify(call.body)
   const target = parsedUrl(call.url)
   const guard = call.deadlines ? new CallGuard(call.client, call.deadlines) : null
   const signal = guard ?? call.signal
   let res: Dispatcher.ResponseData
   try {
     res = target
-      ? await agent.request({ origin: target.origin, path: target.path, method: call.method, headers, body, signal })
-      : await request(call.url, { dispatcher: agent, method: call.method, headers, body, signal })
+      ? await agent.request({ origin: target.origin, path: target.path, method: call.method, headers, body: call.body, signal })
+      : await request(call.url, { dispatcher: agent, method: call.method, headers, body: call.body, signal })
   } catch (err) {
     guard?.end()
     throw err

@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors'
+import { checkBoolean, checkNumbers, type NumberRule } from './numberFields'
 
 export interface ChatBody {
   model: string
@@ -10,6 +11,19 @@ export interface ChatBody {
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function'])
+
+/** OpenAI's bounds: token limits and `n` feed balance reservations and cost ceilings, so they are the gateway's concern too. */
+const NUMBERS: Record<string, NumberRule> = {
+  max_tokens: { integer: true, min: 1 },
+  max_completion_tokens: { integer: true, min: 1 },
+  temperature: { min: 0, max: 2 },
+  top_p: { min: 0, max: 1 },
+  n: { integer: true, min: 1, max: 128 },
+  presence_penalty: { min: -2, max: 2 },
+  frequency_penalty: { min: -2, max: 2 },
+  seed: { integer: true },
+  top_logprobs: { integer: true, min: 0, max: 20 },
+}
 
 /** Checks what the gateway itself relies on; everything else is the provider's to judge and passes through. */
 export function validateChatBody(body: unknown): ChatBody {
@@ -40,6 +54,8 @@ export function validateChatBody(body: unknown): ChatBody {
       throw invalidRequest('stream_options must be an object', 'stream_options')
     }
   }
+  checkNumbers(b, NUMBERS)
+  checkBoolean(b, 'logprobs')
   return b as ChatBody
 }
 

@@ -11,6 +11,7 @@ import { route } from '../../routing/route'
 import { adapterFor } from '../../providers/kinds'
 import { runRecorded } from '../runRecorded'
 import { readJson, requestText, sendJson } from './json'
+import { checkNumbers } from './numberFields'
 
 type Encoding = 'float' | 'base64'
 
@@ -34,9 +35,7 @@ function validateEmbeddingsBody(body: unknown): Record<string, unknown> & { mode
   }
   const encoding = b.encoding_format ?? 'float'
   if (encoding !== 'float' && encoding !== 'base64') throw invalidRequest("encoding_format must be 'float' or 'base64'", 'encoding_format')
-  if (b.dimensions !== undefined && !(Number.isInteger(b.dimensions) && (b.dimensions as number) > 0)) {
-    throw invalidRequest('dimensions must be a positive integer', 'dimensions')
-  }
+  checkNumbers(b, { dimensions: { integer: true, min: 1 } })
   return { ...b, model: b.model, encoding_format: encoding }
 }
 

@@ -1,3 +1,4 @@
+import { assertBoundedJson } from '../../boundedJson'
 import { invalidRequest } from '../../errors'
 import type { ChatRequestOptions, UpstreamRequest } from '../adapter'
 import { addCacheBreakpoints } from './autoCache'
@@ -104,6 +105,8 @@ function toolUse(call: unknown, where: string): ToolUseBlock {
     } catch {
       throw invalidRequest(`${param} is not valid JSON; Anthropic needs a tool call's arguments as a JSON object`, param)
     }
+    // JSON inside a string escaped the body's own bounds check.
+    assertBoundedJson(input, param)
   } else if (args !== undefined && typeof args !== 'string') {
     throw invalidRequest(`${param} must be a string of JSON`, param)
   }
