@@ -8,7 +8,7 @@ import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { json, waitForRecord } from '../support/harness'
+import { json, startTestGateway, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 
 const hex = () => randomBytes(16).toString('hex')
@@ -177,5 +177,27 @@ describe('provider keys echoed back by a provider reach no client, record or log
     gateway.gateway.records.flush()
     assertClean('logs', logs.join('\n'))
     for (const file of fs.readdirSync(dataDir)) assertClean(file, fs.readFileSync(path.join(dataDir, file), 'latin1'))
+  })
+})
+
+describe('sign-in throttling', () => {
+  it('checks at most 5 of 40 parallel wrong guesses and refuses the rest with 429', async () => {
+    const t = await startTestGateway()
+    try {
+      const signIn = (password: string) =>
+        fetch(`${t.url}/api/auth.signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'owner', password }) })
+      const setup = await fetch(`${t.url}/api/auth.setup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
+      })
+      assert.equal(setup.status, 200)
+      const statuses = (await Promise.all(Array.from({ length: 40 }, (_, i) => signIn(`wrong guess ${i}`)))).map((r) => r.status)
+      const count = (s: number) => statuses.filter((x) => x === s).length
+      assert.deepEqual({ checked: count(401), refused: count(429) }, { checked: 5, refused: 35 })
+      assert.equal((await signIn('correct horse battery')).status, 429, 'the right password waits out the window too')
+    } finally {
+      await t.close()
+    }
   })
 })
