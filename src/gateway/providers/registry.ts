@@ -28,7 +28,7 @@ const defaultDeadlines = deadlinesOf({})
  * Built-in providers merged with the ones stored by `gw providers set`. Credentials are read
  * from the environment or the keychain once and kept in memory until configuration changes
  * (keychain reads go over D-Bus and cost milliseconds). Every credential loaded is remembered by
- * its redactor, through which all text from providers passes.
+ * its redactor, through which every error text from a provider passes.
  */
 export class ProviderRegistry {
   private providers = new Map<string, Provider>()

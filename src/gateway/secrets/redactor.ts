@@ -6,7 +6,7 @@
  */
 const FRAGMENT = 16
 
-export const REDACTED = '[redacted]'
+const REDACTED = '[redacted]'
 
 /**
  * Removes provider credentials from text a provider sent before it becomes the gateway's own

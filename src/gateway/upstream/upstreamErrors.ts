@@ -112,7 +112,10 @@ export function upstreamHttpError(
   return new ApiError(502, 'server_error', from, 'upstream_error')
 }
 
-/** Network-level failures: no HTTP status from the provider at all. */
+/**
+ * Network-level failures: no HTTP status from the provider at all. The detail is undici's or
+ * Node's own text, which names no header value and quotes no response bytes, so it needs no redactor.
+ */
 export function upstreamNetworkError(providerId: string, err: unknown): ApiError {
   if (err instanceof undiciErrors.ConnectTimeoutError || err instanceof undiciErrors.HeadersTimeoutError) {
     return new ApiError(504, 'server_error', `${providerId} did not answer in time (${(err as Error).message})`, 'provider_timeout')
