@@ -20,31 +20,38 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** A plain-text or unrecognised error body is cut to this length. */
 const MAX_EXCERPT = 500
+/** A provider's own message, code or type is cut to this length. */
+const MAX_FIELD = 8000
+/**
+ * Text read past a cut before it is scrubbed: more than any credential is long, so one straddling
+ * the cut goes whole, while a megabyte error page costs no more to scrub than a short one.
+ */
+const SCRUB_SLACK = 1000
 
 /**
  * Reads the error shapes providers use: OpenAI's, Gemini's array, OpenRouter's numeric code,
  * vLLM's flat object, plain text. This is where a provider's error text becomes the gateway's, so
- * every string it returns has been through the redactor (before any cut, so a credential straddling
- * the cut goes whole): a provider that echoes the credential it was sent does not pass it on.
+ * every string it returns has been through the redactor: a provider that echoes the credential it
+ * was sent does not pass it on.
  */
 export function parseUpstreamError(text: string, redactor: Redactor): ParsedError {
-  const clean = (v: string) => redactor.scrub(v)
+  const clean = (v: string, max = MAX_FIELD) => redactor.scrub(v.slice(0, max + SCRUB_SLACK)).slice(0, max)
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch {
-    return { message: clean(text.trim()).slice(0, MAX_EXCERPT) || 'no error message', type: null, code: null, param: null, reasons: [], moderation: null }
+    return { message: clean(text.trim(), MAX_EXCERPT) || 'no error message', type: null, code: null, param: null, reasons: [], moderation: null }
   }
   // Gemini: `[{"error": {"code": 400, "message": …, "status": "INVALID_ARGUMENT", "details": […]}}]`.
   if (Array.isArray(body)) body = body.find(isObject) ?? body[0]
   const o = isObject(body) ? body : {}
   const e = isObject(o.error) ? o.error : o
   const str = (v: unknown) => (typeof v === 'string' ? clean(v) : typeof v === 'number' ? String(v) : null)
-  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string').map(clean) : [])
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string').map((r) => clean(r)) : [])
   const details = Array.isArray(e.details) ? e.details : []
   const metadata = isObject(e.metadata) ? e.metadata : null
   return {
-    message: str(e.message) ?? (typeof o.error === 'string' ? clean(o.error) : clean(JSON.stringify(body)).slice(0, MAX_EXCERPT)),
+    message: str(e.message) ?? (typeof o.error === 'string' ? clean(o.error) : clean(JSON.stringify(body), MAX_EXCERPT)),
     type: typeof e.type === 'string' ? clean(e.type) : null,
     code: typeof e.code === 'string' ? clean(e.code) : null,
     param: str(e.param),
