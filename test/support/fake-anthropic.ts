@@ -130,8 +130,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text)
 }
 
-const invalid = (res: ServerResponse, message: string) => sendJson(res, 400, errorBody('invalid_request_error', message))
-
 /** Checks one cache_control and counts it; null when fine. */
 function checkCache(block: Record<string, any>, where: string, count: { n: number }): string | null {
   if (block.cache_control === undefined) return null
@@ -410,17 +408,29 @@ function streamReply(res: ServerResponse, model: string, b: Reply) {
   w.end()
 }
 
-function errorMidStream(res: ServerResponse, model: string, b: Extract<Behaviour, { kind: 'error-mid-stream' }>) {
+function errorMidStream(res: ServerResponse, model: string, b: Extract<Behaviour, { kind: 'error-mid-stream' }>, quote: (message: string) => string) {
   const w = new EventWriter(res, false)
   w.start(model, DEFAULT_USAGE)
   for (let i = 0; i < (b.afterBlocks ?? 1); i++) w.block(i, { type: 'text', text: `Partial answer ${i + 1}. ` })
   const type = b.errorType ?? 'overloaded_error'
-  w.send('error', { error: { type, message: b.message ?? DEFAULT_MESSAGES[type] ?? 'Error' } })
+  w.send('error', { error: { type, message: quote(b.message ?? DEFAULT_MESSAGES[type] ?? 'Error') } })
   w.end()
 }
 
 
-export async function startFakeAnthropic(opts: { apiKey?: string; models?: string[] } = {}): Promise<FakeAnthropic> {
+export async function startFakeAnthropic(
+  opts: {
+    apiKey?: string
+    models?: string[]
+    /**
+     * A careless provider: every error message it sends quotes the x-api-key it received (before
+     * the first byte, in a stream's error event, from the model list).
+     */
+    echoCredential?: boolean
+    /** The model list fails with this status (Anthropic's error body for it) instead of listing. */
+    modelsStatus?: number
+  } = {},
+): Promise<FakeAnthropic> {
   const apiKey = opts.apiKey ?? `sk-ant-fake-${randomBytes(16).toString('hex')}`
   const models = opts.models ?? DEFAULT_MODELS
   const received: ReceivedRequest[] = []
@@ -433,21 +443,27 @@ export async function startFakeAnthropic(opts: { apiKey?: string; models?: strin
     const method = req.method ?? 'GET'
     const path = req.url ?? '/'
     received.push({ method, path, headers: req.headers, body })
+    const quote = (message: string) => (opts.echoCredential ? `${message} (x-api-key: ${req.headers['x-api-key'] ?? '(none)'})` : message)
+    const fail = (status: number, type: string, message: string, headers?: Record<string, string>) => sendJson(res, status, errorBody(type, quote(message)), headers)
 
     const key = req.headers['x-api-key']
-    if (typeof key !== 'string' || key === '') return sendJson(res, 401, errorBody('authentication_error', 'x-api-key header is required'))
-    if (key !== apiKey) return sendJson(res, 401, errorBody('authentication_error', 'invalid x-api-key'))
-    if (typeof req.headers['anthropic-version'] !== 'string') return invalid(res, 'anthropic-version: header is required')
-    if (malformed) return invalid(res, 'There was an error parsing the body of your request.')
+    if (typeof key !== 'string' || key === '') return fail(401, 'authentication_error', 'x-api-key header is required')
+    if (key !== apiKey) return fail(401, 'authentication_error', 'invalid x-api-key')
+    if (typeof req.headers['anthropic-version'] !== 'string') return fail(400, 'invalid_request_error', 'anthropic-version: header is required')
+    if (malformed) return fail(400, 'invalid_request_error', 'There was an error parsing the body of your request.')
 
     const pathname = new URL(path, 'http://fake').pathname
     if (method === 'GET' && pathname === '/v1/models') {
+      if (opts.modelsStatus) {
+        const type = ERROR_TYPES[opts.modelsStatus] ?? 'api_error'
+        return fail(opts.modelsStatus, type, DEFAULT_MESSAGES[type] ?? 'Error')
+      }
       const data = models.map((id, i) => ({ type: 'model', id, display_name: id, created_at: new Date(Date.UTC(2025, 8, 29 - i)).toISOString() }))
       return sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null })
     }
-    if (method !== 'POST' || pathname !== '/v1/messages') return sendJson(res, 404, errorBody('not_found_error', 'Not Found'))
+    if (method !== 'POST' || pathname !== '/v1/messages') return fail(404, 'not_found_error', 'Not Found')
     const refused = validateMessages(body, models)
-    if (refused) return sendJson(res, refused.status, errorBody(refused.type, refused.message))
+    if (refused) return fail(refused.status, refused.type, refused.message)
 
     const b = queue.shift() ?? { kind: 'reply' }
     const stream = body.stream === true
@@ -456,11 +472,12 @@ export async function startFakeAnthropic(opts: { apiKey?: string; models?: strin
         return stream ? streamReply(res, body.model, b) : sendJson(res, 200, messageObject(body.model, b))
       case 'status': {
         const type = b.errorType ?? ERROR_TYPES[b.status] ?? 'api_error'
-        return sendJson(res, b.status, b.body ?? errorBody(type, b.message ?? DEFAULT_MESSAGES[type] ?? 'Error'), b.headers)
+        if (b.body !== undefined) return sendJson(res, b.status, b.body, b.headers)
+        return fail(b.status, type, b.message ?? DEFAULT_MESSAGES[type] ?? 'Error', b.headers)
       }
       case 'error-mid-stream':
-        if (!stream) return sendJson(res, 500, errorBody('api_error', "fake-anthropic: 'error-mid-stream' needs a streamed request"))
-        return errorMidStream(res, body.model, b)
+        if (!stream) return fail(500, 'api_error', "fake-anthropic: 'error-mid-stream' needs a streamed request")
+        return errorMidStream(res, body.model, b, quote)
     }
   }
 

@@ -87,6 +87,12 @@ export interface FakeQuirks {
    * failure after the 200 arrives as a chunk with an `error` object and `finish_reason: "error"`.
    */
   numericErrorCode?: boolean
+  /**
+   * A careless provider: every error it sends quotes the Authorization header it received, in
+   * `error.message` (before the first byte, in a stream's error event, from the model list),
+   * appended to a plain-text body, or as an `authorization` field of any other JSON body.
+   */
+  echoCredential?: boolean
 }
 
 export interface FakeOpenAI {
@@ -248,8 +254,17 @@ const GEMINI_KEY_INVALID = [
   },
 ]
 
+/** An error body as a provider with `echoCredential` sends it: quoting the credential of the request it answers. */
+function echoed(body: unknown, res: ServerResponse, q: FakeQuirks): unknown {
+  if (!q.echoCredential) return body
+  const quote = `Authorization: ${res.req.headers.authorization ?? '(none)'}`
+  if (typeof body === 'string') return `${body} (${quote})`
+  if (isErrorBody(body)) return { ...body, error: { ...body.error, message: `${body.error.message} (${quote})` } }
+  return isObject(body) ? { ...body, authorization: quote } : body
+}
+
 function sendError(res: ServerResponse, status: number, body: unknown, q: FakeQuirks, headers: Record<string, string> = {}) {
-  sendJson(res, status, dialectError(status, body, q), headers)
+  sendJson(res, status, dialectError(status, echoed(body, res, q), q), headers)
 }
 
 /** One response in flight, with what a behaviour needs to react to the client going away. */
@@ -533,9 +548,10 @@ function failMidStream(ex: Exchange, model: string, b: Extract<Behaviour, { kind
   if (b.mode === 'error-event') {
     if (ex.quirks.numericErrorCode) {
       // OpenRouter: the error rides on a chunk whose choice finishes with "error".
-      w.chunk({ content: '' }, 'error', { provider: 'FakeProvider', error: { code: 'server_error', message: 'Provider disconnected unexpectedly' } })
+      const error = { code: 'server_error', message: 'Provider disconnected unexpectedly' }
+      w.chunk({ content: '' }, 'error', echoed({ provider: 'FakeProvider', error }, ex.res, ex.quirks) as Record<string, unknown>)
     } else {
-      w.event(errorBody('The server had an error while processing your request. Sorry about that!', 'server_error'))
+      w.event(echoed(errorBody('The server had an error while processing your request. Sorry about that!', 'server_error'), ex.res, ex.quirks))
     }
     w.end()
     return
@@ -679,7 +695,17 @@ function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: Embed
 }
 
 
-export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]; quirks?: FakeQuirks } = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  opts: {
+    apiKey?: string
+    models?: string[]
+    quirks?: FakeQuirks
+    /** The model list fails with this status (OpenAI's error body for it) instead of listing. */
+    modelsStatus?: number
+    /** The model list answers 200 with this text, made from the Authorization header received, instead of listing. */
+    modelsBody?: (authorization: string) => string
+  } = {},
+): Promise<FakeOpenAI> {
   const apiKey = opts.apiKey ?? `sk-fake-${randomHex(16)}`
   const models = opts.models ?? DEFAULT_MODELS
   const quirks: FakeQuirks = { ...opts.quirks }
@@ -771,6 +797,8 @@ export async function startFakeOpenAI(opts: { apiKey?: string; models?: string[]
       return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerEmbeddings(ex, json, inputs, b))
     }
     if (method === 'GET' && pathname === '/v1/models') {
+      if (opts.modelsStatus) return sendError(res, opts.modelsStatus, defaultError(opts.modelsStatus, '', apiKey), quirks)
+      if (opts.modelsBody) return sendJson(res, 200, opts.modelsBody(auth))
       const data = models.map(modelObject)
       return sendJson(res, 200, quirks.bareModelList ? data : { object: 'list', data })
     }

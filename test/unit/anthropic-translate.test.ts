@@ -5,6 +5,7 @@ import { anthropicAdapter } from '../../src/gateway/providers/anthropic/adapter'
 import { DEFAULT_MAX_TOKENS } from '../../src/gateway/providers/anthropic/translateRequest'
 import { finishReason } from '../../src/gateway/providers/anthropic/translateResponse'
 import type { Chunk } from '../../src/gateway/providers/adapter'
+import { Redactor } from '../../src/gateway/secrets/redactor'
 
 type Body = Record<string, any>
 
@@ -365,7 +366,7 @@ describe('anthropic stream translation', () => {
   const ev = (type: string, data: Body = {}) => ({ event: type, data: JSON.stringify({ type, ...data }) })
 
   it('translates the event sequence: role first, fixed id, tool calls numbered among tool_use blocks, usage as it grows', () => {
-    const t = anthropicAdapter.streamTranslator('anthropic')
+    const t = anthropicAdapter.streamTranslator('anthropic', new Redactor())
     const steps = [
       ev('message_start', {
         message: { id: 'msg_9', model: 'claude-sonnet-4-5', content: [], usage: { input_tokens: 10, cache_read_input_tokens: 20, cache_creation_input_tokens: 30, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 30 }, output_tokens: 1 } },
@@ -427,7 +428,7 @@ describe('anthropic stream translation', () => {
   })
 
   it('turns error events into ApiErrors: 503 for overloaded, 502 otherwise', () => {
-    const t = anthropicAdapter.streamTranslator('anthropic')
+    const t = anthropicAdapter.streamTranslator('anthropic', new Redactor())
     const overloaded = t.event(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }))
     assert.equal(overloaded.error!.status, 503)
     assert.match(overloaded.error!.message, /Overloaded/)
@@ -439,7 +440,7 @@ describe('anthropic stream translation', () => {
 
 describe('anthropic errors, headers and models', () => {
   const body = (type: string, message: string, extra: Body = {}) => JSON.stringify({ type: 'error', error: { type, message, ...extra }, request_id: 'req_1' })
-  const map = (status: number, text: string, headers: Record<string, string> = {}) => anthropicAdapter.httpError('anthropic', status, text, headers)
+  const map = (status: number, text: string, headers: Record<string, string> = {}) => anthropicAdapter.httpError('anthropic', status, text, headers, new Redactor())
 
   it('maps Anthropic statuses to OpenAI ones (reference §4.8)', () => {
     let e = map(529, body('overloaded_error', 'Overloaded'))

@@ -10,19 +10,17 @@ export class SignInThrottle {
     private readonly windowMs = 15 * 60_000,
   ) {}
 
-  /** Milliseconds to wait, or 0 when an attempt may be made. */
-  waitMs(keys: string[], now = Date.now()): number {
-    let wait = 0
-    for (const k of keys) {
-      const recent = (this.failures.get(k) ?? []).filter((t) => t > now - this.windowMs)
-      this.failures.set(k, recent)
-      if (recent.length >= this.limit) wait = Math.max(wait, recent[0] + this.windowMs - now)
-    }
-    return wait
-  }
-
-  fail(keys: string[], now = Date.now()): void {
-    for (const k of keys) this.failures.set(k, [...(this.failures.get(k) ?? []), now])
+  /**
+   * Milliseconds to wait, or 0 when the attempt may be made: then it is reserved, counted as a
+   * failure from this moment until `succeed` clears it. Checking a password takes ~100 ms; were
+   * an attempt counted only once checked, guesses sent in parallel would all pass the limit.
+   */
+  reserve(keys: string[], now = Date.now()): number {
+    const recent = keys.map((k) => (this.failures.get(k) ?? []).filter((t) => t > now - this.windowMs))
+    const full = recent.filter((r) => r.length >= this.limit)
+    if (full.length > 0) return Math.max(...full.map((r) => r[0] + this.windowMs - now))
+    keys.forEach((k, i) => this.failures.set(k, [...recent[i], now]))
+    return 0
   }
 
   succeed(keys: string[]): void {

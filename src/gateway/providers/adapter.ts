@@ -1,5 +1,6 @@
 import type { ApiError } from '../errors'
 import type { NormalizedUsage } from '../pricing/types'
+import type { Redactor } from '../secrets/redactor'
 import type { SseEvent } from '../upstream/sse'
 
 /** An OpenAI `chat.completion.chunk`, as the client receives it. */
@@ -51,7 +52,8 @@ export interface ChatRequestOptions {
 /**
  * A provider kind: how to speak to it. Requests arrive in OpenAI's shape (model already set to
  * the upstream id, usage always requested on streams) and answers leave in OpenAI's shape, so
- * the pipeline, pricing and records never see a provider's own format.
+ * the pipeline, pricing and records never see a provider's own format. Its errors, before the
+ * first byte or in the stream, are read with the registry's redactor (`parseUpstreamError`).
  */
 export interface ProviderAdapter {
   readonly kind: string
@@ -61,11 +63,11 @@ export interface ProviderAdapter {
   chatRequest(body: Record<string, unknown>, opts: ChatRequestOptions): UpstreamRequest
   /** `untouched`: the completion is the provider's answer as parsed, so its text can go out as it came. */
   chatResponse(json: Record<string, unknown>, providerId: string): { completion: Record<string, unknown>; usage: NormalizedUsage | null; untouched?: boolean }
-  streamTranslator(providerId: string): StreamTranslator
+  streamTranslator(providerId: string, redactor: Redactor): StreamTranslator
   /** Null when the kind has no embeddings endpoint. */
   embeddingsRequest(body: Record<string, unknown>): UpstreamRequest | null
   /** An error answered before the first byte, in OpenAI's shape and status family. */
-  httpError(providerId: string, status: number, text: string, headers: Record<string, string | string[] | undefined>): ApiError
+  httpError(providerId: string, status: number, text: string, headers: Record<string, string | string[] | undefined>, redactor: Redactor): ApiError
   /** The model list: also the cheapest real call that proves the credential and endpoint. */
   readonly modelsPath: string
   parseModels(body: unknown): Array<{ id: string; created: number | null }>

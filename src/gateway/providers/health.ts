@@ -34,9 +34,16 @@ export async function probeProvider(agent: Dispatcher, registry: ProviderRegistr
     })
     const text = await res.body.text()
     if (res.statusCode !== 200) {
-      return { ok: false, checked_at, reason: `${provider.id} answered ${res.statusCode}: ${parseUpstreamError(text).message}` }
+      return { ok: false, checked_at, reason: `${provider.id} answered ${res.statusCode}: ${parseUpstreamError(text, registry.redactor).message}` }
     }
-    return { ok: true, checked_at, latency_ms: Math.round(performance.now() - started), models: adapter.parseModels(JSON.parse(text)) }
+    let list: unknown
+    try {
+      list = JSON.parse(text)
+    } catch {
+      // Not JSON.parse's message: it quotes the body, which is the provider's text.
+      return { ok: false, checked_at, reason: `${provider.id} answered 200 with a model list that is not JSON` }
+    }
+    return { ok: true, checked_at, latency_ms: Math.round(performance.now() - started), models: adapter.parseModels(list) }
   } catch (err) {
     const e = err as Error
     const why = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.message

@@ -2,6 +2,7 @@ import { Agent, type Dispatcher } from 'undici'
 import type { ProviderTimeouts, ProvidersRepo } from '../store/providersRepo'
 import { createUpstreamAgent, defaultTimeouts, type CallDeadlines } from '../upstream/client'
 import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
+import { Redactor } from '../secrets/redactor'
 import { builtinProviders } from './builtin'
 
 export interface Provider {
@@ -26,12 +27,14 @@ const defaultDeadlines = deadlinesOf({})
 /**
  * Built-in providers merged with the ones stored by `gw providers set`. Credentials are read
  * from the environment or the keychain once and kept in memory until configuration changes
- * (keychain reads go over D-Bus and cost milliseconds).
+ * (keychain reads go over D-Bus and cost milliseconds). Every credential loaded is remembered by
+ * its redactor, through which every error text from a provider passes.
  */
 export class ProviderRegistry {
   private providers = new Map<string, Provider>()
   private credentials = new Map<string, Promise<Credential | null>>()
   private agents = new Map<string, Agent>()
+  readonly redactor = new Redactor()
 
   constructor(
     private readonly repo: ProvidersRepo,
@@ -95,7 +98,10 @@ export class ProviderRegistry {
   credential(id: string): Promise<Credential | null> {
     let c = this.credentials.get(id)
     if (!c) {
-      c = resolveCredential(id, this.secrets, this.env)
+      c = resolveCredential(id, this.secrets, this.env).then((found) => {
+        if (found) this.redactor.remember(found.value)
+        return found
+      })
       this.credentials.set(id, c)
     }
     return c

@@ -5,7 +5,7 @@ import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl, type UpstreamResponse } from '../upstream/client'
-import { redactSecret, upstreamNetworkError } from '../upstream/upstreamErrors'
+import { upstreamNetworkError } from '../upstream/upstreamErrors'
 import { retryAfterMs } from '../routing/routingConfig'
 import type { SerialisedRequest } from './adapter'
 import { adapterFor } from './kinds'
@@ -70,13 +70,13 @@ export async function sendToProvider(
       attempt(null, 'client closed the connection')
       throw new ClientAborted()
     }
-    const e = redactSecret(upstreamNetworkError(provider.id, err), credential?.value ?? null)
+    const e = upstreamNetworkError(provider.id, err)
     attempt(null, e.message)
     throw new ProviderFailure(e, null, null)
   }
   if (res.statusCode !== 200) {
     const text = await res.body.text().catch(() => '')
-    const e = redactSecret(adapter.httpError(provider.id, res.statusCode, text, res.headers), credential?.value ?? null)
+    const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, gw.registry.redactor)
     attempt(res.statusCode, e.message)
     throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers))
   }

@@ -1,5 +1,6 @@
 import { errors as undiciErrors } from 'undici'
 import { ApiError } from '../errors'
+import type { Redactor } from '../secrets/redactor'
 import { envVarFor } from '../secrets/secretStore'
 
 interface ParsedError {
@@ -11,33 +12,51 @@ interface ParsedError {
   param: string | null
   /** Gemini's `details[].reason` values (`API_KEY_INVALID`, …). */
   reasons: string[]
-  /** OpenRouter's `metadata` object (moderation reasons, the provider's raw error), when present. */
-  metadata: Record<string, unknown> | null
+  /** OpenRouter's moderation verdict (`metadata.reasons` or `flagged_input`): the reasons given, null when there is none. */
+  moderation: string[] | null
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** Reads the error shapes providers use: OpenAI's, Gemini's array, OpenRouter's numeric code, vLLM's flat object, plain text. */
-export function parseUpstreamError(text: string): ParsedError {
+/** A plain-text or unrecognised error body is cut to this length. */
+const MAX_EXCERPT = 500
+/** A provider's own message, code or type is cut to this length. */
+const MAX_FIELD = 8000
+/**
+ * Text read past a cut before it is scrubbed: more than any credential is long, so one straddling
+ * the cut goes whole, while a megabyte error page costs no more to scrub than a short one.
+ */
+const SCRUB_SLACK = 1000
+
+/**
+ * Reads the error shapes providers use: OpenAI's, Gemini's array, OpenRouter's numeric code,
+ * vLLM's flat object, plain text. This is where a provider's error text becomes the gateway's, so
+ * every string it returns has been through the redactor: a provider that echoes the credential it
+ * was sent does not pass it on.
+ */
+export function parseUpstreamError(text: string, redactor: Redactor): ParsedError {
+  const clean = (v: string, max = MAX_FIELD) => redactor.scrub(v.slice(0, max + SCRUB_SLACK)).slice(0, max)
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch {
-    return { message: text.trim().slice(0, 500) || 'no error message', type: null, code: null, param: null, reasons: [], metadata: null }
+    return { message: clean(text.trim(), MAX_EXCERPT) || 'no error message', type: null, code: null, param: null, reasons: [], moderation: null }
   }
   // Gemini: `[{"error": {"code": 400, "message": …, "status": "INVALID_ARGUMENT", "details": […]}}]`.
   if (Array.isArray(body)) body = body.find(isObject) ?? body[0]
   const o = isObject(body) ? body : {}
   const e = isObject(o.error) ? o.error : o
-  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null)
+  const str = (v: unknown) => (typeof v === 'string' ? clean(v) : typeof v === 'number' ? String(v) : null)
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string').map((r) => clean(r)) : [])
   const details = Array.isArray(e.details) ? e.details : []
+  const metadata = isObject(e.metadata) ? e.metadata : null
   return {
-    message: str(e.message) ?? (typeof o.error === 'string' ? o.error : JSON.stringify(body).slice(0, 500)),
-    type: typeof e.type === 'string' ? e.type : null,
-    code: typeof e.code === 'string' ? e.code : null,
+    message: str(e.message) ?? (typeof o.error === 'string' ? clean(o.error) : clean(JSON.stringify(body), MAX_EXCERPT)),
+    type: typeof e.type === 'string' ? clean(e.type) : null,
+    code: typeof e.code === 'string' ? clean(e.code) : null,
     param: str(e.param),
-    reasons: details.flatMap((d) => (isObject(d) && typeof d.reason === 'string' ? [d.reason] : [])),
-    metadata: isObject(e.metadata) ? e.metadata : null,
+    reasons: strings(details.map((d) => (isObject(d) ? d.reason : null))),
+    moderation: metadata && (Array.isArray(metadata.reasons) || 'flagged_input' in metadata) ? strings(metadata.reasons) : null,
   }
 }
 
@@ -58,17 +77,16 @@ export function upstreamHttpError(
   status: number,
   text: string,
   headers: Record<string, string | string[] | undefined>,
+  redactor: Redactor,
 ): ApiError {
-  const e = parseUpstreamError(text)
+  const e = parseUpstreamError(text, redactor)
   const from = `${providerId} answered ${status}: ${e.message}`
   // Gemini refuses a bad key with 400 INVALID_ARGUMENT: that is the gateway's credential, not the caller's request.
   const keyRefused = e.reasons.includes('API_KEY_INVALID')
   // OpenRouter's 403 is its moderation flagging the caller's input, not a refused credential.
-  const moderated = status === 403 && e.metadata !== null && (Array.isArray(e.metadata.reasons) || 'flagged_input' in e.metadata)
-  if (moderated) {
-    const listed = e.metadata!.reasons
-    const reasons = Array.isArray(listed) ? listed.filter((r) => typeof r === 'string') : []
-    return new ApiError(400, 'invalid_request_error', `${providerId}: ${e.message}${reasons.length ? ` (${reasons.join(', ')})` : ''}`, 'content_policy_violation', null)
+  if (status === 403 && e.moderation) {
+    const listed = e.moderation.length ? ` (${e.moderation.join(', ')})` : ''
+    return new ApiError(400, 'invalid_request_error', `${providerId}: ${e.message}${listed}`, 'content_policy_violation', null)
   }
   if ([400, 404, 409, 413, 422].includes(status) && !keyRefused) {
     return new ApiError(status, e.type ?? openAIType(status), `${providerId}: ${e.message}`, e.code, e.param)
@@ -101,7 +119,10 @@ export function upstreamHttpError(
   return new ApiError(502, 'server_error', from, 'upstream_error')
 }
 
-/** Network-level failures: no HTTP status from the provider at all. */
+/**
+ * Network-level failures: no HTTP status from the provider at all. The detail is undici's or
+ * Node's own text, which names no header value and quotes no response bytes, so it needs no redactor.
+ */
 export function upstreamNetworkError(providerId: string, err: unknown): ApiError {
   if (err instanceof undiciErrors.ConnectTimeoutError || err instanceof undiciErrors.HeadersTimeoutError) {
     return new ApiError(504, 'server_error', `${providerId} did not answer in time (${(err as Error).message})`, 'provider_timeout')
@@ -112,10 +133,4 @@ export function upstreamNetworkError(providerId: string, err: unknown): ApiError
   const code = (err as { code?: string }).code
   const detail = code ? `${code}: ${(err as Error).message}` : (err as Error).message
   return new ApiError(502, 'server_error', `${providerId} could not be reached (${detail})`, 'provider_unreachable')
-}
-
-/** Providers sometimes echo the credential they were given in an error; it must not travel further. */
-export function redactSecret(err: ApiError, secret: string | null): ApiError {
-  if (!secret || !err.message.includes(secret)) return err
-  return new ApiError(err.status, err.type, err.message.replaceAll(secret, '[redacted]'), err.code, err.param, err.headers)
 }

@@ -25,14 +25,13 @@ export const authHandlers: Handlers<'auth.status' | 'auth.setup' | 'auth.signIn'
 
   async 'auth.signIn'(ctx, input) {
     const throttleKeys = [`user:${input.username.toLowerCase()}`, `address:${ctx.caller.address}`]
-    const wait = ctx.throttle.waitMs(throttleKeys)
+    const wait = ctx.throttle.reserve(throttleKeys)
     if (wait > 0) throw new AdminError(429, 'too_many_attempts', `Too many failed sign-ins; try again in ${Math.ceil(wait / 1000)} s.`)
     const users = new UsersRepo(ctx.gw.db)
     const found = users.withPassword(input.username)
     dummyHash ??= hashPassword('not a real password')
     const ok = await verifyPassword(input.password, found?.password_hash ?? (await dummyHash))
     if (!found || !ok) {
-      ctx.throttle.fail(throttleKeys)
       throw new AdminError(401, 'invalid_credentials', 'Wrong user name or password.')
     }
     ctx.throttle.succeed(throttleKeys)

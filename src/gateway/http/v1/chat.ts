@@ -42,7 +42,7 @@ export function chatRoutes(app: FastifyInstance, gw: Gateway): void {
       const adapter = adapterFor(target.provider.kind)
       const providerId = target.provider.id
       if (ctx.stream) {
-        const translator = adapter.streamTranslator(providerId)
+        const translator = adapter.streamTranslator(providerId, gw.registry.redactor)
         return relayChatStream(ctx, reply, upstream, translator, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
       }
       const answer = await readJson(providerId, upstream)

@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors'
+import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
 
 type Headers = Record<string, string | string[] | undefined>
@@ -20,8 +21,8 @@ function errorCode(text: string): string | null {
  * problem and not worth a retry (502, x-should-retry: false); the rest (401/403 → 502,
  * 429 → 429 with retry-after, 500 → 502, 504 → 504, 529 overloaded → 503) is the shared mapping.
  */
-export function anthropicHttpError(providerId: string, status: number, text: string, headers: Headers): ApiError {
-  const e = parseUpstreamError(text)
+export function anthropicHttpError(providerId: string, status: number, text: string, headers: Headers, redactor: Redactor): ApiError {
+  const e = parseUpstreamError(text, redactor)
   if (e.type === 'billing_error' || errorCode(text) === 'enforced_spend_limit_reached') {
     return new ApiError(502, 'insufficient_quota', `${providerId} answered ${status}: ${e.message}`, 'provider_insufficient_quota', null, {
       'x-should-retry': 'false',
@@ -31,12 +32,12 @@ export function anthropicHttpError(providerId: string, status: number, text: str
     const code = status === 413 ? 'request_too_large' : status === 404 && /model/i.test(e.message) ? 'model_not_found' : null
     return new ApiError(status, 'invalid_request_error', `${providerId}: ${e.message}`, code, null)
   }
-  return upstreamHttpError(providerId, status, text, headers)
+  return upstreamHttpError(providerId, status, text, headers, redactor)
 }
 
 /** An `error` event after the 200: the relay ends the stream with it in OpenAI's shape. */
-export function anthropicStreamError(providerId: string, data: string): ApiError {
-  const e = parseUpstreamError(data)
+export function anthropicStreamError(providerId: string, data: string, redactor: Redactor): ApiError {
+  const e = parseUpstreamError(data, redactor)
   const message = `${providerId} failed mid-stream (${e.type ?? 'error'}): ${e.message}`
   if (e.type === 'overloaded_error') return new ApiError(503, 'server_error', message, 'provider_unavailable')
   return new ApiError(502, 'server_error', message, 'upstream_error')

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors'
 import { openAIUsage } from '../../pricing/usage'
+import type { Redactor } from '../../secrets/redactor'
 import type { SseEvent } from '../../upstream/sse'
 import type { Chunk, StreamStep, StreamTranslator } from '../adapter'
 import { anthropicStreamError } from './errors'
@@ -33,7 +34,10 @@ export class AnthropicStream implements StreamTranslator {
   /** Anthropic block index → the call's OpenAI index and how much argument text it has had. */
   private readonly calls = new Map<number, { index: number; argumentChars: number }>()
 
-  constructor(private readonly providerId: string) {}
+  constructor(
+    private readonly providerId: string,
+    private readonly redactor: Redactor,
+  ) {}
 
   event(ev: SseEvent): StreamStep {
     let e: StreamEvent
@@ -61,7 +65,7 @@ export class AnthropicStream implements StreamTranslator {
       case 'message_stop':
         return { chunks: [], done: true }
       case 'error':
-        return { chunks: [], error: anthropicStreamError(this.providerId, ev.data) }
+        return { chunks: [], error: anthropicStreamError(this.providerId, ev.data, this.redactor) }
       default:
         // ping, and event types Anthropic may add: its versioning policy asks clients to ignore them.
         return { chunks: [] }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors'
 import { normalizeUsage } from '../../pricing/usage'
+import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
 import type { SseEvent } from '../../upstream/sse'
 import type { Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
@@ -41,7 +42,10 @@ function repairChoice(c: Choice): boolean {
 class OpenAIStream implements StreamTranslator {
   private readonly calls = new Map<number, { count: number; sawCalls: boolean }>()
 
-  constructor(private readonly providerId: string) {}
+  constructor(
+    private readonly providerId: string,
+    private readonly redactor: Redactor,
+  ) {}
 
   event(ev: SseEvent): StreamStep {
     if (ev.data === '[DONE]') return { chunks: [], done: true }
@@ -52,7 +56,7 @@ class OpenAIStream implements StreamTranslator {
       return { chunks: [], error: new ApiError(502, 'server_error', `${this.providerId} sent a stream event that is not JSON`, 'upstream_error') }
     }
     if (chunk.error) {
-      const e = parseUpstreamError(ev.data)
+      const e = parseUpstreamError(ev.data, this.redactor)
       return { chunks: [], error: new ApiError(502, e.type ?? 'server_error', `${this.providerId}: ${e.message}`, e.code ?? 'upstream_error') }
     }
     let repaired = false
@@ -92,7 +96,7 @@ export const openaiAdapter: ProviderAdapter = {
     for (const c of (json.choices as Choice[] | undefined) ?? []) if (repairChoice(c)) untouched = false
     return { completion: json, usage: usageOf(json), untouched }
   },
-  streamTranslator: (providerId) => new OpenAIStream(providerId),
+  streamTranslator: (providerId, redactor) => new OpenAIStream(providerId, redactor),
   embeddingsRequest: (body) => ({ path: 'embeddings', body }),
   httpError: upstreamHttpError,
   modelsPath: 'models',
