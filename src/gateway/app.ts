@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
 import fastifyStatic from '@fastify/static'
 import type { AdminService } from './admin/adminService'
@@ -9,6 +9,8 @@ import type { GatewayConfig } from './config'
 import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
+import { clientErrorHandler } from './http/clientError'
+import { errorBody } from './http/errorShape'
 import { newRequestId } from './pipeline/requestContext'
 import { chatRoutes } from './http/v1/chat'
 import { VERSION } from './version'
@@ -33,6 +35,15 @@ const DASHBOARD_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
+}
+
+/** Node's own default, set explicitly so a `--max-http-header-size` flag cannot raise it unnoticed. */
+const MAX_HEADER_BYTES = 16 * 1024
+
+/** How often Node checks connections against the timeouts: often enough to keep them to about a tenth. */
+function timeoutCheckMs(config: GatewayConfig): number {
+  const shortest = Math.min(...[config.headersTimeoutMs, config.requestTimeoutMs].filter((ms) => ms > 0))
+  return Math.max(10, Math.min(1000, Math.ceil(shortest / 10)))
 }
 
 function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
@@ -64,6 +75,22 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     // Client SDKs keep connections open between calls.
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
+    // Slow or stalled requests are cut (408); the answer, however long it streams, is not counted.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckMs(config),
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    clientErrorHandler: clientErrorHandler({
+      maxHeaderBytes: MAX_HEADER_BYTES,
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+    }),
+    // A path the router cannot decode or a parameter over its length: before any hook, so the
+    // request id is set here.
+    frameworkErrors: (err, req, reply) => sendError(err, req, reply.header('x-request-id', req.id)),
   })
   // Allowed hosts and CORS origins come from start-up flags plus the dashboard's settings, and
   // follow the settings live: the checker is rebuilt whenever they change.
@@ -124,11 +151,12 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     parseJson(req, body as string, done)
   })
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
     const e = toApiError(err, config)
     if (e.status >= 500 && !(err instanceof ApiError)) req.log.error(err)
-    reply.code(e.status).headers(e.headers).send(e.toBody())
-  })
+    return reply.code(e.status).headers(e.headers).send(errorBody(req.url, e))
+  }
+  app.setErrorHandler(sendError)
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]
     const methods =
@@ -137,10 +165,10 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     if (methods) {
       const allow = [...new Set(methods.filter((m) => m !== 'HEAD'))].join(', ')
       const e = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}; use ${allow}.`, 'method_not_allowed')
-      return reply.code(405).header('allow', allow).send(e.toBody())
+      return reply.code(405).header('allow', allow).send(errorBody(path, e))
     }
     const e = new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url')
-    return reply.code(404).send(e.toBody())
+    return reply.code(404).send(errorBody(path, e))
   })
 
   app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))

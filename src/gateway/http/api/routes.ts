@@ -7,10 +7,17 @@ import { openApiDocument } from './openapi'
 
 export const SESSION_COOKIE = 'gw_session'
 
+/** A cookie's value; one that is not valid percent-encoding is taken as it is (it then matches no session). */
 function cookie(req: FastifyRequest, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
+    const eq = part.indexOf('=')
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue
+    const value = part.slice(eq + 1).trim()
+    try {
+      return decodeURIComponent(value)
+    } catch {
+      return value
+    }
   }
   return null
 }
