@@ -82,6 +82,9 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
       requestTimeout: config.requestTimeoutMs,
       connectionsCheckingInterval: timeoutCheckMs(config),
       maxHeaderSize: MAX_HEADER_BYTES,
+      // Node would answer a request without Host itself, bare; the Host check refuses it instead,
+      // in the route's shape.
+      requireHostHeader: false,
     },
     clientErrorHandler: clientErrorHandler({
       maxHeaderBytes: MAX_HEADER_BYTES,

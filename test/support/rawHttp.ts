@@ -57,7 +57,7 @@ export function rawRequest(
   })
 }
 
-/** One complete HTTP/1.1 answer with a Content-Length, or null while more is to come. */
+/** One complete HTTP/1.1 answer (by Content-Length or chunked), or null while more is to come. */
 function parse(data: Buffer): Omit<RawResponse, 'elapsedMs'> | null {
   const end = data.indexOf('\r\n\r\n')
   if (end < 0) return null
@@ -67,8 +67,22 @@ function parse(data: Buffer): Omit<RawResponse, 'elapsedMs'> | null {
     const colon = line.indexOf(':')
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
   }
-  const length = Number(headers['content-length'] ?? NaN)
-  const body = data.subarray(end + 4)
-  if (!Number.isFinite(length) || body.length < length) return null
-  return { status: Number(statusLine.split(' ')[1]), headers, body: body.subarray(0, length).toString('utf8') }
+  const rest = data.subarray(end + 4)
+  const body = headers['transfer-encoding'] === 'chunked' ? dechunk(rest) : rest.subarray(0, Number(headers['content-length'] ?? 0))
+  if (!body || body.length < Number(headers['content-length'] ?? 0)) return null
+  return { status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') }
+}
+
+/** A chunked body's bytes once its last chunk has arrived. */
+function dechunk(data: Buffer): Buffer | null {
+  const parts: Buffer[] = []
+  for (let at = 0; ; ) {
+    const eol = data.indexOf('\r\n', at)
+    if (eol < 0) return null
+    const size = parseInt(data.toString('latin1', at, eol), 16)
+    if (size === 0) return Buffer.concat(parts)
+    if (data.length < eol + 2 + size + 2) return null
+    parts.push(data.subarray(eol + 2, eol + 2 + size))
+    at = eol + 2 + size + 2
+  }
 }
