@@ -81,6 +81,11 @@ describe('errors outside a route handler keep the route shape and a request id',
     assertManagementError(await rawRequest(t.url, [`POST /api/keys.list HTTP/1.1\r\nhost: evil.example:${port}\r\ncontent-length: 2\r\n\r\n{}`]), 403, 'host_not_allowed')
   })
 
+  it('a request without Host: 403 from the Host check, in the route shape', async () => {
+    assertOpenAIError(await rawRequest(t.url, [`POST /v1/chat/completions HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}`]), 403, 'host_not_allowed')
+    assertManagementError(await rawRequest(t.url, [`POST /api/auth.status HTTP/1.1\r\ncontent-length: 2\r\n\r\n{}`]), 403, 'host_not_allowed')
+  })
+
   it('a session cookie that is not valid percent-encoding is no session, not a 500', async () => {
     for (const cookie of ['gw_session=%', 'gw_session=%E0%A4%A', 'a=%; gw_session=%zz', 'gw_session']) {
       assertManagementError(await post(`${t.url}/api/keys.list`, '{}', { cookie }), 401, 'unauthenticated')
