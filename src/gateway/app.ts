@@ -46,6 +46,13 @@ function timeoutCheckMs(config: GatewayConfig): number {
   return Math.max(10, Math.min(1000, Math.ceil(shortest / 10)))
 }
 
+/** Fastify's refusals of a malformed request, said in the gateway's words: [status, code, message]. */
+const FRAMEWORK_REFUSALS: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'The Content-Type header is not a media type. Send the body as JSON with `Content-Type: application/json`.'],
+  FST_ERR_BAD_URL: [400, 'invalid_url', 'The URL path is not valid percent-encoding.'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A segment of the URL path is longer than 100 characters.'],
+}
+
 function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
   if (err instanceof ApiError) return err
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
@@ -60,6 +67,8 @@ function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
       'invalid_json',
     )
   }
+  const refusal = err.code ? FRAMEWORK_REFUSALS[err.code] : undefined
+  if (refusal) return new ApiError(refusal[0], 'invalid_request_error', refusal[2], refusal[1])
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return new ApiError(err.statusCode, 'invalid_request_error', err.message, err.code ?? null)
   }

@@ -173,7 +173,6 @@ function bodyBytes(g: Gen, body: unknown): Buffer {
   let text = JSON.stringify(body, (_k, v) => v) ?? 'null'
   if (g.chance(0.05)) text = text.replace(/}$/, `,"${g.pick(['model', 'messages', 'input', '__proto__'])}":${JSON.stringify(g.value())}}`)
   if (g.chance(0.03)) text = text.replace(/}$/, `,"pad":${JSON.stringify(g.hugeString())}}`)
-  // eslint-disable-next-line no-control-regex
   text = text.replace(/"\\u0000RAW(\d+)\\u0000"/g, (_m, i) => g.raw[Number(i)])
   g.raw.length = 0
   let bytes = Buffer.from(text)
@@ -192,6 +191,12 @@ function bodyBytes(g: Gen, body: unknown): Buffer {
 }
 
 const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/octet-stream', 'APPLICATION/JSON', 'application/json;;', '*/*', 'garbage', '']
+
+/** Mostly what HTTP allows in a header value (UTF-8 bytes included), now and then a control character it does not. */
+function headerValue(g: Gen): string {
+  const s = g.string(30).replace(/[\r\n\0]/g, ' ')
+  return g.chance(0.05) ? s : s.replace(/[\u0001-\u0008\u000b-\u001f\u007f]/g, '_')
+}
 
 function makeCase(g: Gen, t: { host: string; key: string; session: string }): Case {
   const route = g.int(100)
@@ -213,7 +218,7 @@ function makeCase(g: Gen, t: { host: string; key: string; session: string }): Ca
   if (type) headers.push(`content-type: ${type}`)
   if (cookie !== null) headers.push(`cookie: ${cookie}`)
   for (let i = g.chance(0.2) ? g.int(6) : 0; i > 0; i--) {
-    headers.push(`x-gw-${g.pick(['user-id', 'trace-id', 'session-id', 'tags', 'team', g.string(10).replace(/[^a-z0-9-]/g, '') || 'x'])}: ${g.chance(0.1) ? 'v'.repeat(3000) : g.string(30).replace(/[\r\n\0]/g, ' ')}`)
+    headers.push(`x-gw-${g.pick(['user-id', 'trace-id', 'session-id', 'tags', 'team', g.string(10).replace(/[^a-z0-9-]/g, '') || 'x'])}: ${g.chance(0.1) ? 'v'.repeat(3000) : headerValue(g)}`)
   }
   if (g.chance(0.02)) headers.push(`x-filler: ${'f'.repeat(16_500 + g.int(20_000))}`)
   if (g.chance(0.01)) headers.push(g.pick(['bad header: x', 'x-ctl: a\u0001b', ': empty', 'x-dup: 1\r\nx-dup: 2']))
@@ -294,7 +299,7 @@ describe(`fuzz: hostile requests (seed ${SEED}, ${CASES} cases; GW_FUZZ_SEED rep
           failures.push(`case ${i}: ${(err as Error).message}\n${c.summary}`)
           continue
         }
-        if (process.env.GW_FUZZ_TRACE) console.log(`case ${i}: ${res.status} in ${Date.now() - started} ms`)
+        if (process.env.GW_FUZZ_TRACE) console.log(`case ${i}: ${res.status} in ${Date.now() - started} ms ${res.status >= 400 ? res.body.slice(0, 160) : ''}`)
         const why = violation(c, res)
         const kind = `${c.path.split('?')[0].startsWith('/api/') ? '/api' : c.path.split('?')[0]} ${res.status}`
         byKind.set(kind, (byKind.get(kind) ?? 0) + 1)

@@ -62,11 +62,15 @@ describe('errors outside a route handler keep the route shape and a request id',
   })
 
   it('an operation name over the router limit on /api: 414 in the management shape', async () => {
-    assertManagementError(await post(`${t.url}/api/${'x'.repeat(200)}`, '{}'), 414)
+    assertManagementError(await post(`${t.url}/api/${'x'.repeat(200)}`, '{}'), 414, 'uri_too_long')
   })
 
   it('a path the router cannot decode: 400 with a request id', async () => {
-    assertManagementError(await post(`${t.url}/api/%E0%A4%A`, '{}'), 400)
+    assertManagementError(await post(`${t.url}/api/%E0%A4%A`, '{}'), 400, 'invalid_url')
+  })
+
+  it('a Content-Type that is not a media type: 415 naming what to send', async () => {
+    assertManagementError(await post(`${t.url}/api/keys.list`, '{}', { 'content-type': 'garbage' }), 415, 'unsupported_media_type')
   })
 
   it('wrong method and unknown URL under /api: 404 in the management shape', async () => {
