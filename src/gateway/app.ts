@@ -83,7 +83,9 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     genReqId: () => newRequestId(),
     // Client SDKs keep connections open between calls.
     keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    // Requests that arrive while the server closes get their 503 from the onRequest hook, in the
+    // route's shape with a request id, not Fastify's bare one.
+    return503OnClosing: false,
     // Slow or stalled requests are cut (408); the answer, however long it streams, is not counted.
     requestTimeout: config.requestTimeoutMs,
     http: {
@@ -122,9 +124,18 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     routeMethods.set(route.url, [...(routeMethods.get(route.url) ?? []), ...methods])
   })
 
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
   // A callback hook, not an async one: no promise per request.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
+    if (closing) {
+      reply.header('connection', 'close')
+      return done(new ApiError(503, 'server_error', 'The gateway is shutting down; retry in a moment.', 'shutting_down'))
+    }
     // The one configuration check per request: keys, presets, prices and settings changed by any
     // process apply from here on.
     gw.refresh()

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import net from 'node:net'
 import { serve } from '../../src/gateway/cli/commands/serve'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { rawRequest, type RawResponse } from '../support/rawHttp'
@@ -189,5 +190,38 @@ describe('gw serve --request-timeout', () => {
     assert.equal(await exit, 0)
     assertManagementError(res, 408, 'request_timeout')
     assert.ok(res.elapsedMs >= 400 && res.elapsedMs < 1000, `cut after ${res.elapsedMs} ms`)
+  })
+})
+
+describe('shutdown', () => {
+  it('a request that arrives while the gateway closes gets a 503 in its route shape with a request id', async () => {
+    const t = await startTestGateway()
+    try {
+      const host = new URL(t.url).host
+      t.fake.script({ kind: 'delay', ms: 800 })
+      const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      const request = (path: string) => `POST ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
+      // The first request keeps the connection busy while close() begins; the pipelined ones are read after it.
+      const { hostname, port } = new URL(t.url)
+      const socket = net.connect(Number(port), hostname)
+      let received = ''
+      socket.on('data', (d: Buffer) => (received += d.toString()))
+      socket.write(request('/v1/chat/completions'))
+      await new Promise((r) => setTimeout(r, 200))
+      const closed = t.running.close()
+      await new Promise((r) => setTimeout(r, 100))
+      socket.write(request('/v1/chat/completions') + request('/api/keys.list'))
+      await closed
+      await new Promise((r) => setTimeout(r, 100))
+      socket.destroy()
+      const answers = received.split(/(?=HTTP\/1\.1 )/)
+      assert.match(answers[0], /^HTTP\/1\.1 200/)
+      assert.match(answers[1], /^HTTP\/1\.1 503/)
+      assert.match(answers[1], /x-request-id: req_/)
+      assert.equal(JSON.parse(answers[1].slice(answers[1].indexOf('\r\n\r\n') + 4)).error.code, 'shutting_down')
+      assert.equal(answers.length, 2, 'the connection closes after the 503')
+    } finally {
+      await t.close()
+    }
   })
 })
