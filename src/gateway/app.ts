@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
 import fastifyStatic from '@fastify/static'
 import type { AdminService } from './admin/adminService'
@@ -10,6 +10,8 @@ import { assertBoundedJson } from './boundedJson'
 import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
+import { clientErrorHandler } from './http/clientError'
+import { errorBody } from './http/errorShape'
 import { newRequestId } from './pipeline/requestContext'
 import { chatRoutes } from './http/v1/chat'
 import { VERSION } from './version'
@@ -36,6 +38,22 @@ const DASHBOARD_HEADERS = {
   'x-frame-options': 'DENY',
 }
 
+/** Node's own default, set explicitly so a `--max-http-header-size` flag cannot raise it unnoticed. */
+const MAX_HEADER_BYTES = 16 * 1024
+
+/** How often Node checks connections against the timeouts: often enough to keep them to about a tenth. */
+function timeoutCheckMs(config: GatewayConfig): number {
+  const shortest = Math.min(...[config.headersTimeoutMs, config.requestTimeoutMs].filter((ms) => ms > 0))
+  return Math.max(10, Math.min(1000, Math.ceil(shortest / 10)))
+}
+
+/** Fastify's refusals of a malformed request, said in the gateway's words: [status, code, message]. */
+const FRAMEWORK_REFUSALS: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'The Content-Type header is not a media type. Send the body as JSON with `Content-Type: application/json`.'],
+  FST_ERR_BAD_URL: [400, 'invalid_url', 'The URL path is not valid percent-encoding.'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A segment of the URL path is longer than 100 characters.'],
+}
+
 function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
   if (err instanceof ApiError) return err
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || err.statusCode === 413) {
@@ -50,6 +68,8 @@ function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
       'invalid_json',
     )
   }
+  const refusal = err.code ? FRAMEWORK_REFUSALS[err.code] : undefined
+  if (refusal) return new ApiError(refusal[0], 'invalid_request_error', refusal[2], refusal[1])
   if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return new ApiError(err.statusCode, 'invalid_request_error', err.message, err.code ?? null)
   }
@@ -64,7 +84,28 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     genReqId: () => newRequestId(),
     // Client SDKs keep connections open between calls.
     keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    // Requests that arrive while the server closes get their 503 from the onRequest hook, in the
+    // route's shape with a request id, not Fastify's bare one.
+    return503OnClosing: false,
+    // Slow or stalled requests are cut (408); the answer, however long it streams, is not counted.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: timeoutCheckMs(config),
+      maxHeaderSize: MAX_HEADER_BYTES,
+      // Node would answer a request without Host itself, bare; the Host check refuses it instead,
+      // in the route's shape.
+      requireHostHeader: false,
+    },
+    clientErrorHandler: clientErrorHandler({
+      maxHeaderBytes: MAX_HEADER_BYTES,
+      headersTimeoutMs: config.headersTimeoutMs,
+      requestTimeoutMs: config.requestTimeoutMs,
+    }),
+    // A path the router cannot decode or a parameter over its length: before any hook, so the
+    // request id is set here.
+    frameworkErrors: (err, req, reply) => sendError(err, req, reply.header('x-request-id', req.id)),
   })
   // Allowed hosts and CORS origins come from start-up flags plus the dashboard's settings, and
   // follow the settings live: the checker is rebuilt whenever they change.
@@ -84,9 +125,18 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     routeMethods.set(route.url, [...(routeMethods.get(route.url) ?? []), ...methods])
   })
 
+  let closing = false
+  app.addHook('preClose', (done) => {
+    closing = true
+    done()
+  })
   // A callback hook, not an async one: no promise per request.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
+    if (closing) {
+      reply.header('connection', 'close')
+      return done(new ApiError(503, 'server_error', 'The gateway is shutting down; retry in a moment.', 'shutting_down'))
+    }
     // The one configuration check per request: keys, presets, prices and settings changed by any
     // process apply from here on.
     gw.refresh()
@@ -135,11 +185,12 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     parseJson(req, body as string, done)
   })
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
     const e = toApiError(err, config)
     if (e.status >= 500 && !(err instanceof ApiError)) req.log.error(err)
-    reply.code(e.status).headers(e.headers).send(e.toBody())
-  })
+    return reply.code(e.status).headers(e.headers).send(errorBody(req.url, e))
+  }
+  app.setErrorHandler(sendError)
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]
     const methods =
@@ -148,10 +199,10 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     if (methods) {
       const allow = [...new Set(methods.filter((m) => m !== 'HEAD'))].join(', ')
       const e = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}; use ${allow}.`, 'method_not_allowed')
-      return reply.code(405).header('allow', allow).send(e.toBody())
+      return reply.code(405).header('allow', allow).send(errorBody(path, e))
     }
     const e = new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url')
-    return reply.code(404).send(e.toBody())
+    return reply.code(404).send(errorBody(path, e))
   })
 
   app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))

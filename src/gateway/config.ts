@@ -12,6 +12,10 @@ export interface GatewayConfig {
   /** Origins allowed to call the API from a browser; empty means CORS stays off. */
   corsOrigins: string[]
   bodyLimitBytes: number
+  /** How long a client may take to send a request's headers; never more than `requestTimeoutMs` (0: no limit). */
+  headersTimeoutMs: number
+  /** How long a client may take to send a whole request, headers and body (0: no limit). The answer is not counted. */
+  requestTimeoutMs: number
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -35,6 +39,22 @@ function port(value: string | number | undefined, fallback: number): number {
   return n
 }
 
+/** A duration given in seconds (a flag or an environment variable), in milliseconds. */
+function seconds(name: string, value: string | number | undefined, fallbackSeconds: number): number {
+  if (value === undefined || value === '') return fallbackSeconds * 1000
+  const n = Number(value)
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of seconds, 0 or more, got "${value}"`)
+  return Math.round(n * 1000)
+}
+
+/**
+ * 300 s lets a body of the default 32 MB limit arrive over a 1 Mbit/s uplink (268 s); 30 s is
+ * ample for 16 KB of headers on any link, and short for a client that holds a connection by
+ * sending them a byte at a time.
+ */
+const DEFAULT_REQUEST_TIMEOUT_S = 300
+const DEFAULT_HEADERS_TIMEOUT_S = 30
+
 export interface ConfigOverrides {
   host?: string
   port?: string | number
@@ -42,10 +62,16 @@ export interface ConfigOverrides {
   allowedHosts?: string[]
   corsOrigins?: string[]
   bodyLimitBytes?: number
+  /** In seconds, as the flag takes it. */
+  headersTimeout?: string | number
+  /** In seconds, as the flag takes it. */
+  requestTimeout?: string | number
 }
 
 /** Flags win over environment variables, which win over defaults. */
 export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const requestTimeoutMs = seconds('request timeout', overrides.requestTimeout ?? env.GW_REQUEST_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S)
+  const headersTimeoutMs = seconds('headers timeout', overrides.headersTimeout ?? env.GW_HEADERS_TIMEOUT_S, DEFAULT_HEADERS_TIMEOUT_S)
   return {
     host: overrides.host ?? env.GW_HOST ?? '127.0.0.1',
     port: port(overrides.port ?? env.GW_PORT, 8787),
@@ -53,5 +79,8 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     allowedHosts: overrides.allowedHosts ?? list(env.GW_ALLOWED_HOSTS),
     corsOrigins: overrides.corsOrigins ?? list(env.GW_CORS_ORIGINS),
     bodyLimitBytes: overrides.bodyLimitBytes ?? Number(env.GW_BODY_LIMIT_MB ?? 32) * 1024 * 1024,
+    requestTimeoutMs,
+    // Headers are part of the request: their limit never outlasts the whole request's.
+    headersTimeoutMs: requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs) ? requestTimeoutMs : headersTimeoutMs,
   }
 }

@@ -670,8 +670,9 @@ function validateEmbeddings(body: Record<string, any>): EmbeddingInput[] | Error
   if (body.encoding_format !== undefined && body.encoding_format !== 'float' && body.encoding_format !== 'base64') {
     return errorBody(`Invalid value for 'encoding_format': expected 'float' or 'base64'.`, 'invalid_request_error', 'encoding_format')
   }
-  if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && body.dimensions > 0)) {
-    return errorBody(`Invalid value for 'dimensions': expected a positive integer.`, 'invalid_request_error', 'dimensions')
+  // OpenAI's largest embedding model has 3072 dimensions; it refuses more.
+  if (body.dimensions !== undefined && !(Number.isInteger(body.dimensions) && body.dimensions > 0 && body.dimensions <= 3072)) {
+    return errorBody(`Invalid value for 'dimensions': expected a positive integer up to 3072.`, 'invalid_request_error', 'dimensions')
   }
   return parseEmbeddingInputs(body.input)
 }

@@ -7,6 +7,8 @@ export const serve: Command = async (args, io) => {
     port: { type: 'string' },
     'allowed-hosts': { type: 'string' },
     'cors-origins': { type: 'string' },
+    'headers-timeout': { type: 'string' },
+    'request-timeout': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -15,6 +17,8 @@ export const serve: Command = async (args, io) => {
       dataDir: values['data-dir'],
       allowedHosts: list(values['allowed-hosts']),
       corsOrigins: list(values['cors-origins']),
+      headersTimeout: values['headers-timeout'],
+      requestTimeout: values['request-timeout'],
     },
     { env: io.env, secrets: io.secrets },
   )

@@ -2,16 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminService } from '../../admin/adminService'
 import type { Caller } from '../../admin/context'
 import { UsersRepo } from '../../store/usersRepo'
-import { ApiError } from '../../errors'
-import { operations, type ContractError } from '../../../contract'
+import { operations } from '../../../contract'
 import { openApiDocument } from './openapi'
 
 export const SESSION_COOKIE = 'gw_session'
 
+/** A cookie's value; one that is not valid percent-encoding is taken as it is (it then matches no session). */
 function cookie(req: FastifyRequest, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=')
-    if (k === name) return decodeURIComponent(v.join('='))
+    const eq = part.indexOf('=')
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue
+    const value = part.slice(eq + 1).trim()
+    try {
+      return decodeURIComponent(value)
+    } catch {
+      return value
+    }
   }
   return null
 }
@@ -39,22 +45,11 @@ function sessionCookie(reply: FastifyReply, secure: boolean, value: string, maxA
   reply.header('set-cookie', attrs.join('; '))
 }
 
-/**
- * The gateway's own refusals before the operation runs (a body it will not parse further, a host
- * it does not serve) answer in the management API's shape; any other error goes on to the app's
- * handler.
- */
-function apiShaped(err: Error, _req: FastifyRequest, reply: FastifyReply): void {
-  if (!(err instanceof ApiError)) throw err
-  const body: ContractError = { status: err.status, code: err.code ?? err.type, message: err.message, ...(err.param !== null && { field: err.param }) }
-  reply.code(err.status).headers(err.headers).send({ error: body })
-}
-
 /** `POST /api/<operation>`: the management contract over HTTP, for the browser dashboard and scripts. */
 export function apiRoutes(app: FastifyInstance, admin: AdminService): void {
   app.get('/api/openapi.json', async () => openApiDocument())
 
-  app.post('/api/:operation', { errorHandler: apiShaped }, async (req, reply) => {
+  app.post('/api/:operation', async (req, reply) => {
     const name = (req.params as { operation: string }).operation
     if (crossSite(req)) {
       return reply.code(403).send({ error: { status: 403, code: 'cross_site', message: 'Cross-site requests to the management API are refused.' } })
