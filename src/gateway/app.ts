@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify'
 import cors from '@fastify/cors'
 import fastifyStatic from '@fastify/static'
 import type { AdminService } from './admin/adminService'
@@ -9,6 +9,7 @@ import type { GatewayConfig } from './config'
 import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
+import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
 import { chatRoutes } from './http/v1/chat'
 import { VERSION } from './version'
@@ -58,13 +59,16 @@ function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
 /** Builds the HTTP app around a gateway; listening is the caller's business (server.ts, tests). */
 export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions = {}): FastifyInstance {
   const app = Fastify({
-    logger: false,
+    // The gateway's own logger, typed as Fastify's view of it so routes keep the default types.
+    loggerInstance: gw.logger as FastifyBaseLogger,
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newRequestId(),
     // Client SDKs keep connections open between calls.
     keepAliveTimeout: 65_000,
     return503OnClosing: true,
   })
+  app.decorateRequest('inferenceLogged', false)
   // Allowed hosts and CORS origins come from start-up flags plus the dashboard's settings, and
   // follow the settings live: the checker is rebuilt whenever they change.
   let hostAllowed = hostChecker(config.host, config.allowedHosts)

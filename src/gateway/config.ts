@@ -1,5 +1,6 @@
 import os from 'node:os'
 import path from 'node:path'
+import { parseLogLevel, type LogLevel } from './log'
 
 export const APP_NAME = 'GW Gateway'
 
@@ -12,6 +13,9 @@ export interface GatewayConfig {
   /** Origins allowed to call the API from a browser; empty means CORS stays off. */
   corsOrigins: string[]
   bodyLimitBytes: number
+  logLevel: LogLevel
+  /** Where the log goes; null means standard output. */
+  logFile: string | null
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -42,10 +46,13 @@ export interface ConfigOverrides {
   allowedHosts?: string[]
   corsOrigins?: string[]
   bodyLimitBytes?: number
+  logLevel?: string
+  logFile?: string
 }
 
 /** Flags win over environment variables, which win over defaults. */
 export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const logFile = overrides.logFile ?? env.GW_LOG_FILE
   return {
     host: overrides.host ?? env.GW_HOST ?? '127.0.0.1',
     port: port(overrides.port ?? env.GW_PORT, 8787),
@@ -53,5 +60,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     allowedHosts: overrides.allowedHosts ?? list(env.GW_ALLOWED_HOSTS),
     corsOrigins: overrides.corsOrigins ?? list(env.GW_CORS_ORIGINS),
     bodyLimitBytes: overrides.bodyLimitBytes ?? Number(env.GW_BODY_LIMIT_MB ?? 32) * 1024 * 1024,
+    logLevel: parseLogLevel(overrides.logLevel ?? env.GW_LOG_LEVEL ?? 'info'),
+    logFile: logFile ? path.resolve(logFile) : null,
   }
 }

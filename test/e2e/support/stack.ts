@@ -41,7 +41,7 @@ export async function startStack(): Promise<Stack> {
   const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`) : new MemorySecretStore('memory (no OS keychain on this machine)')
   // A concrete free port rather than port 0: settings.get reports the configured port, and 0
   // fails the contract's `port >= 1` (a backend issue, reported).
-  const running = await startGateway({ host: '127.0.0.1', port: await freePort(), dataDir }, { env: { OPENAI_API_KEY: fake.apiKey }, log: () => {}, secrets })
+  const running = await startGateway({ host: '127.0.0.1', port: await freePort(), dataDir, logLevel: 'silent' }, { env: { OPENAI_API_KEY: fake.apiKey }, secrets })
   running.gateway.providers.upsert('openai', 'openai', fake.url)
   running.gateway.configChanged()
   return {

@@ -7,6 +7,8 @@ export const serve: Command = async (args, io) => {
     port: { type: 'string' },
     'allowed-hosts': { type: 'string' },
     'cors-origins': { type: 'string' },
+    'log-level': { type: 'string' },
+    'log-file': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -15,10 +17,12 @@ export const serve: Command = async (args, io) => {
       dataDir: values['data-dir'],
       allowedHosts: list(values['allowed-hosts']),
       corsOrigins: list(values['cors-origins']),
+      logLevel: values['log-level'],
+      logFile: values['log-file'],
     },
     { env: io.env, secrets: io.secrets },
   )
-  io.out(`GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir})`)
+  io.out(`GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir}${running.config.logFile ? `, log in ${running.config.logFile}` : ''})`)
   await io.untilStopped()
   await running.close()
   return 0
