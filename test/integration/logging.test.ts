@@ -75,6 +75,9 @@ describe('the gateway log', () => {
     assert.equal(refused.status, 401)
     ids.refused = refused.headers.get('x-request-id')!
     ids.health = (await fetch(`${running.url}/healthz`)).headers.get('x-request-id')!
+    const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
+    const { result } = await running.admin.invoke('models.list', {}, operator)
+    assert.equal(result.ok ? 200 : result.error.status, 500, 'listing models prices the broken entry')
     // Closing flushes what is still buffered.
     await running.close()
     text = fs.readFileSync(logFile, 'utf8')
@@ -116,6 +119,12 @@ describe('the gateway log', () => {
     assert.match(errors[0].err.stack, /^Error: a catalog entry that cannot be read\n\s+at /)
     const [line] = requestLines(ids.internal)
     assert.deepEqual([line.status, line.model, line.error], [500, 'openai/broken-model', 'internal_error'])
+  })
+
+  it('logs an internal error of a management operation with its stack', () => {
+    const [error] = lines.filter((l) => l.operation === 'models.list')
+    assert.equal(error.level, 50)
+    assert.match(error.err.stack, /^Error: a catalog entry that cannot be read\n\s+at /)
   })
 
   it('a refused request gets a short line; a health check none at info', () => {
