@@ -35,6 +35,15 @@ function errorFields(err: unknown) {
   return { type: e.type, message: e.message, stack: e.stack, ...(e.code !== undefined ? { code: e.code } : {}) }
 }
 
+/** The path of a URL: its query string is the caller's and may hold anything. */
+export const pathOf = (url: string) => {
+  const q = url.indexOf('?')
+  return q < 0 ? url : url.slice(0, q)
+}
+
+/** A request where Fastify's own lines name one (a failed write of a response): method and path, no headers. */
+const requestFields = (req: { method?: string; url?: string }) => ({ method: req.method, path: pathOf(req.url ?? '') })
+
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' }
 const OMITTED = new Set(['time', 'level', 'pid', 'msg', 'err'])
 
@@ -60,7 +69,7 @@ export function openLog(target: LogTarget, stdout: { isTTY?: boolean; write(text
     level: target.level,
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
-    serializers: { err: errorFields },
+    serializers: { err: errorFields, req: requestFields },
   }
   if (target.file) {
     const file = path.resolve(target.file)

@@ -1,6 +1,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { ApiError } from '../errors'
+import { pathOf } from '../log'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Outcome } from '../store/requestsRepo'
 
@@ -24,10 +25,7 @@ export class RequestLog extends LogController {
     const status = reply.statusCode
     const level = err || status >= 400 ? 'info' : 'debug'
     if (!(req.log as Logger).isLevelEnabled(level)) return
-    const url = req.url
-    const q = url.indexOf('?')
-    // The path only: a query string is the caller's and may hold anything.
-    req.log[level]({ method: req.method, path: q < 0 ? url : url.slice(0, q), status, latency_ms: Math.round(reply.elapsedTime) }, 'request')
+    req.log[level]({ method: req.method, path: pathOf(req.url), status, latency_ms: Math.round(reply.elapsedTime) }, 'request')
   }
 
   /** A client that goes away mid-stream is in the request's own line (outcome "aborted"). */
