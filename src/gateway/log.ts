@@ -72,7 +72,7 @@ export function openLog(target: LogTarget, stdout: { isTTY?: boolean; write(text
     serializers: { err: errorFields, req: requestFields },
   }
   if (target.file) {
-    const file = path.resolve(target.file)
+    const file = target.file
     // Opened here, not by the stream, so a log file that cannot be written stops the start with
     // its reason instead of failing later, out of reach of any caller.
     fs.mkdirSync(path.dirname(file), { recursive: true })
