@@ -25,9 +25,17 @@ export const operations = {
       base_url: z.string(),
       version: z.string(),
       data_dir: z.string(),
+      /** Null when the log goes to standard output. */
+      log_file: z.string().nullable(),
       keys: z.number().int(),
       requests: z.number().int(),
     }),
+  }),
+  'gateway.showLog': op({
+    summary: "The log file's path; the desktop app also opens its folder",
+    access: 'admin',
+    input: empty,
+    output: z.object({ path: z.string().nullable(), shown: z.boolean() }),
   }),
   ...authOps,
   ...presetOps,

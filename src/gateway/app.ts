@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import cors from '@fastify/cors'
 import fastifyStatic from '@fastify/static'
 import type { AdminService } from './admin/adminService'
@@ -12,6 +12,7 @@ import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
 import { clientErrorHandler } from './http/clientError'
 import { errorBody } from './http/errorShape'
+import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
 import { chatRoutes } from './http/v1/chat'
 import { VERSION } from './version'
@@ -79,7 +80,9 @@ function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
 /** Builds the HTTP app around a gateway; listening is the caller's business (server.ts, tests). */
 export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions = {}): FastifyInstance {
   const app = Fastify({
-    logger: false,
+    // The gateway's own logger, typed as Fastify's view of it so routes keep the default types.
+    loggerInstance: gw.logger as FastifyBaseLogger,
+    logController: new RequestLog(),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newRequestId(),
     // Client SDKs keep connections open between calls.
@@ -107,6 +110,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     // request id is set here.
     frameworkErrors: (err, req, reply) => sendError(err, req, reply.header('x-request-id', req.id)),
   })
+  app.decorateRequest('inferenceLogged', false)
   // Allowed hosts and CORS origins come from start-up flags plus the dashboard's settings, and
   // follow the settings live: the checker is rebuilt whenever they change.
   let hostAllowed = hostChecker(config.host, config.allowedHosts)

@@ -1,5 +1,6 @@
 import os from 'node:os'
 import path from 'node:path'
+import { parseLogLevel, type LogLevel } from './log'
 
 export const APP_NAME = 'GW Gateway'
 
@@ -16,6 +17,9 @@ export interface GatewayConfig {
   headersTimeoutMs: number
   /** How long a client may take to send a whole request, headers and body (0: no limit). The answer is not counted. */
   requestTimeoutMs: number
+  logLevel: LogLevel
+  /** Where the log goes; null means standard output. */
+  logFile: string | null
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -66,12 +70,15 @@ export interface ConfigOverrides {
   headersTimeout?: string | number
   /** In seconds, as the flag takes it. */
   requestTimeout?: string | number
+  logLevel?: string
+  logFile?: string
 }
 
 /** Flags win over environment variables, which win over defaults. */
 export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const requestTimeoutMs = seconds('request timeout', overrides.requestTimeout ?? env.GW_REQUEST_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S)
   const headersTimeoutMs = seconds('headers timeout', overrides.headersTimeout ?? env.GW_HEADERS_TIMEOUT_S, DEFAULT_HEADERS_TIMEOUT_S)
+  const logFile = overrides.logFile ?? env.GW_LOG_FILE
   return {
     host: overrides.host ?? env.GW_HOST ?? '127.0.0.1',
     port: port(overrides.port ?? env.GW_PORT, 8787),
@@ -82,5 +89,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     requestTimeoutMs,
     // Headers are part of the request: their limit never outlasts the whole request's.
     headersTimeoutMs: requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs) ? requestTimeoutMs : headersTimeoutMs,
+    logLevel: parseLogLevel(overrides.logLevel ?? env.GW_LOG_LEVEL ?? 'info'),
+    logFile: logFile ? path.resolve(logFile) : null,
   }
 }

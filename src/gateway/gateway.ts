@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Agent } from 'undici'
+import pino, { type Logger } from 'pino'
 import { SettingsRepo } from './store/settingsRepo'
 import type { Settings } from '../contract/settings'
 import type { GatewayConfig } from './config'
@@ -32,7 +33,8 @@ export interface GatewayOptions {
   env?: NodeJS.ProcessEnv
   catalog?: PriceCatalog
   routing?: Partial<RoutingConfig>
-  log?: (msg: string, err?: unknown) => void
+  /** The gateway's log (server.ts opens it from the configuration); none when absent. */
+  logger?: Logger
 }
 
 /**
@@ -69,11 +71,12 @@ export class Gateway {
   readonly keyIndex = new KeyIndex()
   readonly agent: Agent
   readonly secrets: SecretStore
+  readonly logger: Logger
   private readonly watcher: ConfigWatcher
   private readonly pruneTimer: NodeJS.Timeout
 
   constructor(readonly options: GatewayOptions) {
-    const log = options.log ?? ((msg, err) => console.error(msg, err ?? ''))
+    this.logger = options.logger ?? pino({ level: 'silent' })
     this.db = openDatabase(options.config.dataDir)
     this.keys = new KeysRepo(this.db)
     this.providers = new ProvidersRepo(this.db)
@@ -82,7 +85,7 @@ export class Gateway {
     this.presetsRepo = new PresetsRepo(this.db)
     this.settingsRepo = new SettingsRepo(this.db)
     this.ledger = new LedgerRepo(this.db)
-    this.records = new RecordWriter(this.db, { onError: (err) => log('request records:', err) })
+    this.records = new RecordWriter(this.db, { onError: (err) => this.logger.error({ err }, 'request records: could not write') })
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing)

@@ -2,6 +2,7 @@ import { resolveConfig, type ConfigOverrides, type GatewayConfig } from './confi
 import { Gateway, type GatewayOptions } from './gateway'
 import { buildApp, VERSION, type AppOptions } from './app'
 import { AdminService } from './admin/adminService'
+import { openLog } from './log'
 
 export interface RunningGateway {
   url: string
@@ -14,11 +15,18 @@ export interface RunningGateway {
 /** Starts the gateway and listens; used by `gw serve`, the desktop app's main process and tests. */
 export async function startGateway(
   overrides: ConfigOverrides = {},
-  options: Omit<GatewayOptions, 'config'> & Pick<AppOptions, 'dashboardDir'> = {},
+  options: Omit<GatewayOptions, 'config' | 'logger'> & Pick<AppOptions, 'dashboardDir'> = {},
 ): Promise<RunningGateway> {
   const env = options.env ?? process.env
   const resolved = resolveConfig(overrides, env)
-  const gateway = new Gateway({ ...options, config: resolved })
+  const log = openLog({ level: resolved.logLevel, file: resolved.logFile })
+  let gateway: Gateway
+  try {
+    gateway = new Gateway({ ...options, config: resolved, logger: log.logger })
+  } catch (err) {
+    await log.close()
+    throw err
+  }
   // Port and bind saved from the dashboard apply from the next start, unless a flag or the
   // environment says otherwise.
   const config = {
@@ -26,7 +34,7 @@ export async function startGateway(
     port: overrides.port !== undefined || env.GW_PORT ? resolved.port : gateway.settings.port,
     host: overrides.host !== undefined || env.GW_HOST ? resolved.host : gateway.settings.bind,
   }
-  const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir })
+  const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir, log_file: log.file })
   const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir })
   admin.attach(async (r) => {
     const res = await app.inject({ ...r, payloadAsStream: true })
@@ -36,6 +44,7 @@ export async function startGateway(
     await app.listen({ host: config.host, port: config.port })
   } catch (err) {
     await gateway.close()
+    await log.close()
     throw err
   }
   const address = app.server.address()
@@ -53,6 +62,8 @@ export async function startGateway(
       (closing ??= (async () => {
         await app.close()
         await gateway.close()
+        log.logger.info('stopped')
+        await log.close()
       })()),
   }
 }

@@ -12,6 +12,9 @@ import { hardenSession, hardenWebContents, ownRendererCheck, secureWebPreference
 import { DesktopSession } from './session'
 import { trayMenu, trayTooltip, type MenuItem, type TrayState } from './tray'
 
+/** The gateway's log in the desktop app's log folder. */
+export const LOG_FILE_NAME = 'gw.log'
+
 // Structural views of the Electron modules the app uses, so tests can pass fakes.
 
 export interface AppLike {
@@ -19,6 +22,8 @@ export interface AppLike {
   whenReady(): Promise<unknown>
   on(event: string, listener: (...args: any[]) => void): unknown
   quit(): void
+  /** Electron's app.getPath; the app asks only for its log folder. */
+  getPath(name: 'logs'): string
   setName?(name: string): void
   setLoginItemSettings(settings: { openAtLogin: boolean; openAsHidden?: boolean; args?: string[] }): void
   getLoginItemSettings?(): { wasOpenedAtLogin?: boolean }
@@ -54,7 +59,7 @@ export interface DesktopDeps {
     handle(scheme: string, handler: (request: Request) => Promise<Response>): void
   }
   session: { defaultSession: SessionLike }
-  shell: ShellLike
+  shell: ShellLike & { showItemInFolder(fullPath: string): void }
   dialog: { showMessageBox(options: ReturnType<typeof portInUseDialog>): Promise<{ response: number }> }
   clipboard: { writeText(text: string): void }
   Menu: { buildFromTemplate(template: MenuItem[]): unknown }
@@ -68,8 +73,8 @@ export interface DesktopDeps {
   preloadPath: string
   /** Keeps "stay signed in" session tokens; null disables it. */
   sessionKeychain: SecretStore | null
-  /** Passed to startGateway (tests inject a memory secret store, an env, a quiet log). */
-  gatewayOptions?: Omit<GatewayOptions, 'config'>
+  /** Passed to startGateway (tests inject a memory secret store and an env). */
+  gatewayOptions?: Omit<GatewayOptions, 'config' | 'logger'>
   env?: NodeJS.ProcessEnv
   platform?: NodeJS.Platform
   /** The Vite dev server's URL under `npm start`; ignored in a packaged app. */
@@ -184,7 +189,9 @@ export function createDesktop(d: DesktopDeps): Desktop {
 
   async function gatewayOn(): Promise<boolean> {
     if (running) return true
-    const r = await startWithPortChoice(start, { dataDir }, askPort)
+    // The gateway's log goes to the platform's log folder for apps (GW_LOG_FILE to put it elsewhere).
+    const logFile = env.GW_LOG_FILE || path.join(app.getPath('logs'), LOG_FILE_NAME)
+    const r = await startWithPortChoice(start, { dataDir, logFile }, askPort)
     if (!r) return false
     running = r
     return true
@@ -292,7 +299,12 @@ export function createDesktop(d: DesktopDeps): Desktop {
     }
     if (quitting) return
     await session.restore(running!.gateway.db)
-    unregisterIpc = registerIpc(d.ipcMain, { admin: () => running?.admin ?? null, session, isOwnRenderer })
+    unregisterIpc = registerIpc(d.ipcMain, {
+      admin: () => running?.admin ?? null,
+      session,
+      isOwnRenderer,
+      showInFolder: (file) => d.shell.showItemInFolder(file),
+    })
 
     if (d.Tray && d.nativeImage) {
       try {

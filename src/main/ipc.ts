@@ -1,4 +1,4 @@
-import { channelOf, operations, type ContractError, type OperationName, type Result } from '../contract'
+import { channelOf, operations, type ContractError, type OperationName, type Output, type Result } from '../contract'
 import type { AdminService } from '../gateway/admin/adminService'
 import type { Caller } from '../gateway/admin/context'
 import type { DesktopSession } from './session'
@@ -36,6 +36,17 @@ export interface IpcOptions {
   admin: () => AdminService | null
   session: DesktopSession
   isOwnRenderer: (url: string) => boolean
+  /** Opens the file manager at a file (Electron's shell.showItemInFolder). */
+  showInFolder: (file: string) => void
+}
+
+/** The desktop's part of `gateway.showLog`: the admin service says where the log is; here its folder opens too. */
+function showLog(result: Result<unknown>, showInFolder: (file: string) => void): Result<unknown> {
+  if (!result.ok) return result
+  const answer = result.value as Output<'gateway.showLog'>
+  if (!answer.path) return result
+  showInFolder(answer.path)
+  return { ok: true, value: { ...answer, shown: true } }
 }
 
 /**
@@ -67,7 +78,7 @@ export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => vo
         : undefined
       const { result, session: change } = await admin.invoke(name, input, caller, onEvent)
       if (change) await session.apply(change)
-      return result
+      return name === 'gateway.showLog' ? showLog(result, options.showInFolder) : result
     })
   }
   return () => names.forEach((name) => ipcMain.removeHandler(channelOf(name)))

@@ -38,7 +38,7 @@ describe('the desktop app (Electron)', { skip: skip ?? false }, () => {
     fake = await startFakeOpenAI()
     dataDir = tempDir('gw-electron-e2e-')
     // Point the openai provider at the fake upstream, on a free port (0 → a free one, remembered).
-    const seed = await startGateway({ host: '127.0.0.1', port: 0, dataDir }, { env: {}, log: () => {} })
+    const seed = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: {} })
     seed.gateway.providers.upsert('openai', 'openai', fake.url)
     seed.gateway.settingsRepo.write({ port: 0 })
     seed.gateway.configChanged()
@@ -46,7 +46,7 @@ describe('the desktop app (Electron)', { skip: skip ?? false }, () => {
     app = await _electron.launch({
       args: [path.join(ROOT, '.electron-native'), ...(process.platform === 'linux' ? ['--no-sandbox'] : [])],
       cwd: ROOT,
-      env: { ...process.env, GW_DATA_DIR: dataDir, OPENAI_API_KEY: fake.apiKey, GW_KEYCHAIN_SERVICE: `GW Gateway e2e ${process.pid}` } as Record<string, string>,
+      env: { ...process.env, GW_DATA_DIR: dataDir, GW_LOG_FILE: path.join(dataDir, 'gw.log'), OPENAI_API_KEY: fake.apiKey, GW_KEYCHAIN_SERVICE: `GW Gateway e2e ${process.pid}` } as Record<string, string>,
       timeout: 60_000,
     })
     page = await app.firstWindow()

@@ -13,6 +13,7 @@ import { PresetsPage } from './pages/presets'
 import { KeyDetailPage, KeysPage } from './pages/keys'
 import { PlaygroundPage } from './pages/playground'
 import { RequestDetailPage, RequestsPage } from './pages/requests'
+import { SettingsPage } from './pages/settings'
 
 const skip = skipReason()
 
@@ -228,6 +229,13 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await w.page.keyboard.press('Escape')
     await keys.id('create-key-dialog').waitFor({ state: 'detached' })
     assert.equal(await w.page.evaluate('document.activeElement.getAttribute("data-testid")'), 'create-key')
+  })
+
+  it('Settings shows where the log is; a browser gets the path, not a button it could not honour', async () => {
+    const settings = new SettingsPage(w.page)
+    await shell.nav('settings')
+    await settings.waitForLoaded()
+    assert.deepEqual(await settings.logFile(), { path: stack.running.config.logFile, showButton: false })
   })
 
   it('signs out', async () => {

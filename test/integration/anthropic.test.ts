@@ -22,10 +22,9 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
     fake = await startFakeAnthropic()
     dataDir = tempDir()
     gateway = await startGateway(
-      { port: 0, dataDir },
+      { port: 0, dataDir, logLevel: 'silent' },
       {
         env: { ANTHROPIC_API_KEY: fake.apiKey, [envVarFor(WRONG_KEY_PROVIDER)]: 'sk-ant-not-the-key' },
-        log: () => {},
         // One upstream attempt per request: each scripted behaviour meets the request it was written for.
         routing: { maxRetries: 0 },
       },

@@ -42,6 +42,7 @@ describe('management contract over HTTP and the CLI', () => {
   /** A valid input for every operation, for an admin, given the fixtures made in before(). */
   const samples = (): Record<OperationName, unknown> => ({
     'gateway.status': {},
+    'gateway.showLog': {},
     'auth.status': {},
     'auth.setup': { username: 'second-owner', password: 'a long password 2' },
     'auth.signIn': { username: 'owner', password: 'correct horse battery' },
@@ -255,7 +256,7 @@ describe('settings take effect', () => {
     const t = await startTestGateway()
     try {
       const gw = t.running.gateway
-      const admin = new AdminService(gw, { base_url: t.baseURL, version: 'test', data_dir: t.dataDir })
+      const admin = new AdminService(gw, { base_url: t.baseURL, version: 'test', data_dir: t.dataDir, log_file: null })
       const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
       const detail = async (id: string) => {
         const { result } = await admin.invoke('requests.get', { id }, operator)

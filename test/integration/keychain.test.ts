@@ -22,7 +22,7 @@ describe('provider credentials in the OS keychain', { skip: unusable ?? false },
   before(async () => {
     fake = await startFakeOpenAI()
     dataDir = tempDir()
-    running = await startGateway({ port: 0, dataDir }, { env, secrets: store, log: () => {} })
+    running = await startGateway({ port: 0, dataDir, logLevel: 'silent' }, { env, secrets: store })
   })
   after(async () => {
     await store.delete('vault').catch(() => {})

@@ -66,7 +66,7 @@ describe('provider quirks, absorbed by the gateway', () => {
     const ollama = await start('ollama', { noAuth: true }, ['llama3.2'])
     dataDir = tempDir()
     running = await startGateway(
-      { host: '127.0.0.1', port: 0, dataDir },
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
       {
         env: {
           GEM_API_KEY: gem.apiKey,
@@ -78,7 +78,6 @@ describe('provider quirks, absorbed by the gateway', () => {
           GEM_BADKEY_API_KEY: 'AIza-not-a-valid-key',
         },
         secrets: noSecrets,
-        log: () => {},
         // Each provider answers once: the gateway's own retries and cooldowns are routing tests' business.
         routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 },
       },

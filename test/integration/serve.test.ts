@@ -2,6 +2,8 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import fs from 'node:fs'
+import path from 'node:path'
 import OpenAI from 'openai'
 import { gwCli } from '../support/harness'
 import { BUILT, ROOT, buildApp, serveNodeArgs } from '../support/build'
@@ -16,12 +18,13 @@ describe('gw serve, headless, as a user runs it', () => {
   let dataDir: string
   let baseURL: string
   let stderr = ''
+  const logFile = () => path.join(dataDir, 'gw.log')
   before(async () => {
     buildApp()
     fake = await startFakeOpenAI()
     dataDir = tempDir()
     await gwCli(['providers', 'set', 'openai', '--base-url', fake.url], { dataDir })
-    child = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir], {
+    child = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir, '--log-file', logFile()], {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,13 +63,13 @@ describe('gw serve, headless, as a user runs it', () => {
 
   it('records requests from its record thread while it runs', async () => {
     // Records reach the store without a flush only through the thread, once it is up (or
-    // after the gateway fell back to writing them itself, which it reports on stderr).
+    // after the gateway fell back to writing them itself, which it reports in its log).
     const deadline = Date.now() + 20_000
     while ((await storedOk()) < 20) {
       assert.ok(Date.now() < deadline, 'records did not reach the store in 20 s')
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
-    assert.doesNotMatch(stderr, /request records/, 'the built record thread was found and used')
+    assert.doesNotMatch(fs.readFileSync(logFile(), 'utf8'), /request records/, 'the built record thread was found and used')
   })
 
   it('flushes every request record on SIGTERM', async () => {
@@ -75,6 +78,11 @@ describe('gw serve, headless, as a user runs it', () => {
     const [code] = await once(child, 'exit')
     assert.equal(code, 0)
     assert.equal(await storedOk(), 25)
-    assert.doesNotMatch(stderr, /request records/)
+    // The log was flushed on the way out: a line for each of the 25 requests, the last ones too.
+    const log = fs.readFileSync(logFile(), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    assert.equal(log.filter((l) => l.msg === 'request' && l.status === 200 && l.key === 'serve-test').length, 25)
+    assert.equal(log.filter((l) => l.level >= 40).length, 0, 'no warning or error')
+    assert.equal(log.at(-1).msg, 'stopped')
+    assert.equal(stderr, '', 'nothing on stderr (no warnings)')
   })
 })

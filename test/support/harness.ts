@@ -56,11 +56,11 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
   const fake = await startFakeOpenAI()
   const dataDir = tempDir()
   const running = await startGateway(
-    { host: '127.0.0.1', port: 0, dataDir, ...config },
+    // Quiet unless a test asks for a log (config.logLevel, config.logFile).
+    { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...config },
     {
       env: { OPENAI_API_KEY: fake.apiKey },
       secrets: new KeychainSecretStore('GW Gateway test'),
-      log: () => {},
       // Tests of other behaviour see each provider answer once; routing tests ask for retries.
       routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000, baseDelayMs: 1, maxDelayMs: 20, ...routing },
     },

@@ -20,6 +20,7 @@ import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
 class FakeApp extends EventEmitter {
   lock = true
+  logsDir = ''
   quitCalls = 0
   exited = false
   loginItem: unknown[] = []
@@ -46,6 +47,10 @@ class FakeApp extends EventEmitter {
   }
   getLoginItemSettings() {
     return { wasOpenedAtLogin: false }
+  }
+  getPath(name: 'logs') {
+    assert.equal(name, 'logs')
+    return this.logsDir
   }
 }
 
@@ -122,10 +127,12 @@ class FakeTray {
 
 function fakes(dataDir: string, over: Partial<DesktopDeps> & { dialogAnswer?: number } = {}) {
   const app = new FakeApp()
+  app.logsDir = path.join(dataDir, 'logs')
   const handlers = new Map<string, Handler>()
   const dialogs: any[] = []
   const clipboard: string[] = []
   const opened: string[] = []
+  const shownInFolder: string[] = []
   const protocols: { registered: unknown[]; handlers: Map<string, (r: Request) => Promise<Response>> } = { registered: [], handlers: new Map() }
   const sessionCalls: string[] = []
   const trays: FakeTray[] = []
@@ -142,7 +149,7 @@ function fakes(dataDir: string, over: Partial<DesktopDeps> & { dialogAnswer?: nu
         webRequest: { onHeadersReceived: () => void sessionCalls.push('headers') },
       },
     },
-    shell: { openExternal: async (u) => void opened.push(u) },
+    shell: { openExternal: async (u) => void opened.push(u), showItemInFolder: (f) => void shownInFolder.push(f) },
     dialog: { showMessageBox: async (o) => (dialogs.push(o), { response: over.dialogAnswer ?? 0 }) },
     clipboard: { writeText: (t) => void clipboard.push(t) },
     Menu: { buildFromTemplate: (t) => t },
@@ -161,14 +168,14 @@ function fakes(dataDir: string, over: Partial<DesktopDeps> & { dialogAnswer?: nu
     rendererDir: path.join(dataDir, 'renderer'),
     preloadPath: '/app/out/preload/index.cjs',
     sessionKeychain: new MemoryStore(),
-    gatewayOptions: { env: {}, log: () => {}, secrets: new MemoryStore() },
+    gatewayOptions: { env: {}, secrets: new MemoryStore() },
     env: { GW_DATA_DIR: dataDir },
     platform: 'darwin',
     argv: [],
     log: () => {},
     ...over,
   }
-  return { deps, app, handlers, dialogs, clipboard, opened, protocols, sessionCalls, trays, closes }
+  return { deps, app, handlers, dialogs, clipboard, opened, shownInFolder, protocols, sessionCalls, trays, closes }
 }
 
 function occupy(): Promise<net.Server> {
@@ -186,7 +193,7 @@ const canConnect = (port: number) =>
   })
 
 async function seedPort(dataDir: string, port: number) {
-  const r: RunningGateway = await startGateway({ host: '127.0.0.1', port: 0, dataDir }, { env: {}, log: () => {}, secrets: new MemoryStore() })
+  const r: RunningGateway = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: {}, secrets: new MemoryStore() })
   r.gateway.settingsRepo.write({ port })
   await r.close()
 }
@@ -257,6 +264,30 @@ describe('the desktop app (createDesktop)', () => {
     assert.equal(await canConnect(free), false)
     assert.equal(f.handlers.size, 0, 'IPC handlers removed')
     assert.ok(tray.destroyed)
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('writes the gateway log to the app log folder; Settings learns its path and opens its folder over IPC', async () => {
+    const dataDir = tempDir('gw-desk-log-')
+    await seedPort(dataDir, 0)
+    const f = fakes(dataDir)
+    const desk = createDesktop(f.deps)
+    f.app.ready()
+    await desk.ready
+    const file = path.join(dataDir, 'logs', 'gw.log')
+    const ipc = (op: string, input: unknown = {}) =>
+      f.handlers.get(`gw:${op}`)!({ senderFrame: { url: 'app://gw/index.html', parent: null }, sender: { send() {} } }, input) as Promise<any>
+    assert.equal((await ipc('auth.setup', { username: 'owner', password: 'correct-horse-battery' })).ok, true)
+    assert.equal((await ipc('gateway.status')).value.log_file, file)
+    assert.deepEqual(await ipc('gateway.showLog'), { ok: true, value: { path: file, shown: true } })
+    assert.deepEqual(f.shownInFolder, [file])
+    const url = desk.gateway()!.url
+    assert.equal((await fetch(`${url}/healthz`)).status, 200)
+    f.app.quit()
+    await desk.stopped
+    // Closing the gateway flushed the log: the start, the stop, nothing at info for a health check.
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    assert.deepEqual(lines.map((l) => l.msg), [`Server listening at ${url}`, 'stopped'])
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 

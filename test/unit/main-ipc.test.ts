@@ -91,17 +91,18 @@ describe('IPC transport for the management contract', () => {
   let gw: ReturnType<typeof buildBridge>
   let unregister: () => void
   let fake: FakeOpenAI
+  const shown: string[] = []
 
   before(async () => {
     dataDir = tempDir('gw-ipc-')
     fake = await startFakeOpenAI()
-    running = await startGateway({ host: '127.0.0.1', port: 0, dataDir }, { env: { OPENAI_API_KEY: fake.apiKey }, log: () => {}, secrets: new MemoryStore() })
+    running = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemoryStore() })
     running.gateway.providers.upsert('openai', 'openai', fake.url)
     running.gateway.configChanged()
     ipcMain = new FakeIpcMain()
     keychain = new MemoryStore()
     session = new DesktopSession(keychain)
-    unregister = registerIpc(ipcMain, { admin: () => running.admin, session, isOwnRenderer: ownRendererCheck(undefined) })
+    unregister = registerIpc(ipcMain, { admin: () => running.admin, session, isOwnRenderer: ownRendererCheck(undefined), showInFolder: (f) => void shown.push(f) })
     own = new FakeRenderer(ipcMain, 'app://gw/index.html')
     gw = buildBridge(own)
   })
@@ -189,6 +190,11 @@ describe('IPC transport for the management contract', () => {
     assert.equal(e.status, 401)
   })
 
+  it('gateway.showLog opens nothing when the log goes to standard output', async () => {
+    assert.deepEqual(await gw['gateway.showLog']({}), { path: null, shown: false })
+    assert.deepEqual(shown, [])
+  })
+
   it('streams the Playground over IPC: events reach the callback in order, only for this call', async () => {
     const s = (await gw['gateway.status']({})) as { base_url: string }
     assert.match(s.base_url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/)
@@ -209,7 +215,7 @@ describe('IPC transport for the management contract', () => {
     const r = (await h({ senderFrame: { url: 'app://gw/index.html', parent: null }, sender: { send() {} } }, {}, '../x')) as { ok: boolean; error: { code: string } }
     assert.equal(r.error.code, 'invalid_input')
     const off = new FakeIpcMain()
-    registerIpc(off, { admin: () => null, session: new DesktopSession(null), isOwnRenderer: ownRendererCheck(undefined) })
+    registerIpc(off, { admin: () => null, session: new DesktopSession(null), isOwnRenderer: ownRendererCheck(undefined), showInFolder: () => assert.fail('no gateway, no log') })
     const e = await rejection(buildBridge(new FakeRenderer(off, 'app://gw/index.html'))['auth.status']({}))
     assert.equal(e.code, 'gateway_off')
     assert.equal(e.status, 503)

@@ -3,7 +3,7 @@ import type { PlaygroundEvent } from '../../contract/playground'
 import { SignInThrottle } from '../auth/throttle'
 import type { Gateway } from '../gateway'
 import { AdminError } from './adminError'
-import type { AdminContext, Caller, InjectFn, SessionChange } from './context'
+import type { AdminContext, Caller, GatewayStatus, InjectFn, SessionChange } from './context'
 import { authHandlers } from './handlers/auth'
 import { keyHandlers } from './handlers/keys'
 import { playgroundHandlers } from './handlers/playground'
@@ -40,7 +40,7 @@ export class AdminService {
 
   constructor(
     readonly gw: Gateway,
-    private status: { base_url: string; version: string; data_dir: string },
+    private status: GatewayStatus,
   ) {}
 
   /** Set once the HTTP app exists: the Playground runs through it. */
@@ -70,6 +70,8 @@ export class AdminService {
       const value = await this.run(name, rawInput, ctx)
       return { result: { ok: true, value }, session: ctx.session }
     } catch (err) {
+      // An AdminError is an answer; anything else is a defect, and its stack is what finds it.
+      if (!(err instanceof AdminError)) this.gw.logger.error({ err, operation: name }, 'internal error')
       const e =
         err instanceof AdminError ? err : new AdminError(500, 'internal_error', `internal error: ${(err as Error).message}`)
       return { result: { ok: false, error: e.toContract() }, session: ctx.session }

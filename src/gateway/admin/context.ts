@@ -3,6 +3,15 @@ import type { PlaygroundEvent } from '../../contract/playground'
 import type { Gateway } from '../gateway'
 import type { SignInThrottle } from '../auth/throttle'
 
+/** What the gateway says of itself: where it listens, its version, where it keeps data and its log. */
+export interface GatewayStatus {
+  base_url: string
+  version: string
+  data_dir: string
+  /** Null when the log goes to standard output. */
+  log_file: string | null
+}
+
 /** Who is calling, as the transport established it. */
 export interface Caller {
   user: User | null
@@ -28,7 +37,7 @@ export interface AdminContext {
   emit: (event: PlaygroundEvent) => void
   /** Runs an inference request through the gateway's own HTTP pipeline (the Playground). */
   inject: InjectFn
-  status: { base_url: string; version: string; data_dir: string }
+  status: GatewayStatus
   throttle: SignInThrottle
 }
 

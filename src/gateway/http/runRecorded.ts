@@ -5,6 +5,7 @@ import { ClientAbort } from '../pipeline/clientAbort'
 import { RequestContext } from '../pipeline/requestContext'
 import { ClientAborted } from '../providers/sendToProvider'
 import type { Outcome, RequestRecord } from '../store/requestsRepo'
+import { logInference } from './requestLog'
 
 /** nginx's convention for "client closed the request": no response was ever sent. */
 export const CLIENT_CLOSED = 499
@@ -47,6 +48,8 @@ export async function runRecorded(
     if (err instanceof ClientAborted || abort.aborted) {
       finished = { status: CLIENT_CLOSED, outcome: 'aborted' }
     } else {
+      // An ApiError is an answer; anything else is a defect, and its stack is what finds it.
+      if (!(err instanceof ApiError)) req.log.error({ err }, 'internal error')
       const apiError =
         err instanceof ApiError ? err : new ApiError(500, 'server_error', `internal error: ${(err as Error).message}`, 'internal_error')
       finished = { status: apiError.status, outcome: 'error', error: apiError }
@@ -58,6 +61,7 @@ export async function runRecorded(
   const record = ctx.toRecord(finished.status, finished.outcome, finished.error ?? null)
   const debit = ctx.reservation?.prepaid && costPico ? { keyId: ctx.key.id, pico: costPico } : null
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
+  logInference(req, ctx, finished.status, finished.outcome, finished.error ?? null, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted' && !reply.sent) reply.hijack()
   else if (finished.error && !reply.sent) throw finished.error
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import net from 'node:net'
+import path from 'node:path'
 import type { SecretStore } from '../../../src/gateway/secrets/secretStore'
 import { KeychainSecretStore } from '../../../src/gateway/secrets/secretStore'
 import { startGateway, type RunningGateway } from '../../../src/gateway/server'
@@ -41,7 +42,7 @@ export async function startStack(): Promise<Stack> {
   const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`) : new MemorySecretStore('memory (no OS keychain on this machine)')
   // A concrete free port rather than port 0: settings.get reports the configured port, and 0
   // fails the contract's `port >= 1` (a backend issue, reported).
-  const running = await startGateway({ host: '127.0.0.1', port: await freePort(), dataDir }, { env: { OPENAI_API_KEY: fake.apiKey }, log: () => {}, secrets })
+  const running = await startGateway({ host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log') }, { env: { OPENAI_API_KEY: fake.apiKey }, secrets })
   running.gateway.providers.upsert('openai', 'openai', fake.url)
   running.gateway.configChanged()
   return {

@@ -1,7 +1,7 @@
 import type { AdminContext } from '../context'
 import type { Handlers } from './types'
 
-export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'gateway.status'> = {
+export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'gateway.status' | 'gateway.showLog'> = {
   'settings.get': (ctx) => ctx.gw.settings,
 
   'settings.update'(ctx: AdminContext, input) {
@@ -9,6 +9,9 @@ export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'ga
     ctx.gw.refresh()
     return ctx.gw.settings
   },
+
+  // Over HTTP and the CLI the path is the answer; the desktop app's IPC transport also opens the folder.
+  'gateway.showLog': (ctx) => ({ path: ctx.status.log_file, shown: false }),
 
   'gateway.status'(ctx) {
     ctx.gw.records.flush()

@@ -28,9 +28,9 @@ export const api: Command = async (args, io) => {
     }
   }
   const config = resolveConfig({ dataDir: values['data-dir'], port: 0 }, io.env)
-  const gw = new Gateway({ config, env: io.env, secrets: io.secrets, log: () => {} })
+  const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
-    const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir })
+    const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
     const app = buildApp(gw, config, { admin })
     admin.attach(async (r) => {
       const res = await app.inject({ ...r, payloadAsStream: true })

@@ -9,6 +9,8 @@ export const serve: Command = async (args, io) => {
     'cors-origins': { type: 'string' },
     'headers-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
+    'log-level': { type: 'string' },
+    'log-file': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -19,10 +21,12 @@ export const serve: Command = async (args, io) => {
       corsOrigins: list(values['cors-origins']),
       headersTimeout: values['headers-timeout'],
       requestTimeout: values['request-timeout'],
+      logLevel: values['log-level'],
+      logFile: values['log-file'],
     },
     { env: io.env, secrets: io.secrets },
   )
-  io.out(`GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir})`)
+  io.out(`GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir}${running.config.logFile ? `, log in ${running.config.logFile}` : ''})`)
   await io.untilStopped()
   await running.close()
   return 0

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
-import { call } from '../../api/client'
+import { call, transport } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
 import { list, numOrNull } from '../../lib/format'
 import { errorAt, useFields, useSubmit } from '../../lib/useForm'
@@ -80,6 +80,23 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
   )
 }
 
+/** Where the log is; the desktop app opens its folder (a browser cannot, so it shows the path only). */
+function LogFile({ file }: { file: string | null }) {
+  const toast = useToast()
+  if (!file) return <span data-testid="settings-log-file">standard output</span>
+  const show = () => call('gateway.showLog', {}).catch((e: Error) => toast(e.message, 'error'))
+  return (
+    <>
+      <code data-testid="settings-log-file">{file}</code>{' '}
+      {transport === 'electron' && (
+        <button type="button" className="btn btn-small" onClick={show} data-testid="settings-log-show">
+          Show in folder
+        </button>
+      )}
+    </>
+  )
+}
+
 export function SettingsScreen() {
   const q = useQuery(() => call('settings.get', {}), [])
   const status = useQuery(() => call('gateway.status', {}), [])
@@ -93,6 +110,7 @@ export function SettingsScreen() {
               ['Listening at', <code key="u">{status.data.base_url}</code>],
               ['Version', status.data.version],
               ['Data folder', <code key="d">{status.data.data_dir}</code>],
+              ['Log', <LogFile key="l" file={status.data.log_file} />],
               ['Keys', String(status.data.keys)],
               ['Requests recorded', String(status.data.requests)],
             ]}

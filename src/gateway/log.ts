@@ -1,0 +1,110 @@
+import { once } from 'node:events'
+import fs from 'node:fs'
+import path from 'node:path'
+import pino, { type DestinationStream, type Logger } from 'pino'
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export function parseLogLevel(value: string): LogLevel {
+  const level = value.trim().toLowerCase()
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`the log level (--log-level, GW_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`)
+  return level as LogLevel
+}
+
+export interface GatewayLog {
+  logger: Logger
+  /** The file the log goes to; null when it goes to standard output. */
+  file: string | null
+  /** Writes out what is still buffered; the last lines of a run are not lost. */
+  close(): Promise<void>
+}
+
+export interface LogTarget {
+  level: LogLevel
+  file: string | null
+}
+
+/**
+ * An error as the log shows it: what, where (stack, with causes) and its code, never the other
+ * properties an error may carry (a request's headers, a provider's response).
+ */
+function errorFields(err: unknown) {
+  const e = pino.stdSerializers.err(err as Error) as unknown as { type?: string; message?: string; stack?: string; code?: unknown }
+  if (typeof e !== 'object' || e === null) return e
+  return { type: e.type, message: e.message, stack: e.stack, ...(e.code !== undefined ? { code: e.code } : {}) }
+}
+
+/** The path of a URL: its query string is the caller's and may hold anything. */
+export const pathOf = (url: string) => {
+  const q = url.indexOf('?')
+  return q < 0 ? url : url.slice(0, q)
+}
+
+/** A request where Fastify's own lines name one (a failed write of a response): method and path, no headers. */
+const requestFields = (req: { method?: string; url?: string }) => ({ method: req.method, path: pathOf(req.url ?? '') })
+
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' }
+const OMITTED = new Set(['time', 'level', 'pid', 'msg', 'err'])
+
+/** One JSON line as a person reads it in a terminal: time, level, message, fields, then any stack. */
+export function prettyLine(json: string): string {
+  const o = JSON.parse(json) as Record<string, unknown>
+  const time = typeof o.time === 'string' ? o.time.slice(11, 23) : ''
+  const level = (LEVEL_NAMES[o.level as number] ?? String(o.level)).padEnd(5)
+  const fields = Object.entries(o)
+    .filter(([k, v]) => !OMITTED.has(k) && v !== null && v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+  const err = o.err as { stack?: string } | undefined
+  return `${[time, level, o.msg, ...fields].join(' ')}\n${err?.stack ? `${err.stack}\n` : ''}`
+}
+
+/**
+ * The gateway's log (pino, Fastify's own logger): JSON lines to `file`, or to standard output,
+ * pretty when that is a terminal. Writes are buffered off the request path (`sync: false`) and
+ * flushed by close() and at process exit.
+ */
+export function openLog(target: LogTarget, stdout: { isTTY?: boolean; write(text: string): unknown } = process.stdout): GatewayLog {
+  const options = {
+    level: target.level,
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: errorFields, req: requestFields },
+  }
+  if (target.file) {
+    const file = target.file
+    // Opened here, not by the stream, so a log file that cannot be written stops the start with
+    // its reason instead of failing later, out of reach of any caller.
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    const dest = pino.destination({ dest: fs.openSync(file, 'a'), sync: false })
+    // A full disk must not take the gateway down with it: the lines are lost, requests go on.
+    dest.on('error', () => {})
+    return {
+      logger: pino(options, dest),
+      file,
+      close: async () => {
+        const closed = once(dest, 'close')
+        dest.end()
+        await closed
+      },
+    }
+  }
+  if (stdout.isTTY) {
+    // A terminal shows the lines as they are written: no buffer to flush.
+    const pretty: DestinationStream = { write: (line) => void stdout.write(prettyLine(line)) }
+    return { logger: pino(options, pretty), file: null, close: async () => {} }
+  }
+  const dest = pino.destination({ dest: 1, sync: false })
+  return {
+    logger: pino(options, dest),
+    file: null,
+    close: async () => {
+      // Standard output stays open for whatever the process prints after the gateway stopped.
+      try {
+        dest.flushSync()
+      } catch {
+        /* nobody reads standard output any more: nothing to keep */
+      }
+    },
+  }
+}
