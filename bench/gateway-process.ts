@@ -45,9 +45,9 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
   if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
   const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: opts.root,
-    // No log: at info its JSON lines would fill the pipe this process reads the start-up line from.
-    // What the per-request line costs is measured on its own (README, "Logs").
-    env: { OPENAI_API_KEY: MOCK_KEY, GW_LOG_LEVEL: 'silent' },
+    // Logged at the default level, as a server runs it, to a file: on standard output its lines
+    // would fill the pipe this process reads the start-up line from.
+    env: { OPENAI_API_KEY: MOCK_KEY, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
     parse: (out) => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
       return m ? { url: m[1] } : null
