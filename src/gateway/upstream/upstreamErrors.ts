@@ -1,6 +1,7 @@
 import { errors as undiciErrors } from 'undici'
 import { ApiError } from '../errors'
 import { envVarFor } from '../secrets/secretStore'
+import { SseLimitError } from './sse'
 
 interface ParsedError {
   message: string
@@ -112,6 +113,12 @@ export function upstreamNetworkError(providerId: string, err: unknown): ApiError
   const code = (err as { code?: string }).code
   const detail = code ? `${code}: ${(err as Error).message}` : (err as Error).message
   return new ApiError(502, 'server_error', `${providerId} could not be reached (${detail})`, 'provider_unreachable')
+}
+
+/** What ends a stream that failed while it was being read: a provider that broke the SSE bounds, or the network. */
+export function upstreamStreamError(providerId: string, err: unknown): ApiError {
+  if (err instanceof SseLimitError) return new ApiError(502, 'server_error', `${providerId} ${err.message}; the stream was cut`, 'upstream_error')
+  return upstreamNetworkError(providerId, err)
 }
 
 /** Providers sometimes echo the credential they were given in an error; it must not travel further. */
