@@ -1,5 +1,6 @@
 import os from 'node:os'
 import path from 'node:path'
+import { DEFAULT_UPSTREAM_CONNECTIONS } from './upstream/client'
 
 export const APP_NAME = 'GW Gateway'
 
@@ -12,6 +13,8 @@ export interface GatewayConfig {
   /** Origins allowed to call the API from a browser; empty means CORS stays off. */
   corsOrigins: string[]
   bodyLimitBytes: number
+  /** Connections to each provider origin; requests beyond them wait in the gateway. */
+  upstreamConnections: number
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -35,6 +38,13 @@ function port(value: string | number | undefined, fallback: number): number {
   return n
 }
 
+function atLeastOne(value: string | number | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, got "${value}"`)
+  return n
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: string | number
@@ -42,6 +52,7 @@ export interface ConfigOverrides {
   allowedHosts?: string[]
   corsOrigins?: string[]
   bodyLimitBytes?: number
+  upstreamConnections?: string | number
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -53,5 +64,9 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     allowedHosts: overrides.allowedHosts ?? list(env.GW_ALLOWED_HOSTS),
     corsOrigins: overrides.corsOrigins ?? list(env.GW_CORS_ORIGINS),
     bodyLimitBytes: overrides.bodyLimitBytes ?? Number(env.GW_BODY_LIMIT_MB ?? 32) * 1024 * 1024,
+    upstreamConnections:
+      overrides.upstreamConnections !== undefined
+        ? atLeastOne(overrides.upstreamConnections, '--upstream-connections', DEFAULT_UPSTREAM_CONNECTIONS)
+        : atLeastOne(env.GW_UPSTREAM_CONNECTIONS, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
   }
 }

@@ -12,7 +12,7 @@ export type { CliIo }
 
 const USAGE = `usage: gw <command> [options]   (every command takes --data-dir DIR; --json where it prints data)
 
-  serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2]
+  serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2] [--upstream-connections N]
 
   keys create --name NAME [--balance USD] [key settings]     print the new key (shown once)
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting

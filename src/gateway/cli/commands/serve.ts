@@ -7,6 +7,7 @@ export const serve: Command = async (args, io) => {
     port: { type: 'string' },
     'allowed-hosts': { type: 'string' },
     'cors-origins': { type: 'string' },
+    'upstream-connections': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -15,6 +16,7 @@ export const serve: Command = async (args, io) => {
       dataDir: values['data-dir'],
       allowedHosts: list(values['allowed-hosts']),
       corsOrigins: list(values['cors-origins']),
+      upstreamConnections: values['upstream-connections'],
     },
     { env: io.env, secrets: io.secrets },
   )
