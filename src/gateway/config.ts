@@ -1,6 +1,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { parseLogLevel, type LogLevel } from './log'
+import { DEFAULT_UPSTREAM_CONNECTIONS } from './upstream/client'
 
 export const APP_NAME = 'GW Gateway'
 
@@ -20,6 +21,8 @@ export interface GatewayConfig {
   logLevel: LogLevel
   /** Where the log goes; null means standard output. */
   logFile: string | null
+  /** Connections to each provider origin; requests beyond them wait in the gateway. */
+  upstreamConnections: number
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -59,6 +62,13 @@ function seconds(name: string, value: string | number | undefined, fallbackSecon
 const DEFAULT_REQUEST_TIMEOUT_S = 300
 const DEFAULT_HEADERS_TIMEOUT_S = 30
 
+function atLeastOne(value: string | number | undefined, name: string, fallback: number): number {
+  if (value === undefined || value === '') return fallback
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, got "${value}"`)
+  return n
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: string | number
@@ -72,6 +82,7 @@ export interface ConfigOverrides {
   requestTimeout?: string | number
   logLevel?: string
   logFile?: string
+  upstreamConnections?: string | number
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -91,5 +102,9 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     headersTimeoutMs: requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs) ? requestTimeoutMs : headersTimeoutMs,
     logLevel: parseLogLevel(overrides.logLevel ?? env.GW_LOG_LEVEL ?? 'info'),
     logFile: logFile ? path.resolve(logFile) : null,
+    upstreamConnections:
+      overrides.upstreamConnections !== undefined
+        ? atLeastOne(overrides.upstreamConnections, '--upstream-connections', DEFAULT_UPSTREAM_CONNECTIONS)
+        : atLeastOne(env.GW_UPSTREAM_CONNECTIONS, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
   }
 }

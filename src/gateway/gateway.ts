@@ -1,5 +1,4 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
-import type { Agent } from 'undici'
 import pino, { type Logger } from 'pino'
 import { SettingsRepo } from './store/settingsRepo'
 import type { Settings } from '../contract/settings'
@@ -23,7 +22,7 @@ import { PriceBook } from './pricing/priceBook'
 import { builtinCatalog } from './pricing/catalog'
 import type { PriceCatalog } from './pricing/types'
 import { KeyIndex } from './pipeline/authenticate'
-import { createUpstreamAgent } from './upstream/client'
+import { createUpstreamAgent, type UpstreamAgent } from './upstream/client'
 import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
 
@@ -69,7 +68,7 @@ export class Gateway {
   readonly health: ProviderHealth
   readonly priceBook: PriceBook
   readonly keyIndex = new KeyIndex()
-  readonly agent: Agent
+  readonly agent: UpstreamAgent
   readonly secrets: SecretStore
   readonly logger: Logger
   private readonly watcher: ConfigWatcher
@@ -89,7 +88,7 @@ export class Gateway {
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing)
-    this.agent = createUpstreamAgent()
+    this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
     this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env, this.agent)
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)

@@ -27,6 +27,8 @@ export type Behaviour =
   | { kind: 'fail-mid-stream'; afterChunks: number; mode: 'error-event' | 'drop' }
   /** Streams: a content chunk every `intervalMs` until the client goes away. Non-streamed: headers, then a body that never comes. */
   | { kind: 'endless-stream'; intervalMs: number }
+  /** Streams only: the role chunk, then one `data:` line of `chars` characters that never ends; the connection stays open until the client goes away. */
+  | { kind: 'endless-line'; chars: number }
   /** Non-streamed chat only: the completion's bytes in `pieces` writes, `intervalMs` apart. */
   | { kind: 'trickle'; pieces: number; intervalMs: number }
   | { kind: 'delay'; ms: number; then?: Behaviour }
@@ -567,6 +569,26 @@ function endlessStream(ex: Exchange, model: string, intervalMs: number, includeU
   ex.onClose(() => clearInterval(timer))
 }
 
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done)
+      resolve()
+    }
+    res.once('drain', done).once('close', done)
+  })
+}
+
+async function endlessLine(ex: Exchange, model: string, chars: number, includeUsage: boolean) {
+  const w = new ChunkWriter(ex, model, includeUsage)
+  fillerChunk(w, 0)
+  const piece = Buffer.alloc(64 * 1024, 'a')
+  ex.res.write('data: {"pad":"')
+  for (let sent = 0; sent < chars && !ex.closed; sent += piece.length) {
+    if (!ex.res.write(piece)) await drainedOrClosed(ex.res)
+  }
+}
+
 function trickle(ex: Exchange, text: string, b: Extract<Behaviour, { kind: 'trickle' }>) {
   ex.res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
   const size = Math.ceil(text.length / b.pieces)
@@ -627,6 +649,9 @@ function answerChat(ex: Exchange, body: Record<string, any>, b: Terminal) {
       ex.res.write(text.slice(0, text.length >> 1))
       return ex.drop()
     }
+    case 'endless-line':
+      if (stream) return void endlessLine(ex, model, b.chars, includeUsage)
+      return sendError(ex.res, 500, errorBody("fake-openai: behaviour 'endless-line' applies to streamed chat only", 'server_error'), ex.quirks)
     case 'trickle':
       if (stream) return sendError(ex.res, 500, errorBody("fake-openai: behaviour 'trickle' applies to non-streamed chat only", 'server_error'), ex.quirks)
       return trickle(ex, JSON.stringify(completionObject(model, { kind: 'reply' }, true, ex.quirks)), b)
@@ -678,7 +703,7 @@ function validateEmbeddings(body: Record<string, any>): EmbeddingInput[] | Error
 }
 
 function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: EmbeddingInput[], b: Terminal) {
-  if (b.kind === 'fail-mid-stream' || b.kind === 'endless-stream' || b.kind === 'trickle') {
+  if (b.kind === 'fail-mid-stream' || b.kind === 'endless-stream' || b.kind === 'endless-line' || b.kind === 'trickle') {
     // A test scripting a stream failure for embeddings is a mistake in the test; say so loudly.
     return sendError(ex.res, 500, errorBody(`fake-openai: behaviour '${b.kind}' does not apply to /v1/embeddings`, 'server_error'), ex.quirks)
   }

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { SseParser } from '../../src/gateway/upstream/sse'
+import { MAX_SSE_LINE_CHARS, SseLimitError, SseParser } from '../../src/gateway/upstream/sse'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 
@@ -35,5 +35,45 @@ describe('SSE parser', () => {
     const p = new SseParser()
     assert.deepEqual(p.push(bytes('data: tail')), [])
     assert.deepEqual(p.end(), [{ event: null, data: 'tail' }])
+  })
+
+  it('joins a line that arrives over many reads, and a \r\n split between two of them', () => {
+    const p = new SseParser()
+    const value = 'x'.repeat(100_000)
+    const whole = bytes(`data: ${value}\r\n\r\ndata: next\r`)
+    const out = []
+    for (let i = 0; i < whole.length; i += 1000) out.push(...p.push(whole.slice(i, i + 1000)))
+    out.push(...p.push(bytes('\n\r\n')))
+    assert.deepEqual(out, [
+      { event: null, data: value },
+      { event: null, data: 'next' },
+    ])
+  })
+
+  it('takes a line of exactly the limit and refuses one character more, naming the limit', () => {
+    const ok = new SseParser(10)
+    assert.deepEqual(ok.push(bytes('data: 1234\n\n')), [{ event: null, data: '1234' }])
+    const over = new SseParser(10)
+    assert.throws(() => over.push(bytes('data: 12345\n\n')), (err: Error) => err instanceof SseLimitError && /line longer than .* 10 characters/.test(err.message))
+  })
+
+  it('refuses an over-long line while it is still arriving, without waiting for its end', () => {
+    const p = new SseParser()
+    const piece = new Uint8Array(64 * 1024).fill(0x61)
+    p.push(bytes('data: '))
+    let pushed = 0
+    assert.throws(() => {
+      while (pushed < 2 * MAX_SSE_LINE_CHARS) {
+        p.push(piece)
+        pushed += piece.length
+      }
+    }, SseLimitError)
+    assert.ok(pushed <= MAX_SSE_LINE_CHARS, `read ${pushed} bytes past the limit`)
+  })
+
+  it('refuses an event whose data lines together outgrow the limit', () => {
+    const p = new SseParser(10)
+    assert.deepEqual(p.push(bytes('data: 1234\ndata: 1234\n')), [])
+    assert.throws(() => p.push(bytes('data: 1\n')), (err: Error) => err instanceof SseLimitError && /event longer/.test(err.message))
   })
 })

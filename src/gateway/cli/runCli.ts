@@ -12,7 +12,7 @@ export type { CliIo }
 
 const USAGE = `usage: gw <command> [options]   (every command takes --data-dir DIR; --json where it prints data)
 
-  serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2]
+  serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2] [--upstream-connections N]
         [--request-timeout S] [--headers-timeout S]              seconds a client has to send a request, its headers
         [--log-level fatal|error|warn|info|debug|trace|silent] [--log-file FILE]   log: JSON lines (pretty in a terminal)
 

@@ -1,5 +1,4 @@
-import type { Dispatcher } from 'undici'
-import { callUpstream, joinUrl } from '../upstream/client'
+import { callUpstream, joinUrl, type UpstreamAgent } from '../upstream/client'
 import { envVarFor } from '../secrets/secretStore'
 import { parseUpstreamError } from '../upstream/upstreamErrors'
 import { adapterFor } from './kinds'
@@ -13,7 +12,7 @@ const PROBE_TIMEOUT_MS = 3000
 const TTL_MS = 60_000
 
 /** Asks a provider for its model list: the cheapest real call, proving endpoint and credential. */
-export async function probeProvider(agent: Dispatcher, registry: ProviderRegistry, provider: Provider, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProviderStatus> {
+export async function probeProvider(agent: UpstreamAgent, registry: ProviderRegistry, provider: Provider, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProviderStatus> {
   const checked_at = Date.now()
   const credential = await registry.credential(provider.id)
   if (!credential && !provider.local) {
@@ -59,7 +58,7 @@ export class ProviderHealth {
   private cache = new Map<string, Promise<ProviderStatus>>()
 
   constructor(
-    private readonly agent: Dispatcher,
+    private readonly agent: UpstreamAgent,
     private readonly registry: ProviderRegistry,
     private readonly now: () => number = Date.now,
   ) {}

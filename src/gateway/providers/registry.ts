@@ -1,6 +1,5 @@
-import { Agent, type Dispatcher } from 'undici'
 import type { ProviderTimeouts, ProvidersRepo } from '../store/providersRepo'
-import { createUpstreamAgent, defaultTimeouts, type CallDeadlines } from '../upstream/client'
+import { createUpstreamAgent, defaultTimeouts, type CallDeadlines, type UpstreamAgent } from '../upstream/client'
 import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
 import { Redactor } from '../secrets/redactor'
 import { builtinProviders } from './builtin'
@@ -33,15 +32,15 @@ const defaultDeadlines = deadlinesOf({})
 export class ProviderRegistry {
   private providers = new Map<string, Provider>()
   private credentials = new Map<string, Promise<Credential | null>>()
-  private agents = new Map<string, Agent>()
+  private agents = new Map<string, UpstreamAgent>()
   readonly redactor = new Redactor()
 
   constructor(
     private readonly repo: ProvidersRepo,
     private readonly secrets: SecretStore,
     private readonly env: NodeJS.ProcessEnv,
-    /** The shared keep-alive pool for providers without their own timeouts. */
-    private readonly shared: Dispatcher = createUpstreamAgent(),
+    /** The shared keep-alive pool for providers without their own timeouts; a provider's own pool has as many connections. */
+    private readonly shared: UpstreamAgent = createUpstreamAgent(),
   ) {
     this.reload()
   }
@@ -67,17 +66,17 @@ export class ProviderRegistry {
     this.credentials.clear()
     const old = [...this.agents.values()]
     this.agents.clear()
-    // Requests already running on an old pool finish on it; it closes when they are done.
-    for (const a of old) void a.close()
+    // Requests already running or waiting on an old pool finish on it; it closes when they are done.
+    for (const a of old) void a.slots.idle().then(() => a.close())
   }
 
   /** The connection pool for a provider: its own when it has its own connect timeout, the shared one otherwise. */
-  dispatcher(provider: Provider): Dispatcher {
+  dispatcher(provider: Provider): UpstreamAgent {
     const connectMs = provider.timeouts.connect_ms
     if (connectMs === undefined) return this.shared
     let agent = this.agents.get(provider.id)
     if (!agent) {
-      agent = createUpstreamAgent(connectMs)
+      agent = createUpstreamAgent({ connectMs, connections: this.shared.slots.limit })
       this.agents.set(provider.id, agent)
     }
     return agent

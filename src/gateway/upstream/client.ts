@@ -1,5 +1,6 @@
 import { Agent, errors, request, type Dispatcher } from 'undici'
 import { AbortEmitter, type ClientAbort } from '../pipeline/clientAbort'
+import { OriginSlots } from './originSlots'
 
 export interface UpstreamTimeouts {
   connectMs: number
@@ -14,20 +15,41 @@ export type CallDeadlines = Omit<UpstreamTimeouts, 'connectMs'>
 export const defaultTimeouts: UpstreamTimeouts = { connectMs: 10_000, firstByteMs: 600_000, idleMs: 300_000 }
 
 /**
+ * Connections to one provider (one origin) when GW_UPSTREAM_CONNECTIONS does not say: enough for
+ * a burst of 1,000 concurrent streams from local agents to start at once, and still a bound on the
+ * sockets (two per stream, with the client's) a runaway script can make the gateway open.
+ */
+export const DEFAULT_UPSTREAM_CONNECTIONS = 1024
+
+export interface UpstreamAgentOptions {
+  connectMs?: number
+  /** Connections per origin; calls beyond it wait in `slots`. */
+  connections?: number
+}
+
+/**
  * One keep-alive pool per gateway: upstream TLS handshakes are paid once, not per request.
  * Its requests have no timers of their own: a call's deadlines are `callUpstream`'s.
  */
-export function createUpstreamAgent(connectMs = defaultTimeouts.connectMs): Agent {
-  return new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 600_000,
-    connections: 256,
-    pipelining: 1,
-    connect: { timeout: connectMs },
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  })
+export class UpstreamAgent extends Agent {
+  readonly slots: OriginSlots
+
+  constructor({ connectMs = defaultTimeouts.connectMs, connections = DEFAULT_UPSTREAM_CONNECTIONS }: UpstreamAgentOptions = {}) {
+    super({
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 600_000,
+      // The slots keep calls within this; undici's own queue would hold a call whose client left.
+      connections,
+      pipelining: 1,
+      connect: { timeout: connectMs },
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    })
+    this.slots = new OriginSlots(connections)
+  }
 }
+
+export const createUpstreamAgent = (options: UpstreamAgentOptions = {}) => new UpstreamAgent(options)
 
 export interface UpstreamCall {
   url: string
@@ -129,21 +151,31 @@ function parsedUrl(url: string): { origin: string; path: string } | null {
   return p
 }
 
-export async function callUpstream(agent: Dispatcher, call: UpstreamCall): Promise<UpstreamResponse> {
+export async function callUpstream(agent: UpstreamAgent, call: UpstreamCall): Promise<UpstreamResponse> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'gw-gateway/0.1', ...call.headers }
   if (call.body !== undefined) headers['content-type'] = 'application/json'
   const target = parsedUrl(call.url)
   const guard = call.deadlines ? new CallGuard(call.client, call.deadlines) : null
   const signal = guard ?? call.signal
+  // The origin whose slot this call holds. A URL undici must validate itself takes none: undici's
+  // own limit still holds for it.
+  let slot: string | null = null
   let res: Dispatcher.ResponseData
   try {
+    if (target) {
+      const wait = agent.slots.take(target.origin, signal)
+      if (wait) await wait
+      slot = target.origin
+    }
     res = target
       ? await agent.request({ origin: target.origin, path: target.path, method: call.method, headers, body: call.body, signal })
       : await request(call.url, { dispatcher: agent, method: call.method, headers, body: call.body, signal })
   } catch (err) {
+    if (slot !== null) agent.slots.give(slot)
     guard?.end()
     throw err
   }
+  if (target) res.body.once('close', () => agent.slots.give(target.origin))
   if (!guard) return Object.assign(res, { heard: heardNothing })
   guard.body(res.body)
   return Object.assign(res, { heard: guard.heard })

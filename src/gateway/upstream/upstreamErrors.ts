@@ -2,6 +2,7 @@ import { errors as undiciErrors } from 'undici'
 import { ApiError } from '../errors'
 import type { Redactor } from '../secrets/redactor'
 import { envVarFor } from '../secrets/secretStore'
+import { SseLimitError } from './sse'
 
 interface ParsedError {
   message: string
@@ -133,4 +134,10 @@ export function upstreamNetworkError(providerId: string, err: unknown): ApiError
   const code = (err as { code?: string }).code
   const detail = code ? `${code}: ${(err as Error).message}` : (err as Error).message
   return new ApiError(502, 'server_error', `${providerId} could not be reached (${detail})`, 'provider_unreachable')
+}
+
+/** What ends a stream that failed while it was being read: a provider that broke the SSE bounds, or the network. */
+export function upstreamStreamError(providerId: string, err: unknown): ApiError {
+  if (err instanceof SseLimitError) return new ApiError(502, 'server_error', `${providerId} ${err.message}; the stream was cut`, 'upstream_error')
+  return upstreamNetworkError(providerId, err)
 }

@@ -11,6 +11,7 @@ export const serve: Command = async (args, io) => {
     'request-timeout': { type: 'string' },
     'log-level': { type: 'string' },
     'log-file': { type: 'string' },
+    'upstream-connections': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -23,6 +24,7 @@ export const serve: Command = async (args, io) => {
       requestTimeout: values['request-timeout'],
       logLevel: values['log-level'],
       logFile: values['log-file'],
+      upstreamConnections: values['upstream-connections'],
     },
     { env: io.env, secrets: io.secrets },
   )

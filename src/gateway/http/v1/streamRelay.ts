@@ -8,7 +8,7 @@ import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
 import { SseParser, type SseEvent } from '../../upstream/sse'
-import { upstreamNetworkError } from '../../upstream/upstreamErrors'
+import { upstreamStreamError } from '../../upstream/upstreamErrors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import type { Finished } from '../runRecorded'
 
@@ -162,7 +162,7 @@ export async function relayChatStream(
         partial()
         return settle({ status: 200, outcome: 'aborted' })
       }
-      settle(fail(upstreamNetworkError(providerId, err)))
+      settle(fail(upstreamStreamError(providerId, err)))
     }
     const resume = () => body.resume()
     const onData = (bytes: Buffer) => {
