@@ -19,6 +19,8 @@ export async function startGateway(
   const env = options.env ?? process.env
   const resolved = resolveConfig(overrides, env)
   const gateway = new Gateway({ ...options, config: resolved })
+  // Started with the gateway, not with the first batch: records wait on no thread start-up.
+  gateway.records.start()
   // Port and bind saved from the dashboard apply from the next start, unless a flag or the
   // environment says otherwise.
   const config = {
