@@ -79,7 +79,7 @@ describe('a gateway killed with SIGKILL under load', () => {
     )
 
   /** Loads a fresh gateway, kills it `afterMs` after it started listening, and checks the store. */
-  const killUnderLoad = async (afterMs: number, atLeast: number) => {
+  const killUnderLoad = async (afterMs: number, atLeast: number, report: (line: string) => void) => {
     const { child: c, url } = await startChild()
     const exited = once(c, 'exit')
     const delivered: Delivered[] = []
@@ -111,7 +111,7 @@ describe('a gateway killed with SIGKILL under load', () => {
       const lostEarly = lost.filter((d) => d.at < killedAt - RECORD_BOUND_MS)
       const oldest = lost.length ? Math.max(...lost.map((d) => killedAt - d.at)) : 0
       const summary = `${delivered.length} answers delivered (${prepaid.length} prepaid) in ${afterMs} ms; ${lost.length} records lost, the oldest delivered ${oldest} ms before the kill`
-      console.log(`# ${summary}`)
+      report(summary)
       assert.ok(prepaid.length >= atLeast, `load reached the prepaid key: ${summary}`)
       assert.deepEqual(unpaid.map((d) => d.id), [], `every prepaid answer delivered whole has its debit: ${summary}`)
       assert.equal(duplicated, 0, 'no request is debited twice')
@@ -139,11 +139,11 @@ describe('a gateway killed with SIGKILL under load', () => {
     await fake.close()
   })
 
-  it('in steady state', async () => {
-    await killUnderLoad(2500, 10)
+  it('in steady state', async (t) => {
+    await killUnderLoad(2500, 10, (line) => t.diagnostic(line))
   })
 
-  it('right after start-up, before the record thread may be ready', async () => {
-    await killUnderLoad(700, 3)
+  it('right after start-up, before the record thread may be ready', async (t) => {
+    await killUnderLoad(700, 3, (line) => t.diagnostic(line))
   })
 })
