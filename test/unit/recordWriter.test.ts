@@ -153,7 +153,8 @@ describe('request records written by their own thread', () => {
     w.push(record('first'))
     const pushed = Date.now()
     await eventually(() => storedIds().length === 1)
-    assert.ok(Date.now() - pushed < 200, `stored after ${Date.now() - pushed} ms`)
+    // The thread takes 0.5 s or more to be ready here (tsx loads its modules); the record does not wait for it.
+    assert.ok(Date.now() - pushed < 300, `stored after ${Date.now() - pushed} ms`)
   })
 
   it('falls back to writing on the main thread, losing nothing, when the thread dies', async () => {
