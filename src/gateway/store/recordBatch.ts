@@ -91,5 +91,10 @@ export function writeBatchSafely(write: WriteBatch, items: QueuedRecord[], lastU
       setAside(item.record.id, 'record', (err as Error).message)
     }
   }
-  write([], lastUsed)
+  try {
+    write([], lastUsed)
+  } catch (err) {
+    // Keys' last-used times are shown, never accounted: not worth holding the writer for.
+    if (isTransient(err)) throw err
+  }
 }
