@@ -36,7 +36,7 @@ function measure(label: string, between: () => void): void {
   }
   took.sort((a, b) => a - b)
   const f = (us: number) => `${us.toFixed(0)} µs`
-  console.log(`${label}: p50 ${f(pct(took, 0.5))}, p90 ${f(pct(took, 0.9))}, p99 ${f(pct(took, 0.99))}, max ${f(took[took.length - 1])}`)
+  console.log(`${label}: p50 ${f(pct(took, 0.5))}, p90 ${f(pct(took, 0.9))}, p99 ${f(pct(took, 0.99))}, p99.9 ${f(pct(took, 0.999))}, max ${f(took[took.length - 1])}`)
 }
 
 measure('debit alone, this connection checkpointing', () => {})
