@@ -153,8 +153,8 @@ export class RecordWriter {
   /**
    * While the thread writes the records it also runs the WAL checkpoints (SQLite's automatic one,
    * every 1000 pages, falls to whichever connection commits past the mark and costs an fsync):
-   * off this connection, a prepaid debit committed here never pays for one (p99 of a debit alone
-   * 0.8–5.8 ms with, 0.15–0.4 ms without; bench/prepaid-debit.ts).
+   * off this connection, a prepaid debit committed here never pays for one (p99.9 of a debit
+   * 5.5–7 ms with, 0.26–0.49 ms without; bench/prepaid-debit.ts).
    */
   private checkpointHere(on: boolean): void {
     this.db.pragma(`wal_autocheckpoint = ${on ? WAL_AUTOCHECKPOINT_PAGES : 0}`)
