@@ -27,6 +27,8 @@ export async function startGateway(
     await log.close()
     throw err
   }
+  // Started with the gateway, not with the first batch: records wait on no thread start-up.
+  gateway.records.start()
   // Port and bind saved from the dashboard apply from the next start, unless a flag or the
   // environment says otherwise.
   const config = {

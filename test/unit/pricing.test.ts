@@ -4,6 +4,7 @@ import { builtinCatalog } from '../../src/gateway/pricing/catalog'
 import { picoToUsd, priceUsage, ratesAt, usdPer1MToPicoPerToken } from '../../src/gateway/pricing/priceUsage'
 import type { CatalogModel, NormalizedUsage } from '../../src/gateway/pricing/types'
 import { normalizeUsage } from '../../src/gateway/pricing/usage'
+import { normalizeAnthropicUsage } from '../../src/gateway/providers/anthropic/usage'
 
 // Rates below are written in pico-dollars per token: $1/1M tokens = 1,000,000 pico per token.
 
@@ -327,6 +328,22 @@ describe('normalizeUsage', () => {
     assert.equal(u?.reasoning_tokens, 40)
     // OpenAI's own field wins when a provider sends both
     assert.equal(normalizeUsage({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 8, prompt_tokens_details: { cached_tokens: 5 } })?.cached_tokens, 5)
+  })
+
+  it('refuses counts that cannot be usage, naming them, and prices nothing from them', () => {
+    const u = normalizeUsage({ prompt_tokens: 1e306, completion_tokens: -3, total_tokens: 7, completion_tokens_details: { reasoning_tokens: 1.5 } })!
+    assert.equal(u.prompt_tokens, 0)
+    assert.equal(u.completion_tokens, 0)
+    assert.equal(u.reasoning_tokens, 0)
+    assert.equal(u.anomaly, 'the provider reported prompt_tokens = 1e+306, completion_tokens = -3, reasoning_tokens = 1.5; a token count is a whole number from 0 to 1,000,000,000')
+    const a = normalizeAnthropicUsage({ input_tokens: 10, output_tokens: 1e14, cache_read_input_tokens: '5' as unknown as number })
+    assert.equal(a.prompt_tokens, 10)
+    assert.match(a.anomaly!, /cache_read_input_tokens = "5", output_tokens = 100000000000000;/)
+    const c = priceUsage({ model: model('openai', 'gpt-5.4'), usage: u, at: TODAY, source: SOURCE })
+    assert.equal(c.priced, false)
+    assert.equal(c.final_usd, null)
+    assert.match(c.unpriced_reason!, /^the provider reported prompt_tokens = 1e\+306/)
+    assert.equal(normalizeUsage({ prompt_tokens: 1_000_000_000, completion_tokens: 0 })!.anomaly, undefined)
   })
 
   it('defaults missing numbers to 0 and total to prompt + completion', () => {

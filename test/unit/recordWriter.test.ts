@@ -38,6 +38,8 @@ describe('request records written by their own thread', () => {
     }
   }
 
+  const threadReady = (w: RecordWriter) => () => (w as unknown as { isReady(): boolean }).isReady()
+
   afterEach(async () => {
     await writer?.close()
     writer = null
@@ -61,6 +63,8 @@ describe('request records written by their own thread', () => {
 
   it('writes on its own connection, while the event loop is busy', async () => {
     const w = open()
+    w.start()
+    await eventually(threadReady(w))
     const writtenHere = () => db.prepare(`SELECT total_changes()`).pluck().get() as number
     const before = writtenHere()
     w.push(record('warm'))
@@ -98,6 +102,59 @@ describe('request records written by their own thread', () => {
     assert.match(errors[1], /ok-1: its record could not be stored: UNIQUE/)
     const debits = db.prepare(`SELECT request_id FROM ledger WHERE kind = 'usage'`).pluck().all()
     assert.deepEqual(debits, ['ok-1'])
+  })
+
+  /**
+   * A debit past SQLite's 64-bit integers (binding it throws a RangeError) and a record JSON cannot
+   * hold (a TypeError): each is its own row's fault, which no retry mends.
+   */
+  const pushPoisoned = (w: RecordWriter, keyId: string) => {
+    w.push(record('good-1', keyId), { keyId, pico: 5n }, null)
+    w.push(record('poisoned-debit', keyId), { keyId, pico: 2n ** 64n }, null)
+    w.push({ ...record('poisoned-record'), usage: { prompt_tokens: 1n as unknown as number } })
+    w.push(record('good-2'))
+  }
+  const assertSetAside = async (w: RecordWriter) => {
+    assert.deepEqual(storedIds(), ['good-1', 'good-2', 'poisoned-debit'])
+    assert.deepEqual(db.prepare(`SELECT request_id FROM ledger WHERE kind = 'usage'`).pluck().all(), ['good-1'])
+    await eventually(() => errors.length >= 2)
+    assert.match(errors[0], /poisoned-debit: its debit and bodies could not be stored: The bound string, buffer, or bigint is too big/)
+    assert.match(errors[1], /poisoned-record: its record could not be stored: Cannot mix BigInt/)
+    // Not wedged: the next record is stored, and nothing waits for a retry.
+    w.push(record('later'))
+    w.flush()
+    assert.ok(storedIds().includes('later'))
+    assert.equal(errors.length, 2, errors.join('\n'))
+  }
+
+  it('sets a poisoned row aside and commits the rest of its batch, on the record thread', async () => {
+    const w = open()
+    const { info } = new KeysRepo(db).create('prepaid')
+    w.start()
+    await eventually(threadReady(w))
+    pushPoisoned(w, info.id)
+    w.flush()
+    await assertSetAside(w)
+  })
+
+  it('sets a poisoned row aside and commits the rest of its batch, on the main thread', async () => {
+    const w = open()
+    const { info } = new KeysRepo(db).create('prepaid')
+    // Before the thread is ready, batches are written on this connection.
+    pushPoisoned(w, info.id)
+    w.flush()
+    assert.equal(threadReady(w)(), false, 'written here, not by the thread')
+    await assertSetAside(w)
+  })
+
+  it('stores a record pushed while the thread is starting within the batch delay, without a flush', async () => {
+    const w = open()
+    w.start()
+    w.push(record('first'))
+    const pushed = Date.now()
+    await eventually(() => storedIds().length === 1)
+    // The thread takes 0.5 s or more to be ready here (tsx loads its modules); the record does not wait for it.
+    assert.ok(Date.now() - pushed < 300, `stored after ${Date.now() - pushed} ms`)
   })
 
   it('falls back to writing on the main thread, losing nothing, when the thread dies', async () => {

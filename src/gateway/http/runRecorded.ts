@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors'
 import type { Gateway } from '../gateway'
+import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
 import { ClientAbort } from '../pipeline/clientAbort'
 import { RequestContext } from '../pipeline/requestContext'
 import { ClientAborted } from '../providers/sendToProvider'
@@ -20,6 +21,8 @@ export interface Finished {
  * Runs one inference request through the pipeline and records it, whatever happens: the record
  * is written for every request that passed authentication (success, caller error, provider
  * failure, client abort). The signal aborts the upstream call the moment the client goes away.
+ * A prepaid charge is in the ledger before the end of the answer goes out (`beforeDelivery`), or
+ * at the latest here, before the record is queued.
  */
 export async function runRecorded(
   gw: Gateway,
@@ -36,6 +39,7 @@ export async function runRecorded(
     : gw.keyIndex.authenticate(req.headers.authorization)
   const ctx = new RequestContext(req.id, endpoint, key)
   if (internal) ctx.source = 'playground'
+  if (key.prepaid === 1) ctx.beforeDelivery = () => debitBeforeDelivery(gw.balances, ctx)
   const abort = new ClientAbort()
   const onClose = () => {
     if (!reply.raw.writableFinished) abort.abort()
@@ -55,11 +59,8 @@ export async function runRecorded(
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
-  const cost = ctx.cost
-  const costPico = cost?.priced && cost.final_usd !== null ? BigInt(Math.round(cost.final_usd * 1e12)) : null
-  if (ctx.reservation) gw.balances.settle(ctx.reservation, costPico)
+  const debit = settleCharge(gw.balances, ctx)
   const record = ctx.toRecord(finished.status, finished.outcome, finished.error ?? null)
-  const debit = ctx.reservation?.prepaid && costPico ? { keyId: ctx.key.id, pico: costPico } : null
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
   logInference(req, ctx, finished.status, finished.outcome, finished.error ?? null, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted' && !reply.sent) reply.hijack()

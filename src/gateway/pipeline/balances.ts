@@ -6,6 +6,11 @@ export interface Reservation {
   keyId: string
   prepaid: boolean
   pico: bigint
+  /**
+   * A prepaid charge's way to the ledger: still `due`; `written` (synchronously, before the end of
+   * the answer went out); or `waived` because the store refused it and the answer was withheld.
+   */
+  debit: 'due' | 'written' | 'waived'
 }
 
 interface Spend {
@@ -29,7 +34,8 @@ export const startOfUtcMonth = (now: number) => {
  * Prepaid balances and period spend, in memory. A request is admitted only while the balance
  * minus what requests in flight have reserved is above zero, and it reserves its expected cost;
  * so parallel requests can overdraw a balance by no more than what those already in flight
- * spend beyond their reservation. The final cost is debited when the request ends.
+ * spend beyond their reservation. A prepaid request's charge is written to the ledger before the
+ * end of its answer is sent (or, for one that ended otherwise, when it ends).
  */
 export class Balances {
   private balances = new Map<string, bigint>()
@@ -67,16 +73,29 @@ export class Balances {
     if (key.daily_limit_usd !== null) this.checkLimit(key, 'daily', key.daily_limit_usd, this.daily, startOfUtcDay(now))
     if (key.monthly_limit_usd !== null) this.checkLimit(key, 'monthly', key.monthly_limit_usd, this.monthly, startOfUtcMonth(now))
     this.reserved.set(key.id, (this.reserved.get(key.id) ?? 0n) + expectedPico)
-    return { keyId: key.id, prepaid, pico: expectedPico }
+    return { keyId: key.id, prepaid, pico: expectedPico, debit: 'due' }
   }
 
-  /** Releases the reservation and books what the request actually cost (null when unpriced). */
+  /**
+   * Writes a prepaid charge to the ledger now, in its own transaction on this connection: once
+   * this returns, the debit survives a kill of the process. Throws when the store refuses it.
+   */
+  debitNow(r: Reservation, pico: bigint, requestId: string, at: number): void {
+    this.ledger.debit(r.keyId, pico, requestId, at)
+    r.debit = 'written'
+    this.balances.set(r.keyId, this.balanceOf(r.keyId) - pico)
+  }
+
+  /**
+   * Releases the reservation and books what the request was charged (null when nothing); a debit
+   * already written was booked then.
+   */
   settle(r: Reservation, costPico: bigint | null): void {
     const left = (this.reserved.get(r.keyId) ?? 0n) - r.pico
     if (left > 0n) this.reserved.set(r.keyId, left)
     else this.reserved.delete(r.keyId)
-    if (costPico === null || costPico === 0n) return
-    if (r.prepaid) this.balances.set(r.keyId, this.balanceOf(r.keyId) - costPico)
+    if (costPico === null || costPico === 0n || r.debit === 'waived') return
+    if (r.prepaid && r.debit === 'due') this.balances.set(r.keyId, this.balanceOf(r.keyId) - costPico)
     const spent = picoToUsdNumber(costPico)
     for (const period of [this.daily, this.monthly]) {
       const s = period.get(r.keyId)

@@ -46,6 +46,19 @@ export const newRequestId = (now = Date.now()) => {
   return id
 }
 
+/** The counts of a usage; an anomaly is told in the cost's `unpriced_reason`. */
+function recordedUsage(u: NormalizedUsage): Record<string, number> {
+  return {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.total_tokens,
+    cached_tokens: u.cached_tokens,
+    cache_write_tokens: u.cache_write_tokens,
+    cache_write_1h_tokens: u.cache_write_1h_tokens,
+    reasoning_tokens: u.reasoning_tokens,
+  }
+}
+
 /** What one request accumulates on its way through the pipeline; becomes its record at the end. */
 export class RequestContext {
   readonly startedAt = new Date()
@@ -69,6 +82,11 @@ export class RequestContext {
   source: 'api' | 'playground' = 'api'
   /** What the client sent and got (JSON text), kept only when body logging is on. */
   bodies: Bodies | null = null
+  /**
+   * Called just before the last bytes of a whole answer are written (a prepaid request's debit is
+   * stored there); when it throws, those bytes are withheld and the error is the answer.
+   */
+  beforeDelivery: (() => void) | null = null
   private recorded = false
 
   constructor(
@@ -128,7 +146,7 @@ export class RequestContext {
       attribution: a.attribution,
       dimensions: a.dimensions,
       ignored: a.ignored,
-      usage: this.usage ? { ...this.usage } : null,
+      usage: this.usage ? recordedUsage(this.usage) : null,
       latency_ms: this.elapsedMs(),
       ttfb_ms: this.ttfbMs,
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,

@@ -21,6 +21,9 @@ export const usdPer1MToPicoPerToken = (usdPer1M: number): number => Math.round(u
 
 export const picoToUsd = (pico: number): number => pico / 1e12
 
+/** The most one request can be priced at: 2^53 pico-dollars, where integer pico arithmetic ends. */
+const MAX_PRICED_USD = Math.floor(Number.MAX_SAFE_INTEGER / 1e12)
+
 const RATE_KEYS = ['input', 'output', 'cached_input', 'cache_write', 'cache_write_1h'] as const
 
 /** The rates alone, without a tier's threshold or a schedule row's date. */
@@ -107,6 +110,7 @@ export function priceUsage(input: PriceInput): Cost {
   if (input.local) return cost(input, false, ZERO, null, 'local')
   if (!model) return cost(input, false, null, input.unknownReason ?? 'no price known for this model', null)
   if (!usage) return cost(input, false, null, 'provider reported no usage', null)
+  if (usage.anomaly) return cost(input, false, null, `${usage.anomaly}; not priced from it (a prepaid key is charged what was reserved when the request was admitted)`, null)
 
   const { rates, tier, long } = resolve(model, input.at, usage.prompt_tokens)
   if (rates.output === undefined && usage.completion_tokens > 0) {
@@ -129,13 +133,18 @@ export function priceUsage(input: PriceInput): Cost {
   // Writes cost more than plain input, so heavy writing with few reads can make this negative.
   const savingsPico = usage.cached_tokens * (inputRate - cachedRate) - (writePico - writes * inputRate)
 
+  const finalPico = inputPico + cachedPico + writePico + outputPico
+  // Past 2^53 pico-dollars ($9,007) sums of pico stop being exact, and no request costs that much.
+  if (!Number.isSafeInteger(finalPico) || !Number.isSafeInteger(savingsPico)) {
+    return cost(input, long, null, `a cost beyond $${MAX_PRICED_USD.toLocaleString('en-US')} for one request is not plausible; check the price set for ${model.provider}/${model.model}`, null)
+  }
   const amounts: Amounts = {
     input: picoToUsd(inputPico),
     cached: picoToUsd(cachedPico),
     write: picoToUsd(writePico),
     output: picoToUsd(outputPico),
     savings: picoToUsd(savingsPico),
-    final: picoToUsd(inputPico + cachedPico + writePico + outputPico),
+    final: picoToUsd(finalPico),
   }
   return cost(input, long, amounts, null, tier ? `${input.source} (${tier})` : input.source)
 }

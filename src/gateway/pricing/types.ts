@@ -68,6 +68,8 @@ export interface NormalizedUsage {
   /** Anthropic 1-hour writes, a subset of cache_write_tokens. */
   cache_write_1h_tokens: number
   reasoning_tokens: number
+  /** Counts the provider reported that cannot be usage (set to 0 above): the request is not priced from them. */
+  anomaly?: string
 }
 
 export interface Cost {

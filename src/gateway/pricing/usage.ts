@@ -6,11 +6,36 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 const has = (o: Obj, key: string) => typeof o[key] === 'number' && Number.isFinite(o[key])
 
-/** A token count; anything that is not a finite non-negative number counts as 0. */
-function count(o: unknown, key: string): number {
-  if (!isObj(o)) return 0
-  const v = o[key]
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : 0
+/**
+ * Over a thousand times the largest context window any model has: a count above it is a provider's
+ * fault, not usage. It also keeps every cost well inside exact integer pico-dollars.
+ */
+export const MAX_TOKENS_PER_REQUEST = 1_000_000_000
+
+/**
+ * Reads token counts from a provider's usage block, which is untrusted input. A missing count is
+ * 0; a count that is not a whole number from 0 to MAX_TOKENS_PER_REQUEST is 0 too, and is named
+ * in `anomaly()`, so the request is recorded with the reason instead of billed from a wild number.
+ */
+export class TokenCounts {
+  private bad: string[] | null = null
+
+  read(o: unknown, key: string): number {
+    if (!isObj(o)) return 0
+    const v = o[key]
+    if (v === undefined || v === null) return 0
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_TOKENS_PER_REQUEST) return v
+    ;(this.bad ??= []).push(`${key} = ${String(JSON.stringify(v)).slice(0, 40)}`)
+    return 0
+  }
+
+  /** Sets `anomaly` on the usage when a count was refused; otherwise leaves it absent. */
+  flag(usage: NormalizedUsage): NormalizedUsage {
+    if (this.bad) {
+      usage.anomaly = `the provider reported ${this.bad.join(', ')}; a token count is a whole number from 0 to ${MAX_TOKENS_PER_REQUEST.toLocaleString('en-US')}`
+    }
+    return usage
+  }
 }
 
 /**
@@ -20,20 +45,21 @@ function count(o: unknown, key: string): number {
  */
 export function normalizeUsage(raw: unknown): NormalizedUsage | null {
   if (!isObj(raw) || (!has(raw, 'prompt_tokens') && !has(raw, 'completion_tokens'))) return null
-  const prompt = count(raw, 'prompt_tokens')
-  const completion = count(raw, 'completion_tokens')
+  const counts = new TokenCounts()
+  const prompt = counts.read(raw, 'prompt_tokens')
+  const completion = counts.read(raw, 'completion_tokens')
   const details = raw.prompt_tokens_details
   // DeepSeek reports cache hits at the top level instead of in prompt_tokens_details.
-  const cached = isObj(details) && has(details, 'cached_tokens') ? count(details, 'cached_tokens') : count(raw, 'prompt_cache_hit_tokens')
-  return {
+  const cached = isObj(details) && has(details, 'cached_tokens') ? counts.read(details, 'cached_tokens') : counts.read(raw, 'prompt_cache_hit_tokens')
+  return counts.flag({
     prompt_tokens: prompt,
     completion_tokens: completion,
-    total_tokens: has(raw, 'total_tokens') ? count(raw, 'total_tokens') : prompt + completion,
+    total_tokens: has(raw, 'total_tokens') ? counts.read(raw, 'total_tokens') : prompt + completion,
     cached_tokens: cached,
-    cache_write_tokens: count(details, 'cache_write_tokens'),
+    cache_write_tokens: counts.read(details, 'cache_write_tokens'),
     cache_write_1h_tokens: 0,
-    reasoning_tokens: count(raw.completion_tokens_details, 'reasoning_tokens'),
-  }
+    reasoning_tokens: counts.read(raw.completion_tokens_details, 'reasoning_tokens'),
+  })
 }
 
 /** OpenAI's usage object for a usage chunk the gateway has to write itself. */

@@ -30,6 +30,9 @@ export type LastUsed = Array<[string, number]>
 
 export type WriteBatch = (items: QueuedRecord[], lastUsed: LastUsed) => void
 
+/** What of a record was left out of the store, and why. */
+export type SetAside = (id: string, what: 'record' | 'debit and bodies', message: string) => void
+
 /**
  * Writes records, their debits and bodies, and keys' last-used times in one transaction: either
  * all of a batch is stored or none of it.
@@ -46,4 +49,52 @@ export function recordBatchWriter(db: Db): WriteBatch {
     }
     keys.touch(lastUsed)
   })
+}
+
+/**
+ * SQLite errors that say nothing about the rows (a lock held past busy_timeout, a full disk, an
+ * I/O error): the same batch may well be written when tried again.
+ */
+export function isTransient(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|CANTOPEN|PROTOCOL|INTERRUPT)/.test(code)
+}
+
+/**
+ * Writes a batch in one transaction. When a row is at fault (it breaks a constraint, or holds a
+ * value SQLite cannot bind or JSON cannot hold), each record is written alone, then without its
+ * debit and bodies, and only what still fails is set aside; so one bad row never holds back the
+ * others. A transient error is thrown, for the whole batch to be tried again.
+ */
+export function writeBatchSafely(write: WriteBatch, items: QueuedRecord[], lastUsed: LastUsed, setAside: SetAside): void {
+  try {
+    return write(items, lastUsed)
+  } catch (err) {
+    if (isTransient(err)) throw err
+  }
+  for (const item of items) {
+    try {
+      write([item], [])
+      continue
+    } catch (err) {
+      if (isTransient(err)) throw err
+      if (!item.debit && !item.bodies) {
+        setAside(item.record.id, 'record', (err as Error).message)
+        continue
+      }
+      setAside(item.record.id, 'debit and bodies', (err as Error).message)
+    }
+    try {
+      write([{ record: item.record, debit: null, bodies: null }], [])
+    } catch (err) {
+      if (isTransient(err)) throw err
+      setAside(item.record.id, 'record', (err as Error).message)
+    }
+  }
+  try {
+    write([], lastUsed)
+  } catch (err) {
+    // Keys' last-used times are shown, never accounted: not worth holding the writer for.
+    if (isTransient(err)) throw err
+  }
 }

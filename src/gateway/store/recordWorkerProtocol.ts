@@ -22,4 +22,4 @@ export interface Batch {
 
 export type ToWorker = ({ type: 'batch' } & Batch) | { type: 'close' }
 
-export type FromWorker = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'dropped'; id: string; what: 'record' | 'debit and bodies'; message: string }
+export type FromWorker = { type: 'failed'; message: string } | { type: 'dropped'; id: string; what: 'record' | 'debit and bodies'; message: string }

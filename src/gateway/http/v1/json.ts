@@ -20,6 +20,7 @@ export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.
  * when the body is read.
  */
 export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: Record<string, unknown>, asSent?: string): Promise<void> {
+  ctx.beforeDelivery?.()
   // A gateway upstream of this one may have put its own block there; ours replaces it.
   const chained = 'gw' in answer
   if (chained) delete answer.gw

@@ -200,6 +200,13 @@ export async function relayChatStream(
   }
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
+  try {
+    ctx.beforeDelivery?.()
+  } catch (err) {
+    // The answer stays unfinished: no finishing chunk, no [DONE].
+    held = null
+    return fail(err as ApiError)
+  }
   if (ctx.bodies && text) ctx.bodies.response = JSON.stringify({ content: text.join(''), finish_reason: finishChunk.choices?.[0]?.finish_reason ?? null })
   const gw = gwExtension(ctx)
   if (includeUsage) {

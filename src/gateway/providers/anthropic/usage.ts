@@ -1,8 +1,6 @@
 import type { NormalizedUsage } from '../../pricing/types'
+import { TokenCounts } from '../../pricing/usage'
 import type { AnthropicUsage } from './types'
-
-/** A token count; anything but a finite positive number counts as 0. */
-const tokens = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v) : 0)
 
 /**
  * Anthropic counts cache reads and writes apart from `input_tokens`; OpenAI's convention, which
@@ -10,17 +8,18 @@ const tokens = (v: unknown): number => (typeof v === 'number' && Number.isFinite
  * are billed as output and are already inside `output_tokens`.
  */
 export function normalizeAnthropicUsage(u: AnthropicUsage): NormalizedUsage {
-  const written = tokens(u.cache_creation_input_tokens)
-  const read = tokens(u.cache_read_input_tokens)
-  const prompt = tokens(u.input_tokens) + written + read
-  const completion = tokens(u.output_tokens)
-  return {
+  const counts = new TokenCounts()
+  const written = counts.read(u, 'cache_creation_input_tokens')
+  const read = counts.read(u, 'cache_read_input_tokens')
+  const prompt = counts.read(u, 'input_tokens') + written + read
+  const completion = counts.read(u, 'output_tokens')
+  return counts.flag({
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
     cached_tokens: read,
     cache_write_tokens: written,
-    cache_write_1h_tokens: tokens(u.cache_creation?.ephemeral_1h_input_tokens),
-    reasoning_tokens: tokens(u.output_tokens_details?.thinking_tokens),
-  }
+    cache_write_1h_tokens: counts.read(u.cache_creation, 'ephemeral_1h_input_tokens'),
+    reasoning_tokens: counts.read(u.output_tokens_details, 'thinking_tokens'),
+  })
 }

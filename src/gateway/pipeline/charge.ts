@@ -1,0 +1,65 @@
+import { ApiError } from '../errors'
+import type { Debit } from '../store/recordBatch'
+import type { Balances } from './balances'
+import type { RequestContext } from './requestContext'
+
+/** No request is priced above 2^53 pico-dollars ($9,007; see priceUsage): a larger figure is never debited. */
+const MAX_CHARGE_PICO = BigInt(Number.MAX_SAFE_INTEGER)
+
+/**
+ * What a request is charged, in pico-dollars: its priced cost; or, when the provider reported
+ * usage that cannot be true, what a prepaid key reserved for it at admission, so an answer is
+ * never free because its provider misreported. Null when there is nothing to charge.
+ */
+export function chargeOf(ctx: RequestContext): bigint | null {
+  const cost = ctx.cost
+  const r = ctx.reservation
+  let pico: bigint | null = null
+  if (cost?.priced && cost.final_usd !== null) {
+    const n = Math.round(cost.final_usd * 1e12)
+    pico = Number.isSafeInteger(n) ? BigInt(n) : null
+  } else if (ctx.usage?.anomaly && r?.prepaid) {
+    pico = r.pico
+  }
+  return pico !== null && pico > 0n && pico <= MAX_CHARGE_PICO ? pico : null
+}
+
+/**
+ * Runs just before the end of a whole answer is written: a prepaid request's debit goes to the
+ * ledger first, synchronously, so no answer a client received whole is missing from its key's
+ * balance after a crash. When the store refuses the debit, the end of the answer is withheld (the
+ * caller gets this error instead) and the request is not charged.
+ */
+export function debitBeforeDelivery(balances: Balances, ctx: RequestContext): void {
+  const r = ctx.reservation
+  if (!r?.prepaid || r.debit !== 'due') return
+  const pico = chargeOf(ctx)
+  if (pico === null) return
+  try {
+    balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+  } catch (err) {
+    r.debit = 'waived'
+    throw new ApiError(503, 'server_error', `The charge for this answer could not be stored, so the answer is withheld: ${(err as Error).message}`, 'ledger_unavailable')
+  }
+}
+
+/**
+ * When a request ends: writes a prepaid charge not written before delivery (an aborted or failed
+ * request that still cost something) and releases the reservation. A debit the store refuses now
+ * is returned, to travel with the request's record and be retried with it.
+ */
+export function settleCharge(balances: Balances, ctx: RequestContext): Debit | null {
+  const r = ctx.reservation
+  if (!r) return null
+  const pico = chargeOf(ctx)
+  let queued: Debit | null = null
+  if (r.prepaid && r.debit === 'due' && pico !== null) {
+    try {
+      balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+    } catch {
+      queued = { keyId: r.keyId, pico }
+    }
+  }
+  balances.settle(r, pico)
+  return queued
+}
