@@ -40,7 +40,8 @@ describe('a gateway killed with SIGKILL under load', () => {
   const startChild = async (): Promise<{ child: ChildProcess; url: string }> => {
     const c = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir], {
       cwd: ROOT,
-      env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
+      // The log goes to a file: standard output is read only until the gateway says it listens.
+      env: { ...process.env, OPENAI_API_KEY: fake.apiKey, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     child = c
