@@ -139,6 +139,8 @@ export async function relayChatStream(
       resolve(result)
     }
     const failed = (err: unknown) => {
+      // The body destroyed after an error event ends the stream errors too: the answer has ended.
+      if (settled) return
       if (signal.aborted) {
         partial()
         return settle({ status: 200, outcome: 'aborted' })
