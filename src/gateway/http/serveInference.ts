@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { runInference } from '../core/runInference'
-import type { Gateway } from '../gateway'
+import { runInference, type CoreDeps } from '../core/runInference'
 import type { InboundWire } from '../core/wire'
 import { ClientAbort } from '../pipeline/clientAbort'
 import { ReplySink } from './replySink'
@@ -9,23 +8,21 @@ import { ReplySink } from './replySink'
  * An inference route: the HTTP request described for the core, its answer on the reply. The
  * client's leaving (the connection closing before the answer was written) aborts the call.
  */
-export async function serveInference<B extends Record<string, unknown>>(gw: Gateway, wire: InboundWire<B>, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function serveInference<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const abort = new ClientAbort()
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort()
   })
-  const internal = gw.isInternal(req.headers['gw-internal-token'])
   const ctx = await runInference(
     gw,
     wire,
     {
       id: req.id,
       authorization: req.headers.authorization,
-      keyId: internal ? String(req.headers['gw-internal-key-id']) : undefined,
       body: req.body,
       rawBody: req.rawBody,
       rawHeaders: req.raw.rawHeaders,
-      source: internal ? 'playground' : 'api',
+      source: 'api',
       abort,
       log: req.log,
     },
