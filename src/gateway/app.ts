@@ -14,9 +14,8 @@ import { clientErrorHandler } from './http/clientError'
 import { errorBody } from './http/errorShape'
 import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
-import { chatRoutes } from './http/v1/chat'
+import { inferenceRoutes } from './http/v1/inference'
 import { VERSION } from './version'
-import { embeddingsRoutes } from './http/v1/embeddings'
 import { modelsRoutes } from './http/v1/models'
 
 export { VERSION } from './version'
@@ -210,8 +209,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   })
 
   app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))
-  chatRoutes(app, gw)
-  embeddingsRoutes(app, gw)
+  inferenceRoutes(app, gw)
   modelsRoutes(app, gw)
   if (options.admin) apiRoutes(app, options.admin)
   const dashboard = options.dashboardDir ?? defaultDashboardDir

@@ -1,4 +1,3 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto'
 import pino, { type Logger } from 'pino'
 import { SettingsRepo } from './store/settingsRepo'
 import type { Settings } from '../contract/settings'
@@ -54,11 +53,6 @@ export class Gateway {
   readonly settingsRepo: SettingsRepo
   /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
   settings!: Settings
-  /**
-   * Lets the Playground send requests through the gateway's own HTTP pipeline in-process under a
-   * key the dashboard has checked, without knowing the key's secret. Never leaves this process.
-   */
-  private readonly internalToken = Buffer.from(randomBytes(32).toString('base64url'))
   readonly routing: RoutingConfig
   readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
@@ -120,17 +114,6 @@ export class Gateway {
     this.registry.reload()
     this.priceBook.reload(this.prices.all())
     this.health.clear()
-  }
-
-  /** Headers that make an in-process request run under a key the dashboard has checked. */
-  internalHeaders(keyId: string): Record<string, string> {
-    return { 'gw-internal-token': this.internalToken.toString(), 'gw-internal-key-id': keyId }
-  }
-
-  isInternal(token: unknown): boolean {
-    if (typeof token !== 'string') return false
-    const given = Buffer.from(token)
-    return given.length === this.internalToken.length && timingSafeEqual(given, this.internalToken)
   }
 
   /** After a change made through this process's own connection. */

@@ -38,10 +38,6 @@ export async function startGateway(
   }
   const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir, log_file: log.file })
   const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir })
-  admin.attach(async (r) => {
-    const res = await app.inject({ ...r, payloadAsStream: true })
-    return { statusCode: res.statusCode, headers: res.headers, stream: () => res.stream() }
-  })
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (err) {

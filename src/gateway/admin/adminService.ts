@@ -3,7 +3,7 @@ import type { PlaygroundEvent } from '../../contract/playground'
 import { SignInThrottle } from '../auth/throttle'
 import type { Gateway } from '../gateway'
 import { AdminError } from './adminError'
-import type { AdminContext, Caller, GatewayStatus, InjectFn, SessionChange } from './context'
+import type { AdminContext, Caller, GatewayStatus, SessionChange } from './context'
 import { authHandlers } from './handlers/auth'
 import { keyHandlers } from './handlers/keys'
 import { playgroundHandlers } from './handlers/playground'
@@ -36,17 +36,11 @@ export interface Invocation {
  */
 export class AdminService {
   private readonly throttle = new SignInThrottle()
-  private inject: InjectFn | null = null
 
   constructor(
     readonly gw: Gateway,
     private status: GatewayStatus,
   ) {}
-
-  /** Set once the HTTP app exists: the Playground runs through it. */
-  attach(inject: InjectFn): void {
-    this.inject = inject
-  }
 
   /** Known once the server listens. */
   setBaseUrl(baseUrl: string): void {
@@ -59,10 +53,6 @@ export class AdminService {
       caller,
       session: null,
       emit: onEvent ?? (() => {}),
-      inject: (r) => {
-        if (!this.inject) throw new AdminError(503, 'not_ready', 'the gateway is starting')
-        return this.inject(r)
-      },
       status: this.status,
       throttle: this.throttle,
     }

@@ -35,19 +35,9 @@ export interface AdminContext {
   session: SessionChange | null
   /** Streaming operations deliver their events here. */
   emit: (event: PlaygroundEvent) => void
-  /** Runs an inference request through the gateway's own HTTP pipeline (the Playground). */
-  inject: InjectFn
   status: GatewayStatus
   throttle: SignInThrottle
 }
-
-export type InjectFn = (request: {
-  method: 'POST'
-  url: string
-  headers: Record<string, string>
-  payload: string
-  signal?: AbortSignal
-}) => Promise<{ statusCode: number; headers: Record<string, unknown>; stream: () => NodeJS.ReadableStream }>
 
 /** The signed-in user; the dispatcher checks access before a handler runs. */
 export const me = (ctx: AdminContext): User => ctx.caller.user!

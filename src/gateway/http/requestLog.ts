@@ -1,13 +1,10 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
-import type { ApiError } from '../errors'
 import { pathOf } from '../log'
-import type { RequestContext } from '../pipeline/requestContext'
-import type { Outcome } from '../store/requestsRepo'
 
 /**
  * One log line per request instead of Fastify's two ("incoming request", "request completed").
- * An inference request gets its line from the pipeline (logInference), which knows the key, the
+ * An inference request gets its line from the core (logInference), which knows the key, the
  * model, the provider and the cost. Every other request (health checks, the dashboard's API calls
  * and assets, requests refused before they reached a route) gets a short line at info when it
  * failed and at debug otherwise: monitors poll /healthz and the dashboard polls /api, and at info
@@ -32,25 +29,6 @@ export class RequestLog extends LogController {
   override streamError(err: Error & { code?: string }, req: FastifyRequest, reply: FastifyReply): void {
     if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') reply.log.warn({ err }, 'response terminated with an error after headers were sent')
   }
-}
-
-/** The line of one inference request, whatever its outcome: who, what, where, how it ended, how long, how much. */
-export function logInference(req: FastifyRequest, ctx: RequestContext, status: number, outcome: Outcome, error: ApiError | null, latencyMs: number): void {
-  req.inferenceLogged = true
-  req.log.info(
-    {
-      endpoint: ctx.endpoint,
-      key: ctx.key.name,
-      model: ctx.model,
-      provider: ctx.target?.provider.id ?? null,
-      status,
-      outcome,
-      latency_ms: latencyMs,
-      cost_usd: ctx.cost?.final_usd ?? null,
-      ...(error ? { error: error.code ?? error.type } : {}),
-    },
-    'request',
-  )
 }
 
 declare module 'fastify' {

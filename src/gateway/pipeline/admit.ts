@@ -1,9 +1,10 @@
 import { keyPolicy, type KeyPolicy } from '../../contract/keys'
-import type { Gateway } from '../gateway'
 import type { KeyRow } from '../store/keysRepo'
+import type { Balances } from './balances'
 import { enforcePolicy, policyViolation } from './enforcePolicy'
 import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
 import type { RequestContext } from './requestContext'
+import type { RateLimiter } from './rateLimiter'
 import type { Target } from './resolveModel'
 
 /** Output a request is expected to use when it sets no limit, for its balance reservation. */
@@ -21,6 +22,12 @@ function policyOf(key: KeyRow): KeyPolicy {
     policies.set(key, p)
   }
   return p
+}
+
+/** What admission holds requests against: the keys' request rates and prepaid balances. */
+export interface AdmitDeps {
+  rateLimiter: RateLimiter
+  balances: Balances
 }
 
 export interface AdmitOptions {
@@ -67,10 +74,10 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
  * policy, balance and spend limits. Any refusal happens here, before a byte goes upstream.
  * `body` is the caller's body after the preset (a max_tokens ceiling may be injected into it).
  */
-export function admit(gw: Gateway, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): void {
+export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): void {
   const key = ctx.key
   const target = ctx.target!
-  gw.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
+  deps.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
   checkPolicy(ctx, target, body, opts)
   const entry = target.priced?.entry ?? null
   // Only a prepaid balance is held against reservations; estimating one means serialising the
@@ -80,5 +87,5 @@ export function admit(gw: Gateway, ctx: RequestContext, body: Record<string, unk
     const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }
-  ctx.reservation = gw.balances.admit(key, BigInt(expected))
+  ctx.reservation = deps.balances.admit(key, BigInt(expected))
 }

@@ -1,5 +1,5 @@
 import { invalidRequest, modelNotFound } from '../errors'
-import type { Gateway } from '../gateway'
+import type { ProviderHealth } from '../providers/health'
 import type { Provider, ProviderRegistry } from '../providers/registry'
 import type { PriceBook, PricedModel } from '../pricing/priceBook'
 
@@ -9,6 +9,13 @@ export interface Target {
   provider: Provider
   upstreamModel: string
   priced: PricedModel | null
+}
+
+/** Where a model id is looked up: configured providers, the price catalog, local servers' model lists. */
+export interface ModelSources {
+  registry: ProviderRegistry
+  priceBook: PriceBook
+  health: ProviderHealth
 }
 
 /**
@@ -34,29 +41,29 @@ export function lookupModel(registry: ProviderRegistry, priceBook: PriceBook, mo
  * (then it is unpriced). A bare id goes to a provider the catalog says serves it, preferring one
  * that has a credential, then a local server that lists it.
  */
-export async function resolveModel(gw: Gateway, model: string): Promise<Target> {
+export async function resolveModel(sources: ModelSources, model: string): Promise<Target> {
   const slash = model.indexOf('/')
   if (slash > 0) {
-    const provider = gw.registry.get(model.slice(0, slash))
+    const provider = sources.registry.get(model.slice(0, slash))
     if (provider) {
       const upstreamModel = model.slice(slash + 1)
       if (!upstreamModel) throw invalidRequest('model names a provider but no model', 'model')
-      return { requested: model, provider, upstreamModel, priced: gw.priceBook.lookup(provider.id, upstreamModel) }
+      return { requested: model, provider, upstreamModel, priced: sources.priceBook.lookup(provider.id, upstreamModel) }
     }
   }
-  const candidates = gw.priceBook
+  const candidates = sources.priceBook
     .findBare(model)
-    .map((priced) => ({ priced, provider: gw.registry.get(priced.entry.provider) }))
+    .map((priced) => ({ priced, provider: sources.registry.get(priced.entry.provider) }))
     .filter((c): c is { priced: PricedModel; provider: Provider } => c.provider !== undefined)
   for (const c of candidates) {
-    if (await gw.registry.credential(c.provider.id)) {
+    if (await sources.registry.credential(c.provider.id)) {
       return { requested: model, provider: c.provider, upstreamModel: c.priced.entry.model, priced: c.priced }
     }
   }
-  for (const provider of gw.registry.all().filter((p) => p.local || p.stored)) {
-    const status = await gw.health.status(provider)
+  for (const provider of sources.registry.all().filter((p) => p.local || p.stored)) {
+    const status = await sources.health.status(provider)
     if (status.ok && status.models.some((m) => m.id === model)) {
-      return { requested: model, provider, upstreamModel: model, priced: gw.priceBook.lookup(provider.id, model) }
+      return { requested: model, provider, upstreamModel: model, priced: sources.priceBook.lookup(provider.id, model) }
     }
   }
   // Known to the catalog, but no provider for it has a key: route to the first so the error says what to configure.

@@ -1,7 +1,7 @@
 import type { Preset } from '../../contract/presets'
-import { invalidRequest, modelNotFound } from '../errors'
+import { modelNotFound } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
-import type { ChatBody } from '../http/v1/chatBody'
+import type { ChatBody } from '../wires/chat/chatBody'
 
 const PRESET_PREFIXES = ['policy/', '@preset/']
 
@@ -22,11 +22,6 @@ export function resolvePreset(presets: Map<string, Preset>, key: KeyRow, model: 
   const preset = presets.get(name)
   if (!preset) throw modelNotFound(named ? model : `@preset/${name}`, `no preset named "${name}"`)
   return preset
-}
-
-/** Embeddings take no preset: a chat preset's prompt and parameters mean nothing there. */
-export function refusePresetForEmbeddings(model: string): void {
-  if (presetNameOf(model) !== null) throw invalidRequest('presets apply to chat completions, not embeddings', 'model')
 }
 
 /**

@@ -1,5 +1,4 @@
 import { ApiError } from '../errors'
-import type { Gateway } from '../gateway'
 import type { ClientAbort } from '../pipeline/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
@@ -9,6 +8,7 @@ import { upstreamNetworkError } from '../upstream/upstreamErrors'
 import { retryAfterMs } from '../routing/routingConfig'
 import type { SerialisedRequest } from './adapter'
 import { adapterFor } from './kinds'
+import type { ProviderRegistry } from './registry'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
 export class ClientAborted extends Error {}
@@ -31,7 +31,7 @@ export class ProviderFailure extends Error {
  * configuration, never from the request.
  */
 export async function sendToProvider(
-  gw: Gateway,
+  registry: ProviderRegistry,
   ctx: RequestContext,
   target: Target,
   request: SerialisedRequest,
@@ -39,7 +39,7 @@ export async function sendToProvider(
 ): Promise<UpstreamResponse> {
   const provider = target.provider
   const adapter = adapterFor(provider.kind)
-  const credential = await gw.registry.credential(provider.id)
+  const credential = await registry.credential(provider.id)
   const started = performance.now()
   const attempt = (status: number | null, error: string | null) =>
     ctx.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
@@ -57,7 +57,7 @@ export async function sendToProvider(
   }
   let res: UpstreamResponse
   try {
-    res = await callUpstream(gw.registry.dispatcher(provider), {
+    res = await callUpstream(registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, request.path),
       method: 'POST',
       headers: adapter.headers(credential?.value ?? null),
@@ -76,7 +76,7 @@ export async function sendToProvider(
   }
   if (res.statusCode !== 200) {
     const text = await res.body.text().catch(() => '')
-    const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, gw.registry.redactor)
+    const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, registry.redactor)
     attempt(res.statusCode, e.message)
     throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers))
   }

@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ApiError } from '../errors'
-import type { Gateway } from '../gateway'
 import type { ClientAbort } from '../pipeline/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { SerialisedRequest, UpstreamRequest } from '../providers/adapter'
 import { ClientAborted, ProviderFailure, sendToProvider } from '../providers/sendToProvider'
+import type { ProviderRegistry } from '../providers/registry'
 import type { UpstreamResponse } from '../upstream/client'
-import { backoffMs } from './routingConfig'
+import type { Cooldown } from './cooldown'
+import { backoffMs, type RoutingConfig } from './routingConfig'
 
 type Verdict = 'retry' | 'next' | 'stop'
 
@@ -25,6 +26,13 @@ function verdict(f: ProviderFailure): Verdict {
   return 'next'
 }
 
+/** What routing decides with: its settings, the providers' cool-downs, and the providers themselves. */
+export interface RoutingDeps {
+  routing: RoutingConfig
+  cooldown: Cooldown
+  registry: ProviderRegistry
+}
+
 export interface Routed {
   target: Target
   response: UpstreamResponse
@@ -38,14 +46,14 @@ export interface Routed {
  * breaks after its first byte reached the client is never retried, so nothing is billed twice.
  */
 export async function route(
-  gw: Gateway,
+  deps: RoutingDeps,
   ctx: RequestContext,
   candidates: Target[],
   build: (target: Target) => UpstreamRequest,
   signal: ClientAbort,
   skip: (target: Target) => string | null = () => null,
 ): Promise<Routed> {
-  const config = gw.routing
+  const config = deps.routing
   let last: ApiError | null = null
   for (const target of candidates) {
     const id = target.provider.id
@@ -55,7 +63,7 @@ export async function route(
       skipped(refused)
       continue
     }
-    const cooling = gw.cooldown.cooling(id)
+    const cooling = deps.cooldown.cooling(id)
     if (cooling) {
       skipped(`${id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures (${cooling.lastError})`)
       last ??= new ApiError(503, 'server_error', `${id} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
@@ -79,17 +87,17 @@ export async function route(
     }
     for (let retry = 0; ; retry++) {
       try {
-        const response = await sendToProvider(gw, ctx, target, request, signal)
-        gw.cooldown.success(id)
+        const response = await sendToProvider(deps.registry, ctx, target, request, signal)
+        deps.cooldown.success(id)
         return { target, response }
       } catch (err) {
         if (err instanceof ClientAborted || !(err instanceof ProviderFailure)) throw err
         const v = verdict(err)
         last = err.error
         if (v === 'stop') throw err.error
-        if (err.upstreamStatus === null || err.upstreamStatus >= 500 || err.upstreamStatus === 429) gw.cooldown.failure(id, err.error.message)
+        if (err.upstreamStatus === null || err.upstreamStatus >= 500 || err.upstreamStatus === 429) deps.cooldown.failure(id, err.error.message)
         const wait = err.retryAfterMs ?? backoffMs(config, retry)
-        if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || gw.cooldown.cooling(id)) break
+        if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || deps.cooldown.cooling(id)) break
         try {
           await sleep(wait, undefined, { signal: signal.abortSignal })
         } catch {

@@ -1,52 +1,92 @@
-import { SseParser } from '../../upstream/sse'
+import type { PlaygroundEvent } from '../../../contract/playground'
+import { runInference } from '../../core/runInference'
+import type { Sink } from '../../core/sink'
+import type { ApiError } from '../../errors'
+import { ClientAbort } from '../../pipeline/clientAbort'
+import { newRequestId } from '../../pipeline/requestContext'
+import type { Chunk } from '../../providers/adapter'
+import { chatWire } from '../../wires/chat/chatWire'
 import { forbidden } from '../adminError'
 import type { AdminContext } from '../context'
 import { visibleKey } from './keys'
 import type { Handlers } from './types'
 
-type Chunk = { choices?: Array<{ delta?: { content?: string }; finish_reason?: string | null }>; gw?: Record<string, unknown>; error?: { message: string; type: string; code: string | null } }
+/** A chat completion's answer as Playground events: its text as it comes, then the routing and cost, or an error. */
+class PlaygroundSink implements Sink {
+  private started = false
+  private finishReason: string | null = null
+
+  constructor(
+    private readonly requestId: string,
+    private readonly emit: (event: PlaygroundEvent) => void,
+  ) {}
+
+  async json(text: string): Promise<void> {
+    this.started = true
+    const answer = JSON.parse(text) as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>; gw?: Record<string, unknown> }
+    const choice = answer.choices?.[0]
+    if (typeof choice?.message?.content === 'string') this.emit({ type: 'delta', content: choice.message.content })
+    this.event({ choices: [{ finish_reason: choice?.finish_reason }], gw: answer.gw })
+  }
+
+  open(): void {
+    this.started = true
+  }
+
+  event(data: object): void {
+    const chunk = data as Chunk & { gw?: Record<string, unknown> }
+    for (const c of chunk.choices ?? []) {
+      if (typeof c.delta?.content === 'string' && c.delta.content !== '') this.emit({ type: 'delta', content: c.delta.content })
+      if (typeof c.finish_reason === 'string') this.finishReason = c.finish_reason
+    }
+    if (chunk.gw) this.emit({ type: 'done', request_id: this.requestId, gw: chunk.gw, finish_reason: this.finishReason })
+  }
+
+  /** Events reach the dashboard's transport as they are emitted: nothing to wait for. */
+  wait(): boolean {
+    return false
+  }
+
+  end(last: object[], error: ApiError | null): void {
+    for (const event of last) this.event(event)
+    if (error) this.tell(error)
+  }
+
+  error(error: ApiError): void {
+    if (!this.started) this.tell(error)
+  }
+
+  abandon(): void {}
+
+  private tell(error: ApiError): void {
+    this.emit({ type: 'error', request_id: this.requestId, status: error.status, error: { message: error.message, type: error.type, code: error.code } })
+  }
+}
 
 /**
- * The Playground sends its request through the gateway's own /v1 pipeline (in-process, no
- * network), under one of the user's keys: the same authentication rules, presets, policies,
- * balance and record as any API call, the record marked as from the Playground.
+ * The Playground runs its request through the same core as API calls, under one of the user's
+ * keys: the same presets, policies, balance and record, the record marked as from the Playground.
  */
 export const playgroundHandlers: Handlers<'playground.chat'> = {
   async 'playground.chat'(ctx: AdminContext, input) {
     const key = visibleKey(ctx, input.key_id)
     if (key.revoked_at !== null) throw forbidden(`key ${key.name} is revoked`)
     const { key_id: _k, ...body } = input
-    const res = await ctx.inject({
-      method: 'POST',
-      url: '/v1/chat/completions',
-      headers: { 'content-type': 'application/json', ...ctx.gw.internalHeaders(key.id) },
-      payload: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
-    })
-    const requestId = typeof res.headers['x-request-id'] === 'string' ? res.headers['x-request-id'] : null
-    const stream = res.stream()
-    if (res.statusCode !== 200) {
-      let text = ''
-      for await (const c of stream) text += c
-      const error = (JSON.parse(text) as Chunk).error!
-      ctx.emit({ type: 'error', request_id: requestId, status: res.statusCode, error: { message: error.message, type: error.type, code: error.code } })
-      return
-    }
-    const parser = new SseParser()
-    let finish: string | null = null
-    const handle = (data: string) => {
-      if (data === '[DONE]') return
-      const chunk = JSON.parse(data) as Chunk
-      if (chunk.error) {
-        ctx.emit({ type: 'error', request_id: requestId, status: 502, error: chunk.error })
-        return
-      }
-      for (const c of chunk.choices ?? []) {
-        if (c.delta?.content) ctx.emit({ type: 'delta', content: c.delta.content })
-        if (c.finish_reason) finish = c.finish_reason
-      }
-      if (chunk.gw) ctx.emit({ type: 'done', request_id: requestId ?? String(chunk.gw.request_id), gw: chunk.gw, finish_reason: finish })
-    }
-    for await (const bytes of stream) for (const ev of parser.push(Buffer.from(bytes as Buffer))) handle(ev.data)
-    for (const ev of parser.end()) handle(ev.data)
+    const id = newRequestId()
+    await runInference(
+      ctx.gw,
+      chatWire,
+      {
+        id,
+        keyId: key.id,
+        body: { ...body, stream: true, stream_options: { include_usage: true } },
+        rawBody: null,
+        rawHeaders: [],
+        source: 'playground',
+        abort: new ClientAbort(),
+        log: ctx.gw.logger.child({ request_id: id }),
+      },
+      new PlaygroundSink(id, ctx.emit),
+    )
   },
 }

@@ -3,7 +3,7 @@ import { PresetValidationError, validatePreset } from '../../presets/validatePre
 import { applyPreset } from '../../pipeline/resolvePreset'
 import { lookupModel } from '../../pipeline/resolveModel'
 import { adapterFor } from '../../providers/kinds'
-import { upstreamChatBody, type ChatBody } from '../../http/v1/chatBody'
+import { upstreamChatBody, type ChatBody } from '../../wires/chat/chatBody'
 import { AdminError, conflict, invalid, notFound } from '../adminError'
 import { me, type AdminContext } from '../context'
 import type { Handlers } from './types'

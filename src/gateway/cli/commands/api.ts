@@ -1,7 +1,7 @@
 import os from 'node:os'
 import { operations } from '../../../contract'
 import { AdminService } from '../../admin/adminService'
-import { buildApp, VERSION } from '../../app'
+import { VERSION } from '../../app'
 import { resolveConfig } from '../../config'
 import { Gateway } from '../../gateway'
 import { parse, table, type Command } from '../shared'
@@ -31,11 +31,6 @@ export const api: Command = async (args, io) => {
   const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
-    const app = buildApp(gw, config, { admin })
-    admin.attach(async (r) => {
-      const res = await app.inject({ ...r, payloadAsStream: true })
-      return { statusCode: res.statusCode, headers: res.headers, stream: () => res.stream() }
-    })
     const operator = { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin' as const, created_at: 0 }
     const { result } = await admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, (event) =>
       io.out(JSON.stringify(event)),

@@ -1,21 +1,15 @@
-import type { FastifyInstance } from 'fastify'
-import { invalidRequest } from '../../errors'
-import type { Gateway } from '../../gateway'
-import { resolveAttribution } from '../../pipeline/attribution'
-import { costOf } from '../../pipeline/cost'
-import { resolveModel } from '../../pipeline/resolveModel'
-import { refusePresetForEmbeddings } from '../../pipeline/resolvePreset'
-import { admit } from '../../pipeline/admit'
-import { normalizeUsage } from '../../pricing/usage'
-import { route } from '../../routing/route'
-import { adapterFor } from '../../providers/kinds'
-import { runRecorded } from '../runRecorded'
-import { readJson, requestText, sendJson } from './json'
+import { OK, type InboundWire } from '../core/wire'
+import { invalidRequest } from '../errors'
+import { costOf } from '../pipeline/cost'
+import { normalizeUsage } from '../pricing/usage'
+import { adapterFor } from '../providers/kinds'
+import { readJson, sendJson } from './answer'
 import { checkNumbers } from './numberFields'
 
 type Encoding = 'float' | 'base64'
+type EmbeddingsBody = Record<string, unknown> & { model: string; encoding_format: Encoding }
 
-function validateEmbeddingsBody(body: unknown): Record<string, unknown> & { model: string; encoding_format: Encoding } {
+function validateEmbeddingsBody(body: unknown): EmbeddingsBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object.')
   const b = body as Record<string, unknown>
   if (typeof b.model !== 'string' || b.model.trim() === '') throw invalidRequest('you must provide a model parameter', 'model')
@@ -62,27 +56,25 @@ function reencode(data: unknown, want: Encoding): void {
   }
 }
 
-export function embeddingsRoutes(app: FastifyInstance, gw: Gateway): void {
-  app.post('/v1/embeddings', (req, reply) =>
-    runRecorded(gw, req, reply, 'embeddings', async (ctx, signal) => {
-      const body = validateEmbeddingsBody(req.body)
-      ctx.model = body.model
-      ctx.attribution = resolveAttribution(body.gw, req.raw.rawHeaders)
-      refusePresetForEmbeddings(body.model)
-      ctx.target = await resolveModel(gw, body.model)
-      const { gw: _envelope, ...rest } = body
-      admit(gw, ctx, rest, { chat: false, prompt: body.input })
-      const target = ctx.target
-      const request = adapterFor(target.provider.kind).embeddingsRequest({ ...rest, model: target.upstreamModel })
-      if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
-      const { response: upstream } = await route(gw, ctx, [target], () => request, signal)
-      const { json } = await readJson(ctx.target.provider.id, upstream)
-      reencode(json.data, body.encoding_format)
-      ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
-      ctx.cost = costOf(ctx, ctx.usage)
-      if (gw.settings.log_bodies) ctx.bodies = { request: requestText(req), response: null }
-      await sendJson(ctx, reply, json)
-      return { status: 200, outcome: 'ok' }
-    }),
-  )
+/** OpenAI's embeddings: no preset, no stream; the answer comes back in the encoding the client asked for. */
+export const embeddingsWire: InboundWire<EmbeddingsBody> = {
+  endpoint: 'embeddings',
+  read(body) {
+    const { gw: envelope, ...rest } = validateEmbeddingsBody(body)
+    return { body: rest as EmbeddingsBody, model: rest.model as string, stream: false, envelope }
+  },
+  control: (body) => ({ chat: false, prompt: body.input }),
+  request(_ctx, body, target) {
+    const request = adapterFor(target.provider.kind).embeddingsRequest({ ...body, model: target.upstreamModel })
+    if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
+    return request
+  },
+  async deliver(ctx, body, upstream, sink) {
+    const { json } = await readJson(ctx.target!.provider.id, upstream)
+    reencode(json.data, body.encoding_format)
+    ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
+    ctx.cost = costOf(ctx, ctx.usage)
+    await sendJson(ctx, sink, json)
+    return OK
+  },
 }

@@ -1,4 +1,5 @@
-import type { FastifyReply } from 'fastify'
+import type { Sink } from '../../core/sink'
+import { OK, type Finished } from '../../core/wire'
 import { ApiError } from '../../errors'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { ClientAbort } from '../../pipeline/clientAbort'
@@ -10,7 +11,6 @@ import type { UpstreamResponse } from '../../upstream/client'
 import { SseParser, type SseEvent } from '../../upstream/sse'
 import { upstreamStreamError } from '../../upstream/upstreamErrors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
-import type { Finished } from '../runRecorded'
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
 function generatedChars(chunk: Chunk): number {
@@ -25,42 +25,23 @@ function generatedChars(chunk: Chunk): number {
   return n
 }
 
-
-/** The stream's last events leave in one write with its end: one syscall, not four. */
-const DONE = 'data: [DONE]\n\n'
-
 /**
- * Relays a provider stream as OpenAI chunks (the adapter's translator does the provider's
- * format). Usage is always requested upstream; the usage-only chunk reaches the client only if
- * it asked for it. The finishing chunk is held back until the usage arrives, so the last chunk
- * before [DONE] can carry `gw` (routing and cost) without an extra empty-choices chunk for
+ * Relays a provider stream as OpenAI chunks to the sink (the adapter's translator does the
+ * provider's format). Usage is always requested upstream; the usage-only chunk reaches the client
+ * only if it asked for it. The finishing chunk is held back until the usage arrives, so the last
+ * chunk before [DONE] can carry `gw` (routing and cost) without an extra empty-choices chunk for
  * clients that did not ask for one.
  */
 export async function relayChatStream(
   ctx: RequestContext,
-  reply: FastifyReply,
+  sink: Sink,
   upstream: UpstreamResponse,
   translator: StreamTranslator,
   opts: { includeUsage: boolean; prompt: unknown; signal: ClientAbort },
 ): Promise<Finished> {
   const { includeUsage, signal } = opts
   const providerId = ctx.target!.provider.id
-  const out = reply.raw
-  reply.hijack()
-  out.on('error', () => {})
-  out.writeHead(200, {
-    ...(reply.getHeaders() as Record<string, string>),
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  })
-  const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
-  /**
-   * A chunk nobody changed leaves as the provider's own text (no second serialisation, numbers
-   * and key order untouched); one whose `data` spanned lines is framed anew.
-   */
-  const send = (chunk: Chunk, asSent?: string) => out.write(asSent !== undefined && !asSent.includes('\n') ? `data: ${asSent}\n\n` : frame(chunk))
+  sink.open()
 
   let held: Chunk | null = null
   let usageChunk: Chunk | null = null
@@ -95,7 +76,7 @@ export async function relayChatStream(
   }
 
   const fail = (error: ApiError): Finished => {
-    out.end((held ? frame(held) : '') + frame(error.toBody()))
+    sink.end(held ? [held] : [], error)
     partial()
     return { status: 200, outcome: 'error', error }
   }
@@ -121,7 +102,7 @@ export async function relayChatStream(
     if (text) for (const c of chunk.choices ?? []) if (typeof c.delta?.content === 'string') text.push(c.delta.content)
     last = chunk
     if (held) {
-      send(held)
+      sink.event(held)
       held = null
     }
     if (chunk.choices?.some((c) => c.finish_reason)) {
@@ -129,7 +110,7 @@ export async function relayChatStream(
       finished = true
     } else {
       ctx.markFirstByte()
-      send(chunk, asSent)
+      sink.event(chunk, asSent)
     }
   }
 
@@ -158,6 +139,8 @@ export async function relayChatStream(
       resolve(result)
     }
     const failed = (err: unknown) => {
+      // The body destroyed after an error event ends the stream errors too: the answer has ended.
+      if (settled) return
       if (signal.aborted) {
         partial()
         return settle({ status: 200, outcome: 'aborted' })
@@ -173,10 +156,7 @@ export async function relayChatStream(
           body.destroy()
           return settle(early)
         }
-        if (out.writableNeedDrain) {
-          body.pause()
-          out.once('drain', resume)
-        }
+        if (sink.wait(resume)) body.pause()
       } catch (err) {
         body.destroy()
         failed(err)
@@ -212,9 +192,9 @@ export async function relayChatStream(
   if (includeUsage) {
     const reported = usageChunk as Chunk | null
     const { choices: _c, usage: _u, ...envelope } = reported ?? (last as Chunk | null) ?? finishChunk
-    out.end(frame(finishChunk) + frame({ ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }) + DONE)
+    sink.end([finishChunk, { ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }], null)
   } else {
-    out.end(frame({ ...finishChunk, gw }) + DONE)
+    sink.end([{ ...finishChunk, gw }], null)
   }
-  return { status: 200, outcome: 'ok' }
+  return OK
 }

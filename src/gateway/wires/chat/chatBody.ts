@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../errors'
-import { checkBoolean, checkNumbers, type NumberRule } from './numberFields'
+import { checkBoolean, checkNumbers, type NumberRule } from '../numberFields'
 
 export interface ChatBody {
   model: string

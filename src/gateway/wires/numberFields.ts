@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../errors'
+import { invalidRequest } from '../errors'
 
 /** A numeric field's bounds; integers never leave the range a double holds exactly. */
 export interface NumberRule {

@@ -1,15 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError } from '../../errors'
-import { gwExtension } from '../../pipeline/cost'
-import type { RequestContext } from '../../pipeline/requestContext'
-import type { UpstreamResponse } from '../../upstream/client'
-import { upstreamNetworkError } from '../../upstream/upstreamErrors'
-
-/** What Fastify would send for an object; answers serialised by the gateway itself say the same. */
-const JSON_TYPE = 'application/json; charset=utf-8'
-
-/** The request as the client sent it, for body logging (the parser kept its text). */
-export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.stringify(req.body)
+import type { Sink } from '../core/sink'
+import { ApiError } from '../errors'
+import { gwExtension } from '../pipeline/cost'
+import type { RequestContext } from '../pipeline/requestContext'
+import type { UpstreamResponse } from '../upstream/client'
+import { upstreamNetworkError } from '../upstream/upstreamErrors'
 
 /**
  * Sends an answer with its `gw` block. An answer the gateway did not change goes out as the
@@ -19,7 +13,7 @@ export const requestText = (req: FastifyRequest): string => req.rawBody ?? JSON.
  * bytes, which the record thread pays for twice (WAL and checkpoint). `withGwBlock` puts it back
  * when the body is read.
  */
-export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer: Record<string, unknown>, asSent?: string): Promise<void> {
+export async function sendJson(ctx: RequestContext, sink: Sink, answer: Record<string, unknown>, asSent?: string): Promise<void> {
   ctx.beforeDelivery?.()
   // A gateway upstream of this one may have put its own block there; ours replaces it.
   const chained = 'gw' in answer
@@ -28,7 +22,7 @@ export async function sendJson(ctx: RequestContext, reply: FastifyReply, answer:
   const gw = JSON.stringify(gwExtension(ctx))
   if (ctx.bodies) ctx.bodies.response = text
   ctx.markFirstByte()
-  await reply.type(JSON_TYPE).send(/^\{\s*\}$/.test(text) ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`)
+  await sink.json(/^\{\s*\}$/.test(text) ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`)
 }
 
 /**

@@ -1,0 +1,130 @@
+import type { Logger } from 'pino'
+import type { Preset } from '../../contract/presets'
+import type { Settings } from '../../contract/settings'
+import { ApiError, invalidRequest } from '../errors'
+import { admit, policyRefusal, type AdmitDeps } from '../pipeline/admit'
+import { resolveAttribution } from '../pipeline/attribution'
+import type { KeyIndex } from '../pipeline/authenticate'
+import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
+import type { ClientAbort } from '../pipeline/clientAbort'
+import { RequestContext } from '../pipeline/requestContext'
+import { resolveModel, type ModelSources } from '../pipeline/resolveModel'
+import { presetNameOf, resolvePreset } from '../pipeline/resolvePreset'
+import { ClientAborted } from '../providers/sendToProvider'
+import { candidatesFor } from '../routing/candidates'
+import { route, type RoutingDeps } from '../routing/route'
+import type { KeyRow } from '../store/keysRepo'
+import type { RecordWriter } from '../store/recordWriter'
+import { logInference } from './inferenceLog'
+import type { Sink } from './sink'
+import type { Finished, InboundWire } from './wire'
+
+/** nginx's convention for "client closed the request": no response was ever sent. */
+export const CLIENT_CLOSED = 499
+
+/** One inference call, as any transport describes it. */
+export interface InferenceCall {
+  /** The request id, in the answer and the record. */
+  id: string
+  /** The credential the caller presented (an `Authorization` header's value)… */
+  authorization?: string
+  /** …or the id of a key a signed-in user chose and the dashboard checked (the Playground). */
+  keyId?: string
+  /** The body as parsed, in its inbound wire. */
+  body: unknown
+  /** Its text as received, for body logging; serialised from `body` only when logging needs it and there is none. */
+  rawBody: string | null
+  /** Header names and values in order, for `X-Gw-*` attribution. */
+  rawHeaders: string[]
+  source: 'api' | 'playground'
+  /** Fires when the caller goes away; the provider call is aborted with it. */
+  abort: ClientAbort
+  /** The request's logger (bound to its id). */
+  log: Pick<Logger, 'info' | 'error'>
+}
+
+/** What the core reads of the gateway: configuration in memory, the stages' state, the record writer. */
+export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
+  keyIndex: KeyIndex
+  presets: Map<string, Preset>
+  settings: Settings
+  records: RecordWriter
+}
+
+/**
+ * Runs one inference call through the pipeline (authenticate → attribution → preset → policy
+ * and balance → route → the wire's answer and cost) and records it, whatever happens: the record
+ * is written for every call that passed authentication (success, caller error, provider failure,
+ * client abort). The call's abort ends the upstream call the moment its client goes away. A
+ * prepaid charge is in the ledger before the end of the answer goes out (`beforeDelivery`), or
+ * at the latest here, before the record is queued. Resolves to the request's context, or null
+ * when authentication refused it (nothing recorded, nothing logged).
+ */
+export async function runInference<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, call: InferenceCall, sink: Sink): Promise<RequestContext | null> {
+  let key: KeyRow
+  try {
+    key = call.keyId !== undefined ? gw.keyIndex.authenticateById(call.keyId) : gw.keyIndex.authenticate(call.authorization)
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err
+    sink.error(err)
+    return null
+  }
+  const ctx = new RequestContext(call.id, wire.endpoint, key)
+  ctx.source = call.source
+  if (key.prepaid === 1) ctx.beforeDelivery = () => debitBeforeDelivery(gw.balances, ctx)
+  let finished: Finished
+  try {
+    finished = await serve(gw, wire, call, ctx, sink)
+  } catch (err) {
+    if (err instanceof ClientAborted || call.abort.aborted) {
+      finished = { status: CLIENT_CLOSED, outcome: 'aborted' }
+    } else {
+      // An ApiError is an answer; anything else is a defect, and its stack is what finds it.
+      if (!(err instanceof ApiError)) call.log.error({ err }, 'internal error')
+      const apiError =
+        err instanceof ApiError ? err : new ApiError(500, 'server_error', `internal error: ${(err as Error).message}`, 'internal_error')
+      finished = { status: apiError.status, outcome: 'error', error: apiError }
+    }
+  }
+  const debit = settleCharge(gw.balances, ctx)
+  const error = finished.error ?? null
+  const record = ctx.toRecord(finished.status, finished.outcome, error)
+  if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
+  logInference(call.log, ctx, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
+  if (finished.outcome === 'aborted') sink.abandon()
+  else if (error) sink.error(error)
+  return ctx
+}
+
+/** The stages, from the body as sent to the answer delivered. */
+async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, call: InferenceCall, ctx: RequestContext, sink: Sink): Promise<Finished> {
+  const asSent = wire.read(call.body)
+  ctx.model = asSent.model
+  ctx.stream = asSent.stream
+  ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders)
+  if (gw.settings.log_bodies) ctx.bodies = { request: call.rawBody ?? JSON.stringify(call.body), response: null }
+  let body = asSent.body
+  if (wire.applyPreset) {
+    ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
+    if (ctx.preset) body = wire.applyPreset(body, ctx.preset)
+  } else if (presetNameOf(asSent.model) !== null) {
+    throw invalidRequest(`presets apply to chat completions, not ${wire.endpoint}`, 'model')
+  }
+  const primary = await resolveModel(gw, ctx.preset?.model ?? asSent.model)
+  ctx.target = primary
+  const control = wire.control(body)
+  admit(gw, ctx, body, control)
+  const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
+  const { target, response } = await route(
+    gw,
+    ctx,
+    candidates,
+    (t) => wire.request(ctx, body, t),
+    call.abort,
+    // The primary passed the policy at admission.
+    (t) => (t === primary ? null : policyRefusal(ctx, t, body, control)),
+  )
+  ctx.target = target
+  ctx.fallbackUsed = target !== primary
+  return wire.deliver(ctx, body, response, sink, call.abort, gw.registry.redactor)
+}

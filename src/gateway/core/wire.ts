@@ -1,0 +1,50 @@
+import type { Preset } from '../../contract/presets'
+import type { ApiError } from '../errors'
+import type { AdmitOptions } from '../pipeline/admit'
+import type { ClientAbort } from '../pipeline/clientAbort'
+import type { RequestContext } from '../pipeline/requestContext'
+import type { Target } from '../pipeline/resolveModel'
+import type { UpstreamRequest } from '../providers/adapter'
+import type { Redactor } from '../secrets/redactor'
+import type { Outcome, RequestRecord } from '../store/requestsRepo'
+import type { UpstreamResponse } from '../upstream/client'
+import type { Sink } from './sink'
+
+/** How a request ended, for its record. */
+export interface Finished {
+  status: number
+  outcome: Outcome
+  error?: ApiError | null
+}
+
+/** What the core needs to know of a body in its inbound wire. */
+export interface Inbound<B> {
+  /** The body as the wire carries it on (checked; the envelope may still be in it). */
+  body: B
+  model: string
+  stream: boolean
+  /** The `gw` attribution envelope, where the wire has one in its body. */
+  envelope: unknown
+}
+
+/**
+ * One inbound wire (chat completions, embeddings, …): what it takes, how a preset changes it, what
+ * policy and balance estimate from, what it asks of a provider and how the answer goes out. The
+ * core runs the stages in between, the same for every wire.
+ */
+export interface InboundWire<B extends Record<string, unknown>> {
+  readonly endpoint: RequestRecord['endpoint']
+  /** Checks the body as sent; a 400 names the field. */
+  read(body: unknown): Inbound<B>
+  /** The body under a preset; absent when the wire takes no preset (then naming one is refused). */
+  applyPreset?: (body: B, preset: Preset) => B
+  /** What the key's policy and the balance reservation estimate from. */
+  control(body: B): AdmitOptions
+  /** The request for one candidate; a 400 ApiError when that provider cannot take it. */
+  request(ctx: RequestContext, body: B, target: Target): UpstreamRequest
+  /** Reads the provider's 200 answer and delivers it, priced, to the sink. */
+  deliver(ctx: RequestContext, body: B, upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, redactor: Redactor): Promise<Finished>
+}
+
+/** A request answered in full (one shared object: nothing changes a Finished). */
+export const OK: Readonly<Finished> = { status: 200, outcome: 'ok' }
