@@ -45,8 +45,4 @@ export class AliasTable {
     for (const g of this.globs) if (g.regex.test(model)) return g
     return null
   }
-
-  get size(): number {
-    return this.exact.size + this.globs.length
-  }
 }
