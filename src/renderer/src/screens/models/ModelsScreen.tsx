@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../components/Dialog'
 import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { PriceDialog } from './PriceDialog'
+import { AliasesPanel } from './AliasesPanel'
 import { CardTable, TableHead } from '../../components/Table'
 
 type Model = Output<'models.list'>[number]
@@ -151,6 +152,7 @@ export function ModelsScreen() {
           ))}
         </CardTable>
       )}
+      <AliasesPanel />
       {editing && <PriceDialog model={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={q.reload} />}
       {removing && (
         <ConfirmDialog
