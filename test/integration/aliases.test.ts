@@ -51,6 +51,7 @@ describe('model aliases', () => {
     assert.equal(upstream.messages[0].content, 'You are terse.')
     assert.deepEqual(res.gw.routing.preset, { name: 'terse', version: 1 })
     assert.deepEqual(res.gw.routing.alias, { pattern: 'small-*', target: 'policy/terse' })
+    await assert.rejects(cli('presets', 'delete', 'terse'), (err: any) => /preset terse is the target of alias small-\*; change those aliases first/.test(err.stderr))
     // gpt-4o-mini would match this alias, but as a target it is used as is.
     await cli('aliases', 'set', 'gpt-4o-m*', '--to', 'openai/gpt-4.1')
     await ask(t.client, 'claude-haiku-9')

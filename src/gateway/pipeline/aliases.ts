@@ -1,4 +1,5 @@
 import type { Alias } from '../../contract/aliases'
+import { globRegex } from './glob'
 
 /** The alias a requested model matched, for the record. */
 export interface AliasMatch {
@@ -11,8 +12,6 @@ interface Glob extends AliasMatch {
   /** Characters before the first `*`: the longer, the more specific. */
   prefix: number
 }
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
  * Model aliases compiled once per configuration reload, so a request pays one map lookup and,
@@ -32,7 +31,7 @@ export class AliasTable {
         this.exact.set(pattern, { pattern, target })
         continue
       }
-      const regex = new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`, 's')
+      const regex = globRegex(pattern)
       this.globs.push({ pattern, target, regex, prefix: pattern.indexOf('*') })
     }
     this.globs.sort((a, b) => b.prefix - a.prefix || (a.pattern < b.pattern ? -1 : a.pattern > b.pattern ? 1 : 0))

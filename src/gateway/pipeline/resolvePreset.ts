@@ -28,6 +28,8 @@ function presetNamed(presets: Map<string, Preset>, name: string, asked: string):
   return preset
 }
 
+const presetsRefused = (endpoint: string) => invalidRequest(`presets apply to chat completions, not ${endpoint}`, 'model')
+
 /**
  * The first that applies: a preset the request names; its key's default preset (whatever model it
  * sends: the key's owner chose it for that key, so it outranks aliases, which apply to every key);
@@ -36,10 +38,9 @@ function presetNamed(presets: Map<string, Preset>, name: string, asked: string):
  * a preset named directly or through an alias is refused, and a key's default is not applied.
  */
 export function steer(presets: Map<string, Preset>, aliases: AliasTable, key: KeyRow, model: string, withPresets: boolean, endpoint: string): Steering {
-  const refused = () => invalidRequest(`presets apply to chat completions, not ${endpoint}`, 'model')
   const named = presetNameOf(model)
   if (named !== null) {
-    if (!withPresets) throw refused()
+    if (!withPresets) throw presetsRefused(endpoint)
     const preset = presetNamed(presets, named, model)
     return { preset, alias: null, model: preset.model }
   }
@@ -51,7 +52,7 @@ export function steer(presets: Map<string, Preset>, aliases: AliasTable, key: Ke
   if (!alias) return { preset: null, alias: null, model }
   const aliased = presetNameOf(alias.target)
   if (aliased === null) return { preset: null, alias, model: alias.target }
-  if (!withPresets) throw refused()
+  if (!withPresets) throw presetsRefused(endpoint)
   const preset = presetNamed(presets, aliased, alias.target)
   return { preset, alias, model: preset.model }
 }
