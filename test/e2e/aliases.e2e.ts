@@ -59,11 +59,12 @@ describe('model aliases on the Models screen', { skip: skip ?? false }, () => {
 
     assert.equal(await models.addAlias('claude-sonnet-*', 'openai/gpt-4o'), 200)
     await models.waitForCount('alias-row', 2)
+    // Saved toasts would cover the form in the pictures; they leave after 4 s.
+    await models.waitForCount('toast-success', 0)
     for (const width of [1280, 390]) {
       await w.page.setViewportSize({ width, height: 900 })
       for (const theme of ['light', 'dark'] as const) {
         await w.page.emulateMedia({ colorScheme: theme })
-        await models.id('aliases-panel').scrollIntoViewIfNeeded()
         await screenshot(w.page, `aliases-${width}-${theme}`)
       }
     }

@@ -59,6 +59,7 @@ export function ModelsScreen() {
           )
         }
       />
+      <AliasesPanel />
       <div className="toolbar">
         <div className="field">
           <label htmlFor="model-search">Search models</label>
@@ -152,7 +153,6 @@ export function ModelsScreen() {
           ))}
         </CardTable>
       )}
-      <AliasesPanel />
       {editing && <PriceDialog model={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={q.reload} />}
       {removing && (
         <ConfirmDialog
