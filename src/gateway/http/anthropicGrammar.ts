@@ -26,7 +26,8 @@ export function anthropicErrorReply(error: ApiError): ErrorReply {
 
 /** Anthropic's: named events (`event: <type>`), no end marker (message_stop is an event), errors as an `error` event. */
 export const anthropicGrammar: Grammar = {
-  frame: (event, text) => `event: ${(event as { type: string }).type}\ndata: ${text !== undefined && !text.includes('\n') ? text : JSON.stringify(event)}\n\n`,
+  // A relayed event is `{type}` and the provider's text; text that spanned lines keeps them, each its own data line.
+  frame: (event, text) => `event: ${(event as { type: string }).type}\ndata: ${text === undefined ? JSON.stringify(event) : text.includes('\n') ? text.replace(/\n/g, '\ndata: ') : text}\n\n`,
   done: '',
   streamError: (error) => `event: error\ndata: ${JSON.stringify(anthropicErrorReply(error).body)}\n\n`,
   errorReply: anthropicErrorReply,
