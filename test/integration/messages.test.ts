@@ -47,11 +47,12 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
   it('answers a plain message: body as sent but for the model, version header forwarded, ids and cost in headers, record endpoint messages', async () => {
     fake.script({ kind: 'reply', text: 'Bonjour.', usage: { input_tokens: 20, output_tokens: 3 } })
     const body = { model: MODEL, max_tokens: 100, system: [{ type: 'text' as const, text: 'Answer in French.' }], messages: hi, metadata: { user_id: 'u1' } }
-    const { data, response } = await client.messages.create(body).withResponse()
+    // A version other than the gateway's own default (2023-06-01), to see the caller's travel.
+    const { data, response } = await client.messages.create(body, { headers: { 'anthropic-version': '2099-01-01' } }).withResponse()
     assert.equal(data.type, 'message')
     assert.deepEqual(data.content, [{ type: 'text', text: 'Bonjour.', citations: null }])
     assert.deepEqual(last().body, { ...body, model: 'claude-sonnet-4-5' })
-    assert.equal(last().headers['anthropic-version'], '2023-06-01')
+    assert.equal(last().headers['anthropic-version'], '2099-01-01')
     const id = response.headers.get('request-id')
     assert.ok(id)
     assert.equal(response.headers.get('x-request-id'), id)
@@ -190,6 +191,24 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
     assert.equal(bad.status, 400)
     assert.equal(bad.error.error.type, 'invalid_request_error')
     assert.match(bad.error.error.message, /max_tokens/)
+  })
+
+  it("a key's default preset steers Claude Code's own model id: preset model, its system prompt first (string or blocks), its parameters win", async () => {
+    const gw = gateway.gateway
+    gw.presetsRepo.save(
+      { name: 'claude', model: MODEL, system_prompt: 'Be brief.', temperature: 0.3, top_p: null, max_tokens: 64, fallbacks: [], description: null },
+      'test',
+    )
+    const steered = sdk(gw.keys.create('steered', { default_preset: 'claude' }).secret)
+    gw.configChanged()
+    await steered.messages.create({ model: 'claude-sonnet-4-6-whatever', max_tokens: 1000, system: 'Use French.', messages: hi })
+    assert.equal(last().body.model, 'claude-sonnet-4-5')
+    assert.equal(last().body.system, 'Be brief.\n\nUse French.')
+    assert.equal(last().body.temperature, 0.3)
+    assert.equal(last().body.max_tokens, 64)
+    const blocks = [{ type: 'text' as const, text: 'Use French.', cache_control: { type: 'ephemeral' as const } }]
+    await steered.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, system: blocks, messages: hi })
+    assert.deepEqual(last().body.system, [{ type: 'text', text: 'Be brief.' }, ...blocks])
   })
 
   it('a provider of another kind is refused clearly, naming it: the translated path is not there yet', async () => {
