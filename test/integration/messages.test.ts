@@ -187,6 +187,18 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
     assert.equal(overloaded.status, 529)
     assert.equal(overloaded.error.error.type, 'overloaded_error')
 
+    fake.script({ kind: 'status', status: 429, headers: { 'retry-after': '7' } })
+    const limited: any = await client.messages.create({ model: MODEL, max_tokens: 10, messages: hi }).catch((e) => e)
+    assert.equal(limited.status, 429)
+    assert.equal(limited.error.error.type, 'rate_limit_error')
+    assert.equal(limited.headers.get('retry-after'), '7')
+
+    // After the first byte an error travels inside the stream, as Anthropic's error event.
+    fake.script({ kind: 'error-mid-stream', errorType: 'overloaded_error' })
+    const midStream: any = await client.messages.stream({ model: MODEL, max_tokens: 10, messages: hi }).finalMessage().catch((e) => e)
+    assert.equal(midStream.error.error.type, 'overloaded_error')
+    assert.match(midStream.error.error.message, /failed mid-stream/)
+
     const bad: any = await client.messages.create({ model: MODEL, max_tokens: 0, messages: hi }).catch((e) => e)
     assert.equal(bad.status, 400)
     assert.equal(bad.error.error.type, 'invalid_request_error')
