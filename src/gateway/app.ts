@@ -14,6 +14,7 @@ import { clientErrorHandler } from './http/clientError'
 import { errorBody } from './http/errorShape'
 import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
+import { anthropicErrorReply, isMessagesPath } from './http/anthropicGrammar'
 import { inferenceRoutes } from './http/v1/inference'
 import { VERSION } from './version'
 import { modelsRoutes } from './http/v1/models'
@@ -136,6 +137,8 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   // A callback hook, not an async one: no promise per request.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id)
+    // Anthropic's SDKs read the request id from `request-id`.
+    if (isMessagesPath(req.url)) reply.header('request-id', req.id)
     if (closing) {
       reply.header('connection', 'close')
       return done(new ApiError(503, 'server_error', 'The gateway is shutting down; retry in a moment.', 'shutting_down'))
@@ -191,7 +194,13 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
     const e = toApiError(err, config)
     if (e.status >= 500 && !(err instanceof ApiError)) req.log.error(err)
-    return reply.code(e.status).headers(e.headers).send(errorBody(req.url, e))
+    return sendApiError(req.url, reply, e)
+  }
+  /** An error in the shape of the route `url` belongs to. */
+  function sendApiError(url: string, reply: FastifyReply, e: ApiError) {
+    if (!isMessagesPath(url)) return reply.code(e.status).headers(e.headers).send(errorBody(url, e))
+    const { status, headers, body } = anthropicErrorReply(e)
+    return reply.code(status).headers(headers).send(body)
   }
   app.setErrorHandler(sendError)
   app.setNotFoundHandler((req, reply) => {
@@ -202,10 +211,9 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     if (methods) {
       const allow = [...new Set(methods.filter((m) => m !== 'HEAD'))].join(', ')
       const e = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}; use ${allow}.`, 'method_not_allowed')
-      return reply.code(405).header('allow', allow).send(errorBody(path, e))
+      return sendApiError(path, reply.header('allow', allow), e)
     }
-    const e = new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url')
-    return reply.code(404).send(errorBody(path, e))
+    return sendApiError(path, reply, new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url'))
   })
 
   app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))

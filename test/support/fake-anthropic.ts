@@ -92,6 +92,11 @@ const TOP_LEVEL_FIELDS = new Set([
   'inference_geo',
 ])
 
+/** Fields Anthropic takes only under their beta header (`anthropic-beta`, comma-separated): the beta each needs. */
+const BETA_FIELDS: Record<string, string> = {
+  context_management: 'context-management-2025-06-27',
+}
+
 /** Anthropic's error type for each status (its errors page). */
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -192,16 +197,26 @@ function checkBlock(block: unknown, role: string, where: string, count: { n: num
       }
       return checkCache(block, where, count)
     }
+    case 'thinking':
+    case 'redacted_thinking':
+      if (role !== 'assistant') return `${where}: ${block.type} blocks are only allowed in assistant messages`
+      if (block.type === 'thinking' && (typeof block.thinking !== 'string' || typeof block.signature !== 'string' || block.signature === '')) {
+        return `${where}.signature: Field required`
+      }
+      return null
     default:
       return `${where}.type: Input tag '${String(block.type)}' found using 'type' does not match any of the expected tags`
   }
 }
 
 /** What Anthropic would refuse about a Messages request, as its message; null when the request is valid. */
-export function validateMessages(body: unknown, models: string[]): { status: number; type: string; message: string } | null {
+export function validateMessages(body: unknown, models: string[], betas: string[] = []): { status: number; type: string; message: string } | null {
   const bad = (message: string) => ({ status: 400, type: 'invalid_request_error', message })
   if (!isObject(body)) return bad('Request body must be a JSON object')
-  for (const key of Object.keys(body)) if (!TOP_LEVEL_FIELDS.has(key)) return bad(`${key}: Extra inputs are not permitted`)
+  for (const key of Object.keys(body)) {
+    if (TOP_LEVEL_FIELDS.has(key) || (BETA_FIELDS[key] !== undefined && betas.includes(BETA_FIELDS[key]))) continue
+    return bad(`${key}: Extra inputs are not permitted${BETA_FIELDS[key] ? ` (it needs the anthropic-beta header ${BETA_FIELDS[key]})` : ''}`)
+  }
   if (typeof body.model !== 'string' || body.model === '') return bad('model: Field required')
   if (body.max_tokens === undefined) return bad('max_tokens: Field required')
   if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) return bad('max_tokens: Input should be a valid integer')
@@ -462,7 +477,8 @@ export async function startFakeAnthropic(
       return sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null })
     }
     if (method !== 'POST' || pathname !== '/v1/messages') return fail(404, 'not_found_error', 'Not Found')
-    const refused = validateMessages(body, models)
+    const beta = req.headers['anthropic-beta']
+    const refused = validateMessages(body, models, typeof beta === 'string' ? beta.split(',').map((b) => b.trim()) : [])
     if (refused) return fail(refused.status, refused.type, refused.message)
 
     const b = queue.shift() ?? { kind: 'reply' }

@@ -8,7 +8,7 @@ import type { KeyIndex } from '../pipeline/authenticate'
 import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../pipeline/clientAbort'
 import { RequestContext } from '../pipeline/requestContext'
-import { resolveModel, type ModelSources } from '../pipeline/resolveModel'
+import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
 import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../providers/sendToProvider'
@@ -98,6 +98,16 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
   return ctx
 }
 
+/** The named headers present in `rawHeaders` (name, value, name, value…); null when none is. */
+function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<string, string> | null {
+  let picked: Record<string, string> | null = null
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase()
+    if (names.includes(name)) (picked ??= {})[name] = rawHeaders[i + 1]
+  }
+  return picked
+}
+
 /** The stages, from the body as sent to the answer delivered. */
 async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, call: InferenceCall, ctx: RequestContext, sink: Sink): Promise<Finished> {
   const asSent = wire.read(call.body)
@@ -114,12 +124,14 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   ctx.target = primary
   const control = wire.control(body)
   admit(gw, ctx, body, control)
+  const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
+  const build = forwarded ? (t: Target) => ({ ...wire.request(ctx, body, t), headers: forwarded }) : (t: Target) => wire.request(ctx, body, t)
   const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
   const { target, response } = await route(
     gw,
     ctx,
     candidates,
-    (t) => wire.request(ctx, body, t),
+    build,
     call.abort,
     // The primary passed the policy at admission.
     (t) => (t === primary ? null : policyRefusal(ctx, t, body, control)),

@@ -8,8 +8,8 @@ import type { ApiError } from '../errors'
  * serialises an untouched event again and one that reads objects never parses.
  */
 export interface Sink {
-  /** A whole answer, as the JSON text that goes out. */
-  json(text: string): Promise<void>
+  /** A whole answer, as the JSON text that goes out, with the gateway's headers (request id, cost). */
+  json(text: string, headers: Record<string, string>): Promise<void>
   /** The answer is a stream from here on: its status is sent, and a later error travels inside it. */
   open(): void
   /** One event of the stream; `text` is its JSON when untouched since the provider sent it. */

@@ -34,6 +34,8 @@ export interface Inbound<B> {
  */
 export interface InboundWire<B extends Record<string, unknown>> {
   readonly endpoint: RequestRecord['endpoint']
+  /** Request headers that travel to the provider as the caller sent them (lower case). */
+  readonly forwardHeaders?: readonly string[]
   /** Checks the body as sent; a 400 names the field. */
   read(body: unknown): Inbound<B>
   /** The body under a preset; absent when the wire takes no preset (then naming one is refused). */

@@ -5,22 +5,50 @@ import type { ApiError } from '../errors'
 /** What Fastify would send for an object; answers serialised by the gateway itself say the same. */
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** The stream's last events leave in one write with its end: one syscall, not four. */
-const DONE = 'data: [DONE]\n\n'
+/** An error answered before the stream began: its status, headers and body in the wire's shape. */
+export interface ErrorReply {
+  status: number
+  headers: Record<string, string>
+  body: unknown
+}
 
-const frame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
+/** How one wire frames its events and tells its errors on HTTP. */
+export interface Grammar {
+  /** One event; `text` is its JSON when untouched since the provider sent it. */
+  frame(event: object, text?: string): string
+  /** What follows the last event of a complete stream. */
+  readonly done: string
+  /** An error inside a stream that already began. */
+  streamError(error: ApiError): string
+  /** An error before anything was sent. */
+  errorReply(error: ApiError): ErrorReply
+}
+
+const dataFrame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
+
+/** OpenAI's: `data:` lines ending in `data: [DONE]`, errors in OpenAI's shape with their own status. */
+export const openAIGrammar: Grammar = {
+  // An event whose `data` spanned lines is framed anew.
+  frame: (event, text) => (text !== undefined && !text.includes('\n') ? `data: ${text}\n\n` : dataFrame(event)),
+  done: 'data: [DONE]\n\n',
+  streamError: (error) => dataFrame(error.toBody()),
+  errorReply: (error) => ({ status: error.status, headers: error.headers, body: error.toBody() }),
+}
 
 const ignore = () => {}
 
 /**
- * An answer on a Fastify reply in OpenAI's grammar: JSON, or server-sent events ending in
- * `data: [DONE]` (or in an error event), and errors in OpenAI's shape with their headers.
+ * An answer on a Fastify reply in a wire's grammar: JSON, or server-sent events ending with the
+ * grammar's end (or its error event), and errors in the wire's shape with their headers.
  */
 export class ReplySink implements Sink {
-  constructor(private readonly reply: FastifyReply) {}
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly grammar: Grammar = openAIGrammar,
+  ) {}
 
-  async json(text: string): Promise<void> {
-    await this.reply.type(JSON_TYPE).send(text)
+  async json(text: string, headers: Record<string, string>): Promise<void> {
+    await this.reply.type(JSON_TYPE).headers(headers).send(text)
   }
 
   open(): void {
@@ -36,12 +64,9 @@ export class ReplySink implements Sink {
     })
   }
 
-  /**
-   * An event nobody changed leaves as the provider's own text (no second serialisation, numbers
-   * and key order untouched); one whose `data` spanned lines is framed anew.
-   */
+  /** An event nobody changed leaves as the provider's own text (no second serialisation, numbers and key order untouched). */
   event(data: object, text?: string): void {
-    this.reply.raw.write(text !== undefined && !text.includes('\n') ? `data: ${text}\n\n` : frame(data))
+    this.reply.raw.write(this.grammar.frame(data, text))
   }
 
   wait(resume: () => void): boolean {
@@ -51,14 +76,17 @@ export class ReplySink implements Sink {
     return true
   }
 
+  /** The stream's last events leave in one write with its end: one syscall, not four. */
   end(last: object[], error: ApiError | null): void {
     let text = ''
-    for (const event of last) text += frame(event)
-    this.reply.raw.end(error ? text + frame(error.toBody()) : text + DONE)
+    for (const event of last) text += this.grammar.frame(event)
+    this.reply.raw.end(text + (error ? this.grammar.streamError(error) : this.grammar.done))
   }
 
   error(error: ApiError): void {
-    if (!this.reply.sent) this.reply.code(error.status).headers(error.headers).send(error.toBody())
+    if (this.reply.sent) return
+    const { status, headers, body } = this.grammar.errorReply(error)
+    this.reply.code(status).headers(headers).send(body)
   }
 
   abandon(): void {

@@ -2,13 +2,30 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { runInference, type CoreDeps } from '../core/runInference'
 import type { InboundWire } from '../core/wire'
 import { ClientAbort } from '../pipeline/clientAbort'
-import { ReplySink } from './replySink'
+import { openAIGrammar, ReplySink, type Grammar } from './replySink'
 
 /**
- * An inference route: the HTTP request described for the core, its answer on the reply. The
- * client's leaving (the connection closing before the answer was written) aborts the call.
+ * The credential: `Authorization: Bearer`, or Anthropic's `x-api-key` where the route's grammar
+ * is Anthropic's (its SDKs send the key there unless given an auth token).
  */
-export async function serveInference<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+function credentialOf(req: FastifyRequest, grammar: Grammar): string | undefined {
+  if (req.headers.authorization !== undefined || grammar === openAIGrammar) return req.headers.authorization
+  const key = req.headers['x-api-key']
+  return typeof key === 'string' ? `Bearer ${key}` : undefined
+}
+
+/**
+ * An inference route: the HTTP request described for the core, its answer on the reply in the
+ * route's grammar. The client's leaving (the connection closing before the answer was written)
+ * aborts the call.
+ */
+export async function serveInference<B extends Record<string, unknown>>(
+  gw: CoreDeps,
+  wire: InboundWire<B>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  grammar: Grammar = openAIGrammar,
+): Promise<void> {
   const abort = new ClientAbort()
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort()
@@ -18,7 +35,7 @@ export async function serveInference<B extends Record<string, unknown>>(gw: Core
     wire,
     {
       id: req.id,
-      authorization: req.headers.authorization,
+      authorization: credentialOf(req, grammar),
       body: req.body,
       rawBody: req.rawBody,
       rawHeaders: req.raw.rawHeaders,
@@ -26,7 +43,7 @@ export async function serveInference<B extends Record<string, unknown>>(gw: Core
       abort,
       log: req.log,
     },
-    new ReplySink(reply),
+    new ReplySink(reply, grammar),
   )
   // The core logged this request's line: the generic one is not added.
   if (ctx) req.inferenceLogged = true

@@ -65,11 +65,15 @@ export function steer(presets: Map<string, Preset>, aliases: AliasTable, key: Ke
 export function applyPreset(body: ChatBody, preset: Preset): ChatBody {
   const out: ChatBody = { ...body, model: preset.model }
   if (preset.system_prompt) out.messages = [{ role: 'system', content: preset.system_prompt }, ...body.messages]
-  if (preset.temperature !== null) out.temperature = preset.temperature
-  if (preset.top_p !== null) out.top_p = preset.top_p
-  if (preset.max_tokens !== null) {
-    if (body.max_completion_tokens !== undefined && body.max_tokens === undefined) out.max_completion_tokens = preset.max_tokens
-    else out.max_tokens = preset.max_tokens
-  }
+  const limit = body.max_completion_tokens !== undefined && body.max_tokens === undefined ? 'max_completion_tokens' : 'max_tokens'
+  return withPresetParameters(out, preset, limit)
+}
+
+/** Sets on `out` each sampling parameter the preset sets, its token limit under the field `limit`. */
+export function withPresetParameters<B extends Record<string, unknown>>(out: B, preset: Preset, limit = 'max_tokens'): B {
+  const o = out as Record<string, unknown>
+  if (preset.temperature !== null) o.temperature = preset.temperature
+  if (preset.top_p !== null) o.top_p = preset.top_p
+  if (preset.max_tokens !== null) o[limit] = preset.max_tokens
   return out
 }

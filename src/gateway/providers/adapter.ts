@@ -17,12 +17,15 @@ export type Chunk = Record<string, unknown> & {
 export interface UpstreamRequest {
   path: string
   body: unknown
+  /** Headers the caller sent for the provider (a wire's pass-through ones); they win over the adapter's. */
+  headers?: Record<string, string>
 }
 
 /** An UpstreamRequest with its body as the JSON text that goes on the wire. */
 export interface SerialisedRequest {
   path: string
   body: string
+  headers?: Record<string, string>
 }
 
 /** What one upstream stream event turns into. */

@@ -60,7 +60,7 @@ export async function sendToProvider(
     res = await callUpstream(registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, request.path),
       method: 'POST',
-      headers: adapter.headers(credential?.value ?? null),
+      headers: request.headers ? { ...adapter.headers(credential?.value ?? null), ...request.headers } : adapter.headers(credential?.value ?? null),
       body: request.body,
       client: signal,
       deadlines: provider.deadlines,

@@ -22,7 +22,13 @@ export async function sendJson(ctx: RequestContext, sink: Sink, answer: Record<s
   const gw = JSON.stringify(gwExtension(ctx))
   if (ctx.bodies) ctx.bodies.response = text
   ctx.markFirstByte()
-  await sink.json(/^\{\s*\}$/.test(text) ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`)
+  await sink.json(/^\{\s*\}$/.test(text) ? `{"gw":${gw}}` : `${text.slice(0, -1)},"gw":${gw}}`, gwHeaders(ctx))
+}
+
+/** The request id and cost as headers, for clients that read no body field of the gateway's (the Anthropic SDKs). */
+function gwHeaders(ctx: RequestContext): Record<string, string> {
+  const cost = ctx.cost?.final_usd
+  return { 'x-gw-request-id': ctx.id, ...(cost !== undefined && cost !== null && { 'x-gw-cost-usd': String(cost) }) }
 }
 
 /**

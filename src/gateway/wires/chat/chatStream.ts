@@ -8,8 +8,8 @@ import type { NormalizedUsage } from '../../pricing/types'
 import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
-import { SseParser, type SseEvent } from '../../upstream/sse'
-import { upstreamStreamError } from '../../upstream/upstreamErrors'
+import type { SseEvent } from '../../upstream/sse'
+import { pumpSse } from '../pumpSse'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
@@ -125,54 +125,7 @@ export async function relayChatStream(
     return null
   }
 
-  // Events rather than `for await`: no promise per read, and the client's backpressure pauses
-  // the upstream as a pipe does. A client that leaves aborts the call (ClientAbort), which ends
-  // the body with an error, paused or not.
-  const parser = new SseParser()
-  const body = upstream.body
-  const ended = await new Promise<Finished | null>((resolve) => {
-    let settled = false
-    const settle = (result: Finished | null) => {
-      if (settled) return
-      settled = true
-      body.removeListener('data', onData)
-      resolve(result)
-    }
-    const failed = (err: unknown) => {
-      // The body destroyed after an error event ends the stream errors too: the answer has ended.
-      if (settled) return
-      if (signal.aborted) {
-        partial()
-        return settle({ status: 200, outcome: 'aborted' })
-      }
-      settle(fail(upstreamStreamError(providerId, err)))
-    }
-    const resume = () => body.resume()
-    const onData = (bytes: Buffer) => {
-      try {
-        upstream.heard()
-        const early = handle(parser.push(bytes))
-        if (early) {
-          body.destroy()
-          return settle(early)
-        }
-        if (sink.wait(resume)) body.pause()
-      } catch (err) {
-        body.destroy()
-        failed(err)
-      }
-    }
-    body.on('data', onData)
-    body.on('end', () => {
-      try {
-        settle(handle(parser.end()))
-      } catch (err) {
-        failed(err)
-      }
-    })
-    // Stays attached once settled: a body that errors with no listener would take the process down.
-    body.on('error', failed)
-  })
+  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail, partial })
   if (ended) return ended
   const finishChunk = held as Chunk | null
   if (!finished || !finishChunk) {

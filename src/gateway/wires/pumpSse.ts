@@ -1,0 +1,71 @@
+import type { Sink } from '../core/sink'
+import type { Finished } from '../core/wire'
+import type { ApiError } from '../errors'
+import type { ClientAbort } from '../pipeline/clientAbort'
+import type { UpstreamResponse } from '../upstream/client'
+import { SseParser, type SseEvent } from '../upstream/sse'
+import { upstreamStreamError } from '../upstream/upstreamErrors'
+
+/** What a stream relay does with the provider's events, whatever its wire. */
+export interface SseHandler {
+  /** Relays what one read held; a Finished when an event ends the stream early. */
+  handle(events: SseEvent[]): Finished | null
+  /** Ends the stream with an error event and prices what was generated. */
+  fail(error: ApiError): Finished
+  /** Prices what was generated when the client went away. */
+  partial(): void
+}
+
+/**
+ * Reads a provider's event stream into `h`, read by read. Resolves to what ended it early, or to
+ * null when the body ended. Events rather than `for await`: no promise per read, and the client's
+ * backpressure pauses the upstream as a pipe does. A client that leaves aborts the call
+ * (ClientAbort), which ends the body with an error, paused or not.
+ */
+export function pumpSse(upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, providerId: string, h: SseHandler): Promise<Finished | null> {
+  const parser = new SseParser()
+  const body = upstream.body
+  return new Promise<Finished | null>((resolve) => {
+    let settled = false
+    const settle = (result: Finished | null) => {
+      if (settled) return
+      settled = true
+      body.removeListener('data', onData)
+      resolve(result)
+    }
+    const failed = (err: unknown) => {
+      // The body destroyed after an error event ends the stream errors too: the answer has ended.
+      if (settled) return
+      if (signal.aborted) {
+        h.partial()
+        return settle({ status: 200, outcome: 'aborted' })
+      }
+      settle(h.fail(upstreamStreamError(providerId, err)))
+    }
+    const resume = () => body.resume()
+    const onData = (bytes: Buffer) => {
+      try {
+        upstream.heard()
+        const early = h.handle(parser.push(bytes))
+        if (early) {
+          body.destroy()
+          return settle(early)
+        }
+        if (sink.wait(resume)) body.pause()
+      } catch (err) {
+        body.destroy()
+        failed(err)
+      }
+    }
+    body.on('data', onData)
+    body.on('end', () => {
+      try {
+        settle(h.handle(parser.end()))
+      } catch (err) {
+        failed(err)
+      }
+    })
+    // Stays attached once settled: a body that errors with no listener would take the process down.
+    body.on('error', failed)
+  })
+}
