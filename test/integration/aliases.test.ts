@@ -1,7 +1,11 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+import { startGateway } from '../../src/gateway/server'
+import { startFakeAnthropic } from '../support/fake-anthropic'
+import { gwCli, startTestGateway, tempDir, waitForRecord, type TestGateway } from '../support/harness'
 
 const ask = (client: OpenAI, model: string): Promise<any> => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
 
@@ -102,5 +106,32 @@ describe('model aliases', () => {
         ['small-*', 'policy/terse'],
       ],
     )
+  })
+})
+
+describe('model aliases on the Messages wire', () => {
+  it("steers Claude Code's haiku requests through /v1/messages, and the record keeps what it asked for", async () => {
+    const fake = await startFakeAnthropic()
+    const dataDir = tempDir()
+    const gateway = await startGateway({ port: 0, dataDir, logLevel: 'silent' }, { env: { ANTHROPIC_API_KEY: fake.apiKey, OPENAI_API_KEY: 'sk-unused' }, routing: { maxRetries: 0 } })
+    try {
+      const gw = gateway.gateway
+      gw.providers.upsert('anthropic', 'anthropic', fake.url)
+      const secret = gw.keys.create('claude-code').secret
+      gw.configChanged()
+      await gwCli(['aliases', 'set', 'claude-haiku-*', '--to', 'anthropic/claude-sonnet-4-5'], { dataDir })
+      const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
+      const { response } = await client.messages.create({ model: 'claude-haiku-4-5-20251001', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+      assert.equal(fake.received.at(-1)!.body.model, 'claude-sonnet-4-5')
+      const record = await waitForRecord(gw, response.headers.get('request-id')!)
+      assert.equal(record.endpoint, 'messages')
+      assert.equal(record.model, 'claude-haiku-4-5-20251001')
+      assert.deepEqual(record.alias, { pattern: 'claude-haiku-*', target: 'anthropic/claude-sonnet-4-5' })
+      assert.equal(record.upstream_model, 'claude-sonnet-4-5')
+    } finally {
+      await gateway.close()
+      await fake.close()
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })
