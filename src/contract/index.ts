@@ -3,6 +3,7 @@ import { op, type Operation } from './op'
 import { empty } from './common'
 import { authOps } from './auth'
 import { presetOps } from './presets'
+import { aliasOps } from './aliases'
 import { keyOps } from './keys'
 import { providerOps } from './providers'
 import { requestOps } from './requests'
@@ -39,6 +40,7 @@ export const operations = {
   }),
   ...authOps,
   ...presetOps,
+  ...aliasOps,
   ...keyOps,
   ...providerOps,
   ...requestOps,

@@ -10,6 +10,8 @@ import { PricesRepo } from './store/pricesRepo'
 import { RequestsRepo } from './store/requestsRepo'
 import { RecordWriter } from './store/recordWriter'
 import { PresetsRepo } from './store/presetsRepo'
+import { AliasesRepo } from './store/aliasesRepo'
+import { AliasTable } from './pipeline/aliases'
 import { LedgerRepo } from './store/ledgerRepo'
 import type { Preset } from '../contract/presets'
 import { Balances } from './pipeline/balances'
@@ -57,6 +59,9 @@ export class Gateway {
   readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
   presets = new Map<string, Preset>()
+  readonly aliasesRepo: AliasesRepo
+  /** Model aliases, compiled on configuration change. */
+  readonly aliases = new AliasTable()
   readonly records: RecordWriter
   readonly registry: ProviderRegistry
   readonly health: ProviderHealth
@@ -76,6 +81,7 @@ export class Gateway {
     this.prices = new PricesRepo(this.db)
     this.requests = new RequestsRepo(this.db)
     this.presetsRepo = new PresetsRepo(this.db)
+    this.aliasesRepo = new AliasesRepo(this.db)
     this.settingsRepo = new SettingsRepo(this.db)
     this.ledger = new LedgerRepo(this.db)
     this.records = new RecordWriter(this.db, { onError: (err) => this.logger.error({ err }, 'request records: could not write') })
@@ -108,6 +114,7 @@ export class Gateway {
     })
     this.keyIndex.reload(this.keys.all())
     this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))
+    this.aliases.reload(this.aliasesRepo.all())
     // Usage debits still queued would be missing from the ledger's sums.
     this.records.flush()
     this.balances.reload()

@@ -4,6 +4,7 @@ import { SignInThrottle } from '../auth/throttle'
 import type { Gateway } from '../gateway'
 import { AdminError } from './adminError'
 import type { AdminContext, Caller, GatewayStatus, SessionChange } from './context'
+import { aliasHandlers } from './handlers/aliases'
 import { authHandlers } from './handlers/auth'
 import { keyHandlers } from './handlers/keys'
 import { playgroundHandlers } from './handlers/playground'
@@ -17,6 +18,7 @@ import type { Handlers } from './handlers/types'
 export const handlers: Handlers<OperationName> = {
   ...authHandlers,
   ...presetHandlers,
+  ...aliasHandlers,
   ...keyHandlers,
   ...providerHandlers,
   ...requestHandlers,

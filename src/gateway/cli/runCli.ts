@@ -7,6 +7,7 @@ import { providersList, providersRemove, providersSet, providersTest } from './c
 import { pricesList, pricesRemove, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
 import { api } from './commands/api'
+import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
 
 export type { CliIo }
 
@@ -28,6 +29,11 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   presets list
   presets show NAME                                          versions and the keys using it
   presets delete NAME
+
+  aliases set PATTERN --to TARGET [--note TEXT]              send requested models matching PATTERN (* is any run of
+                                                             characters) to PROVIDER/MODEL, a catalog model or policy/PRESET
+  aliases list
+  aliases remove PATTERN
 
   balance top-up KEY USD [--note TEXT]
   balance adjust KEY USD --note TEXT                         negative to take away
@@ -61,6 +67,9 @@ const commands: Record<string, Command> = {
   'presets list': presetsList,
   'presets show': presetsShow,
   'presets delete': presetsDelete,
+  'aliases set': aliasesSet,
+  'aliases list': aliasesList,
+  'aliases remove': aliasesRemove,
   'balance top-up': balanceTopUp,
   'balance adjust': balanceAdjust,
   'balance show': balanceShow,

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino'
 import type { Preset } from '../../contract/presets'
 import type { Settings } from '../../contract/settings'
-import { ApiError, invalidRequest } from '../errors'
+import { ApiError } from '../errors'
 import { admit, policyRefusal, type AdmitDeps } from '../pipeline/admit'
 import { resolveAttribution } from '../pipeline/attribution'
 import type { KeyIndex } from '../pipeline/authenticate'
@@ -9,7 +9,8 @@ import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../pipeline/clientAbort'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
-import { presetNameOf, resolvePreset } from '../pipeline/resolvePreset'
+import { steer } from '../pipeline/resolvePreset'
+import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../providers/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
@@ -47,6 +48,7 @@ export interface InferenceCall {
 export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   keyIndex: KeyIndex
   presets: Map<string, Preset>
+  aliases: AliasTable
   settings: Settings
   records: RecordWriter
 }
@@ -114,13 +116,11 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders)
   if (gw.settings.log_bodies) ctx.bodies = { request: call.rawBody ?? JSON.stringify(call.body), response: null }
   let body = asSent.body
-  if (wire.applyPreset) {
-    ctx.preset = resolvePreset(gw.presets, ctx.key, asSent.model)
-    if (ctx.preset) body = wire.applyPreset(body, ctx.preset)
-  } else if (presetNameOf(asSent.model) !== null) {
-    throw invalidRequest(`presets apply to chat completions, not ${wire.endpoint}`, 'model')
-  }
-  const primary = await resolveModel(gw, ctx.preset?.model ?? asSent.model)
+  const steering = steer(gw.presets, gw.aliases, ctx.key, asSent.model, wire.applyPreset !== undefined, wire.endpoint)
+  ctx.preset = steering.preset
+  ctx.alias = steering.alias
+  if (ctx.preset && wire.applyPreset) body = wire.applyPreset(body, ctx.preset)
+  const primary = await resolveModel(gw, steering.model)
   ctx.target = primary
   const control = wire.control(body)
   admit(gw, ctx, body, control)

@@ -28,6 +28,7 @@ export function gwBlock(r: RoutingFields) {
     routing: {
       requested_model: r.model,
       preset: r.preset === null ? null : { name: r.preset, version: r.preset_version },
+      alias: r.alias ?? null,
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,

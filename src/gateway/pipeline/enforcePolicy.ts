@@ -1,4 +1,5 @@
 import type { KeyPolicy } from '../../contract/keys'
+import { globRegex } from './glob'
 import { ApiError } from '../errors'
 import type { Target } from './resolveModel'
 import { picoToUsd } from '../pricing/priceUsage'
@@ -8,8 +9,7 @@ export const policyViolation = (message: string, param: string | null = null) =>
 
 /** `*` matches any run of characters, everything else literally. */
 export function globMatch(pattern: string, value: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
-  return re.test(value)
+  return globRegex(pattern).test(value)
 }
 
 export interface PolicyInput {

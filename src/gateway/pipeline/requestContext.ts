@@ -7,6 +7,7 @@ import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
 import type { Target } from './resolveModel'
 import type { Preset } from '../../contract/presets'
+import type { AliasMatch } from './aliases'
 import type { Reservation } from './balances'
 
 /**
@@ -74,6 +75,8 @@ export class RequestContext {
   /** A preset fallback served instead of the primary model. */
   fallbackUsed = false
   preset: Preset | null = null
+  /** The model alias that steered the request. */
+  alias: AliasMatch | null = null
   reservation: Reservation | null = null
   readonly attempts: Attempt[] = []
   usage: NormalizedUsage | null = null
@@ -110,6 +113,7 @@ export class RequestContext {
       model: this.model,
       preset: this.preset?.name ?? null,
       preset_version: this.preset?.version ?? null,
+      alias: this.alias === null ? null : { pattern: this.alias.pattern, target: this.alias.target },
       provider: this.target?.provider.id ?? null,
       upstream_model: this.target?.upstreamModel ?? null,
       attempts: this.attempts,
@@ -131,6 +135,7 @@ export class RequestContext {
       model: r.model,
       preset: r.preset,
       preset_version: r.preset_version,
+      alias: r.alias,
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,

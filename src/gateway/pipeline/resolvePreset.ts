@@ -1,5 +1,6 @@
 import type { Preset } from '../../contract/presets'
-import { modelNotFound } from '../errors'
+import { invalidRequest, modelNotFound } from '../errors'
+import type { AliasMatch, AliasTable } from './aliases'
 import type { KeyRow } from '../store/keysRepo'
 import type { ChatBody } from '../wires/chat/chatBody'
 
@@ -11,17 +12,49 @@ export function presetNameOf(model: string): string | null {
   return prefix ? model.slice(prefix.length) : null
 }
 
-/**
- * The preset a chat request runs under: the one it names, else its key's default (whatever model
- * it sends, so a tool with a hard-coded model can be steered centrally), else none.
- */
-export function resolvePreset(presets: Map<string, Preset>, key: KeyRow, model: string): Preset | null {
-  const named = presetNameOf(model)
-  const name = named ?? key.default_preset
-  if (name === null) return null
+/** Where a request goes before its model is resolved. */
+export interface Steering {
+  /** The preset it runs under, if any. */
+  preset: Preset | null
+  /** The alias its model matched, when one steered it. */
+  alias: AliasMatch | null
+  /** The model to resolve: the preset's, the alias's target, or the one requested. */
+  model: string
+}
+
+function presetNamed(presets: Map<string, Preset>, name: string, asked: string): Preset {
   const preset = presets.get(name)
-  if (!preset) throw modelNotFound(named ? model : `@preset/${name}`, `no preset named "${name}"`)
+  if (!preset) throw modelNotFound(asked, `no preset named "${name}"`)
   return preset
+}
+
+const presetsRefused = (endpoint: string) => invalidRequest(`presets apply to chat completions, not ${endpoint}`, 'model')
+
+/**
+ * The first that applies: a preset the request names; its key's default preset (whatever model it
+ * sends: the key's owner chose it for that key, so it outranks aliases, which apply to every key);
+ * an alias matching the model (to a model, or to a preset); the model as sent. An alias target is
+ * used as is, never aliased again. `withPresets` is false on wires presets do not apply to: there
+ * a preset named directly or through an alias is refused, and a key's default is not applied.
+ */
+export function steer(presets: Map<string, Preset>, aliases: AliasTable, key: KeyRow, model: string, withPresets: boolean, endpoint: string): Steering {
+  const named = presetNameOf(model)
+  if (named !== null) {
+    if (!withPresets) throw presetsRefused(endpoint)
+    const preset = presetNamed(presets, named, model)
+    return { preset, alias: null, model: preset.model }
+  }
+  if (withPresets && key.default_preset !== null) {
+    const preset = presetNamed(presets, key.default_preset, `@preset/${key.default_preset}`)
+    return { preset, alias: null, model: preset.model }
+  }
+  const alias = aliases.match(model)
+  if (!alias) return { preset: null, alias: null, model }
+  const aliased = presetNameOf(alias.target)
+  if (aliased === null) return { preset: null, alias, model: alias.target }
+  if (!withPresets) throw presetsRefused(endpoint)
+  const preset = presetNamed(presets, aliased, alias.target)
+  return { preset, alias, model: preset.model }
 }
 
 /**

@@ -223,4 +223,19 @@ export const migrations: Migration[] = [
       db.exec(`DROP INDEX requests_key`)
     },
   },
+  {
+    version: 7,
+    description: 'model aliases: a glob over requested model ids and where it sends them',
+    up(db) {
+      db.exec(`
+        CREATE TABLE aliases (
+          pattern TEXT PRIMARY KEY,
+          target TEXT NOT NULL,
+          note TEXT,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+      `)
+    },
+  },
 ]

@@ -82,6 +82,11 @@ export class PresetsRepo {
           `preset ${name} is the default preset of ${users.map((k) => `${k.name} (${k.id})`).join(', ')}; change those keys first`,
         )
       }
+      const aliases = this.db
+        .prepare(`SELECT pattern FROM aliases WHERE target IN (?, ?) ORDER BY pattern`)
+        .pluck()
+        .all(`policy/${name}`, `@preset/${name}`) as string[]
+      if (aliases.length > 0) throw new Error(`preset ${name} is the target of alias ${aliases.join(', ')}; change those aliases first`)
       const changed = this.db.prepare(`UPDATE presets SET deleted_at = ? WHERE name = ? AND deleted_at IS NULL`).run(now, name).changes
       if (changed === 0) throw new Error(`no preset named ${name}`)
       bumpConfigRev(this.db)

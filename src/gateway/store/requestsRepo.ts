@@ -33,6 +33,8 @@ export interface RequestRecord {
   model: string | null
   preset: string | null
   preset_version: number | null
+  /** The model alias that steered the request (records from before aliases lack it). */
+  alias?: { pattern: string; target: string } | null
   provider: string | null
   upstream_model: string | null
   stream: boolean
@@ -57,7 +59,7 @@ export interface LoggedBodies {
 }
 
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
-export type RoutingFields = Pick<RequestRecord, 'id' | 'model' | 'preset' | 'preset_version' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'>
+export type RoutingFields = Pick<RequestRecord, 'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'>
 
 /** Columns carry what is filtered or grouped on; the full record is kept as JSON beside them. */
 export class RequestsRepo {

@@ -11,4 +11,18 @@ export class ModelsPage extends BasePage {
   async search(text: string): Promise<void> {
     await this.id('models-search').fill(text)
   }
+  aliasRow(pattern: string): Locator {
+    return this.page.locator(`[data-testid="alias-row"][data-pattern="${pattern}"]`)
+  }
+  /** Fills the Aliases panel's form and submits it; resolves to the answer of `aliases.set`. */
+  async addAlias(pattern: string, to: string): Promise<number> {
+    await this.id('alias-pattern').fill(pattern)
+    await this.id('alias-to').fill(to)
+    const res = await this.answerOf('aliases.set', () => this.id('alias-add').click())
+    return res.status()
+  }
+  async removeAlias(pattern: string): Promise<void> {
+    await this.answerOf('aliases.remove', () => this.aliasRow(pattern).getByTestId('alias-remove').click())
+    await this.aliasRow(pattern).waitFor({ state: 'detached' })
+  }
 }

@@ -1,10 +1,11 @@
 import os from 'node:os'
 import { operations } from '../../../contract'
-import { AdminService } from '../../admin/adminService'
+import type { PlaygroundEvent } from '../../../contract/playground'
+import { AdminService, type Invocation } from '../../admin/adminService'
 import { VERSION } from '../../app'
 import { resolveConfig } from '../../config'
 import { Gateway } from '../../gateway'
-import { parse, table, type Command } from '../shared'
+import { parse, table, type CliIo, type Command } from '../shared'
 
 /**
  * Any management operation from the shell, as the local operator: `gw api keys.list`,
@@ -27,20 +28,26 @@ export const api: Command = async (args, io) => {
       throw new Error(`--input is not JSON: ${(err as Error).message}`)
     }
   }
-  const config = resolveConfig({ dataDir: values['data-dir'], port: 0 }, io.env)
+  const { result } = await invokeAsOperator(values['data-dir'], io, name, input, (event) => io.out(JSON.stringify(event)))
+  if (!result.ok) {
+    io.err(JSON.stringify({ error: result.error }))
+    return 1
+  }
+  if (result.value !== null) io.out(JSON.stringify(result.value, null, 2))
+  return 0
+}
+
+/**
+ * Runs one management operation through the admin service as the local operator (an admin that
+ * owns nothing): the same validation and answers as the dashboard and IPC.
+ */
+export async function invokeAsOperator(dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void): Promise<Invocation> {
+  const config = resolveConfig({ dataDir, port: 0 }, io.env)
   const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
     const operator = { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin' as const, created_at: 0 }
-    const { result } = await admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, (event) =>
-      io.out(JSON.stringify(event)),
-    )
-    if (!result.ok) {
-      io.err(JSON.stringify({ error: result.error }))
-      return 1
-    }
-    if (result.value !== null) io.out(JSON.stringify(result.value, null, 2))
-    return 0
+    return await admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, onEvent)
   } finally {
     await gw.close()
   }

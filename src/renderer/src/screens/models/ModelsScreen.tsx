@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../components/Dialog'
 import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { PriceDialog } from './PriceDialog'
+import { AliasesPanel } from './AliasesPanel'
 import { CardTable, TableHead } from '../../components/Table'
 
 type Model = Output<'models.list'>[number]
@@ -58,6 +59,7 @@ export function ModelsScreen() {
           )
         }
       />
+      <AliasesPanel />
       <div className="toolbar">
         <div className="field">
           <label htmlFor="model-search">Search models</label>

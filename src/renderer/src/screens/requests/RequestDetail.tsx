@@ -233,6 +233,7 @@ export function RequestDetail({ id }: { id: string }) {
   const status = num(r.status) ?? 0
   const keyId = str(r.key_id)
   const preset = str(r.preset)
+  const alias = obj(r.alias)
   const created = typeof r.created_at === 'number' || typeof r.created_at === 'string' ? r.created_at : null
   return (
     <div data-testid="request-detail" data-request-id={String(r.id ?? id)}>
@@ -261,6 +262,7 @@ export function RequestDetail({ id }: { id: string }) {
             ['Source', dash(str(r.source))],
             ['Key', keyId ? <a href={href('keys', keyId)} data-testid="detail-key">{keys.data?.find((k) => k.id === keyId)?.name ?? keyId}</a> : '—'],
             ['Model requested', <code key="m">{dash(str(r.model))}</code>],
+            ['Alias', alias.pattern ? <code key="a" data-testid="detail-alias">{`${String(alias.pattern)} → ${String(alias.target)}`}</code> : '—'],
             ['Preset', preset ? <a href={href('presets', preset)}>{`${preset}${r.preset_version ? ` v${String(r.preset_version)}` : ''}`}</a> : '—'],
             ['Provider', dash(str(r.provider))],
             ['Upstream model', <code key="u">{dash(str(r.upstream_model))}</code>],
