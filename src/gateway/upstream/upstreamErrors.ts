@@ -141,3 +141,7 @@ export function upstreamStreamError(providerId: string, err: unknown): ApiError 
   if (err instanceof SseLimitError) return new ApiError(502, 'server_error', `${providerId} ${err.message}; the stream was cut`, 'upstream_error')
   return upstreamNetworkError(providerId, err)
 }
+
+/** A stream that ended without its finishing event: the answer is cut short, whatever the wire. */
+export const upstreamIncomplete = (providerId: string) =>
+  new ApiError(502, 'server_error', `${providerId} ended the stream before the answer was complete`, 'upstream_incomplete')

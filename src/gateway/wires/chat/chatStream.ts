@@ -1,6 +1,7 @@
 import type { Sink } from '../../core/sink'
 import { OK, type Finished } from '../../core/wire'
-import { ApiError } from '../../errors'
+import type { ApiError } from '../../errors'
+import { upstreamIncomplete } from '../../upstream/upstreamErrors'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { ClientAbort } from '../../pipeline/clientAbort'
 import type { RequestContext } from '../../pipeline/requestContext'
@@ -129,7 +130,7 @@ export async function relayChatStream(
   if (ended) return ended
   const finishChunk = held as Chunk | null
   if (!finished || !finishChunk) {
-    return fail(new ApiError(502, 'server_error', `${providerId} ended the stream before the answer was complete`, 'upstream_incomplete'))
+    return fail(upstreamIncomplete(providerId))
   }
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)

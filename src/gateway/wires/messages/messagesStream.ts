@@ -1,6 +1,7 @@
 import type { Sink } from '../../core/sink'
 import { OK, type Finished } from '../../core/wire'
-import { ApiError } from '../../errors'
+import type { ApiError } from '../../errors'
+import { upstreamIncomplete } from '../../upstream/upstreamErrors'
 import type { ClientAbort } from '../../pipeline/clientAbort'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
@@ -65,7 +66,7 @@ export async function relayMessagesStream(ctx: RequestContext, sink: Sink, upstr
   const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail, partial })
   if (ended) return ended
   const last = stop as string | null
-  if (last === null) return fail(new ApiError(502, 'server_error', `${providerId} ended the stream before the answer was complete`, 'upstream_incomplete'))
+  if (last === null) return fail(upstreamIncomplete(providerId))
   price(false)
   try {
     ctx.beforeDelivery?.()
