@@ -98,12 +98,16 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
   return ctx
 }
 
-/** The named headers present in `rawHeaders` (name, value, name, value…); null when none is. */
+/** Whether a header name is one of `names`, where a name ending in `*` stands for every name it begins. */
+const listed = (names: readonly string[], name: string): boolean =>
+  names.some((n) => (n.endsWith('*') ? name.startsWith(n.slice(0, -1)) : name === n))
+
+/** The listed headers present in `rawHeaders` (name, value, name, value…); null when none is. */
 function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<string, string> | null {
   let picked: Record<string, string> | null = null
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase()
-    if (names.includes(name)) (picked ??= {})[name] = rawHeaders[i + 1]
+    if (listed(names, name)) (picked ??= {})[name] = rawHeaders[i + 1]
   }
   return picked
 }

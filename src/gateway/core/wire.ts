@@ -34,7 +34,7 @@ export interface Inbound<B> {
  */
 export interface InboundWire<B extends Record<string, unknown>> {
   readonly endpoint: RequestRecord['endpoint']
-  /** Request headers that travel to the provider as the caller sent them (lower case). */
+  /** Request headers that travel to the provider as the caller sent them (lower case; `x-codex-*` names a prefix). */
   readonly forwardHeaders?: readonly string[]
   /** Checks the body as sent; a 400 names the field. */
   read(body: unknown): Inbound<B>

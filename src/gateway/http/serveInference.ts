@@ -5,11 +5,11 @@ import { ClientAbort } from '../pipeline/clientAbort'
 import { openAIGrammar, ReplySink, type Grammar } from './replySink'
 
 /**
- * The credential: `Authorization: Bearer`, or Anthropic's `x-api-key` where the route's grammar
- * is Anthropic's (its SDKs send the key there unless given an auth token).
+ * The credential: `Authorization: Bearer`, or `x-api-key` where the route's grammar is
+ * Anthropic's (its SDKs send the key there unless given an auth token).
  */
 function credentialOf(req: FastifyRequest, grammar: Grammar): string | undefined {
-  if (req.headers.authorization !== undefined || grammar === openAIGrammar) return req.headers.authorization
+  if (req.headers.authorization !== undefined || !grammar.apiKeyHeader) return req.headers.authorization
   const key = req.headers['x-api-key']
   return typeof key === 'string' ? `Bearer ${key}` : undefined
 }

@@ -13,8 +13,8 @@ export const estimateTokens = (value: unknown, charsPerToken: number) =>
   Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / charsPerToken)
 
 /** The token limit a chat request asked for, whichever field it used. */
-export function requestedMaxTokens(body: Record<string, unknown>): number | null {
-  const v = body.max_completion_tokens ?? body.max_tokens
+export function requestedMaxTokens(body: Record<string, unknown>, limitField?: string): number | null {
+  const v = limitField ? body[limitField] : (body.max_completion_tokens ?? body.max_tokens)
   return typeof v === 'number' ? v : null
 }
 

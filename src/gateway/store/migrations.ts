@@ -238,4 +238,12 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 8,
+    description: 'the OpenAI wires a provider serves (chat completions, Responses, both)',
+    up(db) {
+      // Null: the provider's default (built-ins know theirs; an added provider serves chat).
+      db.exec(`ALTER TABLE providers ADD COLUMN wire TEXT`)
+    },
+  },
 ]

@@ -24,7 +24,7 @@ export interface Attribution {
 export interface RequestRecord {
   id: string
   created_at: string
-  endpoint: 'chat.completions' | 'embeddings' | 'messages'
+  endpoint: 'chat.completions' | 'embeddings' | 'messages' | 'responses'
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   status: number

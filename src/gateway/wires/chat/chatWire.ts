@@ -1,7 +1,9 @@
 import { OK, type Finished, type InboundWire } from '../../core/wire'
 import { costOf } from '../../pipeline/cost'
 import { applyPreset } from '../../pipeline/resolvePreset'
+import { invalidRequest } from '../../errors'
 import { adapterFor } from '../../providers/kinds'
+import { servesChatCompletions } from '../../providers/registry'
 import { readJson, sendJson } from '../answer'
 import { clientWantsUsage, upstreamChatBody, validateChatBody, type ChatBody } from './chatBody'
 import { relayChatStream } from './chatStream'
@@ -15,11 +17,19 @@ export const chatWire: InboundWire<ChatBody> = {
   },
   applyPreset,
   control: (body) => ({ chat: true, prompt: body.messages }),
-  request: (ctx, body, target) =>
-    adapterFor(target.provider.kind).chatRequest(upstreamChatBody(body, target.upstreamModel), {
+  request(ctx, body, target) {
+    const provider = target.provider
+    if (!servesChatCompletions(provider)) {
+      throw invalidRequest(
+        `${provider.id} serves only the Responses API (wire responses) and chat completions cannot be translated to it yet. Use /v1/responses for ${provider.id}.`,
+        'model',
+      )
+    }
+    return adapterFor(provider.kind).chatRequest(upstreamChatBody(body, target.upstreamModel), {
       stream: ctx.stream,
       autoCache: ctx.attribution.attribution.auto_cache === true,
-    }),
+    })
+  },
   async deliver(ctx, body, upstream, sink, signal, redactor): Promise<Finished> {
     const providerId = ctx.target!.provider.id
     const adapter = adapterFor(ctx.target!.provider.kind)
