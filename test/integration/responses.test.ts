@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import OpenAI from 'openai'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 
 const MODEL = 'openai/gpt-5.1'
@@ -246,6 +247,18 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal((res as any).gw.routing.preset.name, 'pirate')
     const record = await t.record((res as any).gw.request_id)
     assert.equal(record.preset, 'pirate')
+  })
+
+  it("caps max_output_tokens with a key's max_tokens policy: fills it in when unset, refuses more naming the field", async () => {
+    const { secret } = t.running.gateway.keys.create('capped', { policy: { max_tokens: 100 } })
+    t.running.gateway.configChanged()
+    const capped = new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 })
+    await capped.responses.create({ model: MODEL, input: 'Hi' })
+    assert.equal(last().body.max_output_tokens, 100)
+    assert.equal(last().body.max_tokens, undefined)
+    const err: any = await capped.responses.create({ model: MODEL, input: 'Hi', max_output_tokens: 500 }).catch((e) => e)
+    assert.equal(err.status, 403)
+    assert.equal(err.error.param, 'max_output_tokens')
   })
 
   it("relays a provider's error before the first byte in OpenAI's shape, and records it", async () => {
