@@ -318,6 +318,31 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(typeof record.cost!.final_usd, 'number')
   })
 
+  it('GET /v1/responses/{id} fetches a stored response from the provider that made it, for the key that made it only', async () => {
+    t.fake.scriptResponses({ kind: 'reply', content: 'Kept.' }, { kind: 'reply', content: 'Streamed and kept.' }, { kind: 'reply', content: 'Not kept.' })
+    const made = await t.client.responses.create({ model: MODEL, input: 'Keep this.' })
+    assert.equal((await t.record((made as any).gw.request_id)).upstream_id, made.id)
+    const got = await t.client.responses.retrieve(made.id)
+    assert.equal(got.output_text, 'Kept.')
+    assert.equal(last().method, 'GET')
+    assert.equal(last().path, `/v1/responses/${made.id}`)
+
+    const streamed = await t.client.responses.stream({ model: MODEL, input: 'Keep this too.' }).finalResponse()
+    await t.record((streamed as any).gw.request_id)
+    assert.equal((await t.client.responses.retrieve(streamed.id)).output_text, 'Streamed and kept.')
+
+    const unstored = await t.client.responses.create({ model: MODEL, input: 'Forget this.', store: false })
+    assert.equal((await t.record((unstored as any).gw.request_id)).upstream_id, undefined)
+    const gone: any = await t.client.responses.retrieve(unstored.id).catch((e) => e)
+    assert.equal(gone.status, 404)
+
+    const other = new OpenAI({ baseURL: t.baseURL, apiKey: t.running.gateway.keys.create('other').secret, maxRetries: 0 })
+    t.running.gateway.configChanged()
+    const refused: any = await other.responses.retrieve(made.id).catch((e) => e)
+    assert.equal(refused.status, 404)
+    assert.equal(refused.error.type, 'invalid_request_error')
+  })
+
   it('answers a 400 naming the provider and the model field, never a 404, for a provider that does not serve Responses', async () => {
     const gw = t.running.gateway
     gw.providers.upsert('mybox', 'openai', t.fake.url)

@@ -18,10 +18,22 @@ export const nativeRequest = (body: ResponsesBody, target: Target): UpstreamRequ
   body: upstreamResponsesBody(body, target.upstreamModel),
 })
 
-/** The provider's answer as it wrote it, priced from its Responses usage, with `gw` on the response object. */
-export async function deliverNative(ctx: RequestContext, upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, redactor: Redactor): Promise<Finished> {
-  if (ctx.stream) return relayResponsesStream(ctx, sink, upstream, signal, redactor)
+/**
+ * The provider's answer as it wrote it, priced from its Responses usage, with `gw` on the response
+ * object. The id of an answer the provider stores goes into the record, for `GET /v1/responses/{id}`.
+ */
+export async function deliverNative(
+  ctx: RequestContext,
+  body: ResponsesBody,
+  upstream: UpstreamResponse,
+  sink: Sink,
+  signal: ClientAbort,
+  redactor: Redactor,
+): Promise<Finished> {
+  const stored = body.store !== false
+  if (ctx.stream) return relayResponsesStream(ctx, sink, upstream, signal, redactor, stored)
   const answer = await readJson(ctx.target!.provider.id, upstream)
+  if (stored && typeof answer.json.id === 'string') ctx.upstreamId = answer.json.id
   ctx.usage = normalizeResponsesUsage(answer.json.usage)
   ctx.cost = costOf(ctx, ctx.usage)
   await sendJson(ctx, sink, answer.json, answer.text)

@@ -31,7 +31,15 @@ function streamFailure(providerId: string, text: string, redactor: Redactor): Ap
  * on its `response`, where the SDKs' accumulators keep it on the final response object. A stream
  * that ends without one ends with an `error` event, as OpenAI's do.
  */
-export async function relayResponsesStream(ctx: RequestContext, sink: Sink, upstream: UpstreamResponse, signal: ClientAbort, redactor: Redactor): Promise<Finished> {
+export async function relayResponsesStream(
+  ctx: RequestContext,
+  sink: Sink,
+  upstream: UpstreamResponse,
+  signal: ClientAbort,
+  redactor: Redactor,
+  /** The provider stores the answer: its id goes into the record. */
+  stored: boolean,
+): Promise<Finished> {
   const providerId = ctx.target!.provider.id
   sink.open()
   let terminal: ResponseEvent | null = null
@@ -74,6 +82,7 @@ export async function relayResponsesStream(ctx: RequestContext, sink: Sink, upst
   if (ended) return ended
   const last = terminal as ResponseEvent | null
   if (last === null || !last.response) return fail(upstreamIncomplete(providerId))
+  if (stored && typeof last.response.id === 'string') ctx.upstreamId = last.response.id
   price(false)
   try {
     ctx.beforeDelivery?.()

@@ -39,5 +39,5 @@ export const responsesWire: InboundWire<ResponsesBody> = {
     throw notServed(target.provider)
   },
   // `request` let through only targets that serve Responses.
-  deliver: (ctx, _body, upstream, sink, signal, redactor) => deliverNative(ctx, upstream, sink, signal, redactor),
+  deliver: (ctx, body, upstream, sink, signal, redactor) => deliverNative(ctx, body, upstream, sink, signal, redactor),
 }
