@@ -261,6 +261,19 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(err.error.param, 'max_output_tokens')
   })
 
+  it('POST /v1/responses/input_tokens counts at the provider, with a preset\'s instructions but not its sampling parameters, recorded at $0', async () => {
+    const res = await t.client.responses.inputTokens.count({ model: '@preset/pirate', input: 'one two three', instructions: 'four' })
+    // 'Talk like a pirate. four' and 'one two three', in words.
+    assert.equal(res.input_tokens, 8)
+    assert.equal(last().path, '/v1/responses/input_tokens')
+    assert.deepEqual(last().body, { model: 'gpt-5.1', input: 'one two three', instructions: 'Talk like a pirate.\n\nfour' })
+    const gw = (res as any).gw
+    assert.equal(gw.cost.final_usd, 0)
+    const record = await t.record(gw.request_id)
+    assert.equal(record.endpoint, 'responses.input_tokens')
+    assert.equal(record.cost!.final_usd, 0)
+  })
+
   it("relays a provider's error before the first byte in OpenAI's shape, and records it", async () => {
     // The real API's minimum is 16; the gateway leaves that to the provider.
     const err: any = await t.client.responses.create({ model: MODEL, input: 'Hi', max_output_tokens: 8 }).catch((e) => e)

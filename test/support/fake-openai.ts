@@ -8,7 +8,7 @@
 import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import { answerResponses, countInputTokens, validateResponses, type ResponsesBehaviour } from './fake-responses'
+import { answerResponses, countInputTokens, validateInputTokens, validateResponses, type ResponsesBehaviour } from './fake-responses'
 
 export interface ReceivedRequest {
   method: string
@@ -835,7 +835,8 @@ export async function startFakeOpenAI(
       return answerResponses(res, json, b, responsesState, ex.drop)
     }
     if (method === 'POST' && pathname === '/v1/responses/input_tokens') {
-      if (typeof json.model !== 'string') return sendError(res, 400, errorBody("Missing required parameter: 'model'.", 'invalid_request_error', 'model'), quirks)
+      const invalid = validateInputTokens(json)
+      if (invalid) return sendError(res, 400, invalid, quirks)
       return sendJson(res, 200, { object: 'response.input_tokens', input_tokens: countInputTokens(json) })
     }
     if (method === 'GET' && pathname.startsWith('/v1/responses/')) {

@@ -148,6 +148,14 @@ export function validateResponses(body: Record<string, any>, encrypted: Set<stri
   return null
 }
 
+/** Parameters of `POST /v1/responses/input_tokens`: a Responses request without its sampling and output settings. */
+const COUNT_KNOWN = new Set(['conversation', 'input', 'instructions', 'model', 'parallel_tool_calls', 'personality', 'previous_response_id', 'reasoning', 'text', 'tool_choice', 'tools', 'truncation'])
+
+export function validateInputTokens(body: Record<string, any>): ResponsesError | null {
+  for (const k of Object.keys(body)) if (!COUNT_KNOWN.has(k)) return invalid(`Unknown parameter: '${k}'.`, k, 'unknown_parameter')
+  return null
+}
+
 /** Rough input tokens for `POST /v1/responses/input_tokens`: words of every string in the input and instructions. */
 export function countInputTokens(body: Record<string, any>): number {
   const words = (v: unknown): number =>

@@ -24,7 +24,8 @@ export interface Attribution {
 export interface RequestRecord {
   id: string
   created_at: string
-  endpoint: 'chat.completions' | 'embeddings' | 'messages' | 'responses'
+  /** `responses.input_tokens` records are token counts, not inference: no usage, cost $0. */
+  endpoint: 'chat.completions' | 'embeddings' | 'messages' | 'responses' | 'responses.input_tokens'
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   status: number

@@ -3,6 +3,7 @@ import type { CoreDeps } from '../../core/runInference'
 import { chatWire } from '../../wires/chat/chatWire'
 import { embeddingsWire } from '../../wires/embeddings'
 import { messagesWire } from '../../wires/messages/messagesWire'
+import { inputTokensWire } from '../../wires/responses/inputTokensWire'
 import { responsesWire } from '../../wires/responses/responsesWire'
 import { anthropicGrammar } from '../anthropicGrammar'
 import { responsesGrammar } from '../responsesGrammar'
@@ -12,6 +13,7 @@ export function inferenceRoutes(app: FastifyInstance, gw: CoreDeps): void {
   app.post('/v1/chat/completions', (req, reply) => serveInference(gw, chatWire, req, reply))
   app.post('/v1/embeddings', (req, reply) => serveInference(gw, embeddingsWire, req, reply))
   app.post('/v1/responses', (req, reply) => serveInference(gw, responsesWire, req, reply, responsesGrammar))
+  app.post('/v1/responses/input_tokens', (req, reply) => serveInference(gw, inputTokensWire, req, reply))
   // `?beta=true` (the SDKs' beta client) reaches the same route: Fastify matches the path alone.
   app.post('/v1/messages', (req, reply) => serveInference(gw, messagesWire, req, reply, anthropicGrammar))
 }

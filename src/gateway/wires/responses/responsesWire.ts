@@ -5,7 +5,7 @@ import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from 
 import { deliverNative, nativeRequest } from './responsesNative'
 
 /** Until requests can be translated, a provider that does not serve Responses is a 400 naming it (Codex retries a 404 five times). */
-const notServed = (provider: Provider) =>
+export const notServed = (provider: Provider) =>
   invalidRequest(
     `The Responses API reaches only providers that serve it for now; ${provider.id} (kind ${provider.kind}${provider.kind === 'openai' ? `, wire ${provider.wire}` : ''}) ` +
       `would need the request translated, which is not available yet. Use /v1/chat/completions for ${provider.id}` +
