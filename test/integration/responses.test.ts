@@ -397,4 +397,27 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
       assert.equal(t.running.gateway.providers.all().find((p) => p.id === 'rbox')!.wire, 'responses')
     }
   })
+
+  it('providers.set takes the wire over the management API and providers.list shows it', async () => {
+    const api = async (op: string, input: unknown, cookie?: string) => {
+      const res = await fetch(`${t.url}/api/${op}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+        body: JSON.stringify(input),
+      })
+      return { status: res.status, body: (await res.json()) as any, cookie: res.headers.get('set-cookie')?.split(';')[0] }
+    }
+    const admin = (await api('auth.setup', { username: 'owner', password: 'correct horse battery' })).cookie!
+    const set = await api('providers.set', { id: 'wbox', kind: 'openai', base_url: t.fake.url, wire: 'both' }, admin)
+    assert.equal(set.status, 200)
+    assert.equal(set.body.wire, 'both')
+    const refused = await api('providers.set', { id: 'anthropic', wire: 'both' }, admin)
+    assert.equal(refused.status, 400)
+    assert.equal(refused.body.error.field, 'wire')
+    const list = (await api('providers.list', {}, admin)).body as Array<{ id: string; wire: string | null }>
+    assert.deepEqual(
+      Object.fromEntries(list.filter((p) => ['wbox', 'openai', 'gemini', 'anthropic'].includes(p.id)).map((p) => [p.id, p.wire])),
+      { wbox: 'both', openai: 'both', gemini: 'chat', anthropic: null },
+    )
+  })
 })
