@@ -298,7 +298,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(body.error.type, 'invalid_request_error')
   })
 
-  it('ends a stream that fails mid-way with an error event (provider error event, dropped connection) and records the error', async () => {
+  it('ends a stream that fails mid-way with an error event (provider error event, dropped connection) and records the error, priced on an estimate', async () => {
     for (const mode of ['error-event', 'drop'] as const) {
       t.fake.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode })
       const res = await raw({ model: MODEL, input: 'Hi', stream: true })
@@ -312,6 +312,12 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
       const records = await t.records()
       assert.equal(records[0].outcome, 'error', mode)
       assert.equal(records[0].endpoint, 'responses')
+      // No usage came: the prompt ('Hi') and the 16 characters sent are estimated at 4 per token, never $0.
+      assert.equal(records[0].usage!.prompt_tokens, 1)
+      assert.equal(records[0].usage!.completion_tokens, 4)
+      assert.equal(records[0].cost!.estimated, true)
+      assert.equal(records[0].cost!.priced, true)
+      assert.ok(records[0].cost!.final_usd! > 0)
     }
     t.fake.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode: 'drop' })
     await assert.rejects(t.client.responses.stream({ model: MODEL, input: 'Hi' }).finalResponse())
@@ -409,7 +415,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     }
     const admin = (await api('auth.setup', { username: 'owner', password: 'correct horse battery' })).cookie!
     const set = await api('providers.set', { id: 'wbox', kind: 'openai', base_url: t.fake.url, wire: 'both' }, admin)
-    assert.equal(set.status, 200)
+    assert.equal(set.status, 200, JSON.stringify(set.body))
     assert.equal(set.body.wire, 'both')
     const refused = await api('providers.set', { id: 'anthropic', wire: 'both' }, admin)
     assert.equal(refused.status, 400)

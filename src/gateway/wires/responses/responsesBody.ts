@@ -41,6 +41,10 @@ export function validateResponsesBody(body: unknown): ResponsesBody {
   return b as ResponsesBody
 }
 
+/** What the prompt is estimated from: the instructions and the input. */
+export const promptOf = (body: ResponsesBody): unknown =>
+  body.instructions === undefined || body.instructions === null ? body.input : [body.instructions, body.input]
+
 /** A preset on Responses: its model, its system prompt before the caller's `instructions`, its parameters winning. */
 export function applyResponsesPreset(body: ResponsesBody, preset: Preset): ResponsesBody {
   const out: ResponsesBody = { ...body, model: preset.model }

@@ -9,7 +9,7 @@ import type { UpstreamRequest } from '../../providers/adapter'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import { readJson, sendJson } from '../answer'
-import { upstreamResponsesBody, type ResponsesBody } from './responsesBody'
+import { promptOf, upstreamResponsesBody, type ResponsesBody } from './responsesBody'
 import { relayResponsesStream } from './responsesStream'
 
 /** The same wire upstream: the body as sent but for the model and the `gw` envelope. */
@@ -31,7 +31,7 @@ export async function deliverNative(
   redactor: Redactor,
 ): Promise<Finished> {
   const stored = body.store !== false
-  if (ctx.stream) return relayResponsesStream(ctx, sink, upstream, signal, redactor, stored)
+  if (ctx.stream) return relayResponsesStream(ctx, sink, upstream, { signal, redactor, stored, prompt: promptOf(body) })
   const answer = await readJson(ctx.target!.provider.id, upstream)
   if (stored && typeof answer.json.id === 'string') ctx.upstreamId = answer.json.id
   ctx.usage = normalizeResponsesUsage(answer.json.usage)

@@ -10,6 +10,7 @@ import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
 import { parseUpstreamError, upstreamIncomplete } from '../../upstream/upstreamErrors'
+import { partialUsage } from '../../pipeline/estimate'
 import { pumpSse } from '../pumpSse'
 
 /** The events a Responses stream ends with; each carries the whole response, usage included. */
@@ -21,6 +22,20 @@ type ResponseEvent = { type: string; response?: Record<string, unknown> & { usag
 function streamFailure(providerId: string, text: string, redactor: Redactor): ApiError {
   const e = parseUpstreamError(text, redactor)
   return new ApiError(502, 'server_error', `${providerId} failed mid-stream (${e.code ?? e.type ?? 'error'}): ${e.message}`, 'upstream_error')
+}
+
+const DELTA = '"delta":"'
+
+/**
+ * The length of a delta event's `delta` text, found without parsing the event (it is read for
+ * every delta, and used only to estimate a stream that ends without its usage): up to the next
+ * `",` or the end; escapes count as the characters they are written with.
+ */
+function deltaChars(data: string): number {
+  const at = data.indexOf(DELTA)
+  if (at === -1) return 0
+  const end = data.indexOf('",', at + DELTA.length)
+  return (end === -1 ? data.length : end) - at - DELTA.length
 }
 
 /**
@@ -35,24 +50,34 @@ export async function relayResponsesStream(
   ctx: RequestContext,
   sink: Sink,
   upstream: UpstreamResponse,
-  signal: ClientAbort,
-  redactor: Redactor,
-  /** The provider stores the answer: its id goes into the record. */
-  stored: boolean,
+  opts: {
+    signal: ClientAbort
+    redactor: Redactor
+    /** The provider stores the answer: its id goes into the record. */
+    stored: boolean
+    /** What the prompt is estimated from when the stream ends without its usage. */
+    prompt: unknown
+  },
 ): Promise<Finished> {
+  const { signal, redactor } = opts
   const providerId = ctx.target!.provider.id
   sink.open()
   let terminal: ResponseEvent | null = null
   let usage: NormalizedUsage | null = null
+  let generated = 0
   // Only while body logging is on: the events as the client saw them, for the request detail.
   const logged: string[] | null = ctx.bodies ? [] : null
 
-  /** Usage arrives only with the last event: a stream cut short is priced on none, as an estimate. */
   const price = (estimated: boolean) => {
     ctx.usage = usage
     ctx.cost = costOf(ctx, usage, estimated)
   }
-  const partial = () => price(true)
+  /** Usage arrives only with the last event: a stream cut short pays for its prompt and what was sent, estimated. */
+  const partial = () => {
+    const { usage: u, estimated } = partialUsage(usage, opts.prompt, generated)
+    usage = u
+    price(estimated)
+  }
   const fail = (error: ApiError): Finished => {
     sink.end([], error)
     partial()
@@ -71,6 +96,7 @@ export async function relayResponsesStream(
         if (logged) logged.push(text)
         continue
       }
+      if (type !== undefined && type.endsWith('.delta')) generated += deltaChars(ev.data)
       if (logged) logged.push(ev.data)
       ctx.markFirstByte()
       sink.event({ type }, ev.data)
@@ -82,7 +108,7 @@ export async function relayResponsesStream(
   if (ended) return ended
   const last = terminal as ResponseEvent | null
   if (last === null || !last.response) return fail(upstreamIncomplete(providerId))
-  if (stored && typeof last.response.id === 'string') ctx.upstreamId = last.response.id
+  if (opts.stored && typeof last.response.id === 'string') ctx.upstreamId = last.response.id
   price(false)
   try {
     ctx.beforeDelivery?.()

@@ -1,7 +1,7 @@
 import type { InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import { servesResponses, type Provider } from '../../providers/registry'
-import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from './responsesBody'
+import { applyResponsesPreset, promptOf, validateResponsesBody, type ResponsesBody } from './responsesBody'
 import { deliverNative, nativeRequest } from './responsesNative'
 
 /** Until requests can be translated, a provider that does not serve Responses is a 400 naming it (Codex retries a 404 five times). */
@@ -31,7 +31,7 @@ export const responsesWire: InboundWire<ResponsesBody> = {
   applyPreset: applyResponsesPreset,
   control: (body) => ({
     chat: true,
-    prompt: body.instructions === undefined || body.instructions === null ? body.input : [body.instructions, body.input],
+    prompt: promptOf(body),
     limitField: 'max_output_tokens',
   }),
   request(_ctx, body, target) {
