@@ -48,7 +48,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
       }
     }
     ctx.gw.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire)
-    ctx.gw.refresh()
+    ctx.gw.configChanged()
     return info(ctx, ctx.gw.registry.get(input.id)!)
   },
 
