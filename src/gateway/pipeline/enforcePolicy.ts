@@ -56,8 +56,8 @@ export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
     }
     if (picoToUsd(worst) > policy.max_cost_per_request_usd) {
       throw policyViolation(
-        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsd(worst)} (lower max_tokens) [rule: max_cost_per_request_usd]`,
-        'max_tokens',
+        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsd(worst)} (lower ${p.limitField ?? 'max_tokens'}) [rule: max_cost_per_request_usd]`,
+        p.limitField ?? 'max_tokens',
       )
     }
   }
