@@ -8,6 +8,7 @@
 import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import { contentPieces } from './contentPieces'
 import { answerResponses, countInputTokens, validateInputTokens, validateResponses, type ResponsesBehaviour } from './fake-responses'
 
 export interface ReceivedRequest {
@@ -280,17 +281,6 @@ interface Exchange {
   onClose(fn: () => void): void
   /** Ends the connection after what was written so far, without finishing the HTTP body; not a client close. */
   drop(): void
-}
-
-/** Splits content on word boundaries (spaces kept) into at least three pieces when it is long enough, as a real stream would arrive. */
-function contentPieces(text: string): string[] {
-  const words = text.match(/\s*\S+|\s+/g) ?? []
-  if (words.length >= 3) return words
-  const chars = Array.from(text)
-  const size = Math.ceil(chars.length / 3)
-  const pieces: string[] = []
-  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''))
-  return pieces
 }
 
 function usageObject(spec: UsageSpec, q: FakeQuirks = {}) {

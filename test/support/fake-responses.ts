@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
+import { contentPieces } from './contentPieces'
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex')
 const isObject = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -173,11 +174,6 @@ function usageObject(u: ResponsesUsageSpec) {
   }
 }
 
-function pieces(text: string): string[] {
-  const words = text.match(/\s*\S+|\s+/g) ?? []
-  return words.length ? words : [text]
-}
-
 /** The response object, echoing the request's settings as the API does. */
 function responseShell(body: Record<string, any>, id: string) {
   return {
@@ -256,12 +252,12 @@ function streamItem(w: EventWriter, item: Record<string, any>, output_index: num
     const text: string = item.content[0].text
     w.event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', content: [] } })
     w.event('response.content_part.added', { item_id, output_index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } })
-    for (const delta of pieces(text)) w.event('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] })
+    for (const delta of contentPieces(text)) w.event('response.output_text.delta', { item_id, output_index, content_index: 0, delta, logprobs: [] })
     w.event('response.output_text.done', { item_id, output_index, content_index: 0, text, logprobs: [] })
     w.event('response.content_part.done', { item_id, output_index, content_index: 0, part: item.content[0] })
   } else if (item.type === 'function_call') {
     w.event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } })
-    for (const delta of pieces(item.arguments)) w.event('response.function_call_arguments.delta', { item_id, output_index, delta })
+    for (const delta of contentPieces(item.arguments)) w.event('response.function_call_arguments.delta', { item_id, output_index, delta })
     w.event('response.function_call_arguments.done', { item_id, output_index, arguments: item.arguments })
   } else {
     w.event('response.output_item.added', { output_index, item: { ...item, encrypted_content: undefined } })

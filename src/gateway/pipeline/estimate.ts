@@ -1,5 +1,6 @@
 import type { CatalogModel, NormalizedUsage } from '../pricing/types'
 import { ratesAt, usdPer1MToPicoPerToken } from '../pricing/priceUsage'
+import { ZERO_USAGE } from '../pricing/usage'
 
 /**
  * Token counts without a tokenizer. For limits (cost ceilings, balance reservations) a
@@ -22,17 +23,8 @@ export function partialUsage(reported: NormalizedUsage | null, prompt: unknown, 
   const estimated = Math.ceil(generatedChars / CHARS_PER_TOKEN_TYPICAL)
   const promptTokens = reported?.prompt_tokens ?? estimateTokens(prompt, CHARS_PER_TOKEN_TYPICAL)
   const completion = Math.max(reported?.completion_tokens ?? 0, estimated)
-  const base: NormalizedUsage = reported ?? {
-    prompt_tokens: promptTokens,
-    completion_tokens: 0,
-    total_tokens: 0,
-    cached_tokens: 0,
-    cache_write_tokens: 0,
-    cache_write_1h_tokens: 0,
-    reasoning_tokens: 0,
-  }
   return {
-    usage: { ...base, prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion },
+    usage: { ...(reported ?? ZERO_USAGE), prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion },
     estimated: reported === null || completion > reported.completion_tokens,
   }
 }

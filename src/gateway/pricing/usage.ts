@@ -62,6 +62,17 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | null {
   })
 }
 
+/** No tokens at all: what a call no provider bills is priced on, and what an estimate starts from. */
+export const ZERO_USAGE: Readonly<NormalizedUsage> = {
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_write_1h_tokens: 0,
+  reasoning_tokens: 0,
+}
+
 /**
  * Reads the Responses API's usage block (`input_tokens`, `output_tokens` and their details):
  * cached tokens are part of the input, reasoning tokens part of the output, as on chat completions.

@@ -1,21 +1,10 @@
 import { OK, type InboundWire } from '../../core/wire'
 import { costOf } from '../../pipeline/cost'
-import type { NormalizedUsage } from '../../pricing/types'
+import { ZERO_USAGE } from '../../pricing/usage'
 import { servesResponses } from '../../providers/registry'
 import { readJson, sendJson } from '../answer'
 import { applyResponsesPreset, upstreamResponsesBody, validateResponsesBody, type ResponsesBody } from './responsesBody'
 import { notServed, responsesWire } from './responsesWire'
-
-/** A count is not billed: priced as no tokens at all. */
-const NOTHING: NormalizedUsage = {
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  total_tokens: 0,
-  cached_tokens: 0,
-  cache_write_tokens: 0,
-  cache_write_1h_tokens: 0,
-  reasoning_tokens: 0,
-}
 
 /**
  * `POST /v1/responses/input_tokens`: how many input tokens a Responses request would use, counted
@@ -38,7 +27,8 @@ export const inputTokensWire: InboundWire<ResponsesBody> = {
   },
   async deliver(ctx, _body, upstream, sink) {
     const answer = await readJson(ctx.target!.provider.id, upstream)
-    ctx.cost = costOf(ctx, NOTHING)
+    // A count is not billed: priced as no tokens at all.
+    ctx.cost = costOf(ctx, ZERO_USAGE)
     await sendJson(ctx, sink, answer.json, answer.text)
     return OK
   },
