@@ -111,6 +111,16 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(typeof done.data.response.gw.cost.final_usd, 'number')
   })
 
+  it('ends a stream cut by max_output_tokens with response.incomplete, gw on it, recorded as answered and priced', async () => {
+    t.fake.scriptResponses({ kind: 'reply', status: 'incomplete', usage: USAGE })
+    const final = await t.client.responses.stream({ model: MODEL, input: 'A long story.', max_output_tokens: 200 }).finalResponse()
+    assert.equal(final.status, 'incomplete')
+    assert.equal(final.incomplete_details?.reason, 'max_output_tokens')
+    const record = await t.record((final as any).gw.request_id)
+    assert.equal(record.outcome, 'ok')
+    assert.equal(record.cost!.final_usd, 0.0028)
+  })
+
   it('streams function calls: arguments arrive in deltas and the SDK assembles them', async () => {
     const args = '{"city": "Paris", "unit": "celsius"}'
     t.fake.scriptResponses({ kind: 'reply', toolCalls: [{ name: 'get_weather', arguments: args }] })
