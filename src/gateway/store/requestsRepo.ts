@@ -24,7 +24,8 @@ export interface Attribution {
 export interface RequestRecord {
   id: string
   created_at: string
-  endpoint: 'chat.completions' | 'embeddings' | 'messages'
+  /** `messages.count_tokens` records are free token counts, not inference: cost $0 (priced, source `free`), no usage. */
+  endpoint: 'chat.completions' | 'embeddings' | 'messages' | 'messages.count_tokens'
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   status: number
