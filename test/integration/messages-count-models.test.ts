@@ -143,6 +143,29 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
     })
   })
 
+  it('request-id and x-request-id, the same id, on every Messages-wire answer: JSON, stream, count, errors of the route and of the framework', async () => {
+    const post = (path: string, body: string) =>
+      fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body })
+    const answers = [
+      await post('/v1/messages', JSON.stringify({ model: MODEL, max_tokens: 10, messages })),
+      await post('/v1/messages?beta=true', JSON.stringify({ model: MODEL, max_tokens: 10, messages, stream: true })),
+      await post('/v1/messages/count_tokens', JSON.stringify({ model: MODEL, messages })),
+      await post('/v1/messages', JSON.stringify({ model: 'no-such-model-anywhere', max_tokens: 10, messages })),
+      await post('/v1/messages', '{"model":'),
+      await post('/v1/messages/%E0%A4%A', '{}'),
+      await fetch(`${gateway.url}/v1/messages`),
+    ]
+    // A wrong method is Anthropic's invalid_request_error, 400, as its other 4xx are.
+    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 404, 400, 400, 400])
+    for (const res of answers) {
+      const text = await res.text()
+      assert.match(res.headers.get('request-id') ?? '', /^req_/, text)
+      assert.equal(res.headers.get('x-request-id'), res.headers.get('request-id'))
+      if (res.status >= 400) assert.equal(JSON.parse(text).type, 'error', text)
+    }
+    assert.match(answers[1].headers.get('content-type')!, /^text\/event-stream/)
+  })
+
   describe('GET /v1/models in Anthropic’s shape (a request with anthropic-version)', () => {
     it('lists the models the gateway can serve, by their gateway ids, paged as the SDK pages', async () => {
       const all: Anthropic.ModelInfo[] = []
