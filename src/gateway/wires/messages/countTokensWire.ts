@@ -4,6 +4,7 @@ import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import type { RequestContext } from '../../pipeline/requestContext'
 import { freeCost } from '../../pricing/priceUsage'
+import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { gwHeaders, readJson } from '../answer'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
 import { messagesWire } from './messagesWire'
@@ -31,7 +32,7 @@ async function answer(ctx: RequestContext, text: string, source: 'provider' | 'e
  * and calls nobody. Recorded with cost $0, priced, marked free.
  */
 export const countTokensWire: InboundWire<MessagesBody> = {
-  endpoint: 'messages.count_tokens',
+  endpoint: COUNT_TOKENS_ENDPOINT,
   forwardHeaders: messagesWire.forwardHeaders,
   read(body) {
     const b = validateMessagesBody(body)
