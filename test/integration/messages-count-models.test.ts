@@ -211,6 +211,9 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
       assert.equal((await client.models.retrieve('claude-latest')).id, MODEL)
       const answer = await client.messages.create({ model: model.id, max_tokens: 10, messages })
       assert.equal(answer.type, 'message')
+      // The key as a bearer token (ANTHROPIC_AUTH_TOKEN) works here too.
+      const bearer = new Anthropic({ baseURL: gateway.url, authToken: secret, apiKey: null, maxRetries: 0 })
+      assert.equal((await bearer.models.retrieve(MODEL)).id, MODEL)
     })
 
     it("errors in Anthropic's shape: a bad key (401, x-should-retry false), an unknown model (404 not_found_error)", async () => {
