@@ -46,10 +46,11 @@ export const countTokensWire: InboundWire<MessagesBody> = {
     const tokens = [body.system, body.messages, body.tools].reduce<number>((n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)), 0)
     return answer(ctx, JSON.stringify({ input_tokens: tokens }), 'estimate', sink)
   },
-  request(_ctx, body, target) {
+  // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
+  request(_ctx, body, target, forwarded?: Record<string, string> | null) {
     // Only a fallback gets here with another kind: it is passed over.
     if (target.provider.kind !== 'anthropic') throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
-    return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel } }
+    return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
   },
   async deliver(ctx, _body, upstream, sink) {
     const { text } = await readJson(ctx.target!.provider.id, upstream)
