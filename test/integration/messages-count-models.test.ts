@@ -140,6 +140,11 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
       assert.equal(limited.status, 429)
       assert.equal(limited.error.error.type, 'rate_limit_error')
       assert.equal(limited.headers.get('retry-after'), '3')
+      // A count the provider refused is free too: not "unpriced", since nothing is billed for it.
+      const refused = await waitForRecord(gateway.gateway, limited.headers.get('request-id'))
+      assert.equal(refused.status, 429)
+      assert.equal(refused.cost!.final_usd, 0)
+      assert.equal(refused.cost!.priced, true)
     })
   })
 

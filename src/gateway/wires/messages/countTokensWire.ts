@@ -10,13 +10,15 @@ import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './
 import { messagesWire } from './messagesWire'
 
 /** Says where an answer's count comes from: `provider` (Anthropic counted) or `estimate` (the gateway did, without a tokenizer). */
-export const TOKEN_COUNT_HEADER = 'x-gw-token-count'
+const TOKEN_COUNT_HEADER = 'x-gw-token-count'
 
-const FREE = 'free: token counting is not billed'
+/** A count costs nothing once it reaches a counter, whatever the counter answers: a failed count is not billed either. */
+const countedFree = (ctx: RequestContext) => {
+  ctx.cost = freeCost('free: token counting is not billed')
+}
 
 /** The count goes out as its counter wrote it; nothing of the gateway's is added to the body. */
 async function answer(ctx: RequestContext, text: string, source: 'provider' | 'estimate', sink: Sink): Promise<Finished> {
-  ctx.cost = freeCost(FREE)
   if (ctx.bodies) ctx.bodies.response = text
   ctx.markFirstByte()
   await sink.json(text, { ...gwHeaders(ctx), [TOKEN_COUNT_HEADER]: source })
@@ -42,14 +44,16 @@ export const countTokensWire: InboundWire<MessagesBody> = {
   control: () => ({ chat: false, prompt: null, free: true }),
   answerLocally(ctx, body, target, sink) {
     if (target.provider.kind === 'anthropic') return null
+    countedFree(ctx)
     // What the provider would read: the system prompt, the messages and the tools' definitions.
     const tokens = [body.system, body.messages, body.tools].reduce<number>((n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)), 0)
     return answer(ctx, JSON.stringify({ input_tokens: tokens }), 'estimate', sink)
   },
   // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
-  request(_ctx, body, target, forwarded?: Record<string, string> | null) {
+  request(ctx, body, target, forwarded?: Record<string, string> | null) {
     // Only a fallback gets here with another kind: it is passed over.
     if (target.provider.kind !== 'anthropic') throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
+    countedFree(ctx)
     return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
   },
   async deliver(ctx, _body, upstream, sink) {
