@@ -8,6 +8,37 @@ export type PlaygroundWire = z.infer<typeof playgroundWire>
 /** `max_tokens` is required on the Messages API: the Playground sends this when none is given. */
 export const MESSAGES_DEFAULT_MAX_TOKENS = 1024
 
+/** What the Playground asks: the conversation (system messages included) and the parameters set. */
+export interface PlaygroundRequest {
+  model: string
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>
+  temperature?: number
+  top_p?: number
+  max_tokens?: number
+}
+
+/**
+ * The request's body as a client of `wire` writes it (without its streaming fields): on the
+ * Messages API the system messages become `system`, as Claude Code sends it, and max_tokens is
+ * always there. The gateway sends this; the dashboard shows it as code.
+ */
+export function playgroundBody(wire: PlaygroundWire, r: PlaygroundRequest): Record<string, unknown> {
+  const parameters: Record<string, number> = {}
+  for (const name of ['temperature', 'top_p', 'max_tokens'] as const) if (r[name] !== undefined) parameters[name] = r[name]
+  if (wire === 'chat') return { model: r.model, messages: r.messages, ...parameters }
+  const system = r.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n')
+  return {
+    model: r.model,
+    max_tokens: MESSAGES_DEFAULT_MAX_TOKENS,
+    ...(system && { system }),
+    messages: r.messages.filter((m) => m.role !== 'system'),
+    ...parameters,
+  }
+}
+
 /** Events of a Playground stream, in order: the body sent, chunks as they arrive, then the routing and cost, or an error. */
 export const playgroundEvent = z.discriminatedUnion('type', [
   /** The body as the chosen wire carries it into the gateway, before any preset or alias changes it, and the id its record will have. */

@@ -1,4 +1,4 @@
-import { MESSAGES_DEFAULT_MAX_TOKENS, type PlaygroundWire } from '../../../contract/playground'
+import { playgroundBody, type PlaygroundWire } from '../../../contract/playground'
 import { runInference, type CoreDeps, type InferenceCall } from '../../core/runInference'
 import type { Sink } from '../../core/sink'
 import type { Chunk } from '../../providers/adapter'
@@ -13,16 +13,9 @@ type Gw = Record<string, unknown> | undefined
 /** One wire the Playground sends through: the call on that wire, the body it builds from the Playground's fields, how it reads answers. */
 export interface PlaygroundWireUse {
   run(gw: CoreDeps, call: InferenceCall, sink: Sink): Promise<unknown>
-  /** The body as a client of that wire would send it, streaming. */
+  /** The body as a client of that wire sends it, streaming. */
   body(input: Input): Record<string, unknown>
   reader: AnswerReader
-}
-
-/** The generation parameters the Playground sets, only those given. */
-function parameters(input: Input): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const name of ['temperature', 'top_p', 'max_tokens'] as const) if (input[name] !== undefined) out[name] = input[name]
-  return out
 }
 
 /** OpenAI chunks: each choice's content, its finish_reason; `gw` on the last chunk. */
@@ -75,26 +68,12 @@ const messagesReader: AnswerReader = {
 export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
   chat: {
     run: (gw, call, sink) => runInference(gw, chatWire, call, sink),
-    body: (input) => ({ model: input.model, messages: input.messages, ...parameters(input), stream: true, stream_options: { include_usage: true } }),
+    body: (input) => ({ ...playgroundBody('chat', input), stream: true, stream_options: { include_usage: true } }),
     reader: chatReader,
   },
   messages: {
     run: (gw, call, sink) => runInference(gw, messagesWire, call, sink),
-    /** The Playground's system messages become `system`, as Claude Code sends it; max_tokens is required there. */
-    body(input) {
-      const system = input.messages
-        .filter((m) => m.role === 'system')
-        .map((m) => m.content)
-        .join('\n\n')
-      return {
-        model: input.model,
-        max_tokens: MESSAGES_DEFAULT_MAX_TOKENS,
-        ...(system && { system }),
-        messages: input.messages.filter((m) => m.role !== 'system'),
-        ...parameters(input),
-        stream: true,
-      }
-    },
+    body: (input) => ({ ...playgroundBody('messages', input), stream: true }),
     reader: messagesReader,
   },
 }

@@ -3,7 +3,7 @@ import { MESSAGES_DEFAULT_MAX_TOKENS, type PlaygroundEvent, type PlaygroundWire 
 import { call, stream } from '../../api/client'
 import { toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
-import { useRoute } from '../../lib/router'
+import { href, useRoute } from '../../lib/router'
 import { numOrUndef } from '../../lib/format'
 import { Field } from '../../components/Field'
 import { PageHeader, Section } from '../../components/Page'
@@ -137,15 +137,13 @@ export function PlaygroundScreen() {
     } finally {
       stopRef.current = null
       setStreaming(false)
-      if (text) {
-        setMessages((m) => [...m, { role: 'assistant', content: text }])
-        setReply(null)
-      }
+      setReply(null)
+      if (text) setMessages((m) => [...m, { role: 'assistant', content: text }])
     }
   }
 
   const pending = allMessages(draft.trim() ? [{ role: 'user', content: draft }] : [])
-  const snippetMessages = pending.some((m) => m.role !== 'system') ? pending : [...pending, { role: 'user', content: 'Hello' }]
+  const snippetMessages = pending.some((m) => m.role !== 'system') ? pending : [...pending, { role: 'user' as const, content: 'Hello' }]
 
   const onComposerKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -210,6 +208,7 @@ export function PlaygroundScreen() {
               value={wire}
               onChange={setWire}
               testId="pg-wire"
+              fill
               options={[
                 { value: 'chat', label: WIRES.chat.name },
                 { value: 'messages', label: WIRES.messages.name },
@@ -336,7 +335,12 @@ export function PlaygroundScreen() {
           {failure && <RunError error={failure} keyId={keyId} />}
           {stopped && (
             <p className="callout small" data-testid="pg-stopped">
-              Stopped. The gateway ended the provider call and recorded the request as aborted.
+              Stopped: the gateway ended the provider call and recorded the request as aborted.{' '}
+              {sent && (
+                <a href={href('requests', sent.request_id)} data-testid="pg-stopped-link">
+                  See the request record
+                </a>
+              )}
             </p>
           )}
           {done && <RunResult done={done} wire={sent?.wire ?? wire} />}
@@ -359,9 +363,9 @@ export function PlaygroundScreen() {
         </Section>
       </div>
       {status.data && (
-        <Section title="Copy as code" testId="pg-code" description="The same request from your own code. Put your key in GW_KEY (the gateway never shows it again).">
+        <Section title="Copy as code" testId="pg-code" description={`The same request from your own code, to ${WIRES[wire].path}. Put your key in GW_KEY (the gateway never shows it again).`}>
           <Snippets
-            input={{ baseUrl: status.data.base_url, model: model || 'gpt-4o-mini', messages: snippetMessages, params }}
+            input={{ baseUrl: status.data.base_url, wire, model: model || 'gpt-4o-mini', messages: snippetMessages, params }}
             testId="pg-snippet"
           />
         </Section>
