@@ -4,7 +4,7 @@ import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { waitForRecord } from '../support/harness'
-import { launch, openPage, screenshot, skipReason, type WatchedPage } from './support/browser'
+import { axe, describeViolations, launch, openPage, screenshot, serious, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
 import { Shell } from './pages/shell'
@@ -81,6 +81,8 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
       for (const theme of ['light', 'dark'] as const) {
         await w.page.emulateMedia({ colorScheme: theme })
         await screenshot(w.page, `playground-messages-${width}-${theme}`)
+        const violations = serious(await axe(w.page))
+        assert.deepEqual(violations, [], `${width} ${theme}: ${describeViolations(violations)}`)
       }
     }
     await w.page.emulateMedia({ colorScheme: 'light' })
