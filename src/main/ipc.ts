@@ -81,11 +81,6 @@ export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => vo
       if (!admin) return failure(GATEWAY_OFF)
       const { session } = options
       const caller: Caller = { user: session.user(admin.gw.db), sessionToken: session.token, address: 'local' }
-      const onEvent = streaming
-        ? (e: unknown) => {
-            if (!event.sender.isDestroyed?.()) event.sender.send(eventChannelOf(name, callId as string), e)
-          }
-        : undefined
       let abort: ClientAbort | undefined
       let calls: Map<string, ClientAbort> | undefined
       if (streaming) {
@@ -94,6 +89,13 @@ export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => vo
         running.set(event.sender, calls)
         calls.set(callId as string, abort)
       }
+      // A window closed mid-stream ends its call, as a closed browser tab does over HTTP.
+      const onEvent = streaming
+        ? (e: unknown) => {
+            if (event.sender.isDestroyed?.()) abort!.abort()
+            else event.sender.send(eventChannelOf(name, callId as string), e)
+          }
+        : undefined
       let invocation
       try {
         invocation = await admin.invoke(name, input, caller, onEvent, abort)

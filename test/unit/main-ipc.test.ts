@@ -47,8 +47,11 @@ class FakeIpcMain implements IpcMainLike {
 class FakeRenderer implements IpcRendererLike {
   readonly listeners = new Map<string, Set<(e: unknown, ...a: unknown[]) => void>>()
   readonly sent: Array<{ channel: string; args: unknown[] }> = []
+  /** Set to close the window: its webContents then says it is destroyed. */
+  destroyed = false
   /** This window's webContents: the same object on every message, as Electron's event.sender is. */
   private readonly webContents: IpcEvent['sender'] = {
+    isDestroyed: () => this.destroyed,
     send: (ch, ...a) => {
       this.sent.push({ channel: ch, args: a })
       for (const l of this.listeners.get(ch) ?? []) l({}, ...structuredClone(a))
@@ -249,6 +252,21 @@ describe('IPC transport for the management contract', () => {
     await closed
     assert.ok(types.filter((t) => t === 'delta').length >= 5, `the stream ran until Stop: ${types.join(',')}`)
     assert.ok(!types.includes('done') && !types.includes('error'), 'nothing follows a Stop')
+    const record = await waitForRecord(running.gateway, requestId)
+    assert.deepEqual([record.outcome, record.source], ['aborted', 'playground'])
+  })
+
+  it('a window closed in the middle of a stream ends its call', async () => {
+    const key = (await gw['keys.create']({ name: 'ipc-close' } as never)) as unknown as { key: { id: string } }
+    fake.script({ kind: 'endless-stream', intervalMs: 10 })
+    const closed = fake.waitForClientClose(3000)
+    const window = new FakeRenderer(ipcMain, 'app://gw/index.html')
+    let requestId = ''
+    await buildBridge(window)['playground.chat']({ key_id: key.key.id, model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'go on' }] }, (e) => {
+      if (e.type === 'request') requestId = e.request_id
+      if (e.type === 'delta') window.destroyed = true
+    })
+    await closed
     const record = await waitForRecord(running.gateway, requestId)
     assert.deepEqual([record.outcome, record.source], ['aborted', 'playground'])
   })
