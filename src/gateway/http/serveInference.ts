@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { runInference, type CoreDeps } from '../core/runInference'
 import type { InboundWire } from '../core/wire'
-import { ClientAbort } from '../pipeline/clientAbort'
+import { abortWhenGone } from './abortWhenGone'
 import { openAIGrammar, ReplySink, type Grammar } from './replySink'
 
 /**
@@ -27,10 +27,6 @@ export async function serveInference<B extends Record<string, unknown>>(
   reply: FastifyReply,
   grammar: Grammar = openAIGrammar,
 ): Promise<void> {
-  const abort = new ClientAbort()
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abort.abort()
-  })
   const ctx = await runInference(
     gw,
     wire,
@@ -41,7 +37,7 @@ export async function serveInference<B extends Record<string, unknown>>(
       rawBody: req.rawBody,
       rawHeaders: req.raw.rawHeaders,
       source: 'api',
-      abort,
+      abort: abortWhenGone(reply.raw),
       log: req.log,
     },
     new ReplySink(reply, grammar),
