@@ -292,7 +292,10 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     const rec = await record(res)
     assert.equal(rec.outcome, 'ok')
     const ignored = Object.fromEntries(rec.ignored.map((i) => [i.name, i.reason]))
-    assert.deepEqual(Object.keys(ignored).sort(), ['cache_control', 'context_management', 'metadata.user_id', 'output_config.effort', 'thinking', 'tools[1]', 'top_k'])
+    assert.deepEqual(Object.keys(ignored).sort(), ['cache_control', 'context_management', 'max_tokens', 'metadata.user_id', 'output_config.effort', 'thinking', 'tools[1]', 'top_k'])
+    // Claude Code's 32,000 is more than gpt-4o can write, which OpenAI refuses: the catalog's limit is sent.
+    assert.equal(upstream.body.max_tokens, 16384)
+    assert.match(ignored.max_tokens, /32000 is above the model's output limit of 16384/)
     assert.match(ignored.cache_control, /on 4 \(first system\[0\]\)/)
     assert.match(ignored['tools[1]'], /web_search_20250305/)
     assert.match(ignored['metadata.user_id'], /X-Gw-User-Id/)

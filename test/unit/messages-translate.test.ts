@@ -150,6 +150,14 @@ describe('Messages → chat completions (request)', () => {
     refuses({ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role')
   })
 
+  it("max_tokens stays within the target model's output limit where it is known", () => {
+    assert.equal(chat({ max_tokens: 32000 }).max_tokens, 32000)
+    const capped = messagesToChat({ model: 'm', max_tokens: 32000, messages: [] }, { maxOutputTokens: 16384 })
+    assert.equal((capped.chat as Body).max_tokens, 16384)
+    assert.deepEqual(capped.dropped.map((d) => d.name), ['max_tokens'])
+    assert.equal((messagesToChat({ model: 'm', max_tokens: 100, messages: [] }, { maxOutputTokens: 16384 }).chat as Body).max_tokens, 100)
+  })
+
   it('is_error results say so in their text; stop_sequences become stop', () => {
     const out = chat({
       messages: [

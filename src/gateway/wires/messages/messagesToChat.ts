@@ -292,11 +292,23 @@ function translateMetadata(metadata: unknown, drops: Drops): Obj {
 }
 
 /**
+ * The token limit, within the target model's output limit where the catalog knows it: Claude Code
+ * asks for 32,000, which gpt-4o (16,384) refuses outright, and a cap above what the model can
+ * write changes nothing else.
+ */
+function maxTokens(requested: unknown, modelLimit: number | undefined, drops: Drops): object {
+  if (typeof requested !== 'number') return {}
+  if (modelLimit === undefined || requested <= modelLimit) return { max_tokens: requested }
+  drops.add('max_tokens', `${requested} is above the model's output limit of ${modelLimit}; ${modelLimit} was sent`)
+  return { max_tokens: modelLimit }
+}
+
+/**
  * A Messages request as a chat-completions request for a provider of another kind (the model
  * still the caller's; the wire sets the upstream one). Everything the model reads is translated
  * or refused with a 400 naming the field; what only steers Anthropic's API is dropped and listed.
  */
-export function messagesToChat(body: MessagesBody): { chat: ChatBody; dropped: Dropped[] } {
+export function messagesToChat(body: MessagesBody, target: { maxOutputTokens?: number } = {}): { chat: ChatBody; dropped: Dropped[] } {
   const drops = new Drops()
   for (const field of Object.keys(body)) {
     if (TRANSLATED.has(field) || body[field] === undefined) continue
@@ -314,7 +326,7 @@ export function messagesToChat(body: MessagesBody): { chat: ChatBody; dropped: D
   const chat: ChatBody = {
     model: body.model,
     messages,
-    ...(typeof body.max_tokens === 'number' ? { max_tokens: body.max_tokens } : {}),
+    ...maxTokens(body.max_tokens, target.maxOutputTokens, drops),
     ...(Array.isArray(stop) && stop.length ? { stop } : {}),
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),

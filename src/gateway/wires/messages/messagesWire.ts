@@ -26,7 +26,7 @@ const isNative = (target: Target) => target.provider.kind === 'anthropic'
  * name whatever the number of candidates built.
  */
 function translatedRequest(ctx: RequestContext, body: MessagesBody, target: Target) {
-  const { chat, dropped } = messagesToChat(body)
+  const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens })
   const ignored = ctx.attribution.ignored
   for (const d of dropped) if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
   return adapterFor(target.provider.kind).chatRequest(upstreamChatBody(chat, target.upstreamModel), {
