@@ -83,7 +83,8 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
         { role: 'system', content: 'Answer in French.' },
         { role: 'user', content: 'Hello' },
       ],
-      max_tokens: 100,
+      // OpenAI's own API: the limit every one of its models takes.
+      max_completion_tokens: 100,
       temperature: 0.5,
       top_p: 0.9,
     })
@@ -287,14 +288,14 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       { role: 'user', content: 'Go on.' },
     ])
     assert.deepEqual(upstream.body.tools, [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.input_schema } }])
-    assert.deepEqual(Object.keys(upstream.body).sort(), ['max_tokens', 'messages', 'model', 'stream', 'stream_options', 'tools'])
+    assert.deepEqual(Object.keys(upstream.body).sort(), ['max_completion_tokens', 'messages', 'model', 'stream', 'stream_options', 'tools'])
     assert.equal(upstream.headers['anthropic-beta'], undefined)
     const rec = await record(res)
     assert.equal(rec.outcome, 'ok')
     const ignored = Object.fromEntries(rec.ignored.map((i) => [i.name, i.reason]))
     assert.deepEqual(Object.keys(ignored).sort(), ['cache_control', 'context_management', 'max_tokens', 'metadata.user_id', 'output_config.effort', 'thinking', 'tools[1]', 'top_k'])
     // Claude Code's 32,000 is more than gpt-4o can write, which OpenAI refuses: the catalog's limit is sent.
-    assert.equal(upstream.body.max_tokens, 16384)
+    assert.equal(upstream.body.max_completion_tokens, 16384)
     assert.match(ignored.max_tokens, /32000 is above the model's output limit of 16384/)
     assert.match(ignored.cache_control, /on 4 \(first system\[0\]\)/)
     assert.match(ignored['tools[1]'], /web_search_20250305/)
@@ -367,6 +368,33 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     assert.equal(openai.received.length, before, 'nothing reached the provider')
   })
 
+  it("an alias sends Claude Code's haiku model to a local Ollama model: max_tokens as such, no key, priced as local", async () => {
+    const ollama = await startFakeOpenAI({ quirks: { noAuth: true }, models: ['qwen3-coder'] })
+    try {
+      const gw = gateway.gateway
+      gw.providers.upsert('ollama', 'openai', ollama.url)
+      gw.aliasesRepo.set('claude-haiku-*', 'ollama/qwen3-coder', null)
+      gw.configChanged()
+      ollama.script({ kind: 'reply', content: 'Local answer.' })
+      const stream = client.messages.stream({ model: 'claude-haiku-4-5-20251001', max_tokens: 512, messages: hi })
+      const message = await stream.finalMessage()
+      assert.deepEqual(message.content, [{ type: 'text', text: 'Local answer.', citations: null }])
+      assert.equal(message.model, 'claude-haiku-4-5-20251001')
+      const upstream = ollama.received.at(-1)!
+      assert.equal(upstream.body.model, 'qwen3-coder')
+      assert.equal(upstream.body.max_tokens, 512)
+      assert.equal(upstream.headers.authorization, undefined)
+      const rec = await record((await stream.withResponse()).response)
+      assert.equal(rec.provider, 'ollama')
+      assert.deepEqual(rec.alias, { pattern: 'claude-haiku-*', target: 'ollama/qwen3-coder' })
+      assert.equal(rec.cost!.final_usd, 0)
+    } finally {
+      gateway.gateway.aliasesRepo.remove('claude-haiku-*')
+      gateway.gateway.configChanged()
+      await ollama.close()
+    }
+  })
+
   it('a preset whose anthropic model fails falls back to an openai-kind model on the same request; a key default preset steers Claude Code to it', async () => {
     const gw = gateway.gateway
     gw.presetsRepo.save({ name: 'mixed', model: 'anthropic/claude-sonnet-4-5', system_prompt: 'Be brief.', temperature: 0.2, top_p: null, max_tokens: 4096, fallbacks: [MODEL], description: null }, 'test')
@@ -392,7 +420,7 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
         { role: 'system', content: 'Be brief.\n\nUse French.' },
         { role: 'user', content: 'Hello' },
       ],
-      max_tokens: 4096,
+      max_completion_tokens: 4096,
       temperature: 0.2,
     })
     assert.equal(sent().headers['anthropic-beta'], undefined)

@@ -156,6 +156,9 @@ describe('Messages → chat completions (request)', () => {
     assert.equal((capped.chat as Body).max_tokens, 16384)
     assert.deepEqual(capped.dropped.map((d) => d.name), ['max_tokens'])
     assert.equal((messagesToChat({ model: 'm', max_tokens: 100, messages: [] }, { maxOutputTokens: 16384 }).chat as Body).max_tokens, 100)
+    const renamed = messagesToChat({ model: 'm', max_tokens: 100, messages: [] }, { limitField: 'max_completion_tokens' }).chat as Body
+    assert.equal(renamed.max_completion_tokens, 100)
+    assert.equal('max_tokens' in renamed, false)
   })
 
   it('is_error results say so in their text; stop_sequences become stop', () => {

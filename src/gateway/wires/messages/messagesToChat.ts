@@ -296,11 +296,21 @@ function translateMetadata(metadata: unknown, drops: Drops): Obj {
  * asks for 32,000, which gpt-4o (16,384) refuses outright, and a cap above what the model can
  * write changes nothing else.
  */
-function maxTokens(requested: unknown, modelLimit: number | undefined, drops: Drops): object {
+function maxTokens(requested: unknown, target: ChatTarget, drops: Drops): object {
   if (typeof requested !== 'number') return {}
-  if (modelLimit === undefined || requested <= modelLimit) return { max_tokens: requested }
-  drops.add('max_tokens', `${requested} is above the model's output limit of ${modelLimit}; ${modelLimit} was sent`)
-  return { max_tokens: modelLimit }
+  const field = target.limitField ?? 'max_tokens'
+  const limit = target.maxOutputTokens
+  if (limit === undefined || requested <= limit) return { [field]: requested }
+  drops.add('max_tokens', `${requested} is above the model's output limit of ${limit}; ${limit} was sent`)
+  return { [field]: limit }
+}
+
+/** What the translation needs to know of the model it is for. */
+export interface ChatTarget {
+  /** The model's output limit, where the catalog knows it. */
+  maxOutputTokens?: number
+  /** The field the provider takes the token limit in (default `max_tokens`, which every compatible server knows). */
+  limitField?: 'max_tokens' | 'max_completion_tokens'
 }
 
 /**
@@ -308,7 +318,7 @@ function maxTokens(requested: unknown, modelLimit: number | undefined, drops: Dr
  * still the caller's; the wire sets the upstream one). Everything the model reads is translated
  * or refused with a 400 naming the field; what only steers Anthropic's API is dropped and listed.
  */
-export function messagesToChat(body: MessagesBody, target: { maxOutputTokens?: number } = {}): { chat: ChatBody; dropped: Dropped[] } {
+export function messagesToChat(body: MessagesBody, target: ChatTarget = {}): { chat: ChatBody; dropped: Dropped[] } {
   const drops = new Drops()
   for (const field of Object.keys(body)) {
     if (TRANSLATED.has(field) || body[field] === undefined) continue
@@ -326,7 +336,7 @@ export function messagesToChat(body: MessagesBody, target: { maxOutputTokens?: n
   const chat: ChatBody = {
     model: body.model,
     messages,
-    ...maxTokens(body.max_tokens, target.maxOutputTokens, drops),
+    ...maxTokens(body.max_tokens, target, drops),
     ...(Array.isArray(stop) && stop.length ? { stop } : {}),
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),

@@ -21,12 +21,18 @@ import { relayMessagesStream } from './messagesStream'
 const isNative = (target: Target) => target.provider.kind === 'anthropic'
 
 /**
+ * OpenAI's own API takes the token limit as max_completion_tokens on every model and refuses
+ * max_tokens on its reasoning models (o-series, gpt-5); other compatible servers know max_tokens.
+ */
+const limitField = (target: Target) => (target.provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens')
+
+/**
  * The translated path's request: chat completions through the provider kind's adapter, so every
  * quirk the chat path handles applies. What was dropped joins the record's `ignored`, once per
  * name whatever the number of candidates built.
  */
 function translatedRequest(ctx: RequestContext, body: MessagesBody, target: Target) {
-  const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens })
+  const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
   const ignored = ctx.attribution.ignored
   for (const d of dropped) if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
   return adapterFor(target.provider.kind).chatRequest(upstreamChatBody(chat, target.upstreamModel), {
