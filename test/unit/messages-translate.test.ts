@@ -90,6 +90,8 @@ describe('Messages → chat completions (request)', () => {
     assert.equal(chat({ tools, tool_choice: { type: 'none' } }).tool_choice, 'none')
     assert.deepEqual(chat({ tools, tool_choice: { type: 'tool', name: 'f' } }).tool_choice, { type: 'function', function: { name: 'f' } })
     assert.deepEqual(chat({ tools: [{ name: 'g' }] }).tools, [{ type: 'function', function: { name: 'g', parameters: { type: 'object', properties: {} } } }])
+    const unknown = [{ name: 'a', defer_loading: true }, { name: 'b', defer_loading: true }]
+    assert.deepEqual(Object.keys(dropped({ tools: unknown })), ['tools[].defer_loading'])
     refuses({ tools, tool_choice: { type: 'maybe' } }, 'tool_choice.type')
   })
 

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { Chunk } from '../../providers/adapter'
 import type { ChunkEncoder } from '../chat/chatStream'
-import { anthropicId, anthropicUsage, matchedStop, stopReason } from './chatToMessage'
+import { anthropicId, anthropicUsage, matchedStop, stopReason, toolUseId } from './chatToMessage'
 
 type ToolFragment = NonNullable<NonNullable<NonNullable<Chunk['choices']>[number]['delta']>['tool_calls']>[number]
 
@@ -106,7 +106,7 @@ export class MessagesEvents implements ChunkEncoder {
     let index = this.calls.get(k)
     if (index === undefined) {
       const name = call.function?.name
-      index = this.begin({ type: 'tool_use', id: typeof call.id === 'string' && call.id ? call.id : anthropicId('toolu'), name: typeof name === 'string' ? name : '', input: {} }, false)
+      index = this.begin({ type: 'tool_use', id: toolUseId(call.id), name: typeof name === 'string' ? name : '', input: {} }, false)
       this.calls.set(k, index)
     }
     const args = call.function?.arguments

@@ -8,6 +8,9 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 /** Ids shaped as Anthropic's (`msg_…`, `toolu_…`), for what the provider did not name. */
 export const anthropicId = (prefix: 'msg' | 'toolu') => `${prefix}_${randomBytes(18).toString('base64url')}`
 
+/** A tool call's id as the tool_use id (the client sends it back in its tool_result); one made up if the provider gave none. */
+export const toolUseId = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : anthropicId('toolu'))
+
 /**
  * OpenAI finish reasons as Anthropic stop reasons. A filtered answer is Anthropic's refusal; the
  * legacy function_call is a tool call; anything a provider invents ended the turn.
@@ -85,7 +88,7 @@ export function chatToMessage(
     const f = isObj(call.function) ? call.function : {}
     const input = toolInput(f.arguments)
     if (input === null) badArguments.push(i)
-    content.push({ type: 'tool_use', id: typeof call.id === 'string' && call.id ? call.id : anthropicId('toolu'), name: f.name ?? '', input: input ?? {} })
+    content.push({ type: 'tool_use', id: toolUseId(call.id), name: typeof f.name === 'string' ? f.name : '', input: input ?? {} })
   })
   const message = {
     id: anthropicId('msg'),

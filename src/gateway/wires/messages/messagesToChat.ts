@@ -16,9 +16,9 @@ export interface Dropped {
  * Top-level Messages fields with no chat-completions counterpart. Each is dropped, because the
  * answer keeps its shape and meaning without it: the model answers without extended thinking or
  * Anthropic-side context editing, caching and tiers are the provider's own business, and an
- * Anthropic container or MCP server cannot be reached from another provider (the model then
- * simply has those tools not). What the model would have had to read (a PDF) is refused instead,
- * in the content blocks below.
+ * Anthropic container or MCP server cannot be reached from another provider (the model goes
+ * without those tools). What the model would have had to read (a PDF) is refused instead, in the
+ * content blocks below.
  */
 const DROPPED: Record<string, string> = {
   thinking: 'chat completions has no extended-thinking switch every provider takes; the model answers without it',
@@ -33,6 +33,9 @@ const DROPPED: Record<string, string> = {
 
 /** What the translation does to the rest: the fields it reads (anything else is dropped as unknown). */
 const TRANSLATED = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'temperature', 'top_p', 'stream', 'tools', 'tool_choice', 'metadata', 'output_config'])
+
+/** What a custom tool's definition carries that is translated (cache_control is counted with the other markers). */
+const TOOL_FIELDS = new Set(['type', 'name', 'description', 'input_schema', 'strict', 'cache_control'])
 
 /** A user id a provider can take as `user`: short, and not structured text (Claude Code's is a JSON object). */
 const PLAIN_USER_ID = /^[\w.@:+-]{1,64}$/
@@ -230,6 +233,7 @@ function translateTools(tools: unknown, drops: Drops): Obj[] {
     }
     if (typeof t.name !== 'string' || t.name === '') throw invalidRequest(`${at}.name: Field required`, `${at}.name`)
     drops.cache(t, at)
+    for (const field of Object.keys(t)) if (!TOOL_FIELDS.has(field)) drops.add(`tools[].${field}`, 'a tool setting chat completions has no counterpart for')
     return [
       {
         type: 'function',
