@@ -1,8 +1,11 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import type { Sink } from '../../src/gateway/core/sink'
 import { ApiError } from '../../src/gateway/errors'
+import { RequestContext } from '../../src/gateway/pipeline/requestContext'
 import type { NormalizedUsage } from '../../src/gateway/pricing/types'
 import { anthropicUsage, chatToMessage, stopReason, toolInput } from '../../src/gateway/wires/messages/chatToMessage'
+import { MessagesEvents } from '../../src/gateway/wires/messages/chatStreamToMessages'
 import { messagesToChat } from '../../src/gateway/wires/messages/messagesToChat'
 import type { MessagesBody } from '../../src/gateway/wires/messages/messagesBody'
 
@@ -221,5 +224,67 @@ describe('chat completion → Messages (answer)', () => {
       { type: 'tool_use', id: 'c1', name: 'f', input: {} },
       { type: 'tool_use', id: 'c2', name: 'g', input: {} },
     ])
+  })
+})
+
+describe('chat stream → Messages events', () => {
+  /** A sink that keeps the events, as the Playground's or a test's would. */
+  const collect = () => {
+    const events: any[] = []
+    const sink: Sink = {
+      json: async () => {},
+      open: () => {},
+      event: (data) => void events.push(data),
+      wait: () => false,
+      end: (last) => void events.push(...last),
+      error: () => {},
+      abandon: () => {},
+    }
+    return { events, sink }
+  }
+  const key = { id: 'k', name: 'k', lookup: '', hash: '', last4: '', created_at: 0, revoked_at: null, last_used_at: null, default_preset: null, policy: '{}', prepaid: 0, daily_limit_usd: null, monthly_limit_usd: null, owner_id: null }
+  const delta = (d: object, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] })
+
+  it('interleaved fragments of parallel calls reach their own blocks; text after a call opens a new block; blocks close before the next opens', () => {
+    const { events, sink } = collect()
+    const enc = new MessagesEvents(new RequestContext('r', 'messages', key), sink, { model: 'claude-x', stopSequences: undefined })
+    enc.chunk(delta({ role: 'assistant', content: '' }), undefined, null)
+    enc.chunk(delta({ tool_calls: [{ index: 0, id: 'c0', type: 'function', function: { name: 'f', arguments: '{"a"' } }] }), undefined, null)
+    enc.chunk(delta({ tool_calls: [{ index: 1, id: 'c1', type: 'function', function: { name: 'g', arguments: '{' } }] }), undefined, null)
+    enc.chunk(delta({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] }), undefined, null)
+    enc.chunk(delta({ tool_calls: [{ index: 1, function: { arguments: '}' } }] }), undefined, null)
+    enc.chunk(delta({ refusal: 'No more.' }), undefined, null)
+    enc.chunk(delta({}, 'tool_calls'), undefined, null)
+    assert.equal(enc.complete, true)
+    events.push(...enc.last({}, usage({ prompt_tokens: 30, cached_tokens: 10, completion_tokens: 5 })))
+    const brief = events.map((e) => [e.type, e.index ?? null, e.delta?.partial_json ?? e.delta?.text ?? e.content_block?.id ?? null])
+    assert.deepEqual(brief, [
+      ['message_start', null, null],
+      ['content_block_start', 0, 'c0'],
+      ['content_block_delta', 0, '{"a"'],
+      ['content_block_stop', 0, null],
+      ['content_block_start', 1, 'c1'],
+      ['content_block_delta', 1, '{'],
+      ['content_block_delta', 0, ':1}'],
+      ['content_block_delta', 1, '}'],
+      ['content_block_stop', 1, null],
+      ['content_block_start', 2, null],
+      ['content_block_delta', 2, 'No more.'],
+      ['content_block_stop', 2, null],
+      ['message_delta', null, null],
+      ['gw', null, null],
+      ['message_stop', null, null],
+    ])
+    assert.equal(events[0].message.model, 'claude-x')
+    assert.deepEqual(events.at(-3).delta, { stop_reason: 'tool_use', stop_sequence: null })
+    assert.deepEqual(events.at(-3).usage, { input_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 10, output_tokens: 5 })
+  })
+
+  it('a stream with no finish reason is not complete', () => {
+    const { sink } = collect()
+    const enc = new MessagesEvents(new RequestContext('r', 'messages', key), sink, { model: 'm', stopSequences: undefined })
+    enc.chunk(delta({ content: 'cut' }), undefined, null)
+    assert.equal(enc.complete, false)
+    assert.deepEqual(enc.owed(), [])
   })
 })
