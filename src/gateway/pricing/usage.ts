@@ -62,7 +62,7 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | null {
   })
 }
 
-/** No tokens at all: what a call no provider bills is priced on, and what an estimate starts from. */
+/** No tokens at all: what an estimate of a stream cut short starts from. */
 export const ZERO_USAGE: Readonly<NormalizedUsage> = {
   prompt_tokens: 0,
   completion_tokens: 0,

@@ -21,11 +21,15 @@ export interface Attribution {
   auto_cache: boolean | null
 }
 
+/** The endpoint of free token counts: recorded, but not inference (no usage, cost $0 marked free). */
+export const COUNT_TOKENS_ENDPOINT = 'messages.count_tokens'
+/** The same on the Responses API. */
+export const INPUT_TOKENS_ENDPOINT = 'responses.input_tokens'
+
 export interface RequestRecord {
   id: string
   created_at: string
-  /** `responses.input_tokens` records are token counts, not inference: no usage, cost $0. */
-  endpoint: 'chat.completions' | 'embeddings' | 'messages' | 'responses' | 'responses.input_tokens'
+  endpoint: 'chat.completions' | 'embeddings' | 'messages' | typeof COUNT_TOKENS_ENDPOINT | 'responses' | typeof INPUT_TOKENS_ENDPOINT
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   status: number

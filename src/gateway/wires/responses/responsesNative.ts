@@ -12,10 +12,11 @@ import { readJson, sendJson } from '../answer'
 import { promptOf, upstreamResponsesBody, type ResponsesBody } from './responsesBody'
 import { relayResponsesStream } from './responsesStream'
 
-/** The same wire upstream: the body as sent but for the model and the `gw` envelope. */
-export const nativeRequest = (body: ResponsesBody, target: Target): UpstreamRequest => ({
-  path: 'responses',
+/** The same wire upstream: the body as sent but for the model and the `gw` envelope, with the caller's forwarded headers. */
+export const nativeRequest = (path: string, body: ResponsesBody, target: Target, forwarded: Record<string, string> | null): UpstreamRequest => ({
+  path,
   body: upstreamResponsesBody(body, target.upstreamModel),
+  ...(forwarded ? { headers: forwarded } : {}),
 })
 
 /**

@@ -34,8 +34,8 @@ export const responsesWire: InboundWire<ResponsesBody> = {
     prompt: promptOf(body),
     limitField: 'max_output_tokens',
   }),
-  request(_ctx, body, target) {
-    if (servesResponses(target.provider)) return nativeRequest(body, target)
+  request(_ctx, body, target, forwarded) {
+    if (servesResponses(target.provider)) return nativeRequest('responses', body, target, forwarded)
     throw notServed(target.provider)
   },
   // `request` let through only targets that serve Responses.
