@@ -408,6 +408,14 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
       const chat: any = await t.client.chat.completions.create({ model: 'rbox/gpt-5.1', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e)
       assert.equal(chat.status, 400)
       assert.match(chat.error.message, /serves only the Responses API/)
+      // Nor Messages, which reach other kinds through chat completions.
+      const messages = await fetch(`${t.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': t.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'rbox/gpt-5.1', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] }),
+      })
+      assert.equal(messages.status, 400)
+      assert.match(((await messages.json()) as any).error.message, /rbox serves only the Responses API/)
       // Changing another setting keeps the wire.
       await cli('providers', 'set', 'rbox', '--kind', 'openai', '--base-url', t.fake.url)
       assert.equal(t.running.gateway.providers.all().find((p) => p.id === 'rbox')!.wire, 'responses')
