@@ -1,6 +1,6 @@
 /**
  * Mock OpenAI provider for the gateway benchmark, run as its own process so its CPU is not the
- * load generator's. Speaks Chat Completions as OpenAI does (ids, usage, usage-only chunk when
+ * load generator's. Speaks Chat Completions (and, not streamed, the Responses API) as OpenAI does (ids, usage, usage-only chunk when
  * `stream_options.include_usage` is set, `[DONE]`). The mode comes from the model name, so every
  * path (direct, gateway, peer) selects it the same way and the gateway still prices the request:
  *   gpt-4o-mini                 instant reply
@@ -30,6 +30,21 @@ function completion(model: string): string {
     usage,
     service_tier: 'default',
     system_fingerprint: 'fp_bench',
+  })
+}
+
+/** A Responses API answer (`POST /responses`, not streamed), with its usage in the Responses convention. */
+function response(model: string): string {
+  return JSON.stringify({
+    id: `resp_bench${++seq}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    error: null,
+    incomplete_details: null,
+    model,
+    output: [{ id: `msg_bench${seq}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello from the mock provider.', annotations: [] }] }],
+    usage: { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 19 },
   })
 }
 
@@ -66,7 +81,7 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, raw: string)
     res.on('close', () => clearInterval(timer))
     return
   }
-  const text = completion(model)
+  const text = req.url?.endsWith('/responses') ? response(model) : completion(model)
   const send = () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text)
   if (model === MOCK_MODELS.delayed) setTimeout(send, DELAY_MS)
   else send()
@@ -77,7 +92,7 @@ export function startMock(port = 0): Promise<http.Server> {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      if (req.method === 'POST' && req.url?.endsWith('/chat/completions')) serve(req, res, Buffer.concat(chunks).toString())
+      if (req.method === 'POST' && (req.url?.endsWith('/chat/completions') || req.url?.endsWith('/responses'))) serve(req, res, Buffer.concat(chunks).toString())
       else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"unknown_url"}}')
     })
   })

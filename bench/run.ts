@@ -5,7 +5,8 @@
  * what any Node hop adds here), and measures each against the direct path to the mock with one
  * load generator (bench/loadgen.ts), targets interleaved and rotated, after a warm-up, REPS
  * repetitions (five by default), medians reported.
- *   A  added latency, one request at a time (median of round medians)
+ *   A  added latency, one request at a time (median of round medians), on chat completions and on
+ *      the Responses API (native)
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
  *      then body logging's cost from rounds of each gateway and its logging twin back to back
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
@@ -139,6 +140,7 @@ const bodies = {
   instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
   delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
   stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
+  responses: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false }),
 }
 
 /** Each repetition visits the targets in a rotated order so none always runs first or last. */
@@ -168,6 +170,25 @@ if (SCEN.has('A')) {
       t.name,
       { p50_ms: round(p50(t.name), 3), p99_ms: round(p99(t.name), 3), added_p50_ms: round(p50(t.name) - p50('direct'), 3), added_p99_ms: round(p99(t.name) - p99('direct'), 3), errors: rounds[t.name].reduce((s, r) => s + r.errors, 0), rounds: rounds[t.name] },
     ]),
+  )
+}
+
+// ---------- A on the Responses API: the same, through POST /v1/responses (native) ----------
+if (SCEN.has('A')) {
+  // Targets that carry the Responses API: the peer speaks chat completions to the mock only.
+  const viaResponses = targets.filter((t) => t.name !== 'peer').map((t) => ({ ...t, path: '/v1/responses' }))
+  say(`A (Responses): ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target`)
+  const rounds: Record<string, Stats[]> = Object.fromEntries(viaResponses.map((t) => [t.name, []]))
+  for (const t of viaResponses) await sequential(pool(t, 1), t, bodies.responses, CFG.aWarmup)
+  for (let rep = 0; rep < REPS; rep++) {
+    for (let i = 0; i < viaResponses.length; i++) {
+      const t = viaResponses[(i + rep) % viaResponses.length]
+      rounds[t.name].push(await sequential(pool(t, 1), t, bodies.responses, CFG.aRequests))
+    }
+  }
+  const p50 = (n: string) => median(rounds[n].map((r) => r.p50))
+  results.A_responses = Object.fromEntries(
+    viaResponses.map((t) => [t.name, { p50_ms: round(p50(t.name), 3), added_p50_ms: round(p50(t.name) - p50('direct'), 3), errors: rounds[t.name].reduce((s, r) => s + r.errors, 0) }]),
   )
 }
 
@@ -335,6 +356,10 @@ function markdown(r: typeof report): string {
   if (R.A) {
     row('A: p50, one at a time (ms)', (n) => f(R.A[n].p50_ms, 3))
     row('A: **added p50** (ms)', (n) => (n === 'direct' ? '—' : f(R.A[n].added_p50_ms, 3)))
+  }
+  if (R.A_responses) {
+    row('A: p50, one at a time, Responses API (ms)', (n) => (R.A_responses[n] ? f(R.A_responses[n].p50_ms, 3) : '—'))
+    row('A: **added p50**, Responses API (ms)', (n) => (n === 'direct' || !R.A_responses[n] ? '—' : f(R.A_responses[n].added_p50_ms, 3)))
   }
   if (R.B) {
     for (const c of CFG.bConnections) {

@@ -10,6 +10,13 @@ const timeouts = z
   })
   .strict()
 
+/**
+ * The OpenAI wires a provider of kind openai serves: chat completions, the Responses API, or both.
+ * Other kinds speak their own (anthropic: the Messages API).
+ */
+export const providerWire = z.enum(['chat', 'responses', 'both'])
+export type ProviderWire = z.infer<typeof providerWire>
+
 export const providerInfo = z.object({
   id: z.string(),
   kind: z.string(),
@@ -19,6 +26,8 @@ export const providerInfo = z.object({
   /** Never the secret: where it comes from and its last four characters. */
   credential: z.object({ source: z.enum(['env', 'keychain']), last4: z.string() }).nullable(),
   timeouts,
+  /** Null for kinds other than openai. */
+  wire: providerWire.nullable(),
   stored: z.boolean(),
 })
 
@@ -53,6 +62,8 @@ export const providerOps = {
         base_url: z.string().url().nullable().optional(),
         api_key: z.string().trim().min(1).max(1000).optional(),
         timeouts: timeouts.optional(),
+        /** Kind openai only; unset keeps the stored setting, or the provider's default (chat for an added one). */
+        wire: providerWire.optional(),
       })
       .strict(),
     output: providerInfo,

@@ -17,6 +17,7 @@ import { newRequestId } from './pipeline/requestContext'
 import { inferenceRoutes } from './http/v1/inference'
 import { VERSION } from './version'
 import { modelsRoutes } from './http/v1/models'
+import { responsesRoutes } from './http/v1/responses'
 
 export { VERSION } from './version'
 
@@ -217,6 +218,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))
   inferenceRoutes(app, gw)
   modelsRoutes(app, gw)
+  responsesRoutes(app, gw)
   if (options.admin) apiRoutes(app, options.admin)
   const dashboard = options.dashboardDir ?? defaultDashboardDir
   if (options.admin && fs.existsSync(path.join(dashboard, 'index.html'))) {

@@ -1,6 +1,6 @@
 /**
  * A fake OpenAI upstream for integration tests: a real HTTP server on 127.0.0.1 that speaks the
- * Chat Completions, Embeddings and Models wire format byte for byte as OpenAI does (see
+ * Chat Completions, Responses (fake-responses.ts), Embeddings and Models wire format byte for byte as OpenAI does (see
  * /work/shared/reference/wire-format.md §1.4, §1.5, §2, §3), so the gateway is proven against the
  * protocol rather than against its own idea of it. Tests steer it with `script()`. With `quirks` it
  * speaks like one of the "OpenAI-compatible" providers instead (§5, §6), deviations included.
@@ -8,6 +8,8 @@
 import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import { contentPieces } from './contentPieces'
+import { answerResponses, countInputTokens, validateInputTokens, validateResponses, type ResponsesBehaviour } from './fake-responses'
 
 export interface ReceivedRequest {
   method: string
@@ -114,6 +116,8 @@ export interface FakeOpenAI {
   received: ReceivedRequest[]
   /** Queues behaviours for the next chat/embeddings requests that pass auth and validation; an empty queue means `{ kind: 'reply' }`. */
   script(...behaviours: Behaviour[]): void
+  /** The same for `POST /v1/responses`, on a queue of its own. */
+  scriptResponses(...behaviours: Array<ResponsesBehaviour | Extract<Behaviour, { kind: 'status' }>>): void
   /** Responses the client abandoned before the fake finished writing them (streams, stalled bodies, pending delays). */
   streamsClosedByClient: number
   /** Resolves on the next client close, or at once for one that happened and was not awaited yet. */
@@ -285,17 +289,6 @@ interface Exchange {
   onClose(fn: () => void): void
   /** Ends the connection after what was written so far, without finishing the HTTP body; not a client close. */
   drop(): void
-}
-
-/** Splits content on word boundaries (spaces kept) into at least three pieces when it is long enough, as a real stream would arrive. */
-function contentPieces(text: string): string[] {
-  const words = text.match(/\s*\S+|\s+/g) ?? []
-  if (words.length >= 3) return words
-  const chars = Array.from(text)
-  const size = Math.ceil(chars.length / 3)
-  const pieces: string[] = []
-  for (let i = 0; i < chars.length; i += size) pieces.push(chars.slice(i, i + size).join(''))
-  return pieces
 }
 
 function usageObject(spec: UsageSpec, q: FakeQuirks = {}) {
@@ -840,6 +833,8 @@ export async function startFakeOpenAI(
   const quirks: FakeQuirks = { ...opts.quirks }
   const received: ReceivedRequest[] = []
   const queue: Behaviour[] = []
+  const responsesQueue: Array<ResponsesBehaviour | Extract<Behaviour, { kind: 'status' }>> = []
+  const responsesState = { encrypted: new Set<string>(), stored: new Map<string, unknown>() }
   let clientCloses = 0
   let unclaimedCloses = 0
   const waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = []
@@ -925,6 +920,23 @@ export async function startFakeOpenAI(
       if (!Array.isArray(inputs)) return sendError(res, 400, inputs, quirks)
       return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerEmbeddings(ex, json, inputs, b))
     }
+    if (method === 'POST' && pathname === '/v1/responses') {
+      const invalid = validateResponses(json, responsesState.encrypted)
+      if (invalid) return sendError(res, 400, invalid, quirks)
+      const b = responsesQueue.shift() ?? { kind: 'reply' }
+      if (b.kind === 'status') return sendError(res, b.status, b.body ?? defaultError(b.status, json.model, apiKey), quirks, b.headers)
+      return answerResponses(res, json, b, responsesState, ex.drop)
+    }
+    if (method === 'POST' && pathname === '/v1/responses/input_tokens') {
+      const invalid = validateInputTokens(json)
+      if (invalid) return sendError(res, 400, invalid, quirks)
+      return sendJson(res, 200, { object: 'response.input_tokens', input_tokens: countInputTokens(json) })
+    }
+    if (method === 'GET' && pathname.startsWith('/v1/responses/')) {
+      const id = decodeURIComponent(pathname.slice('/v1/responses/'.length))
+      const found = responsesState.stored.get(id)
+      return found ? sendJson(res, 200, found) : sendError(res, 404, errorBody(`No response found with id '${id}'.`, 'invalid_request_error', null), quirks)
+    }
     if (method === 'GET' && pathname === '/v1/models') {
       if (opts.modelsStatus) return sendError(res, opts.modelsStatus, defaultError(opts.modelsStatus, '', apiKey), quirks)
       if (opts.modelsBody) return sendJson(res, 200, opts.modelsBody(auth))
@@ -947,6 +959,9 @@ export async function startFakeOpenAI(
     received,
     script: (...behaviours) => {
       queue.push(...behaviours)
+    },
+    scriptResponses: (...behaviours) => {
+      responsesQueue.push(...behaviours)
     },
     get streamsClosedByClient() {
       return clientCloses

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { builtinCatalog } from '../../src/gateway/pricing/catalog'
 import { picoToUsd, priceUsage, ratesAt, usdPer1MToPicoPerToken } from '../../src/gateway/pricing/priceUsage'
 import type { CatalogModel, NormalizedUsage } from '../../src/gateway/pricing/types'
-import { normalizeUsage } from '../../src/gateway/pricing/usage'
+import { normalizeResponsesUsage, normalizeUsage } from '../../src/gateway/pricing/usage'
 import { normalizeAnthropicUsage } from '../../src/gateway/providers/anthropic/usage'
 
 // Rates below are written in pico-dollars per token: $1/1M tokens = 1,000,000 pico per token.
@@ -292,6 +292,35 @@ describe('priceUsage: embeddings, unknown prices, local and missing usage', () =
     assert.equal(c.completion_tokens, 0)
     assert.equal(c.final_usd, null)
     assert.equal(c.input_usd, null)
+  })
+})
+
+describe('normalizeResponsesUsage', () => {
+  it('reads the Responses API shape: cached tokens inside the input, reasoning tokens inside the output', () => {
+    const u = normalizeResponsesUsage({
+      input_tokens: 1_000,
+      input_tokens_details: { cached_tokens: 400 },
+      output_tokens: 200,
+      output_tokens_details: { reasoning_tokens: 50 },
+      total_tokens: 1_200,
+    })
+    assert.deepEqual(u, {
+      prompt_tokens: 1_000,
+      completion_tokens: 200,
+      total_tokens: 1_200,
+      cached_tokens: 400,
+      cache_write_tokens: 0,
+      cache_write_1h_tokens: 0,
+      reasoning_tokens: 50,
+    })
+  })
+
+  it('is null without token counts, and flags counts that cannot be usage', () => {
+    assert.equal(normalizeResponsesUsage(null), null)
+    assert.equal(normalizeResponsesUsage({ total_tokens: 5 }), null)
+    const u = normalizeResponsesUsage({ input_tokens: 10, output_tokens: -3 })!
+    assert.equal(u.completion_tokens, 0)
+    assert.match(u.anomaly!, /output_tokens = -3/)
   })
 })
 

@@ -98,12 +98,27 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
   return ctx
 }
 
-/** The named headers present in `rawHeaders` (name, value, name, value…); null when none is. */
+const matchers = new WeakMap<readonly string[], (name: string) => boolean>()
+
+/** Whether a header name is listed, where a name ending in `*` stands for every name it begins; made once per list. */
+function matcherOf(names: readonly string[]): (name: string) => boolean {
+  let match = matchers.get(names)
+  if (!match) {
+    const exact = new Set(names.filter((n) => !n.endsWith('*')))
+    const prefixes = names.filter((n) => n.endsWith('*')).map((n) => n.slice(0, -1))
+    match = (name) => exact.has(name) || prefixes.some((p) => name.startsWith(p))
+    matchers.set(names, match)
+  }
+  return match
+}
+
+/** The listed headers present in `rawHeaders` (name, value, name, value…); null when none is. */
 function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<string, string> | null {
+  const listed = matcherOf(names)
   let picked: Record<string, string> | null = null
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase()
-    if (names.includes(name)) (picked ??= {})[name] = rawHeaders[i + 1]
+    if (listed(name)) (picked ??= {})[name] = rawHeaders[i + 1]
   }
   return picked
 }

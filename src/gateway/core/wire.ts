@@ -34,7 +34,7 @@ export interface Inbound<B> {
  */
 export interface InboundWire<B extends Record<string, unknown>> {
   readonly endpoint: RequestRecord['endpoint']
-  /** Request headers the caller may send for the provider (lower case); `request` decides which targets get them. */
+  /** Request headers the caller may send for the provider (lower case; `x-codex-*` names a prefix); `request` decides which targets get them. */
   readonly forwardHeaders?: readonly string[]
   /** Checks the body as sent; a 400 names the field. */
   read(body: unknown): Inbound<B>

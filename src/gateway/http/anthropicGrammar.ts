@@ -1,5 +1,5 @@
 import type { ApiError } from '../errors'
-import type { ErrorReply, Grammar } from './replySink'
+import { namedFrame, type ErrorReply, type Grammar } from './replySink'
 
 /** Anthropic's error type and status for the gateway's status (its errors page); the message stays the gateway's. */
 const KINDS: Record<number, [type: string, status: number]> = {
@@ -31,8 +31,8 @@ export function anthropicErrorReply(error: ApiError): ErrorReply {
 
 /** Anthropic's: named events (`event: <type>`), no end marker (message_stop is an event), errors as an `error` event. */
 export const anthropicGrammar: Grammar = {
-  // A relayed event is `{type}` and the provider's text; text that spanned lines keeps them, each its own data line.
-  frame: (event, text) => `event: ${(event as { type: string }).type}\ndata: ${text === undefined ? JSON.stringify(event) : text.includes('\n') ? text.replace(/\n/g, '\ndata: ') : text}\n\n`,
+  apiKeyHeader: true,
+  frame: namedFrame,
   done: '',
   streamError: (error) => `event: error\ndata: ${JSON.stringify(anthropicErrorReply(error).body)}\n\n`,
   errorReply: anthropicErrorReply,

@@ -14,6 +14,8 @@ export interface ErrorReply {
 
 /** How one wire frames its events and tells its errors on HTTP. */
 export interface Grammar {
+  /** The wire's SDKs send the key in `x-api-key` (Anthropic's) rather than `Authorization`. */
+  readonly apiKeyHeader?: boolean
   /** One event; `text` is its JSON when untouched since the provider sent it. */
   frame(event: object, text?: string): string
   /** What follows the last event of a complete stream. */
@@ -25,6 +27,17 @@ export interface Grammar {
 }
 
 const dataFrame = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`
+
+/**
+ * A named event (`event: <type>`, then its data) as the Messages and Responses APIs send them; the
+ * type is the event object's. A relayed event is `{type}` and the provider's text, and text that
+ * spanned lines keeps them, each its own data line; an event that came without a name goes without.
+ */
+export function namedFrame(event: object, text?: string): string {
+  const type = (event as { type?: unknown }).type
+  const data = text === undefined ? JSON.stringify(event) : text.includes('\n') ? text.replace(/\n/g, '\ndata: ') : text
+  return `${typeof type === 'string' ? `event: ${type}\n` : ''}data: ${data}\n\n`
+}
 
 /** OpenAI's: `data:` lines ending in `data: [DONE]`, errors in OpenAI's shape with their own status. */
 export const openAIGrammar: Grammar = {

@@ -6,11 +6,11 @@ import { abortWhenGone } from './abortWhenGone'
 import { openAIGrammar, ReplySink, type Grammar } from './replySink'
 
 /**
- * The credential: `Authorization: Bearer`, or Anthropic's `x-api-key` on Anthropic's wire (its
+ * The credential: `Authorization: Bearer`, or `x-api-key` where the wire takes it (Anthropic's: its
  * SDKs send the key there unless given an auth token).
  */
-export function credentialOf(headers: IncomingHttpHeaders, anthropic: boolean): string | undefined {
-  if (headers.authorization !== undefined || !anthropic) return headers.authorization
+export function credentialOf(headers: IncomingHttpHeaders, apiKeyHeader: boolean): string | undefined {
+  if (headers.authorization !== undefined || !apiKeyHeader) return headers.authorization
   const key = headers['x-api-key']
   return typeof key === 'string' ? `Bearer ${key}` : undefined
 }
@@ -32,7 +32,7 @@ export async function serveInference<B extends Record<string, unknown>>(
     wire,
     {
       id: req.id,
-      authorization: credentialOf(req.headers, grammar !== openAIGrammar),
+      authorization: credentialOf(req.headers, grammar.apiKeyHeader === true),
       body: req.body,
       rawBody: req.rawBody,
       rawHeaders: req.raw.rawHeaders,

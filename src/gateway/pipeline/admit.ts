@@ -33,6 +33,8 @@ export interface AdmitDeps {
 export interface AdmitOptions {
   chat: boolean
   prompt: unknown
+  /** The body field of the output-token limit where the wire names it otherwise than chat completions (`max_output_tokens`). */
+  limitField?: string
   /**
    * A call no provider bills (token counting): no request rate limit, no balance reservation, no
    * cost ceiling or prepaid price rule; the key's model and provider rules still apply.
@@ -45,7 +47,7 @@ function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, u
   const key = ctx.key
   const entry = target.priced?.entry ?? null
   const free = opts.free === true || (target.provider.local && !entry)
-  const maxOutput = () => (opts.chat ? (requestedMaxTokens(body) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
+  const maxOutput = () => (opts.chat ? (requestedMaxTokens(body, opts.limitField) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
   enforcePolicy(policyOf(key), {
     keyName: key.name,
     requested: ctx.model ?? '',
@@ -53,6 +55,7 @@ function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, u
     presetUsed: ctx.preset !== null,
     body,
     chat: opts.chat,
+    limitField: opts.limitField,
     worstCasePico: () =>
       free ? 0 : entry ? worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_CONSERVATIVE), maxOutput(), ctx.startedAt) : null,
   })
@@ -90,7 +93,7 @@ export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string,
   // whole prompt, which other keys need not pay for.
   let expected = 0
   if (key.prepaid === 1 && entry) {
-    const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
+    const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }
   ctx.reservation = deps.balances.admit(key, BigInt(expected))

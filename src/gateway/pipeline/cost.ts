@@ -1,4 +1,4 @@
-import { priceUsage } from '../pricing/priceUsage'
+import { freeCost, priceUsage } from '../pricing/priceUsage'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { RequestContext } from './requestContext'
 import type { RoutingFields } from '../store/requestsRepo'
@@ -16,6 +16,11 @@ export function costOf(ctx: RequestContext, usage: NormalizedUsage | null, estim
     estimated,
     unknownReason: `no price known for ${t.provider.id}/${t.upstreamModel}; set one with \`gw prices set ${t.provider.id}/${t.upstreamModel} --input USD --output USD\``,
   })
+}
+
+/** A token count costs nothing once it reaches a counter, whatever the counter answers: a failed count is not billed either. */
+export const countedFree = (ctx: RequestContext): void => {
+  ctx.cost = freeCost('free: token counting is not billed')
 }
 
 /**

@@ -21,6 +21,8 @@ export interface PolicyInput {
   body: Record<string, unknown>
   /** Token limits apply to chat; embeddings have no output. */
   chat: boolean
+  /** The field of the output-token limit where it is not chat's `max_tokens` / `max_completion_tokens`. */
+  limitField?: string
   /** Worst-case cost in pico-dollars given the (possibly injected) token limit; null when unpriced. */
   worstCasePico: () => number | null
 }
@@ -40,9 +42,9 @@ export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
     throw policyViolation(`${who} may not use model ${canonical} [rule: allowed_models = ${policy.allowed_models.join(', ')}]`, 'model')
   }
   if (policy.max_tokens !== undefined && p.chat) {
-    const field = p.body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens'
+    const field = p.limitField ?? (p.body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens')
     const asked = p.body[field]
-    if (asked === undefined || asked === null) p.body.max_tokens = policy.max_tokens
+    if (asked === undefined || asked === null) p.body[field] = policy.max_tokens
     else if (typeof asked === 'number' && asked > policy.max_tokens) {
       throw policyViolation(`${who} allows at most ${policy.max_tokens} output tokens, the request asks for ${asked} [rule: max_tokens]`, field)
     }
@@ -54,8 +56,8 @@ export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
     }
     if (picoToUsd(worst) > policy.max_cost_per_request_usd) {
       throw policyViolation(
-        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsd(worst)} (lower max_tokens) [rule: max_cost_per_request_usd]`,
-        'max_tokens',
+        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsd(worst)} (lower ${p.limitField ?? 'max_tokens'}) [rule: max_cost_per_request_usd]`,
+        p.limitField ?? 'max_tokens',
       )
     }
   }

@@ -1,5 +1,6 @@
-import type { CatalogModel } from '../pricing/types'
+import type { CatalogModel, NormalizedUsage } from '../pricing/types'
 import { ratesAt, usdPer1MToPicoPerToken } from '../pricing/priceUsage'
+import { ZERO_USAGE } from '../pricing/usage'
 
 /**
  * Token counts without a tokenizer. For limits (cost ceilings, balance reservations) a
@@ -12,9 +13,25 @@ export const CHARS_PER_TOKEN_TYPICAL = 4
 export const estimateTokens = (value: unknown, charsPerToken: number) =>
   Math.ceil((typeof value === 'string' ? value : JSON.stringify(value ?? '')).length / charsPerToken)
 
+/**
+ * What a stream that did not finish is charged for. Providers report the prompt early (Anthropic
+ * in its first event) or not at all before the end (OpenAI), and the output only at the end, so
+ * the prompt is the reported one or an estimate from the request, and the output the larger of
+ * what was reported and an estimate from the text sent. `estimated` says whether either is one.
+ */
+export function partialUsage(reported: NormalizedUsage | null, prompt: unknown, generatedChars: number): { usage: NormalizedUsage; estimated: boolean } {
+  const estimated = Math.ceil(generatedChars / CHARS_PER_TOKEN_TYPICAL)
+  const promptTokens = reported?.prompt_tokens ?? estimateTokens(prompt, CHARS_PER_TOKEN_TYPICAL)
+  const completion = Math.max(reported?.completion_tokens ?? 0, estimated)
+  return {
+    usage: { ...(reported ?? ZERO_USAGE), prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion },
+    estimated: reported === null || completion > reported.completion_tokens,
+  }
+}
+
 /** The token limit a chat request asked for, whichever field it used. */
-export function requestedMaxTokens(body: Record<string, unknown>): number | null {
-  const v = body.max_completion_tokens ?? body.max_tokens
+export function requestedMaxTokens(body: Record<string, unknown>, limitField?: string): number | null {
+  const v = limitField ? body[limitField] : (body.max_completion_tokens ?? body.max_tokens)
   return typeof v === 'number' ? v : null
 }
 

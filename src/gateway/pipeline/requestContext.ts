@@ -85,6 +85,8 @@ export class RequestContext {
   source: 'api' | 'playground' = 'api'
   /** What the client sent and got (JSON text), kept only when body logging is on. */
   bodies: Bodies | null = null
+  /** The provider's id of an answer it stored for later retrieval (a Responses response). */
+  upstreamId: string | null = null
   /**
    * Called just before the last bytes of a whole answer are written (a prepaid request's debit is
    * stored there); when it throws, those bytes are withheld and the error is the answer.
@@ -155,6 +157,7 @@ export class RequestContext {
       latency_ms: this.elapsedMs(),
       ttfb_ms: this.ttfbMs,
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,
+      ...(this.upstreamId !== null && { upstream_id: this.upstreamId }),
     }
   }
 }

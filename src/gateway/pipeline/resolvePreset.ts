@@ -69,6 +69,9 @@ export function applyPreset(body: ChatBody, preset: Preset): ChatBody {
   return withPresetParameters(out, preset, limit)
 }
 
+/** A preset's system prompt before the caller's own system text, when there is any. */
+export const prependSystemPrompt = (prompt: string, text: unknown): string => (typeof text === 'string' && text !== '' ? `${prompt}\n\n${text}` : prompt)
+
 /** Sets on `out` each sampling parameter the preset sets, its token limit under the field `limit`. */
 export function withPresetParameters<B extends Record<string, unknown>>(out: B, preset: Preset, limit = 'max_tokens'): B {
   const o = out as Record<string, unknown>

@@ -62,6 +62,39 @@ export function normalizeUsage(raw: unknown): NormalizedUsage | null {
   })
 }
 
+/** No tokens at all: what an estimate of a stream cut short starts from. */
+export const ZERO_USAGE: Readonly<NormalizedUsage> = {
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_write_1h_tokens: 0,
+  reasoning_tokens: 0,
+}
+
+/**
+ * Reads the Responses API's usage block (`input_tokens`, `output_tokens` and their details):
+ * cached tokens are part of the input, reasoning tokens part of the output, as on chat completions.
+ */
+export function normalizeResponsesUsage(raw: unknown): NormalizedUsage | null {
+  if (!isObj(raw) || (!has(raw, 'input_tokens') && !has(raw, 'output_tokens'))) return null
+  const counts = new TokenCounts()
+  const input = counts.read(raw, 'input_tokens')
+  const output = counts.read(raw, 'output_tokens')
+  const details = raw.input_tokens_details
+  return counts.flag({
+    prompt_tokens: input,
+    completion_tokens: output,
+    total_tokens: has(raw, 'total_tokens') ? counts.read(raw, 'total_tokens') : input + output,
+    cached_tokens: counts.read(details, 'cached_tokens'),
+    // As on chat completions, where a model bills cache writes (GPT-5.6 and later).
+    cache_write_tokens: counts.read(details, 'cache_write_tokens'),
+    cache_write_1h_tokens: 0,
+    reasoning_tokens: counts.read(raw.output_tokens_details, 'reasoning_tokens'),
+  })
+}
+
 /** OpenAI's usage object for a usage chunk the gateway has to write itself. */
 export function openAIUsage(u: NormalizedUsage) {
   return {

@@ -3,6 +3,7 @@ import { createUpstreamAgent, defaultTimeouts, type CallDeadlines, type Upstream
 import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
 import { Redactor } from '../secrets/redactor'
 import { builtinProviders } from './builtin'
+import type { ProviderWire } from '../../contract/providers'
 
 export interface Provider {
   id: string
@@ -15,7 +16,15 @@ export interface Provider {
   timeouts: ProviderTimeouts
   /** The timeouts of a call to it: its own where set, the defaults otherwise. */
   deadlines: CallDeadlines
+  /** Kind openai: the OpenAI wires it serves natively (stored, else its default). */
+  wire: ProviderWire
 }
+
+/** Whether a provider takes OpenAI's Responses API (`POST /responses`) as it is. */
+export const servesResponses = (p: Provider): boolean => p.kind === 'openai' && p.wire !== 'chat'
+
+/** Whether a provider of kind openai takes chat completions (other kinds are reached through their adapter). */
+export const servesChatCompletions = (p: Provider): boolean => p.kind !== 'openai' || p.wire !== 'responses'
 
 const deadlinesOf = (t: ProviderTimeouts): CallDeadlines => ({
   firstByteMs: t.first_byte_ms ?? defaultTimeouts.firstByteMs,
@@ -47,7 +56,7 @@ export class ProviderRegistry {
 
   reload(): void {
     const next = new Map<string, Provider>()
-    for (const b of builtinProviders) next.set(b.id, { ...b, stored: false, timeouts: {}, deadlines: defaultDeadlines })
+    for (const b of builtinProviders) next.set(b.id, { ...b, wire: b.wire ?? 'chat', stored: false, timeouts: {}, deadlines: defaultDeadlines })
     for (const row of this.repo.all()) {
       const builtin = next.get(row.id)
       const timeouts = JSON.parse(row.timeouts) as ProviderTimeouts
@@ -60,6 +69,7 @@ export class ProviderRegistry {
         stored: true,
         timeouts,
         deadlines: deadlinesOf(timeouts),
+        wire: row.wire ?? builtin?.wire ?? 'chat',
       })
     }
     this.providers = next

@@ -252,4 +252,17 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 9,
+    description: 'the OpenAI wires a provider serves; the provider id of a stored Responses answer',
+    up(db) {
+      // Null: the provider's default (built-ins know theirs; an added provider serves chat).
+      db.exec(`ALTER TABLE providers ADD COLUMN wire TEXT`)
+      // Only Responses answers the provider stored have one: the partial index costs other records nothing.
+      db.exec(`
+        ALTER TABLE requests ADD COLUMN upstream_id TEXT;
+        CREATE INDEX requests_upstream_id ON requests (upstream_id) WHERE upstream_id IS NOT NULL;
+      `)
+    },
+  },
 ]

@@ -1,5 +1,6 @@
 import type { Db } from './db'
 import { bumpConfigRev } from './configRev'
+import type { ProviderWire } from '../../contract/providers'
 
 export interface ProviderRow {
   id: string
@@ -9,6 +10,8 @@ export interface ProviderRow {
   updated_at: number
   /** JSON of ProviderTimeouts. */
   timeouts: string
+  /** Kind openai: the wires it serves; null for the provider's default. */
+  wire: ProviderWire | null
 }
 
 /** Per-provider overrides of the upstream timeouts, in milliseconds. */
@@ -25,15 +28,16 @@ export class ProvidersRepo {
     return this.db.prepare(`SELECT * FROM providers ORDER BY id`).all() as ProviderRow[]
   }
 
-  upsert(id: string, kind: string, baseUrl: string | null, timeouts: ProviderTimeouts = {}, now = Date.now()): void {
+  /** `wire` undefined keeps the stored setting. */
+  upsert(id: string, kind: string, baseUrl: string | null, timeouts: ProviderTimeouts = {}, wire?: ProviderWire, now = Date.now()): void {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO providers (id, kind, base_url, timeouts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+          `INSERT INTO providers (id, kind, base_url, timeouts, wire, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, timeouts = excluded.timeouts,
-             updated_at = excluded.updated_at`,
+             wire = COALESCE(excluded.wire, providers.wire), updated_at = excluded.updated_at`,
         )
-        .run(id, kind, baseUrl, JSON.stringify(timeouts), now, now)
+        .run(id, kind, baseUrl, JSON.stringify(timeouts), wire ?? null, now, now)
       bumpConfigRev(this.db)
     })()
   }

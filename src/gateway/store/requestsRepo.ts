@@ -23,11 +23,13 @@ export interface Attribution {
 
 /** The endpoint of free token counts: recorded, but not inference (no usage, cost $0 marked free). */
 export const COUNT_TOKENS_ENDPOINT = 'messages.count_tokens'
+/** The same on the Responses API. */
+export const INPUT_TOKENS_ENDPOINT = 'responses.input_tokens'
 
 export interface RequestRecord {
   id: string
   created_at: string
-  endpoint: 'chat.completions' | 'embeddings' | 'messages' | typeof COUNT_TOKENS_ENDPOINT
+  endpoint: 'chat.completions' | 'embeddings' | 'messages' | typeof COUNT_TOKENS_ENDPOINT | 'responses' | typeof INPUT_TOKENS_ENDPOINT
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   status: number
@@ -49,6 +51,8 @@ export interface RequestRecord {
   attempts: Attempt[]
   /** A preset fallback served instead of the primary model. */
   fallback_used: boolean
+  /** A Responses answer the provider stored (`store` not false): its id, by which `GET /v1/responses/{id}` finds the provider. */
+  upstream_id?: string
   latency_ms: number
   /** Time until the first byte of the answer went to the client. */
   ttfb_ms: number | null
@@ -76,8 +80,8 @@ export class RequestsRepo {
     this.insertRequest = db.prepare(
       `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
          upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, total_tokens, cost_usd, priced,
-         latency_ms, error_code, source, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         latency_ms, error_code, source, upstream_id, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
     this.insertDimension = db.prepare(
@@ -112,10 +116,18 @@ export class RequestsRepo {
       r.latency_ms,
       r.error?.code ?? null,
       r.source,
+      r.upstream_id ?? null,
       JSON.stringify(r),
     )
     for (const tag of r.attribution.tags) this.insertTag.run(r.id, tag, at)
     for (const [name, value] of Object.entries(r.dimensions)) this.insertDimension.run(r.id, name, value, at)
+  }
+
+  /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */
+  madeUpstream(upstreamId: string): { provider: string; key_id: string } | undefined {
+    return this.db.prepare(`SELECT provider, key_id FROM requests WHERE upstream_id = ? ORDER BY created_at DESC LIMIT 1`).get(upstreamId) as
+      | { provider: string; key_id: string }
+      | undefined
   }
 
   /** Newest first. */

@@ -18,6 +18,7 @@ async function info(ctx: AdminContext, p: Provider) {
     local: p.local,
     credential: cred ? { source: cred.source, last4: cred.value.slice(-4) } : null,
     timeouts: p.timeouts,
+    wire: p.kind === 'openai' ? p.wire : null,
     stored: p.stored,
   }
 }
@@ -33,6 +34,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
     if (!providerKinds().includes(kind)) throw invalid('kind', `unknown kind "${kind}" (known: ${providerKinds().join(', ')})`)
     const baseUrl = input.base_url === undefined ? (existing?.stored ? existing.baseUrl : null) : input.base_url
     if (!builtin && !baseUrl) throw invalid('base_url', `${input.id} is not a built-in provider: give its base URL`)
+    if (input.wire !== undefined && kind !== 'openai') throw invalid('wire', `wire applies to providers of kind openai; ${input.id} is of kind ${kind}`)
     if (input.api_key !== undefined) {
       try {
         await ctx.gw.secrets.set(input.id, input.api_key)
@@ -45,8 +47,8 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
         )
       }
     }
-    ctx.gw.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {})
-    ctx.gw.refresh()
+    ctx.gw.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire)
+    ctx.gw.configChanged()
     return info(ctx, ctx.gw.registry.get(input.id)!)
   },
 

@@ -6,7 +6,7 @@ export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'ga
 
   'settings.update'(ctx: AdminContext, input) {
     ctx.gw.settingsRepo.write(input)
-    ctx.gw.refresh()
+    ctx.gw.configChanged()
     return ctx.gw.settings
   },
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Db } from '../../store/db'
-import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
+import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { invalid } from '../adminError'
 import { analyticsOps, type group } from '../../../contract/analytics'
 import type { RequestFilter } from '../../../contract/requests'
@@ -21,10 +21,11 @@ const BUCKET_MS = { hour: HOUR, day: DAY } as const
 export const MAX_BUCKETS = 10_000
 
 /**
- * Analytics are about inference: free token counts (Claude Code's /context sends ~15 at once) are
- * in the request list and its total, and left out of these totals, series, percentiles and groups.
+ * Analytics are about inference: free token counts (Claude Code's /context sends ~15 at once; the
+ * Responses API's input_tokens) are in the request list and its total, and left out of these
+ * totals, series, percentiles and groups.
  */
-const INFERENCE_ONLY = `r.endpoint <> '${COUNT_TOKENS_ENDPOINT}'`
+const INFERENCE_ONLY = `r.endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`
 
 /** The range narrows the filter's own from/to (both are [from, to) in Unix ms). */
 function rangeFilter(from: number, to: number, filter: RequestFilter | undefined): RequestFilter {

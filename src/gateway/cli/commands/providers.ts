@@ -1,3 +1,4 @@
+import { providerWire } from '../../../contract/providers'
 import { builtinProviders } from '../../providers/builtin'
 import { providerKinds } from '../../providers/kinds'
 import { envVarFor, resolveCredential } from '../../secrets/secretStore'
@@ -15,6 +16,7 @@ export const providersSet: Command = async (args, io) => {
     'connect-timeout-ms': { type: 'string' },
     'first-byte-timeout-ms': { type: 'string' },
     'idle-timeout-ms': { type: 'string' },
+    wire: { type: 'string' },
   })
   const id = positionals[0]
   if (!id || !/^[a-z0-9][a-z0-9_-]{0,39}$/.test(id)) {
@@ -27,6 +29,9 @@ export const providersSet: Command = async (args, io) => {
   const baseUrl = values['base-url'] ?? null
   if (baseUrl !== null && !/^https?:\/\/\S+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`)
   if (!builtin && !baseUrl) throw new Error(`${id} is not a built-in provider: give --base-url`)
+  const wire = values.wire === undefined ? undefined : providerWire.safeParse(values.wire).data
+  if (values.wire !== undefined && !wire) throw new Error(`--wire must be one of ${providerWire.options.join(', ')}, got "${values.wire}"`)
+  if (wire && kind !== 'openai') throw new Error(`--wire applies to providers of kind openai; ${id} is of kind ${kind}`)
   let secret: string | null = null
   if (values['api-key-stdin']) {
     secret = (await io.readStdin()).trim()
@@ -49,7 +54,7 @@ export const providersSet: Command = async (args, io) => {
   }
   for (const k of Object.keys(timeouts) as Array<keyof ProviderTimeouts>) if (timeouts[k] === undefined) delete timeouts[k]
   return withStore(values['data-dir'], io, (db) => {
-    new ProvidersRepo(db).upsert(id, kind, baseUrl, timeouts)
+    new ProvidersRepo(db).upsert(id, kind, baseUrl, timeouts, wire)
     io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${io.secrets.description})` : ''}`)
     return 0
   })
@@ -65,9 +70,11 @@ export const providersList: Command = async (args, io) => {
         const builtin = builtinProviders.find((p) => p.id === id)
         const row = rows.get(id)
         const cred = await resolveCredential(id, io.secrets, io.env)
+        const kind = row?.kind ?? builtin!.kind
         return {
           id,
-          kind: row?.kind ?? builtin!.kind,
+          kind,
+          wire: kind === 'openai' ? (row?.wire ?? builtin?.wire ?? 'chat') : null,
           base_url: row?.base_url ?? builtin?.baseUrl ?? null,
           local: builtin?.local ?? false,
           credential: cred ? { source: cred.source, last4: cred.value.slice(-4) } : null,
@@ -78,10 +85,11 @@ export const providersList: Command = async (args, io) => {
     else {
       io.out(
         table([
-          ['ID', 'KIND', 'BASE URL', 'KEY'],
+          ['ID', 'KIND', 'WIRE', 'BASE URL', 'KEY'],
           ...providers.map((p) => [
             p.id,
             p.kind,
+            p.wire ?? '-',
             p.base_url ?? '-',
             p.credential ? `…${p.credential.last4} (${p.credential.source})` : p.local ? 'not needed' : `none (${envVarFor(p.id)})`,
           ]),

@@ -11,7 +11,7 @@ import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
 import { pumpSse } from '../pumpSse'
-import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
+import { partialUsage } from '../../pipeline/estimate'
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
 function generatedChars(chunk: Chunk): number {
@@ -139,27 +139,11 @@ export async function relayChatStream(
   // Only while body logging is on: the answer as the client saw it, for the request detail.
   const text: string[] | null = ctx.bodies ? [] : null
 
-  /**
-   * A stream that did not finish pays for what was generated. Providers report the prompt early
-   * (Anthropic in its first event) but the output only at the end, so the output is the larger
-   * of what was reported and an estimate from the text sent; an estimate is flagged.
-   */
+  /** A stream that did not finish pays for what was generated (partialUsage); an estimate is flagged. */
   const partial = () => {
-    const estimated = Math.ceil(generated / CHARS_PER_TOKEN_TYPICAL)
-    const reported = usage
-    const prompt = reported?.prompt_tokens ?? estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL)
-    const completion = Math.max(reported?.completion_tokens ?? 0, estimated)
-    const base: NormalizedUsage = reported ?? {
-      prompt_tokens: prompt,
-      completion_tokens: 0,
-      total_tokens: 0,
-      cached_tokens: 0,
-      cache_write_tokens: 0,
-      cache_write_1h_tokens: 0,
-      reasoning_tokens: 0,
-    }
-    ctx.usage = { ...base, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
-    ctx.cost = costOf(ctx, ctx.usage, reported === null || completion > reported.completion_tokens)
+    const { usage: u, estimated } = partialUsage(usage, opts.prompt, generated)
+    ctx.usage = u
+    ctx.cost = costOf(ctx, u, estimated)
   }
 
   /** Ends the stream with `error`, after the events still owed unless the answer must stay unfinished. */

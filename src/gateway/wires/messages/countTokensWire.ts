@@ -3,7 +3,7 @@ import { OK, type Finished, type InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import type { RequestContext } from '../../pipeline/requestContext'
-import { freeCost } from '../../pricing/priceUsage'
+import { countedFree } from '../../pipeline/cost'
 import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { gwHeaders, readJson } from '../answer'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
@@ -11,11 +11,6 @@ import { messagesWire } from './messagesWire'
 
 /** Says where an answer's count comes from: `provider` (Anthropic counted) or `estimate` (the gateway did, without a tokenizer). */
 const TOKEN_COUNT_HEADER = 'x-gw-token-count'
-
-/** A count costs nothing once it reaches a counter, whatever the counter answers: a failed count is not billed either. */
-const countedFree = (ctx: RequestContext) => {
-  ctx.cost = freeCost('free: token counting is not billed')
-}
 
 /** The count goes out as its counter wrote it; nothing of the gateway's is added to the body. */
 async function answer(ctx: RequestContext, text: string, source: 'provider' | 'estimate', sink: Sink): Promise<Finished> {

@@ -9,8 +9,8 @@ import { adapterFor } from '../../providers/kinds'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import { readJson, sendJson } from '../answer'
-import { upstreamChatBody } from '../chat/chatBody'
 import { relayChatStream } from '../chat/chatStream'
+import { chatRequestFor } from '../chat/chatWire'
 import { chatToMessage } from './chatToMessage'
 import { MessagesEvents } from './chatStreamToMessages'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
@@ -35,10 +35,7 @@ function translatedRequest(ctx: RequestContext, body: MessagesBody, target: Targ
   const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
   const ignored = ctx.attribution.ignored
   for (const d of dropped) if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
-  return adapterFor(target.provider.kind).chatRequest(upstreamChatBody(chat, target.upstreamModel), {
-    stream: ctx.stream,
-    autoCache: ctx.attribution.attribution.auto_cache === true,
-  })
+  return chatRequestFor(ctx, chat, target)
 }
 
 /** A provider's chat answer, JSON or stream, delivered in Messages' shape. */

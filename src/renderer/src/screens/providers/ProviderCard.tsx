@@ -1,5 +1,6 @@
-import { useState, type FormEvent } from 'react'
+import { useState, type ChangeEvent, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
+import type { ProviderWire } from '../../../../contract/providers'
 import { call } from '../../api/client'
 import { toApiError } from '../../api/errors'
 import { Field, FormError } from '../../components/Field'
@@ -37,20 +38,35 @@ function TestResult({ s }: { s: Status }) {
   )
 }
 
-/** One provider: credential state, key and base URL forms, connection test. */
+/** Which of OpenAI's APIs a provider of kind openai serves natively. */
+export function WireField({ value, onChange, error, testId }: { value: string; onChange: (e: ChangeEvent<HTMLSelectElement>) => void; error?: string; testId: string }) {
+  return (
+    <Field label="APIs it serves" error={error} hint="The Responses API (Codex) reaches only providers that serve it.">
+      <select value={value} onChange={onChange} data-testid={testId}>
+        <option value="chat">Chat completions</option>
+        <option value="responses">Responses</option>
+        <option value="both">Both</option>
+      </select>
+    </Field>
+  )
+}
+
+/** One provider: credential state, key, base URL and wire forms, connection test. */
 export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Provider | null) => void }) {
   const toast = useToast()
   const [apiKey, setApiKey] = useState('')
   const [baseUrl, setBaseUrl] = useState(p.base_url)
-  const { errors, formError, busy: saving, submit } = useSubmit<'key' | 'url'>()
+  const [wire, setWire] = useState(p.wire ?? 'chat')
+  const { errors, formError, busy: saving, submit } = useSubmit<'key' | 'url' | 'wire'>()
   const [testing, setTesting] = useState(false)
   const busy = saving || (testing && 'test')
   const [result, setResult] = useState<Status | null>(null)
   const [removing, setRemoving] = useState(false)
 
-  const save = (what: 'key' | 'url', e: FormEvent) => {
+  const save = (what: 'key' | 'url' | 'wire', e: FormEvent) => {
     e.preventDefault()
-    const input = what === 'key' ? { id: p.id, api_key: apiKey } : { id: p.id, base_url: baseUrl.trim() || null }
+    const input =
+      what === 'key' ? { id: p.id, api_key: apiKey } : what === 'url' ? { id: p.id, base_url: baseUrl.trim() || null } : { id: p.id, wire: wire as ProviderWire }
     const errs = validate(operations['providers.set'].input, input)
     if (what === 'key' && !apiKey.trim()) errs.api_key = 'paste the provider’s API key'
     submit(
@@ -59,7 +75,7 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
         const np = await call('providers.set', input)
         if (what === 'key') setApiKey('')
         setResult(null)
-        toast(what === 'key' ? `Key for ${p.label} saved to the keychain` : `Base URL of ${p.label} saved`)
+        toast(what === 'key' ? `Key for ${p.label} saved to the keychain` : what === 'url' ? `Base URL of ${p.label} saved` : `APIs ${p.label} serves saved`)
         onChanged(np)
       },
       { as: what },
@@ -112,6 +128,14 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
             Save URL
           </button>
         </form>
+        {p.wire !== null && (
+          <form className="inline-form" onSubmit={(e) => save('wire', e)} noValidate data-testid="provider-wire-form">
+            <WireField value={wire} onChange={(e) => setWire(e.target.value as ProviderWire)} error={errors.wire} testId="provider-wire-input" />
+            <button className="btn" disabled={busy !== false || wire === p.wire} data-testid="provider-wire-save">
+              Save
+            </button>
+          </form>
+        )}
       </div>
       <FormError message={formError} />
       <div className="form-actions form-actions-left">

@@ -9,15 +9,22 @@ import { Field } from '../../components/Field'
 import { PageHeader } from '../../components/Page'
 import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
-import { ProviderCard } from './ProviderCard'
+import { ProviderCard, WireField } from './ProviderCard'
+import type { ProviderWire } from '../../../../contract/providers'
 
 function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) {
   const toast = useToast()
-  const { v, set } = useFields({ id: '', kind: 'openai', base_url: '', api_key: '' })
+  const { v, set } = useFields({ id: '', kind: 'openai', base_url: '', api_key: '', wire: 'chat' })
   const { errors, formError, busy, submit: send } = useSubmit()
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    const input = { id: v.id.trim(), kind: v.kind, base_url: v.base_url.trim(), ...(v.api_key.trim() && { api_key: v.api_key }) }
+    const input = {
+      id: v.id.trim(),
+      kind: v.kind,
+      base_url: v.base_url.trim(),
+      ...(v.api_key.trim() && { api_key: v.api_key }),
+      ...(v.kind === 'openai' && { wire: v.wire as ProviderWire }),
+    }
     const errs = validate(operations['providers.set'].input, input)
     if (!v.base_url.trim()) errs.base_url = 'is required for an added provider'
     send(errs, async () => {
@@ -47,6 +54,7 @@ function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
           <option value="anthropic">Anthropic</option>
         </select>
       </Field>
+      {v.kind === 'openai' && <WireField value={v.wire} onChange={set('wire')} error={errors.wire} testId="add-provider-wire" />}
       <Field label="Base URL" error={errors.base_url} hint="e.g. http://10.0.0.5:8000/v1">
         <input value={v.base_url} onChange={set('base_url')} data-testid="add-provider-url" />
       </Field>

@@ -1,0 +1,36 @@
+import { OK, type InboundWire } from '../../core/wire'
+import { countedFree } from '../../pipeline/cost'
+import { servesResponses } from '../../providers/registry'
+import { readJson, sendJson } from '../answer'
+import { INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
+import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from './responsesBody'
+import { nativeRequest } from './responsesNative'
+import { notServed, responsesWire } from './responsesWire'
+
+/**
+ * `POST /v1/responses/input_tokens`: how many input tokens a Responses request would use, counted
+ * by a provider that serves Responses. The body goes as sent but for the model (and a preset's
+ * model and `instructions`: sampling parameters are not fields of a count); the answer comes back
+ * with `gw`. Admitted as a free call (the key's model rules apply; no rate limit, balance or cost
+ * ceiling) and recorded at $0, marked free.
+ */
+export const inputTokensWire: InboundWire<ResponsesBody> = {
+  endpoint: INPUT_TOKENS_ENDPOINT,
+  forwardHeaders: responsesWire.forwardHeaders,
+  read(body) {
+    const b = validateResponsesBody(body)
+    return { body: b, model: b.model, stream: false, envelope: b.gw }
+  },
+  applyPreset: (body, preset) => applyResponsesPreset(body, { ...preset, temperature: null, top_p: null, max_tokens: null }),
+  control: () => ({ chat: false, prompt: null, free: true }),
+  request(ctx, body, target, forwarded) {
+    if (!servesResponses(target.provider)) throw notServed(target.provider)
+    countedFree(ctx)
+    return nativeRequest('responses/input_tokens', body, target, forwarded)
+  },
+  async deliver(ctx, _body, upstream, sink) {
+    const answer = await readJson(ctx.target!.provider.id, upstream)
+    await sendJson(ctx, sink, answer.json, answer.text)
+    return OK
+  },
+}
