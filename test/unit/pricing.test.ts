@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { builtinCatalog } from '../../src/gateway/pricing/catalog'
+import { catalogModel, holidayCalendar } from '../../src/contract/prices'
+import { describeIssues } from '../../src/contract/presets'
 import { picoToUsd, priceUsage, ratesAt, usdPer1MToPicoPerToken } from '../../src/gateway/pricing/priceUsage'
 import type { CatalogModel, NormalizedUsage } from '../../src/gateway/pricing/types'
 import { normalizeUsage } from '../../src/gateway/pricing/usage'
@@ -381,7 +383,10 @@ describe('builtin catalog', () => {
       seen.add(id)
       assert.ok(m.input >= 0, id)
       if (m.kind === 'chat') assert.ok(m.output !== undefined && m.output >= 0, `${id} has an output price`)
-      for (const s of m.schedule ?? []) assert.match(s.from, /^\d{4}-\d{2}-\d{2}$/, id)
+      // The same schema checks every override: dates real, tiers whole, no unknown field.
+      const parsed = catalogModel.safeParse(m)
+      assert.ok(parsed.success, `${id}: ${parsed.success ? '' : describeIssues(parsed.error)}`)
+      if (m.peak?.calendar) assert.ok(builtinCatalog.calendars[m.peak.calendar], `${id}: calendar ${m.peak.calendar} is shipped`)
       // Every rate must be a whole number of pico-dollars per token, or costs stop being exact.
       const tiers = [m, m.long_context, m.peak?.rates, ...(m.schedule ?? []), ...(m.schedule ?? []).map((s) => s.long_context)]
       for (const r of tiers) {

@@ -72,7 +72,7 @@ export const playgroundHandlers: Handlers<'playground.chat'> = {
     const key = visibleKey(ctx, input.key_id)
     if (key.revoked_at !== null) throw forbidden(`key ${key.name} is revoked`)
     const { key_id: _k, ...body } = input
-    const id = newRequestId()
+    const id = newRequestId(ctx.gw.clock())
     await runInference(
       ctx.gw,
       chatWire,
