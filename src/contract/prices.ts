@@ -14,7 +14,10 @@ const usdPer1M = z.number().finite().nonnegative()
 export const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD')
-  .refine((d) => new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'not a calendar date')
+  .refine((d) => {
+    const t = Date.parse(`${d}T00:00:00Z`)
+    return Number.isFinite(t) && new Date(t).toISOString().startsWith(d)
+  }, 'not a calendar date')
 
 const rateFields = {
   input: usdPer1M,

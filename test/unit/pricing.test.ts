@@ -592,9 +592,10 @@ describe('overrides are whole price rows', () => {
   })
 
   it('are refused with the field named when a rate or date is wrong', () => {
-    const bad = priceRow.safeParse({ input: 1, schedule: [{ from: '2026-02-30', input: 2 }] })
+    const bad = priceRow.safeParse({ input: 1, schedule: [{ from: '2026-02-30', input: 2 }, { until: '2026-13-01', input: 3 }] })
     assert.equal(bad.success, false)
     assert.match(describeIssues(bad.error!), /schedule\.0\.from: not a calendar date/)
+    assert.match(describeIssues(bad.error!), /schedule\.1\.until: not a calendar date/)
     const negative = priceRow.safeParse({ input: 1, cache_write_1h: -2 })
     assert.match(describeIssues(negative.error!), /cache_write_1h/)
     assert.match(describeIssues(priceRow.safeParse({ input: 1, surprise: 1 }).error!), /surprise/)
