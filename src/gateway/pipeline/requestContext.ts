@@ -33,6 +33,9 @@ function timeStamp(ms: number): string {
   return s
 }
 
+/** An id below every id made from `ms` on: where a scan of requests by time starts. */
+export const requestIdFloor = (ms: number) => `req_${timeStamp(ms)}`
+
 /** The millisecond a request id was made in; null for an id not made by `newRequestId`. */
 export function timeOfRequestId(id: string): number | null {
   if (!id.startsWith('req_') || id.length < 12) return null

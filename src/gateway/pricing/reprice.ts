@@ -1,5 +1,6 @@
 import type { Db } from '../store/db'
 import { bumpConfigRev } from '../store/configRev'
+import { usdToPico } from '../store/ledgerRepo'
 import type { RequestRecord } from '../store/requestsRepo'
 import type { PriceBook } from './priceBook'
 import { NOT_PRICED_FROM_ANOMALY, priceUsage } from './priceUsage'
@@ -11,8 +12,8 @@ export interface RepriceOptions {
   /** `provider/model`, an upstream model id, or the model id the caller asked for. */
   model?: string
   dryRun: boolean
-  /** The last request id of the previous batch. */
-  cursor?: string
+  /** The last request id of the previous batch, or one below the first id of `since`. */
+  cursor: string
   limit: number
   actor: string
 }
@@ -37,7 +38,7 @@ export interface RepriceBatch {
 
 const SAMPLE = 20
 
-const toPico = (usd: number | null | undefined) => (usd === null || usd === undefined ? 0n : BigInt(Math.round(usd * 1e12)))
+const toPico = (usd: number | null | undefined) => (usd === null || usd === undefined ? 0n : usdToPico(usd))
 
 const usageOf = (u: Record<string, number>): NormalizedUsage => ({
   prompt_tokens: u.prompt_tokens ?? 0,
@@ -88,7 +89,7 @@ export function repriceBatch(db: Db, priceBook: PriceBook, o: RepriceOptions, no
        WHERE r.created_at >= @since AND r.id > @cursor ${byModel}
        ORDER BY r.id LIMIT @limit`,
     )
-    .all({ since, cursor: o.cursor ?? '', limit: o.limit, ...(o.model !== undefined && { model: o.model }) }) as Array<{
+    .all({ since, cursor: o.cursor, limit: o.limit, ...(o.model !== undefined && { model: o.model }) }) as Array<{
     id: string
     detail: string
     key_id: string | null

@@ -1,3 +1,4 @@
+import { requestIdFloor } from '../../pipeline/requestContext'
 import { repriceBatch } from '../../pricing/reprice'
 import { notFound } from '../adminError'
 import { me, type AdminContext } from '../context'
@@ -43,6 +44,8 @@ export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set'
     // Records still queued in the writer would be missed by this batch.
     ctx.gw.records.flush()
     ctx.gw.refresh()
-    return repriceBatch(ctx.gw.db, ctx.gw.priceBook, { ...input, dryRun: input.dry_run, actor: actor(ctx) }, ctx.gw.clock())
+    // Ids sort by time, so the scan walks the id index from the first id of `since` on.
+    const cursor = input.cursor ?? requestIdFloor(Date.parse(`${input.since}T00:00:00Z`))
+    return repriceBatch(ctx.gw.db, ctx.gw.priceBook, { ...input, cursor, dryRun: input.dry_run, actor: actor(ctx) }, ctx.gw.clock())
   },
 }

@@ -1,14 +1,21 @@
 import fs from 'node:fs'
+import type { Output } from '../../../contract'
+import { usdToPico } from '../../store/ledgerRepo'
 import { PricesRepo } from '../../store/pricesRepo'
-import { invokeAsOperator } from './api'
+import { withOperator } from './api'
 import { nonNegativeUsd, number, parse, table, withStore, type CliIo, type Command } from '../shared'
 
-/** Runs a `prices.*` operation as the local operator: the contract validates, naming the field. */
-async function operate<T>(dataDir: string | undefined, io: CliIo, name: string, input: unknown): Promise<T> {
-  const { result } = await invokeAsOperator(dataDir, io, name, input)
-  if (!result.ok) throw new Error(result.error.field ? `${result.error.field}: ${result.error.message}` : result.error.message)
-  return result.value as T
-}
+type Operate = <T>(name: string, input: unknown) => Promise<T>
+
+/** Runs `prices.*` operations as the local operator, on one open store: the contract validates, naming the field. */
+const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>) =>
+  withOperator(dataDir, io, (invoke) =>
+    fn(async <T>(name: string, input: unknown) => {
+      const { result } = await invoke(name, input)
+      if (!result.ok) throw new Error(result.error.field ? `${result.error.field}: ${result.error.message}` : result.error.message)
+      return result.value as T
+    }),
+  )
 
 function readRow(file: string, io: CliIo): Promise<unknown> | unknown {
   const parseJson = (text: string) => {
@@ -58,7 +65,7 @@ export const pricesSet: Command = async (args, io) => {
   const row: Record<string, unknown> = { ...fromFile }
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) row[k] = v
   if (row.input === undefined) throw new Error('prices set needs --input USD (per 1M tokens) or a --file row with "input"')
-  await operate(values['data-dir'], io, 'prices.set', { model, row, as_of: values['as-of'], note: values.note ?? null })
+  await operating(values['data-dir'], io, (operate) => operate('prices.set', { model, row, as_of: values['as-of'], note: values.note ?? null }))
   io.out(`price for ${model} saved`)
   return 0
 }
@@ -109,14 +116,7 @@ export const pricesRemove: Command = async (args, io) => {
   })
 }
 
-interface RepriceBatch {
-  examined: number
-  changed: number
-  delta_usd: number
-  adjustments: number
-  next_cursor: string | null
-  sample: Array<{ id: string; model: string | null; old_usd: number | null; new_usd: number | null; price_source: string | null }>
-}
+type RepriceBatch = Output<'prices.reprice'>
 
 /** `gw prices reprice --since DATE [--model M] [--dry-run]`: every batch of the `prices.reprice` operation in turn. */
 export const pricesReprice: Command = async (args, io) => {
@@ -126,16 +126,18 @@ export const pricesReprice: Command = async (args, io) => {
   const dryRun = values['dry-run'] ?? false
   const total = { examined: 0, changed: 0, delta_pico: 0n, adjustments: 0 }
   const sample: RepriceBatch['sample'] = []
-  let cursor: string | undefined
-  do {
-    const b: RepriceBatch = await operate(values['data-dir'], io, 'prices.reprice', { since: values.since, model: values.model, dry_run: dryRun, cursor, limit })
-    total.examined += b.examined
-    total.changed += b.changed
-    total.delta_pico += BigInt(Math.round(b.delta_usd * 1e12))
-    total.adjustments += b.adjustments
-    sample.push(...b.sample.slice(0, 20 - sample.length))
-    cursor = b.next_cursor ?? undefined
-  } while (cursor)
+  await operating(values['data-dir'], io, async (operate) => {
+    let cursor: string | undefined
+    do {
+      const b = await operate<RepriceBatch>('prices.reprice', { since: values.since, model: values.model, dry_run: dryRun, cursor, limit })
+      total.examined += b.examined
+      total.changed += b.changed
+      total.delta_pico += usdToPico(b.delta_usd)
+      total.adjustments += b.adjustments
+      sample.push(...b.sample.slice(0, 20 - sample.length))
+      cursor = b.next_cursor ?? undefined
+    } while (cursor)
+  })
   if (values.json) {
     io.out(JSON.stringify({ ...total, delta_pico: undefined, delta_usd: Number(total.delta_pico) / 1e12, dry_run: dryRun, sample }, null, 2))
     return 0
