@@ -60,10 +60,16 @@ export type StreamingName = { [N in OperationName]: Operations[N] extends { stre
 /** The IPC channel of an operation. */
 export const channelOf = (name: OperationName) => `gw:${name}`
 
-/** What a client can call: one async function per operation; streaming ones deliver events to a callback. */
+/** The IPC channel on which a window ends one of its streaming calls, by call id. */
+export const CANCEL_CHANNEL = 'gw:cancel'
+
+/**
+ * What a client can call: one async function per operation; streaming ones deliver events to a
+ * callback, and hand `cancellable` the function that ends the call.
+ */
 export type GwApi = {
   [N in OperationName]: N extends StreamingName
-    ? (input: Input<N>, onEvent: (event: Output<N>) => void) => Promise<void>
+    ? (input: Input<N>, onEvent: (event: Output<N>) => void, cancellable?: (cancel: () => void) => void) => Promise<void>
     : (input: Input<N>) => Promise<Output<N>>
 }
 

@@ -1,9 +1,50 @@
 import { z } from 'zod'
 import { op } from './op'
 
-/** Events of a Playground stream, in order: chunks as they arrive, then the routing and cost, or an error. */
+/** The inbound wires the Playground can send through: what OpenAI SDKs send, or what Claude Code sends. */
+export const playgroundWire = z.enum(['chat', 'messages'])
+export type PlaygroundWire = z.infer<typeof playgroundWire>
+
+/** `max_tokens` is required on the Messages API: the Playground sends this when none is given. */
+export const MESSAGES_DEFAULT_MAX_TOKENS = 1024
+
+/** What the Playground asks: the conversation (system messages included) and the parameters set. */
+export interface PlaygroundRequest {
+  model: string
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>
+  temperature?: number
+  top_p?: number
+  max_tokens?: number
+}
+
+/**
+ * The request's body as a client of `wire` writes it (without its streaming fields): on the
+ * Messages API the system messages become `system`, as Claude Code sends it, and max_tokens is
+ * always there. The gateway sends this; the dashboard shows it as code.
+ */
+export function playgroundBody(wire: PlaygroundWire, r: PlaygroundRequest): Record<string, unknown> {
+  const parameters: Record<string, number> = {}
+  for (const name of ['temperature', 'top_p', 'max_tokens'] as const) if (r[name] !== undefined) parameters[name] = r[name]
+  if (wire === 'chat') return { model: r.model, messages: r.messages, ...parameters }
+  const system = r.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => m.content)
+    .join('\n\n')
+  return {
+    model: r.model,
+    max_tokens: MESSAGES_DEFAULT_MAX_TOKENS,
+    ...(system && { system }),
+    messages: r.messages.filter((m) => m.role !== 'system'),
+    ...parameters,
+  }
+}
+
+/** Events of a Playground stream, in order: the body sent, chunks as they arrive, then the routing and cost, or an error. */
 export const playgroundEvent = z.discriminatedUnion('type', [
+  /** The body as the chosen wire carries it into the gateway, before any preset or alias changes it, and the id its record will have. */
+  z.object({ type: z.literal('request'), request_id: z.string(), wire: playgroundWire, body: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('delta'), content: z.string() }),
+  /** `finish_reason` is the wire's own word: chat's finish_reason, or the Messages API's stop_reason. */
   z.object({ type: z.literal('done'), request_id: z.string(), gw: z.record(z.string(), z.unknown()), finish_reason: z.string().nullable() }),
   z.object({ type: z.literal('error'), request_id: z.string().nullable(), status: z.number().int(), error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable() }) }),
 ])
@@ -11,12 +52,13 @@ export type PlaygroundEvent = z.infer<typeof playgroundEvent>
 
 export const playgroundOps = {
   'playground.chat': op({
-    summary: 'Send a chat request with one of your keys through the same pipeline as API calls, streaming the answer',
+    summary: 'Send a chat request with one of your keys through the same pipeline as API calls, on the chat completions or the Messages wire, streaming the answer',
     access: 'user',
     stream: true,
     input: z
       .object({
         key_id: z.string(),
+        wire: playgroundWire.default('chat'),
         model: z.string().min(1),
         messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })).min(1),
         temperature: z.number().min(0).max(2).optional(),

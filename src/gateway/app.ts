@@ -11,10 +11,9 @@ import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
 import { clientErrorHandler } from './http/clientError'
-import { errorBody } from './http/errorShape'
+import { errorReply, requestIdHeaders } from './http/errorShape'
 import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
-import { anthropicErrorReply, isMessagesPath } from './http/anthropicGrammar'
 import { inferenceRoutes } from './http/v1/inference'
 import { VERSION } from './version'
 import { modelsRoutes } from './http/v1/models'
@@ -54,6 +53,8 @@ const FRAMEWORK_REFUSALS: Record<string, [number, string, string]> = {
   FST_ERR_BAD_URL: [400, 'invalid_url', 'The URL path is not valid percent-encoding.'],
   FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A segment of the URL path is longer than 100 characters.'],
 }
+
+const withRequestId = (req: FastifyRequest, reply: FastifyReply): FastifyReply => reply.headers(requestIdHeaders(req.url, req.headers, req.id))
 
 function toApiError(err: FastifyError, config: GatewayConfig): ApiError {
   if (err instanceof ApiError) return err
@@ -108,7 +109,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     }),
     // A path the router cannot decode or a parameter over its length: before any hook, so the
     // request id is set here.
-    frameworkErrors: (err, req, reply) => sendError(err, req, reply.header('x-request-id', req.id)),
+    frameworkErrors: (err, req, reply) => sendError(err, req, withRequestId(req, reply)),
   })
   app.decorateRequest('inferenceLogged', false)
   // Allowed hosts and CORS origins come from start-up flags plus the dashboard's settings, and
@@ -136,9 +137,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   })
   // A callback hook, not an async one: no promise per request.
   app.addHook('onRequest', (req, reply, done) => {
-    reply.header('x-request-id', req.id)
-    // Anthropic's SDKs read the request id from `request-id`.
-    if (isMessagesPath(req.url)) reply.header('request-id', req.id)
+    withRequestId(req, reply)
     if (closing) {
       reply.header('connection', 'close')
       return done(new ApiError(503, 'server_error', 'The gateway is shutting down; retry in a moment.', 'shutting_down'))
@@ -194,12 +193,11 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   function sendError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
     const e = toApiError(err, config)
     if (e.status >= 500 && !(err instanceof ApiError)) req.log.error(err)
-    return sendApiError(req.url, reply, e)
+    return sendApiError(req.url, req, reply, e)
   }
-  /** An error in the shape of the route `url` belongs to. */
-  function sendApiError(url: string, reply: FastifyReply, e: ApiError) {
-    if (!isMessagesPath(url)) return reply.code(e.status).headers(e.headers).send(errorBody(url, e))
-    const { status, headers, body } = anthropicErrorReply(e)
+  /** An error in the shape of the route `url` belongs to (and, on the model list, of the client asking). */
+  function sendApiError(url: string, req: FastifyRequest, reply: FastifyReply, e: ApiError) {
+    const { status, headers, body } = errorReply(url, req.headers, e)
     return reply.code(status).headers(headers).send(body)
   }
   app.setErrorHandler(sendError)
@@ -211,9 +209,9 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     if (methods) {
       const allow = [...new Set(methods.filter((m) => m !== 'HEAD'))].join(', ')
       const e = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}; use ${allow}.`, 'method_not_allowed')
-      return sendApiError(path, reply.header('allow', allow), e)
+      return sendApiError(path, req, reply.header('allow', allow), e)
     }
-    return sendApiError(path, reply, new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url'))
+    return sendApiError(path, req, reply, new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url'))
   })
 
   app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))

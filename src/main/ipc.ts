@@ -1,6 +1,7 @@
-import { channelOf, operations, type ContractError, type OperationName, type Output, type Result } from '../contract'
+import { CANCEL_CHANNEL, channelOf, operations, type ContractError, type OperationName, type Output, type Result } from '../contract'
 import type { AdminService } from '../gateway/admin/adminService'
 import type { Caller } from '../gateway/admin/context'
+import { ClientAbort } from '../gateway/pipeline/clientAbort'
 import type { DesktopSession } from './session'
 
 export interface IpcSenderFrame {
@@ -15,10 +16,13 @@ export interface IpcEvent {
 }
 
 export type Handler = (event: IpcEvent, ...args: unknown[]) => Promise<unknown>
+export type Listener = (event: IpcEvent, ...args: unknown[]) => void
 
 export interface IpcMainLike {
   handle(channel: string, listener: Handler): void
   removeHandler(channel: string): void
+  on(channel: string, listener: Listener): void
+  removeListener(channel: string, listener: Listener): void
 }
 
 /** The channel on which a streaming call's events come back, one per call. */
@@ -54,11 +58,17 @@ function showLog(result: Result<unknown>, showInFolder: (file: string) => void):
  * any frame but the top frame of the app's own renderer, then hands the call to the admin
  * service, which checks access and validates the input with the contract's zod schema exactly
  * as it does for HTTP. Errors cross as values (`Result`), never as thrown objects. Streaming
- * operations send their events on `gw:<name>:<callId>` to the calling window only.
+ * operations send their events on `gw:<name>:<callId>` to the calling window only, and end when
+ * that window sends the call id on `gw:cancel` (the Playground's Stop).
  * Returns a function that removes the handlers.
  */
 export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => void {
   const names = Object.keys(operations) as OperationName[]
+  // Each window's streaming calls under way: a window can end only its own.
+  const running = new WeakMap<IpcEvent['sender'], Map<string, ClientAbort>>()
+  const cancel: Listener = (event, callId) => {
+    if (typeof callId === 'string') running.get(event.sender)?.get(callId)?.abort()
+  }
   for (const name of names) {
     const streaming = 'stream' in operations[name]
     ipcMain.handle(channelOf(name), async (event, input, callId): Promise<Result<unknown>> => {
@@ -71,15 +81,35 @@ export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => vo
       if (!admin) return failure(GATEWAY_OFF)
       const { session } = options
       const caller: Caller = { user: session.user(admin.gw.db), sessionToken: session.token, address: 'local' }
+      let abort: ClientAbort | undefined
+      let calls: Map<string, ClientAbort> | undefined
+      if (streaming) {
+        abort = new ClientAbort()
+        calls = running.get(event.sender) ?? new Map<string, ClientAbort>()
+        running.set(event.sender, calls)
+        calls.set(callId as string, abort)
+      }
+      // A window closed mid-stream ends its call, as a closed browser tab does over HTTP.
       const onEvent = streaming
         ? (e: unknown) => {
-            if (!event.sender.isDestroyed?.()) event.sender.send(eventChannelOf(name, callId as string), e)
+            if (event.sender.isDestroyed?.()) abort!.abort()
+            else event.sender.send(eventChannelOf(name, callId as string), e)
           }
         : undefined
-      const { result, session: change } = await admin.invoke(name, input, caller, onEvent)
+      let invocation
+      try {
+        invocation = await admin.invoke(name, input, caller, onEvent, abort)
+      } finally {
+        calls?.delete(callId as string)
+      }
+      const { result, session: change } = invocation
       if (change) await session.apply(change)
       return name === 'gateway.showLog' ? showLog(result, options.showInFolder) : result
     })
   }
-  return () => names.forEach((name) => ipcMain.removeHandler(channelOf(name)))
+  ipcMain.on(CANCEL_CHANNEL, cancel)
+  return () => {
+    names.forEach((name) => ipcMain.removeHandler(channelOf(name)))
+    ipcMain.removeListener(CANCEL_CHANNEL, cancel)
+  }
 }

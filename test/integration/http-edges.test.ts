@@ -25,6 +25,17 @@ function assertOpenAIError(res: RawResponse, status: number, code?: string) {
   if (code) assert.equal(error.code, code)
 }
 
+/** Anthropic's shape, with both request id headers (its SDKs read `request-id`). */
+function assertAnthropicError(res: RawResponse, status: number, type: string) {
+  assert.equal(res.status, status, res.body)
+  assert.match(res.headers['request-id'] ?? '', /^req_/)
+  assert.equal(res.headers['x-request-id'], res.headers['request-id'])
+  const body = JSON.parse(res.body)
+  assert.equal(body.type, 'error')
+  assert.deepEqual(Object.keys(body.error).sort(), ['message', 'type'], res.body)
+  assert.equal(body.error.type, type)
+}
+
 const headersOf = (res: Response) => Object.fromEntries(res.headers.entries())
 const post = async (url: string, body: string, headers: Record<string, string> = {}) => {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
@@ -46,6 +57,14 @@ describe('errors outside a route handler keep the route shape and a request id',
     const res = await rawRequest(t.url, [`POST /v1/chat/completions HTTP/1.1\r\nhost: ${host}\r\n${bigHeader}content-length: 2\r\n\r\n{}`])
     assertOpenAIError(res, 431, 'request_header_fields_too_large')
     assert.match(JSON.parse(res.body).error.message, /16 KB/)
+  })
+
+  it("headers over 16 KB on a Messages path: Anthropic's request_too_large, 413", async () => {
+    for (const path of ['/v1/messages', '/v1/messages/count_tokens?beta=true']) {
+      const res = await rawRequest(t.url, [`POST ${path} HTTP/1.1\r\nhost: ${host}\r\n${bigHeader}content-length: 2\r\n\r\n{}`])
+      assertAnthropicError(res, 413, 'request_too_large')
+      assert.match(JSON.parse(res.body).error.message, /16 KB/)
+    }
   })
 
   it('headers over 16 KB or a URL over 16 KB: 431 in the management shape on /api', async () => {
@@ -112,10 +131,12 @@ describe('request timeouts', () => {
   it('a body that stalls is cut with a 408 in its route shape within the request timeout', async () => {
     const stalled = (path: string) =>
       rawRequest(t.url, [`POST ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${chat.length}\r\n\r\n`, chat.slice(0, 10)])
-    const [v1, api] = await Promise.all([stalled('/v1/chat/completions'), stalled('/api/keys.list')])
+    const [v1, api, messages] = await Promise.all([stalled('/v1/chat/completions'), stalled('/api/keys.list'), stalled('/v1/messages')])
     assertOpenAIError(v1, 408, 'request_timeout')
     assertManagementError(api, 408, 'request_timeout')
-    for (const res of [v1, api]) {
+    // Anthropic's timeout type, with the status that says the client's upload was the slow part.
+    assertAnthropicError(messages, 408, 'timeout_error')
+    for (const res of [v1, api, messages]) {
       assert.ok(res.elapsedMs >= 900 && res.elapsedMs < 1500, `cut after ${res.elapsedMs} ms`)
       assert.match(JSON.parse(res.body).error.message, /request timeout of 1 s/)
     }

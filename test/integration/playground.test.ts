@@ -28,7 +28,12 @@ describe('Playground on the inference core', () => {
 
   it('streams the answer as deltas, then routing and cost under the request id of its record', async () => {
     t.fake.script({ kind: 'reply', content: 'Hello from the fake provider.' })
-    const events = await chat({ model: 'gpt-4o-mini' })
+    const events = await chat({ model: 'gpt-4o-mini', temperature: 0.5 })
+    const [sent] = events
+    assert.equal(sent.type, 'request', 'the body sent comes first')
+    if (sent.type !== 'request') return
+    assert.equal(sent.wire, 'chat', 'chat completions unless another wire is chosen')
+    assert.deepEqual(sent.body, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0.5, stream: true, stream_options: { include_usage: true } })
     const deltas = events.filter((e) => e.type === 'delta').map((e) => (e as { content: string }).content)
     assert.equal(deltas.join(''), 'Hello from the fake provider.')
     const done = events.at(-1)
@@ -36,6 +41,7 @@ describe('Playground on the inference core', () => {
     if (done?.type !== 'done') return
     assert.equal(done.finish_reason, 'stop')
     assert.equal(done.gw.request_id, done.request_id)
+    assert.equal(done.request_id, sent.request_id)
     const record = await t.record(done.request_id)
     assert.deepEqual([record.source, record.outcome, record.status, record.stream, record.endpoint], ['playground', 'ok', 200, true, 'chat.completions'])
     assert.ok(record.cost?.final_usd && record.cost.final_usd > 0)
@@ -46,8 +52,11 @@ describe('Playground on the inference core', () => {
 
   it('tells a refusal before the answer as one error event with its status, and records it', async () => {
     const events = await chat({ model: 'openai-nope/x' })
-    assert.equal(events.length, 1)
-    const [e] = events
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['request', 'error'],
+    )
+    const e = events[1]
     assert.equal(e.type, 'error')
     if (e.type !== 'error') return
     assert.equal(e.status, 404)

@@ -61,7 +61,7 @@ export interface FakeAnthropic {
   apiKey: string
   /** Every request, in order, recorded before it is answered (rejected ones included). */
   received: ReceivedRequest[]
-  /** Queues behaviours for the next valid /v1/messages requests; an empty queue means `{ kind: 'reply' }`. */
+  /** Queues behaviours for the next valid /v1/messages requests (a `status` one also for count_tokens); an empty queue means `{ kind: 'reply' }`. */
   script(...behaviours: Behaviour[]): void
   close(): Promise<void>
 }
@@ -91,6 +91,9 @@ const TOP_LEVEL_FIELDS = new Set([
   'cache_control',
   'inference_geo',
 ])
+
+/** What count_tokens takes: the prompt's fields, none of generation's (max_tokens, sampling, stream, metadata). */
+const COUNT_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'output_config', 'cache_control', 'speed'])
 
 /** Fields Anthropic takes only under their beta header (`anthropic-beta`, comma-separated): the beta each needs. */
 const BETA_FIELDS: Record<string, string> = {
@@ -209,17 +212,21 @@ function checkBlock(block: unknown, role: string, where: string, count: { n: num
   }
 }
 
-/** What Anthropic would refuse about a Messages request, as its message; null when the request is valid. */
-export function validateMessages(body: unknown, models: string[], betas: string[] = []): { status: number; type: string; message: string } | null {
+/**
+ * What Anthropic would refuse about a Messages request (or a count_tokens
+ * request: `counting`), as its message; null when the request is valid.
+ */
+export function validateMessages(body: unknown, models: string[], betas: string[] = [], counting = false): { status: number; type: string; message: string } | null {
   const bad = (message: string) => ({ status: 400, type: 'invalid_request_error', message })
   if (!isObject(body)) return bad('Request body must be a JSON object')
+  const fields = counting ? COUNT_FIELDS : TOP_LEVEL_FIELDS
   for (const key of Object.keys(body)) {
-    if (TOP_LEVEL_FIELDS.has(key) || (BETA_FIELDS[key] !== undefined && betas.includes(BETA_FIELDS[key]))) continue
+    if (fields.has(key) || (BETA_FIELDS[key] !== undefined && betas.includes(BETA_FIELDS[key]))) continue
     return bad(`${key}: Extra inputs are not permitted${BETA_FIELDS[key] ? ` (it needs the anthropic-beta header ${BETA_FIELDS[key]})` : ''}`)
   }
   if (typeof body.model !== 'string' || body.model === '') return bad('model: Field required')
-  if (body.max_tokens === undefined) return bad('max_tokens: Field required')
-  if (!Number.isInteger(body.max_tokens) || body.max_tokens < 0) return bad('max_tokens: Input should be a valid integer')
+  if (body.max_tokens === undefined && !counting) return bad('max_tokens: Field required')
+  if (!counting && (!Number.isInteger(body.max_tokens) || body.max_tokens < 0)) return bad('max_tokens: Input should be a valid integer')
   if (!Array.isArray(body.messages)) return bad('messages: Field required')
   if (body.messages.length === 0) return bad('messages: at least one message is required')
   if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 1)) {
@@ -325,6 +332,15 @@ export function validateMessages(body: unknown, models: string[], betas: string[
 }
 
 type Reply = Extract<Behaviour, { kind: 'reply' }>
+
+/**
+ * The fake's token count for a count_tokens body: one per 4 characters of its system prompt,
+ * messages and tools as JSON, plus 3. Deterministic, so a test can tell it from the gateway's
+ * own estimate (which has no `+ 3`).
+ */
+export function fakeTokenCount(body: { system?: unknown; messages: unknown; tools?: unknown }): number {
+  return 3 + Math.ceil(JSON.stringify([body.system ?? null, body.messages, body.tools ?? null]).length / 4)
+}
 
 function usageObject(spec: UsageSpec) {
   const oneHour = spec.cache_creation_1h_input_tokens
@@ -476,10 +492,13 @@ export async function startFakeAnthropic(
       const data = models.map((id, i) => ({ type: 'model', id, display_name: id, created_at: new Date(Date.UTC(2025, 8, 29 - i)).toISOString() }))
       return sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null })
     }
-    if (method !== 'POST' || pathname !== '/v1/messages') return fail(404, 'not_found_error', 'Not Found')
+    const counting = pathname === '/v1/messages/count_tokens'
+    if (method !== 'POST' || (pathname !== '/v1/messages' && !counting)) return fail(404, 'not_found_error', 'Not Found')
     const beta = req.headers['anthropic-beta']
-    const refused = validateMessages(body, models, typeof beta === 'string' ? beta.split(',').map((b) => b.trim()) : [])
+    const refused = validateMessages(body, models, typeof beta === 'string' ? beta.split(',').map((b) => b.trim()) : [], counting)
     if (refused) return fail(refused.status, refused.type, refused.message)
+    // A count answers a scripted error status; any other behaviour stays queued for the next message.
+    if (counting && queue[0]?.kind !== 'status') return sendJson(res, 200, { input_tokens: fakeTokenCount(body) })
 
     const b = queue.shift() ?? { kind: 'reply' }
     const stream = body.stream === true

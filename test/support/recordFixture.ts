@@ -16,6 +16,7 @@ export interface RecordSpec {
   tags?: string[]
   dims?: Record<string, string>
   source?: RequestRecord['source']
+  endpoint?: RequestRecord['endpoint']
   /** undefined: no cost at all; null: unpriced; a number: priced. */
   cost?: number | null
   tokens?: [number, number] | null
@@ -31,7 +32,7 @@ export function recordFixture(s: RecordSpec, defaults: { model: string; provider
   return {
     id: s.id ?? `req_${++n}`,
     created_at: new Date(s.at).toISOString(),
-    endpoint: 'chat.completions',
+    endpoint: s.endpoint ?? 'chat.completions',
     source: s.source ?? 'api',
     status: s.status ?? (outcome === 'error' ? 500 : outcome === 'aborted' ? 499 : 200),
     outcome,

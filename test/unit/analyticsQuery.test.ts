@@ -4,7 +4,7 @@ import { openDatabase, type Db } from '../../src/gateway/store/db'
 import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import { bucketStart, groupBy, nearestRank, overview, MAX_BUCKETS, type GroupByInput } from '../../src/gateway/admin/queries/analyticsQuery'
-import type { Scope } from '../../src/gateway/admin/queries/requestQuery'
+import { listRequests, type Scope } from '../../src/gateway/admin/queries/requestQuery'
 import { analyticsOps } from '../../src/contract/analytics'
 import { AdminError } from '../../src/gateway/admin/adminError'
 import { tempDir } from '../support/tempDir'
@@ -90,6 +90,19 @@ describe('analytics.overview', () => {
     const out = overview(db, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.unpriced_requests, 1, 'only the one a provider saw: its cost is unknown')
+    db.close()
+  })
+
+  it('leaves free token counts out (they are in the request list, not in inference totals, percentiles or groups)', () => {
+    const counts: Spec[] = [1, 2, 3].map((i) => ({ at: T0 + i * MIN, endpoint: 'messages.count_tokens', latency: 1, cost: 0, tokens: null }))
+    const db = store([{ at: T0, latency: 300, cost: 0.5 }, { at: T0 + 5 * MIN, latency: 500, cost: 0.25 }, ...counts])
+    const out = overview(db, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    assert.equal(out.totals.requests, 2)
+    assert.equal(out.totals.cost_usd, 0.75)
+    assert.equal(out.totals.p50_ms, 300)
+    assert.equal(out.series[0].requests, 2)
+    assert.deepEqual(groupBy(db, { from: T0, to: T0 + H, by: 'model' }, ALL).map((g) => [g.value, g.requests]), [['m1', 2]])
+    assert.equal(listRequests(db, { filter: {} }, ALL).total, 5)
     db.close()
   })
 

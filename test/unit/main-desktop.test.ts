@@ -140,7 +140,7 @@ function fakes(dataDir: string, over: Partial<DesktopDeps> & { dialogAnswer?: nu
   const deps: DesktopDeps = {
     app,
     BrowserWindow: FakeWindow as never,
-    ipcMain: { handle: (c, h) => void handlers.set(c, h), removeHandler: (c) => void handlers.delete(c) },
+    ipcMain: { handle: (c, h) => void handlers.set(c, h), removeHandler: (c) => void handlers.delete(c), on: () => {}, removeListener: () => {} },
     protocol: { registerSchemesAsPrivileged: (s) => void protocols.registered.push(...s), handle: (scheme, h) => void protocols.handlers.set(scheme, h) },
     session: {
       defaultSession: {

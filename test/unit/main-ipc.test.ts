@@ -3,14 +3,15 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { channelOf, operations, type OperationName } from '../../src/contract'
+import { CANCEL_CHANNEL, channelOf, operations, type OperationName } from '../../src/contract'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
-import { registerIpc, type IpcEvent, type IpcMainLike } from '../../src/main/ipc'
+import { registerIpc, type IpcEvent, type IpcMainLike, type Listener } from '../../src/main/ipc'
 import { DesktopSession, SESSION_ACCOUNT } from '../../src/main/session'
 import { ownRendererCheck } from '../../src/main/security'
 import { buildBridge, type IpcRendererLike } from '../../src/preload/bridge'
 import { toApiError } from '../../src/renderer/src/api/errors'
 import { tempDir } from '../support/tempDir'
+import { waitForRecord } from '../support/harness'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
@@ -28,6 +29,14 @@ class FakeIpcMain implements IpcMainLike {
   removeHandler(channel: string) {
     this.handlers.delete(channel)
   }
+  readonly listeners = new Map<string, Set<Listener>>()
+  on(channel: string, listener: Listener) {
+    if (!this.listeners.has(channel)) this.listeners.set(channel, new Set())
+    this.listeners.get(channel)!.add(listener)
+  }
+  removeListener(channel: string, listener: Listener) {
+    this.listeners.get(channel)?.delete(listener)
+  }
 }
 
 /**
@@ -38,24 +47,31 @@ class FakeIpcMain implements IpcMainLike {
 class FakeRenderer implements IpcRendererLike {
   readonly listeners = new Map<string, Set<(e: unknown, ...a: unknown[]) => void>>()
   readonly sent: Array<{ channel: string; args: unknown[] }> = []
+  /** Set to close the window: its webContents then says it is destroyed. */
+  destroyed = false
+  /** This window's webContents: the same object on every message, as Electron's event.sender is. */
+  private readonly webContents: IpcEvent['sender'] = {
+    isDestroyed: () => this.destroyed,
+    send: (ch, ...a) => {
+      this.sent.push({ channel: ch, args: a })
+      for (const l of this.listeners.get(ch) ?? []) l({}, ...structuredClone(a))
+    },
+  }
   constructor(
     private readonly main: FakeIpcMain,
     public url: string,
     public parent: unknown = null,
   ) {}
+  private event(): IpcEvent {
+    return { senderFrame: { url: this.url, parent: this.parent }, sender: this.webContents }
+  }
   async invoke(channel: string, ...args: unknown[]) {
     const h = this.main.handlers.get(channel)
     if (!h) throw new Error(`No handler registered for '${channel}'`)
-    const event: IpcEvent = {
-      senderFrame: { url: this.url, parent: this.parent },
-      sender: {
-        send: (ch, ...a) => {
-          this.sent.push({ channel: ch, args: a })
-          for (const l of this.listeners.get(ch) ?? []) l({}, ...structuredClone(a))
-        },
-      },
-    }
-    return structuredClone(await h(event, ...structuredClone(args)))
+    return structuredClone(await h(this.event(), ...structuredClone(args)))
+  }
+  send(channel: string, ...args: unknown[]) {
+    for (const l of this.main.listeners.get(channel) ?? []) l(this.event(), ...structuredClone(args))
   }
   on(channel: string, l: (e: unknown, ...a: unknown[]) => void) {
     if (!this.listeners.has(channel)) this.listeners.set(channel, new Set())
@@ -208,6 +224,51 @@ describe('IPC transport for the management contract', () => {
     assert.equal(deltas.map((e) => e.content).join(''), 'Hello from the fake provider.')
     assert.ok(own.sent.every((m) => /^gw:playground\.chat:[A-Za-z0-9_-]+$/.test(m.channel)))
     assert.equal([...own.listeners.values()].reduce((n, s) => n + s.size, 0), 0, 'the listener is removed when the call ends')
+  })
+
+  it('Stop over IPC ends the call: the provider connection closes and the record says aborted; another window cannot stop it', async () => {
+    const key = (await gw['keys.create']({ name: 'ipc-stop' } as never)) as unknown as { key: { id: string } }
+    fake.script({ kind: 'endless-stream', intervalMs: 10 })
+    const closed = fake.waitForClientClose(3000)
+    let cancel: () => void = () => assert.fail('the bridge gave no cancel function')
+    const types: string[] = []
+    let requestId = ''
+    own.sent.length = 0
+    await gw['playground.chat'](
+      { key_id: key.key.id, model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'go on' }] },
+      (e) => {
+        types.push(e.type)
+        if (e.type === 'request') requestId = e.request_id
+        const deltas = types.filter((t) => t === 'delta').length
+        if (deltas === 2) {
+          // Another window that learnt this call's id sends it: not its call, nothing ends.
+          const callId = own.sent[0].channel.split(':').at(-1)
+          new FakeRenderer(ipcMain, 'app://gw/index.html').send(CANCEL_CHANNEL, callId)
+        }
+        if (deltas === 5) cancel()
+      },
+      (c) => (cancel = c),
+    )
+    await closed
+    assert.ok(types.filter((t) => t === 'delta').length >= 5, `the stream ran until Stop: ${types.join(',')}`)
+    assert.ok(!types.includes('done') && !types.includes('error'), 'nothing follows a Stop')
+    const record = await waitForRecord(running.gateway, requestId)
+    assert.deepEqual([record.outcome, record.source], ['aborted', 'playground'])
+  })
+
+  it('a window closed in the middle of a stream ends its call', async () => {
+    const key = (await gw['keys.create']({ name: 'ipc-close' } as never)) as unknown as { key: { id: string } }
+    fake.script({ kind: 'endless-stream', intervalMs: 10 })
+    const closed = fake.waitForClientClose(3000)
+    const window = new FakeRenderer(ipcMain, 'app://gw/index.html')
+    let requestId = ''
+    await buildBridge(window)['playground.chat']({ key_id: key.key.id, model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'go on' }] }, (e) => {
+      if (e.type === 'request') requestId = e.request_id
+      if (e.type === 'delta') window.destroyed = true
+    })
+    await closed
+    const record = await waitForRecord(running.gateway, requestId)
+    assert.deepEqual([record.outcome, record.source], ['aborted', 'playground'])
   })
 
   it('refuses a streaming call without a valid call id, and answers "gateway off" when it is off', async () => {

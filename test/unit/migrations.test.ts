@@ -47,10 +47,10 @@ describe('store migrations', () => {
     })
   }
 
-  it('move price overrides of version 7 into whole price rows, keeping every rate and note', () => {
+  it('move price overrides of version 8 into whole price rows, keeping every rate and note', () => {
     const dir = tempDir()
     const old = new Database(path.join(dir, DB_FILE))
-    migrate(old, migrations, 7)
+    migrate(old, migrations, 8)
     const at = Date.UTC(2026, 9, 5, 12)
     const insert = old.prepare(`INSERT INTO price_overrides (model, input, output, cached_input, cache_write, context_length, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
     insert.run('anthropic/claude-x', 3, 15, 0.3, 3.75, 200000, 'negotiated', at)

@@ -2,6 +2,7 @@ import { operations, type OperationName, type Result } from '../../contract'
 import type { PlaygroundEvent } from '../../contract/playground'
 import { SignInThrottle } from '../auth/throttle'
 import type { Gateway } from '../gateway'
+import { ClientAbort } from '../pipeline/clientAbort'
 import { AdminError } from './adminError'
 import type { AdminContext, Caller, GatewayStatus, SessionChange } from './context'
 import { aliasHandlers } from './handlers/aliases'
@@ -51,12 +52,14 @@ export class AdminService {
     this.status = { ...this.status, base_url: baseUrl }
   }
 
-  async invoke(name: string, rawInput: unknown, caller: Caller, onEvent?: (e: PlaygroundEvent) => void): Promise<Invocation> {
+  /** `abort` is the transport's word that the caller of a streaming operation went away. */
+  async invoke(name: string, rawInput: unknown, caller: Caller, onEvent?: (e: PlaygroundEvent) => void, abort = new ClientAbort()): Promise<Invocation> {
     const ctx: AdminContext = {
       gw: this.gw,
       caller,
       session: null,
       emit: onEvent ?? (() => {}),
+      abort,
       status: this.status,
       throttle: this.throttle,
     }

@@ -1,6 +1,7 @@
 import type { User } from '../../contract/auth'
 import type { PlaygroundEvent } from '../../contract/playground'
 import type { Gateway } from '../gateway'
+import type { ClientAbort } from '../pipeline/clientAbort'
 import type { SignInThrottle } from '../auth/throttle'
 
 /** What the gateway says of itself: where it listens, its version, where it keeps data and its log. */
@@ -35,6 +36,8 @@ export interface AdminContext {
   session: SessionChange | null
   /** Streaming operations deliver their events here. */
   emit: (event: PlaygroundEvent) => void
+  /** Fires when the caller of a streaming operation gives up (Stop, a closed page): the upstream call ends. */
+  abort: ClientAbort
   status: GatewayStatus
   throttle: SignInThrottle
 }

@@ -124,6 +124,8 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   ctx.target = primary
   const control = wire.control(body)
   admit(gw, ctx, body, control)
+  const local = wire.answerLocally?.(ctx, body, primary, sink)
+  if (local) return local
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
   const build = forwarded ? (t: Target) => ({ ...wire.request(ctx, body, t), headers: forwarded }) : (t: Target) => wire.request(ctx, body, t)
   const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]

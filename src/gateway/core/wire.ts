@@ -42,6 +42,11 @@ export interface InboundWire<B extends Record<string, unknown>> {
   applyPreset?: (body: B, preset: Preset) => B
   /** What the key's policy and the balance reservation estimate from. */
   control(body: B): AdmitOptions
+  /**
+   * The answer, when the wire gives it without calling the primary target (token counting where
+   * that provider cannot count: an estimate); null to call the provider.
+   */
+  answerLocally?(ctx: RequestContext, body: B, target: Target, sink: Sink): Promise<Finished> | null
   /** The request for one candidate; a 400 ApiError when that provider cannot take it. */
   request(ctx: RequestContext, body: B, target: Target): UpstreamRequest
   /** Reads the provider's 200 answer and delivers it, priced, to the sink. */

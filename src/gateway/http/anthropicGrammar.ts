@@ -7,7 +7,12 @@ const KINDS: Record<number, [type: string, status: number]> = {
   402: ['billing_error', 402],
   403: ['permission_error', 403],
   404: ['not_found_error', 404],
+  // The client's own upload was too slow: the timeout type, with the status that says whose timeout
+  // it was (504 would blame the gateway's provider); the SDKs retry both alike.
+  408: ['timeout_error', 408],
   413: ['request_too_large', 413],
+  // Headers over the limit are a request too large; 413 is what Anthropic answers it with, and no retry cures it.
+  431: ['request_too_large', 413],
   429: ['rate_limit_error', 429],
   // The gateway's "no provider can take it now" is Anthropic's "overloaded": both mean retry later.
   503: ['overloaded_error', 529],

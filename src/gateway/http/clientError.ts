@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ApiError } from '../errors'
 import { newRequestId } from '../pipeline/requestContext'
-import { errorBody } from './errorShape'
+import { errorReply, requestIdHeaders } from './errorShape'
 
 export interface ConnectionLimits {
   maxHeaderBytes: number
@@ -54,12 +54,14 @@ export function clientErrorHandler(limits: ConnectionLimits) {
     // Node's own handler looks here for the response of a request whose body was being read.
     const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
     if (socket.writable && !res?.headersSent) {
-      const e = refusal(err, limits, res != null)
-      const body = JSON.stringify(errorBody(res?.req.url ?? targetOf(err.rawPacket), e))
-      socket.write(
-        `HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${newRequestId()}\r\nconnection: close\r\n\r\n${body}`,
-      )
+      // Headers are known only when the parser failed on the body (a body too slow).
+      const url = res?.req.url ?? targetOf(err.rawPacket)
+      const headers = res?.req.headers ?? null
+      const reply = errorReply(url, headers, refusal(err, limits, res != null))
+      const body = JSON.stringify(reply.body)
+      let head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`
+      for (const [name, value] of Object.entries({ ...reply.headers, ...requestIdHeaders(url, headers, newRequestId()) })) head += `${name}: ${value}\r\n`
+      socket.write(`${head}connection: close\r\n\r\n${body}`)
     }
     socket.destroy()
   }

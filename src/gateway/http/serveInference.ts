@@ -1,16 +1,17 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { runInference, type CoreDeps } from '../core/runInference'
 import type { InboundWire } from '../core/wire'
-import { ClientAbort } from '../pipeline/clientAbort'
+import { abortWhenGone } from './abortWhenGone'
 import { openAIGrammar, ReplySink, type Grammar } from './replySink'
 
 /**
- * The credential: `Authorization: Bearer`, or Anthropic's `x-api-key` where the route's grammar
- * is Anthropic's (its SDKs send the key there unless given an auth token).
+ * The credential: `Authorization: Bearer`, or Anthropic's `x-api-key` on Anthropic's wire (its
+ * SDKs send the key there unless given an auth token).
  */
-function credentialOf(req: FastifyRequest, grammar: Grammar): string | undefined {
-  if (req.headers.authorization !== undefined || grammar === openAIGrammar) return req.headers.authorization
-  const key = req.headers['x-api-key']
+export function credentialOf(headers: IncomingHttpHeaders, anthropic: boolean): string | undefined {
+  if (headers.authorization !== undefined || !anthropic) return headers.authorization
+  const key = headers['x-api-key']
   return typeof key === 'string' ? `Bearer ${key}` : undefined
 }
 
@@ -26,21 +27,17 @@ export async function serveInference<B extends Record<string, unknown>>(
   reply: FastifyReply,
   grammar: Grammar = openAIGrammar,
 ): Promise<void> {
-  const abort = new ClientAbort()
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) abort.abort()
-  })
   const ctx = await runInference(
     gw,
     wire,
     {
       id: req.id,
-      authorization: credentialOf(req, grammar),
+      authorization: credentialOf(req.headers, grammar !== openAIGrammar),
       body: req.body,
       rawBody: req.rawBody,
       rawHeaders: req.raw.rawHeaders,
       source: 'api',
-      abort,
+      abort: abortWhenGone(reply.raw),
       log: req.log,
     },
     new ReplySink(reply, grammar),

@@ -33,13 +33,18 @@ export interface AdmitDeps {
 export interface AdmitOptions {
   chat: boolean
   prompt: unknown
+  /**
+   * A call no provider bills (token counting): no request rate limit, no balance reservation, no
+   * cost ceiling or prepaid price rule; the key's model and provider rules still apply.
+   */
+  free?: boolean
 }
 
 /** The key's policy for one candidate target; also the prepaid rule that a price must be known. */
 function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): void {
   const key = ctx.key
   const entry = target.priced?.entry ?? null
-  const free = target.provider.local && !entry
+  const free = opts.free === true || (target.provider.local && !entry)
   const maxOutput = () => (opts.chat ? (requestedMaxTokens(body) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
   enforcePolicy(policyOf(key), {
     keyName: key.name,
@@ -77,6 +82,7 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
 export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): void {
   const key = ctx.key
   const target = ctx.target!
+  if (opts.free) return checkPolicy(ctx, target, body, opts)
   deps.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
   checkPolicy(ctx, target, body, opts)
   const entry = target.priced?.entry ?? null

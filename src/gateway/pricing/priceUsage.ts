@@ -127,6 +127,9 @@ function cost(input: PriceInput, long: boolean, amounts: Amounts | null, unprice
 /** In the unpriced reason of a request whose usage the provider misreported. */
 export const NOT_PRICED_FROM_ANOMALY = 'not priced from it'
 
+/** The cost of a call no provider bills (token counting): exactly $0, priced, `price_source` saying why. */
+export const freeCost = (why: string): Cost => cost({ model: null, usage: null, at: new Date(0), source: why }, false, ZERO, null, why)
+
 export function priceUsage(input: PriceInput): Cost {
   const { model, usage } = input
   if (input.local) return cost(input, false, ZERO, null, 'local')

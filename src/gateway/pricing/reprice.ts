@@ -1,7 +1,7 @@
 import type { Db } from '../store/db'
 import { bumpConfigRev } from '../store/configRev'
 import { usdToPico } from '../store/ledgerRepo'
-import type { RequestRecord } from '../store/requestsRepo'
+import { COUNT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
 import type { PriceBook } from './priceBook'
 import { NOT_PRICED_FROM_ANOMALY, priceUsage } from './priceUsage'
 import type { Cost, NormalizedUsage } from './types'
@@ -52,11 +52,11 @@ const usageOf = (u: Record<string, number>): NormalizedUsage => ({
 
 /**
  * What a stored record costs with today's price book, at the rates in force when it ran. Null
- * when it is not repriced: no usage, a local provider, or usage the provider misreported (the
- * record keeps its reason and a prepaid key keeps what it was charged).
+ * when it is not repriced: no usage, a free call (token counting), a local provider, or usage the
+ * provider misreported (the record keeps its reason and a prepaid key keeps what it was charged).
  */
 export function costNow(priceBook: PriceBook, r: RequestRecord): Cost | null {
-  if (!r.usage || !r.provider || !r.upstream_model) return null
+  if (!r.usage || !r.provider || !r.upstream_model || r.endpoint === COUNT_TOKENS_ENDPOINT) return null
   if (r.cost?.price_source === 'local' || r.cost?.unpriced_reason?.includes(NOT_PRICED_FROM_ANOMALY)) return null
   const priced = priceBook.lookup(r.provider, r.upstream_model)
   return priceUsage({

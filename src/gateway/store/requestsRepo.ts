@@ -21,10 +21,13 @@ export interface Attribution {
   auto_cache: boolean | null
 }
 
+/** The endpoint of free token counts: recorded, but not inference (no usage, cost $0 marked free). */
+export const COUNT_TOKENS_ENDPOINT = 'messages.count_tokens'
+
 export interface RequestRecord {
   id: string
   created_at: string
-  endpoint: 'chat.completions' | 'embeddings' | 'messages'
+  endpoint: 'chat.completions' | 'embeddings' | 'messages' | typeof COUNT_TOKENS_ENDPOINT
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   status: number

@@ -26,7 +26,7 @@ export async function sendJson(ctx: RequestContext, sink: Sink, answer: Record<s
 }
 
 /** The request id and cost as headers, for clients that read no body field of the gateway's (the Anthropic SDKs). */
-function gwHeaders(ctx: RequestContext): Record<string, string> {
+export function gwHeaders(ctx: RequestContext): Record<string, string> {
   const cost = ctx.cost?.final_usd
   return { 'x-gw-request-id': ctx.id, ...(cost !== undefined && cost !== null && { 'x-gw-cost-usd': String(cost) }) }
 }

@@ -8,11 +8,26 @@ export class PlaygroundPage extends BasePage {
     await this.id('pg-key').selectOption(keyId)
     await this.id('pg-model').selectOption(model)
   }
+  /** Chooses the wire the request goes through. */
+  async wire(wire: 'chat' | 'messages'): Promise<void> {
+    await this.id(`pg-wire-${wire}`).check()
+  }
+  /** Types a message and presses Enter; resolves once it is streaming. */
+  async start(text: string): Promise<void> {
+    await this.id('pg-input').fill(text)
+    await this.id('pg-input').press('Enter')
+    await this.id('pg-stop').waitFor()
+  }
   /** Types a message and presses Enter; resolves when the stream has ended (result or error shown). */
   async send(text: string): Promise<void> {
     await this.id('pg-input').fill(text)
     await this.id('pg-input').press('Enter')
     await this.id('run-result').or(this.id('run-error')).first().waitFor()
+  }
+  /** Presses Stop; resolves once the Playground says it stopped. */
+  async stop(): Promise<void> {
+    await this.id('pg-stop').click()
+    await this.id('pg-stopped').waitFor()
   }
   async reply(): Promise<string> {
     const assistant = this.id('pg-message-assistant').last()
@@ -21,6 +36,11 @@ export class PlaygroundPage extends BasePage {
   }
   async cost(): Promise<string> {
     return this.id('run-cost').innerText()
+  }
+  /** Opens the Request view and reads the body it shows. */
+  async requestBody(): Promise<string> {
+    await this.id('pg-request').locator('summary').click()
+    return this.id('pg-request-body').innerText()
   }
   async error(): Promise<{ status: string; message: string }> {
     await this.id('run-error').waitFor()

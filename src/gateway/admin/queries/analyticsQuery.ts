@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import type { Db } from '../../store/db'
+import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { invalid } from '../adminError'
 import { analyticsOps, type group } from '../../../contract/analytics'
 import type { RequestFilter } from '../../../contract/requests'
@@ -18,6 +19,12 @@ const DAY = 86_400_000
 const BUCKET_MS = { hour: HOUR, day: DAY } as const
 /** A series longer than this is refused rather than built (a year of hours is 8,784). */
 export const MAX_BUCKETS = 10_000
+
+/**
+ * Analytics are about inference: free token counts (Claude Code's /context sends ~15 at once) are
+ * in the request list and its total, and left out of these totals, series, percentiles and groups.
+ */
+const INFERENCE_ONLY = `r.endpoint <> '${COUNT_TOKENS_ENDPOINT}'`
 
 /** The range narrows the filter's own from/to (both are [from, to) in Unix ms). */
 function rangeFilter(from: number, to: number, filter: RequestFilter | undefined): RequestFilter {
@@ -78,14 +85,14 @@ export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOu
     `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, COALESCE(SUM(r.outcome = 'error'), 0) AS errors,
        TOTAL(r.cost_usd) AS cost_usd, COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0) AS unpriced,
        COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens
-     FROM requests r WHERE ${where.sql} GROUP BY 1`,
+     FROM requests r WHERE ${where.sql} AND ${INFERENCE_ONLY} GROUP BY 1`,
   )
   // One number per row, bucket number · 2^31 + latency (exact below 2^53 until the year 2448 for
   // hours), read with pluck: no per-row arrays or objects, and sorting it sorts every bucket's
   // latencies at once.
   const latencies = prepareCached(
     db,
-    `SELECT (r.created_at / ${bucketMs}) * ${PACK} + max(min(r.latency_ms, ${PACK - 1}), 0) FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`,
+    `SELECT (r.created_at / ${bucketMs}) * ${PACK} + max(min(r.latency_ms, ${PACK - 1}), 0) FROM requests r WHERE ${where.sql} AND ${INFERENCE_ONLY} AND r.latency_ms IS NOT NULL`,
   )
 
   const { rows, packed } = db.transaction(() => ({
@@ -197,7 +204,7 @@ export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
   const aggregate = `SELECT ${value} AS value, count(*) AS requests, TOTAL(r.cost_usd) AS cost_usd,
       COALESCE(SUM(r.prompt_tokens), 0) + COALESCE(SUM(r.completion_tokens), 0) AS tokens,
       COALESCE(SUM(r.outcome = 'error'), 0) AS errors
-    FROM requests r ${join} WHERE ${where.sql}
+    FROM requests r ${join} WHERE ${where.sql} AND ${INFERENCE_ONLY}
     GROUP BY 1 ORDER BY requests DESC, cost_usd DESC, value ASC LIMIT ?`
   const params = [...joinParams, ...where.params, limit]
   if (by === 'key') {

@@ -3,6 +3,7 @@ import type { AdminService } from '../../admin/adminService'
 import type { Caller } from '../../admin/context'
 import { UsersRepo } from '../../store/usersRepo'
 import { operations } from '../../../contract'
+import { abortWhenGone } from '../abortWhenGone'
 import { openApiDocument } from './openapi'
 
 export const SESSION_COOKIE = 'gw_session'
@@ -71,10 +72,18 @@ export function apiRoutes(app: FastifyInstance, admin: AdminService): void {
         reply.hijack()
         reply.raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' })
       }
-      const { result } = await admin.invoke(name, req.body, caller, (event) => {
-        start()
-        reply.raw.write(`data: ${JSON.stringify(event)}\n\n`)
-      })
+      // Closing the connection (the Playground's Stop) ends the upstream call.
+      const abort = abortWhenGone(reply.raw)
+      const { result } = await admin.invoke(
+        name,
+        req.body,
+        caller,
+        (event) => {
+          start()
+          reply.raw.write(`data: ${JSON.stringify(event)}\n\n`)
+        },
+        abort,
+      )
       if (!started) return reply.code(result.ok ? 200 : result.error.status).send(result.ok ? { ok: true } : { error: result.error })
       if (!result.ok) reply.raw.write(`data: ${JSON.stringify({ type: 'error', request_id: null, status: result.error.status, error: { message: result.error.message, type: result.error.code, code: result.error.code } })}\n\n`)
       reply.raw.end()

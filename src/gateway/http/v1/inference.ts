@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { CoreDeps } from '../../core/runInference'
 import { chatWire } from '../../wires/chat/chatWire'
 import { embeddingsWire } from '../../wires/embeddings'
+import { countTokensWire } from '../../wires/messages/countTokensWire'
 import { messagesWire } from '../../wires/messages/messagesWire'
 import { anthropicGrammar } from '../anthropicGrammar'
 import { serveInference } from '../serveInference'
@@ -11,4 +12,5 @@ export function inferenceRoutes(app: FastifyInstance, gw: CoreDeps): void {
   app.post('/v1/embeddings', (req, reply) => serveInference(gw, embeddingsWire, req, reply))
   // `?beta=true` (the SDKs' beta client) reaches the same route: Fastify matches the path alone.
   app.post('/v1/messages', (req, reply) => serveInference(gw, messagesWire, req, reply, anthropicGrammar))
+  app.post('/v1/messages/count_tokens', (req, reply) => serveInference(gw, countTokensWire, req, reply, anthropicGrammar))
 }

@@ -1,6 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Gateway } from '../../gateway'
-import { modelNotFound } from '../../errors'
+import { invalidRequest, modelNotFound } from '../../errors'
+import { presetNameOf } from '../../pipeline/resolvePreset'
+import { credentialOf } from '../serveInference'
 import type { PricedModel } from '../../pricing/priceBook'
 import type { Provider } from '../../providers/registry'
 import type { ProviderStatus } from '../../providers/health'
@@ -100,17 +102,74 @@ export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
   return [...entries.values()]
 }
 
+/** The catalog entry a model id names: its gateway id, else a bare upstream id, else what an alias of that name steers to. */
+function findModel(gw: Gateway, models: ModelEntry[], id: string): ModelEntry | undefined {
+  const named = (name: string) => models.find((m) => m.id === name) ?? models.find((m) => m.gw.upstream_model === name)
+  const found = named(id)
+  if (found) return found
+  const target = gw.aliases.match(id)?.target
+  if (target === undefined) return undefined
+  const preset = presetNameOf(target)
+  const model = preset === null ? target : gw.presets.get(preset)?.model
+  return model === undefined ? undefined : named(model)
+}
+
+/** One model as Anthropic's SDKs read it; the id is the gateway's, so it is usable as `model` on /v1/messages. */
+function anthropicModel(m: ModelEntry) {
+  return { type: 'model', id: m.id, display_name: `${m.gw.upstream_model} (${m.gw.provider})`, created_at: new Date(m.created * 1000).toISOString() }
+}
+
+/** Anthropic's page size: 20 unless asked, 1 to 1000. */
+const DEFAULT_PAGE = 20
+const MAX_PAGE = 1000
+
+type PageQuery = { limit?: unknown; after_id?: unknown; before_id?: unknown }
+
+/**
+ * A page of Anthropic's model list: newest first, `limit` models after `after_id` or just before
+ * `before_id` (as its SDKs page forward with `last_id` and backward with `first_id`). Only models
+ * that can be served now are listed: the list feeds model pickers.
+ */
+function anthropicPage(models: ModelEntry[], query: PageQuery) {
+  const limit = query.limit === undefined ? DEFAULT_PAGE : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalidRequest(`limit: Input should be an integer from 1 to ${MAX_PAGE}`, 'limit')
+  const listed = models.filter((m) => m.gw.availability.available).sort((a, b) => b.created - a.created)
+  const cursor = (name: 'after_id' | 'before_id') => {
+    const id = query[name]
+    if (id === undefined) return null
+    const at = typeof id === 'string' ? listed.findIndex((m) => m.id === id) : -1
+    if (at === -1) throw invalidRequest(`${name}: no model ${String(id)} in the list`, name)
+    return at
+  }
+  const after = cursor('after_id')
+  const before = cursor('before_id')
+  if (after !== null && before !== null) throw invalidRequest('after_id and before_id cannot be used together', 'before_id')
+  const start = before !== null ? Math.max(0, before - limit) : after !== null ? after + 1 : 0
+  const end = before ?? Math.min(listed.length, start + limit)
+  const data = listed.slice(start, end).map(anthropicModel)
+  return { data, has_more: before !== null ? start > 0 : end < listed.length, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }
+}
+
+/**
+ * The model list, in OpenAI's shape with the gateway's details, or in Anthropic's for an
+ * Anthropic client (a request with `anthropic-version`), which may present its key in `x-api-key`.
+ */
 export function modelsRoutes(app: FastifyInstance, gw: Gateway): void {
+  const authenticate = (req: FastifyRequest) => {
+    const anthropic = req.headers['anthropic-version'] !== undefined
+    gw.keyIndex.authenticate(credentialOf(req.headers, anthropic))
+    return anthropic
+  }
   app.get('/v1/models', async (req) => {
-    gw.keyIndex.authenticate(req.headers.authorization)
-    return { object: 'list', data: await listModels(gw) }
+    const anthropic = authenticate(req)
+    const models = await listModels(gw)
+    return anthropic ? anthropicPage(models, req.query as PageQuery) : { object: 'list', data: models }
   })
   app.get('/v1/models/*', async (req) => {
-    gw.keyIndex.authenticate(req.headers.authorization)
+    const anthropic = authenticate(req)
     const id = decodeURIComponent((req.params as { '*': string })['*'])
-    const models = await listModels(gw)
-    const found = models.find((m) => m.id === id) ?? models.find((m) => m.gw.upstream_model === id)
+    const found = findModel(gw, await listModels(gw), id)
     if (!found) throw modelNotFound(id)
-    return found
+    return anthropic ? anthropicModel(found) : found
   })
 }

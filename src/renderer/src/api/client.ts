@@ -54,11 +54,12 @@ async function httpCall(name: OperationName, input: unknown): Promise<unknown> {
 }
 
 /** Reads `data: <json>` events of a text/event-stream body as they arrive. */
-async function httpStream(input: unknown, onEvent: (e: PlaygroundEvent) => void): Promise<void> {
+async function httpStream(input: unknown, onEvent: (e: PlaygroundEvent) => void, signal?: AbortSignal): Promise<void> {
   let res: Response
   try {
-    res = await post('playground.chat', input)
+    res = await post('playground.chat', input, signal)
   } catch (err) {
+    if (signal?.aborted) return
     throw new ApiError({ code: 'network', status: 0, message: `cannot reach the gateway (${(err as Error).message})` })
   }
   if (!res.ok) throw await errorFrom(res)
@@ -75,7 +76,15 @@ async function httpStream(input: unknown, onEvent: (e: PlaygroundEvent) => void)
     onEvent(JSON.parse(data) as PlaygroundEvent)
   }
   for (;;) {
-    const { value, done } = await reader.read()
+    let chunk: ReadableStreamReadResult<string>
+    try {
+      chunk = await reader.read()
+    } catch (err) {
+      // Stopped by the caller: closing the connection is what ends the call on the gateway.
+      if (signal?.aborted) return
+      throw err
+    }
+    const { value, done } = chunk
     if (done) break
     buffer += value
     let at: number
@@ -108,12 +117,15 @@ export async function call<N extends Exclude<OperationName, StreamingName>>(name
   }
 }
 
-/** The Playground's streaming call: events arrive in order (deltas, then done or error). */
-export async function stream(input: Input<'playground.chat'>, onEvent: (e: PlaygroundEvent) => void): Promise<void> {
+/**
+ * The Playground's streaming call: events arrive in order (the body sent, deltas, then done or
+ * error). Aborting `signal` ends the call, upstream included; the promise then resolves.
+ */
+export async function stream(input: Input<'playground.chat'>, onEvent: (e: PlaygroundEvent) => void, signal?: AbortSignal): Promise<void> {
   try {
     const gw = bridge()
-    if (gw) await gw['playground.chat'](input, onEvent)
-    else await httpStream(input, onEvent)
+    if (gw) await gw['playground.chat'](input, onEvent, (cancel) => signal?.addEventListener('abort', cancel, { once: true }))
+    else await httpStream(input, onEvent, signal)
   } catch (err) {
     const e = toApiError(err)
     if (e.status === 401) unauthenticatedListeners.forEach((l) => l(e))

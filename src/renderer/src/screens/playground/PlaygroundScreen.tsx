@@ -1,15 +1,18 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
-import type { PlaygroundEvent } from '../../../../contract/playground'
+import { MESSAGES_DEFAULT_MAX_TOKENS, type PlaygroundEvent, type PlaygroundWire } from '../../../../contract/playground'
 import { call, stream } from '../../api/client'
 import { toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
-import { useRoute } from '../../lib/router'
+import { href, useRoute } from '../../lib/router'
 import { numOrUndef } from '../../lib/format'
 import { Field } from '../../components/Field'
 import { PageHeader, Section } from '../../components/Page'
 import { Empty, ErrorState, Loading } from '../../components/States'
 import { Snippets } from '../../components/Snippets'
+import { Segmented } from '../../components/Segmented'
 import { RunError, RunResult } from './RunResult'
+import { SentRequest } from './SentRequest'
+import { WIRES } from './wires'
 
 type Role = 'user' | 'assistant'
 interface Msg {
@@ -18,6 +21,7 @@ interface Msg {
 }
 type Done = Extract<PlaygroundEvent, { type: 'done' }>
 type Failed = Extract<PlaygroundEvent, { type: 'error' }>
+type Sent = Extract<PlaygroundEvent, { type: 'request' }>
 
 export function PlaygroundScreen() {
   const route = useRoute()
@@ -28,6 +32,7 @@ export function PlaygroundScreen() {
   const active = (keys.data ?? []).filter((k) => !k.revoked_at)
   const [keyId, setKeyId] = useState(route.query.get('key') ?? '')
   const [model, setModel] = useState(route.query.get('model') ?? '')
+  const [wire, setWire] = useState<PlaygroundWire>(route.query.get('wire') === 'messages' ? 'messages' : 'chat')
   const [system, setSystem] = useState('')
   const [messages, setMessages] = useState<Msg[]>([])
   const [draft, setDraft] = useState('')
@@ -38,6 +43,9 @@ export function PlaygroundScreen() {
   const [reply, setReply] = useState<string | null>(null)
   const [done, setDone] = useState<Done | null>(null)
   const [failure, setFailure] = useState<Failed | null>(null)
+  const [sent, setSent] = useState<Sent | null>(null)
+  const [stopped, setStopped] = useState(false)
+  const stopRef = useRef<AbortController | null>(null)
   const [paramError, setParamError] = useState<Record<string, string>>({})
   const replyRef = useRef<HTMLDivElement>(null)
 
@@ -58,7 +66,8 @@ export function PlaygroundScreen() {
   const checkParams = () => {
     const e: Record<string, string> = {}
     const t = params.temperature
-    if (t !== undefined && (Number.isNaN(t) || t < 0 || t > 2)) e.temperature = 'must be between 0 and 2'
+    const maxT = WIRES[wire].maxTemperature
+    if (t !== undefined && (Number.isNaN(t) || t < 0 || t > maxT)) e.temperature = `must be between 0 and ${maxT}`
     const p = params.top_p
     if (p !== undefined && (Number.isNaN(p) || p < 0 || p > 1)) e.top_p = 'must be between 0 and 1'
     const m = params.max_tokens
@@ -84,13 +93,18 @@ export function PlaygroundScreen() {
     setReply('')
     setDone(null)
     setFailure(null)
+    setSent(null)
+    setStopped(false)
     setStreaming(true)
+    const stop = new AbortController()
+    stopRef.current = stop
     let text = ''
     let ended = false
     try {
       await stream(
         {
           key_id: keyId,
+          wire,
           model,
           messages: msgs,
           ...(params.temperature !== undefined && { temperature: params.temperature }),
@@ -98,7 +112,8 @@ export function PlaygroundScreen() {
           ...(params.max_tokens !== undefined && { max_tokens: params.max_tokens }),
         },
         (ev) => {
-          if (ev.type === 'delta') {
+          if (ev.type === 'request') setSent(ev)
+          else if (ev.type === 'delta') {
             text += ev.content
             setReply(text)
           } else if (ev.type === 'done') {
@@ -109,24 +124,26 @@ export function PlaygroundScreen() {
             setFailure(ev)
           }
         },
+        stop.signal,
       )
-      if (!ended)
+      if (stop.signal.aborted) setStopped(true)
+      else if (!ended)
         setFailure({ type: 'error', request_id: null, status: 502, error: { message: 'The gateway ended the stream without a result. See Requests for what happened.', type: 'stream_ended', code: null } })
     } catch (err) {
       ended = true
       const ae = toApiError(err)
-      setFailure({ type: 'error', request_id: null, status: ae.status, error: { message: ae.message, type: ae.code, code: ae.code } })
+      if (stop.signal.aborted) setStopped(true)
+      else setFailure({ type: 'error', request_id: null, status: ae.status, error: { message: ae.message, type: ae.code, code: ae.code } })
     } finally {
+      stopRef.current = null
       setStreaming(false)
-      if (text) {
-        setMessages((m) => [...m, { role: 'assistant', content: text }])
-        setReply(null)
-      }
+      setReply(null)
+      if (text) setMessages((m) => [...m, { role: 'assistant', content: text }])
     }
   }
 
   const pending = allMessages(draft.trim() ? [{ role: 'user', content: draft }] : [])
-  const snippetMessages = pending.some((m) => m.role !== 'system') ? pending : [...pending, { role: 'user', content: 'Hello' }]
+  const snippetMessages = pending.some((m) => m.role !== 'system') ? pending : [...pending, { role: 'user' as const, content: 'Hello' }]
 
   const onComposerKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -182,6 +199,25 @@ export function PlaygroundScreen() {
               This key’s default preset <strong>{key.default_preset}</strong> applies unless you pick a preset below.
             </p>
           )}
+          <div className="field">
+            <span className="field-label" aria-hidden="true">
+              Wire
+            </span>
+            <Segmented<PlaygroundWire>
+              label="Wire"
+              value={wire}
+              onChange={setWire}
+              testId="pg-wire"
+              fill
+              options={[
+                { value: 'chat', label: WIRES.chat.name },
+                { value: 'messages', label: WIRES.messages.name },
+              ]}
+            />
+            <div className="field-hint" data-testid="pg-wire-hint">
+              {WIRES[wire].hint}
+            </div>
+          </div>
           <Field label="Model or preset" error={paramError.model} hint={models.error ? `Models could not be loaded: ${models.error.message}` : undefined}>
             <select value={model} onChange={(e) => setModel(e.target.value)} data-testid="pg-model">
               {!model && <option value="">Choose…</option>}
@@ -212,7 +248,13 @@ export function PlaygroundScreen() {
               <input inputMode="decimal" value={topP} onChange={(e) => setTopP(e.target.value)} placeholder="default" data-testid="pg-top-p" />
             </Field>
             <Field label="Max tokens" error={paramError.max_tokens}>
-              <input inputMode="numeric" value={maxTokens} onChange={(e) => setMaxTokens(e.target.value)} placeholder="default" data-testid="pg-max-tokens" />
+              <input
+                inputMode="numeric"
+                value={maxTokens}
+                onChange={(e) => setMaxTokens(e.target.value)}
+                placeholder={wire === 'messages' ? String(MESSAGES_DEFAULT_MAX_TOKENS) : 'default'}
+                data-testid="pg-max-tokens"
+              />
             </Field>
           </div>
           <Field label="System message" hint="Optional. A preset’s own system prompt is inserted before it.">
@@ -232,6 +274,8 @@ export function PlaygroundScreen() {
                   setMessages([])
                   setDone(null)
                   setFailure(null)
+                  setSent(null)
+                  setStopped(false)
                 }}
                 disabled={streaming}
                 data-testid="pg-clear"
@@ -289,12 +333,28 @@ export function PlaygroundScreen() {
             )}
           </ol>
           {failure && <RunError error={failure} keyId={keyId} />}
-          {done && <RunResult done={done} />}
+          {stopped && (
+            <p className="callout small" data-testid="pg-stopped">
+              Stopped: the gateway ended the provider call and recorded the request as aborted.{' '}
+              {sent && (
+                <a href={href('requests', sent.request_id)} data-testid="pg-stopped-link">
+                  See the request record
+                </a>
+              )}
+            </p>
+          )}
+          {done && <RunResult done={done} wire={sent?.wire ?? wire} />}
+          {sent && <SentRequest sent={sent} />}
           <form className="composer" onSubmit={send} data-testid="pg-form">
             <Field label="Your message" error={paramError.draft} hint="Enter sends, Shift+Enter adds a line.">
               <textarea rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onComposerKey} data-testid="pg-input" />
             </Field>
             <div className="form-actions">
+              {streaming && (
+                <button type="button" className="btn" onClick={() => stopRef.current?.abort()} data-testid="pg-stop">
+                  Stop
+                </button>
+              )}
               <button className="btn btn-primary" disabled={streaming} data-testid="pg-send">
                 {streaming ? 'Streaming…' : 'Send'}
               </button>
@@ -303,9 +363,9 @@ export function PlaygroundScreen() {
         </Section>
       </div>
       {status.data && (
-        <Section title="Copy as code" testId="pg-code" description="The same request from your own code. Put your key in GW_KEY (the gateway never shows it again).">
+        <Section title="Copy as code" testId="pg-code" description={`The same request from your own code, to ${WIRES[wire].path}. Put your key in GW_KEY (the gateway never shows it again).`}>
           <Snippets
-            input={{ baseUrl: status.data.base_url, model: model || 'gpt-4o-mini', messages: snippetMessages, params }}
+            input={{ baseUrl: status.data.base_url, wire, model: model || 'gpt-4o-mini', messages: snippetMessages, params }}
             testId="pg-snippet"
           />
         </Section>

@@ -1,7 +1,8 @@
-import type { PlaygroundEvent } from '../../../../contract/playground'
+import type { PlaygroundEvent, PlaygroundWire } from '../../../../contract/playground'
 import { Badge, Facts } from '../../components/Page'
 import { int, ms, usd } from '../../lib/format'
 import { href } from '../../lib/router'
+import { WIRES } from './wires'
 
 type Done = Extract<PlaygroundEvent, { type: 'done' }>
 type Failed = Extract<PlaygroundEvent, { type: 'error' }>
@@ -17,7 +18,7 @@ interface Attempt {
 const obj = (v: unknown) => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {})
 
 /** Routing and cost of the reply, from the `done` event's gw object. */
-export function RunResult({ done }: { done: Done }) {
+export function RunResult({ done, wire }: { done: Done; wire: PlaygroundWire }) {
   const routing = obj(done.gw.routing)
   const cost = obj(done.gw.cost)
   const attempts = (Array.isArray(routing.attempts) ? routing.attempts : []) as Attempt[]
@@ -39,7 +40,7 @@ export function RunResult({ done }: { done: Done }) {
           ['Preset', presetText],
           ['Fallback used', routing.fallback_used ? 'yes' : 'no'],
           ['Tokens', `${int(cost.prompt_tokens as number)} in · ${int(cost.completion_tokens as number)} out`],
-          ['Finish reason', done.finish_reason ?? '—'],
+          [WIRES[wire].stopLabel, <span data-testid="run-stop-reason">{done.finish_reason ?? '—'}</span>],
           [
             'Request',
             <a href={href('requests', done.request_id)} data-testid="run-request-link">

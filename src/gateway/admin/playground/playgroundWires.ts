@@ -1,0 +1,79 @@
+import { playgroundBody, type PlaygroundWire } from '../../../contract/playground'
+import { runInference, type CoreDeps, type InferenceCall } from '../../core/runInference'
+import type { Sink } from '../../core/sink'
+import type { Chunk } from '../../providers/adapter'
+import { chatWire } from '../../wires/chat/chatWire'
+import { messagesWire } from '../../wires/messages/messagesWire'
+import type { ParsedInput } from '../handlers/types'
+import type { AnswerReader, Reading } from './playgroundSink'
+
+type Input = ParsedInput<'playground.chat'>
+type Gw = Record<string, unknown> | undefined
+
+/** One wire the Playground sends through: the call on that wire, the body it builds from the Playground's fields, how it reads answers. */
+export interface PlaygroundWireUse {
+  run(gw: CoreDeps, call: InferenceCall, sink: Sink): Promise<unknown>
+  /** The body as a client of that wire sends it, streaming. */
+  body(input: Input): Record<string, unknown>
+  reader: AnswerReader
+}
+
+/** OpenAI chunks: each choice's content, its finish_reason; `gw` on the last chunk. */
+const chatReader: AnswerReader = {
+  event(data) {
+    const chunk = data as Chunk & { gw?: Gw }
+    const reading: Reading = { text: '', gw: chunk.gw }
+    for (const c of chunk.choices ?? []) {
+      if (typeof c.delta?.content === 'string') reading.text += c.delta.content
+      if (typeof c.finish_reason === 'string') reading.stop = c.finish_reason
+    }
+    return reading
+  },
+  answer(json) {
+    const choice = (json as { choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> }).choices?.[0]
+    const content = choice?.message?.content
+    const stop = choice?.finish_reason
+    return { text: typeof content === 'string' ? content : undefined, stop: typeof stop === 'string' ? stop : undefined, gw: json.gw as Gw }
+  },
+}
+
+interface MessagesEvent {
+  content_block?: { type?: string; text?: unknown }
+  delta?: { type?: string; text?: unknown; stop_reason?: unknown }
+}
+
+const textOf = (block: { type?: string; text?: unknown } | undefined) => (block?.type === 'text' || block?.type === 'text_delta') && typeof block.text === 'string' ? block.text : undefined
+
+/**
+ * Anthropic's events: text blocks' text (thinking and tool input are not the answer's text), the
+ * stop reason in message_delta, and the gateway's `gw` event before message_stop. Only the events
+ * that carry one of those are parsed. A provider's `error` event never reaches a sink: the relay
+ * ends the stream with it as an ApiError.
+ */
+const messagesReader: AnswerReader = {
+  event(data, text) {
+    const type = (data as { type?: string }).type
+    if (type === 'gw') return { gw: (data as { gw?: Gw }).gw }
+    if (type !== 'content_block_start' && type !== 'content_block_delta' && type !== 'message_delta') return {}
+    const ev = (text === undefined ? data : JSON.parse(text)) as MessagesEvent
+    if (type === 'message_delta') return { stop: typeof ev.delta?.stop_reason === 'string' ? ev.delta.stop_reason : undefined }
+    return { text: textOf(type === 'content_block_start' ? ev.content_block : ev.delta) }
+  },
+  answer(json) {
+    const blocks = Array.isArray(json.content) ? (json.content as Array<{ type?: string; text?: unknown }>) : []
+    return { text: blocks.map(textOf).join(''), stop: typeof json.stop_reason === 'string' ? json.stop_reason : undefined, gw: json.gw as Gw }
+  },
+}
+
+export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
+  chat: {
+    run: (gw, call, sink) => runInference(gw, chatWire, call, sink),
+    body: (input) => ({ ...playgroundBody('chat', input), stream: true, stream_options: { include_usage: true } }),
+    reader: chatReader,
+  },
+  messages: {
+    run: (gw, call, sink) => runInference(gw, messagesWire, call, sink),
+    body: (input) => ({ ...playgroundBody('messages', input), stream: true }),
+    reader: messagesReader,
+  },
+}

@@ -1,0 +1,63 @@
+import type { Sink } from '../../core/sink'
+import { OK, type Finished, type InboundWire } from '../../core/wire'
+import { invalidRequest } from '../../errors'
+import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
+import type { RequestContext } from '../../pipeline/requestContext'
+import { freeCost } from '../../pricing/priceUsage'
+import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
+import { gwHeaders, readJson } from '../answer'
+import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
+import { messagesWire } from './messagesWire'
+
+/** Says where an answer's count comes from: `provider` (Anthropic counted) or `estimate` (the gateway did, without a tokenizer). */
+const TOKEN_COUNT_HEADER = 'x-gw-token-count'
+
+/** A count costs nothing once it reaches a counter, whatever the counter answers: a failed count is not billed either. */
+const countedFree = (ctx: RequestContext) => {
+  ctx.cost = freeCost('free: token counting is not billed')
+}
+
+/** The count goes out as its counter wrote it; nothing of the gateway's is added to the body. */
+async function answer(ctx: RequestContext, text: string, source: 'provider' | 'estimate', sink: Sink): Promise<Finished> {
+  if (ctx.bodies) ctx.bodies.response = text
+  ctx.markFirstByte()
+  await sink.json(text, { ...gwHeaders(ctx), [TOKEN_COUNT_HEADER]: source })
+  return OK
+}
+
+/**
+ * Anthropic's `POST /v1/messages/count_tokens`. Free at Anthropic, and Claude Code sends many
+ * (its /context makes ~15), so it is admitted like a free call: the key's model rules apply, but
+ * no rate limit, balance or cost ceiling. To a provider of kind `anthropic` the body goes as sent
+ * but for its model (and a preset's model and system prompt: its sampling parameters are not
+ * count_tokens fields); any other provider cannot count, so the gateway estimates from the body
+ * and calls nobody. Recorded with cost $0, priced, marked free.
+ */
+export const countTokensWire: InboundWire<MessagesBody> = {
+  endpoint: COUNT_TOKENS_ENDPOINT,
+  forwardHeaders: messagesWire.forwardHeaders,
+  read(body) {
+    const b = validateMessagesBody(body)
+    return { body: b, model: b.model, stream: false, envelope: undefined }
+  },
+  applyPreset: (body, preset) => applyMessagesPreset(body, { ...preset, temperature: null, top_p: null, max_tokens: null }),
+  control: () => ({ chat: false, prompt: null, free: true }),
+  answerLocally(ctx, body, target, sink) {
+    if (target.provider.kind === 'anthropic') return null
+    countedFree(ctx)
+    // What the provider would read: the system prompt, the messages and the tools' definitions.
+    const tokens = [body.system, body.messages, body.tools].reduce<number>((n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)), 0)
+    return answer(ctx, JSON.stringify({ input_tokens: tokens }), 'estimate', sink)
+  },
+  // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
+  request(ctx, body, target, forwarded?: Record<string, string> | null) {
+    // Only a fallback gets here with another kind: it is passed over.
+    if (target.provider.kind !== 'anthropic') throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
+    countedFree(ctx)
+    return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
+  },
+  async deliver(ctx, _body, upstream, sink) {
+    const { text } = await readJson(ctx.target!.provider.id, upstream)
+    return answer(ctx, text.trim(), 'provider', sink)
+  },
+}

@@ -1,0 +1,17 @@
+import type { PlaygroundEvent } from '../../../../contract/playground'
+import { CodeBlock } from '../../components/Copy'
+import { WIRES } from './wires'
+
+type Sent = Extract<PlaygroundEvent, { type: 'request' }>
+
+/** The body the Playground sent, as its wire carries it into the gateway (before a preset or alias changes it). */
+export function SentRequest({ sent }: { sent: Sent }) {
+  return (
+    <details className="run-request" data-testid="pg-request">
+      <summary>
+        Request <span className="muted">POST {WIRES[sent.wire].path}</span>
+      </summary>
+      <CodeBlock code={JSON.stringify(sent.body, null, 2)} testId="pg-request-body" label={`Request body sent to ${WIRES[sent.wire].path}`} />
+    </details>
+  )
+}

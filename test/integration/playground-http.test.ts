@@ -1,0 +1,166 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import type { PlaygroundEvent } from '../../src/contract/playground'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { waitForRecord } from '../support/harness'
+import { tempDir } from '../support/tempDir'
+
+type Done = Extract<PlaygroundEvent, { type: 'done' }>
+type Failed = Extract<PlaygroundEvent, { type: 'error' }>
+type Sent = Extract<PlaygroundEvent, { type: 'request' }>
+
+/**
+ * The Playground as the browser dashboard drives it: `POST /api/playground.chat` with a session
+ * cookie, events read off the SSE body, on the Messages wire to a fake Anthropic provider (and
+ * the chat wire for Stop, against a fake OpenAI stream that never ends by itself).
+ */
+describe('Playground over the admin HTTP transport, on the Messages wire', () => {
+  let anthropic: FakeAnthropic
+  let openai: FakeOpenAI
+  let gateway: RunningGateway
+  let dataDir: string
+  let cookie: string
+  let keyId: string
+
+  const post = (input: Record<string, unknown>, signal?: AbortSignal) =>
+    fetch(`${gateway.url}/api/playground.chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ key_id: keyId, ...input }),
+      signal,
+    })
+  const events = async (res: Response): Promise<PlaygroundEvent[]> => {
+    assert.equal(res.status, 200)
+    assert.match(res.headers.get('content-type')!, /text\/event-stream/)
+    return (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((block) => JSON.parse(block.slice('data: '.length)) as PlaygroundEvent)
+  }
+  const messages = async (input: Record<string, unknown>) => events(await post({ wire: 'messages', model: 'anthropic/claude-sonnet-4-5', ...input }))
+  const text = (evs: PlaygroundEvent[]) =>
+    evs
+      .filter((e) => e.type === 'delta')
+      .map((e) => (e as { content: string }).content)
+      .join('')
+
+  before(async () => {
+    anthropic = await startFakeAnthropic()
+    openai = await startFakeOpenAI()
+    dataDir = tempDir()
+    gateway = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
+    )
+    gateway.gateway.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    gateway.gateway.providers.upsert('openai', 'openai', openai.url)
+    gateway.gateway.configChanged()
+    const setup = await fetch(`${gateway.url}/api/auth.setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
+    })
+    assert.equal(setup.status, 200)
+    cookie = setup.headers.get('set-cookie')!.split(';')[0]
+    const key = await fetch(`${gateway.url}/api/keys.create`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'playground' }) })
+    keyId = ((await key.json()) as { key: { id: string } }).key.id
+  })
+  after(async () => {
+    await gateway.close()
+    await anthropic.close()
+    await openai.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('sends a Messages body (system apart, max_tokens by default), streams the text as deltas, and ends with the stop reason, routing and cost', async () => {
+    anthropic.script({ kind: 'reply', text: 'Bonjour, from Claude.', usage: { input_tokens: 20, output_tokens: 5 }, pings: true })
+    const evs = await messages({ messages: [{ role: 'system', content: 'Answer in French.' }, { role: 'user', content: 'Hello' }], temperature: 0.3 })
+
+    const sent = evs[0] as Sent
+    assert.equal(sent.type, 'request')
+    assert.equal(sent.wire, 'messages')
+    const body = { model: 'anthropic/claude-sonnet-4-5', max_tokens: 1024, system: 'Answer in French.', messages: [{ role: 'user', content: 'Hello' }], temperature: 0.3, stream: true }
+    assert.deepEqual(sent.body, body)
+    assert.deepEqual(anthropic.received.at(-1)!.body, { ...body, model: 'claude-sonnet-4-5' }, 'the provider got the body the Playground showed, but for the model')
+
+    assert.ok(evs.filter((e) => e.type === 'delta').length >= 2, 'the text arrives in pieces')
+    assert.equal(text(evs), 'Bonjour, from Claude.')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.request_id, sent.request_id)
+    assert.equal(done.finish_reason, 'end_turn')
+    assert.equal(done.gw.request_id, done.request_id)
+    assert.equal((done.gw.routing as { provider: string }).provider, 'anthropic')
+    // 20 × $3/M + 5 × $15/M
+    const cost = done.gw.cost as { final_usd: number; prompt_tokens: number; completion_tokens: number }
+    assert.ok(Math.abs(cost.final_usd - 0.000135) < 1e-12, String(cost.final_usd))
+    assert.deepEqual([cost.prompt_tokens, cost.completion_tokens], [20, 5])
+
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider], ['messages', 'playground', 'ok', 200, true, 'anthropic'])
+    assert.ok(Math.abs(record.cost!.final_usd! - 0.000135) < 1e-12)
+  })
+
+  it('a max_tokens given wins over the default, and the stop reason says when it cut the answer', async () => {
+    anthropic.script({ kind: 'reply', text: 'Cut sh', stopReason: 'max_tokens' })
+    const evs = await messages({ messages: [{ role: 'user', content: 'Tell me everything' }], max_tokens: 3 })
+    assert.equal((evs[0] as Sent).body.max_tokens, 3)
+    assert.equal(anthropic.received.at(-1)!.body.max_tokens, 3)
+    assert.equal((evs.at(-1) as Done).finish_reason, 'max_tokens')
+  })
+
+  it('a model on a provider the Messages wire cannot reach is a 400 naming it, recorded on the Messages endpoint', async () => {
+    const before = anthropic.received.length
+    const evs = await messages({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] })
+    assert.deepEqual(
+      evs.map((e) => e.type),
+      ['request', 'error'],
+    )
+    const error = evs[1] as Failed
+    assert.equal(error.status, 400)
+    assert.equal(error.error.type, 'invalid_request_error')
+    assert.match(error.error.message, /openai/)
+    assert.equal(anthropic.received.length, before, 'nothing reached a provider')
+    const record = await waitForRecord(gateway.gateway, error.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome, record.status], ['messages', 'playground', 'error', 400])
+  })
+
+  it('a temperature outside the Messages API’s 0–1 is refused naming the field', async () => {
+    const evs = await messages({ messages: [{ role: 'user', content: 'Hello' }], temperature: 1.5 })
+    const error = evs.at(-1) as Failed
+    assert.equal(error.type, 'error')
+    assert.equal(error.status, 400)
+    assert.match(error.error.message, /temperature/)
+  })
+
+  it('a provider error in the middle of the stream arrives after the text so far, as one error event, and is recorded', async () => {
+    anthropic.script({ kind: 'error-mid-stream', afterBlocks: 1, errorType: 'overloaded_error', message: 'Overloaded' })
+    const evs = await messages({ messages: [{ role: 'user', content: 'Hello' }] })
+    assert.ok(text(evs).length > 0, 'the text before the failure is shown')
+    assert.equal(evs.filter((e) => e.type === 'error').length, 1)
+    assert.ok(!evs.some((e) => e.type === 'done'))
+    const error = evs.at(-1) as Failed
+    assert.equal(error.type, 'error')
+    assert.match(error.error.message, /Overloaded/)
+    const record = await waitForRecord(gateway.gateway, error.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome], ['messages', 'playground', 'error'])
+  })
+
+  it('Stop (the dashboard closing the connection) ends the provider call and the record says aborted', async () => {
+    openai.script({ kind: 'endless-stream', intervalMs: 10 })
+    const closed = openai.waitForClientClose(3000)
+    const stop = new AbortController()
+    const res = await post({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Go on forever' }] }, stop.signal)
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
+    let seen = ''
+    while ((seen.match(/"type":"delta"/g) ?? []).length < 3) seen += (await reader.read()).value ?? ''
+    stop.abort()
+    await closed
+    const requestId = /"type":"request","request_id":"([^"]+)"/.exec(seen)![1]
+    const record = await waitForRecord(gateway.gateway, requestId)
+    assert.deepEqual([record.endpoint, record.source, record.outcome], ['chat.completions', 'playground', 'aborted'])
+  })
+})
