@@ -156,6 +156,11 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       assert.equal(preview.dry_run, true)
       assert.ok(preview.changed >= 2)
       assert.equal(store.prepare(`SELECT count(*) FROM request_costs`).pluck().get(), 0, 'a dry run writes nothing')
+      const one = JSON.parse((await gwCli(['prices', 'reprice', '--since', '2026-11-23', '--model', 'gpt-4o-mini', '--dry-run', '--json'], { dataDir })).stdout)
+      assert.deepEqual(
+        one.sample.map((c: any) => [c.id, c.old_usd, c.new_usd]),
+        [[paid.gw.request_id, 0.0000048, 0.000022]],
+      )
 
       // Served while repricing runs in another process, in batches of 2.
       const [done] = await Promise.all([

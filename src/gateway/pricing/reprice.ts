@@ -9,7 +9,7 @@ import type { Cost, NormalizedUsage } from './types'
 export interface RepriceOptions {
   /** UTC date (YYYY-MM-DD): requests created from its midnight on. */
   since: string
-  /** `provider/model`, an upstream model id, or the model id the caller asked for. */
+  /** Only requests for this model: `provider/model`, an upstream model id, or the id the caller asked for. */
   model?: string
   dryRun: boolean
   /** The last request id of the previous batch, or one below the first id of `since`. */
@@ -70,6 +70,9 @@ export function costNow(priceBook: PriceBook, r: RequestRecord): Cost | null {
   })
 }
 
+/** The request asked for `model`, or was served by it (`provider/model` or the upstream id). */
+const servedAs = (r: RequestRecord, model: string) => r.model === model || r.upstream_model === model || `${r.provider}/${r.upstream_model}` === model
+
 const sameCost = (a: Cost | null, b: Cost) =>
   !!a && a.priced === b.priced && a.final_usd === b.final_usd && a.price_source === b.price_source && a.long_context === b.long_context
 
@@ -82,23 +85,18 @@ const sameCost = (a: Cost | null, b: Cost) =>
  */
 export function repriceBatch(db: Db, priceBook: PriceBook, o: RepriceOptions, now = Date.now()): RepriceBatch {
   const since = Date.parse(`${o.since}T00:00:00Z`)
-  const byModel = o.model === undefined ? '' : `AND (r.model = @model OR r.upstream_model = @model OR r.provider || '/' || r.upstream_model = @model)`
+  // The model filter is applied here, not in SQL, so every call reads at most `limit` rows.
   const rows = db
     .prepare(
       `SELECT r.id, r.detail, r.key_id, k.prepaid FROM requests r LEFT JOIN keys k ON k.id = r.key_id
-       WHERE r.created_at >= @since AND r.id > @cursor ${byModel}
-       ORDER BY r.id LIMIT @limit`,
+       WHERE r.id > ? AND r.created_at >= ? ORDER BY r.id LIMIT ?`,
     )
-    .all({ since, cursor: o.cursor, limit: o.limit, ...(o.model !== undefined && { model: o.model }) }) as Array<{
-    id: string
-    detail: string
-    key_id: string | null
-    prepaid: number | null
-  }>
+    .all(o.cursor, since, o.limit) as Array<{ id: string; detail: string; key_id: string | null; prepaid: number | null }>
 
   const changes: Array<{ record: RequestRecord; cost: Cost; prepaidKey: string | null }> = []
   for (const row of rows) {
     const record = JSON.parse(row.detail) as RequestRecord
+    if (o.model !== undefined && !servedAs(record, o.model)) continue
     const cost = costNow(priceBook, record)
     if (cost && !sameCost(record.cost, cost)) changes.push({ record, cost, prepaidKey: row.prepaid === 1 ? row.key_id : null })
   }
