@@ -7,6 +7,7 @@ import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { KeychainSecretStore, envVarFor } from '../../src/gateway/secrets/secretStore'
 import { DB_FILE } from '../../src/gateway/store/db'
 import { startFakeOpenAI, type FakeOpenAI, type UsageSpec } from '../support/fake-openai'
+import { startFakeAnthropic, type FakeAnthropic, type UsageSpec as AnthropicUsage } from '../support/fake-anthropic'
 import { gwCli, readSse, tempDir, waitForRecord } from '../support/harness'
 
 /**
@@ -20,29 +21,33 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
   let dataDir: string
   let now = Date.parse('2026-11-23T12:00:00Z')
   const fakes: Record<string, FakeOpenAI> = {}
+  let anthropic: FakeAnthropic
   let key = ''
 
   before(async () => {
     fakes.openai = await startFakeOpenAI()
     fakes.xai = await startFakeOpenAI({ quirks: { xaiUsage: true } })
     fakes.deepseek = await startFakeOpenAI({ quirks: { deepseekUsage: true } })
+    anthropic = await startFakeAnthropic({ models: ['claude-sonnet-5-5', 'claude-haiku-4-5'] })
     dataDir = tempDir()
     running = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
       {
-        env: Object.fromEntries(Object.entries(fakes).map(([id, f]) => [envVarFor(id), f.apiKey])),
+        env: { ...Object.fromEntries(Object.entries(fakes).map(([id, f]) => [envVarFor(id), f.apiKey])), ANTHROPIC_API_KEY: anthropic.apiKey },
         secrets: new KeychainSecretStore('GW Gateway test'),
         routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 },
         clock: () => now,
       },
     )
     for (const [id, f] of Object.entries(fakes)) running.gateway.providers.upsert(id, 'openai', f.url)
+    running.gateway.providers.upsert('anthropic', 'anthropic', anthropic.url)
     key = running.gateway.keys.create('matrix').secret
     running.gateway.configChanged()
   })
   after(async () => {
     await running.close()
     for (const f of Object.values(fakes)) await f.close()
+    await anthropic.close()
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -54,10 +59,11 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     })
 
   /** The cost of one request, JSON and streamed, at `at`: the three figures a user can see must agree with `usd`. */
-  async function expectCost(model: string, at: string, usage: Partial<UsageSpec>, usd: number, priceSource: string) {
+  async function expectCost(model: string, at: string, usage: Partial<UsageSpec> | Partial<AnthropicUsage>, usd: number, priceSource: string) {
     now = Date.parse(at)
     const provider = model.slice(0, model.indexOf('/'))
-    fakes[provider].script({ kind: 'reply', usage }, { kind: 'reply', usage })
+    if (provider === 'anthropic') anthropic.script({ kind: 'reply', usage: usage as Partial<AnthropicUsage> }, { kind: 'reply', usage: usage as Partial<AnthropicUsage> })
+    else fakes[provider].script({ kind: 'reply', usage: usage as Partial<UsageSpec> }, { kind: 'reply', usage: usage as Partial<UsageSpec> })
     const res: any = await (await chat(model, false)).json()
     assert.ok(res.gw, JSON.stringify(res))
     const events = await readSse(await chat(model, true))
@@ -99,6 +105,25 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     // grok-3-mini → grok-4.3 $1.25 / cached $0.20 / $2.50; output = 100 + 50 reasoning:
     // 800 × 1,250,000 + 200 × 200,000 + 150 × 2,500,000 = 1,000,000,000 + 40,000,000 + 375,000,000 = 1,415,000,000 pico
     await expectCost('xai/grok-3-mini', '2026-11-23T12:00:00Z', { prompt_tokens: 1_000, cached_tokens: 200, completion_tokens: 100, reasoning_tokens: 50 }, 0.001415, 'catalog 2026-11-21')
+  })
+
+  it("prices Anthropic usage at the rate in force when it ran: Sonnet 5.5's cache reads before and after the 2026-10-07 cut", async () => {
+    const u = { input_tokens: 2_000, cache_read_input_tokens: 8_000, output_tokens: 100 }
+    // $2 / read $0.20 / $10: 2,000 × 2,000,000 + 8,000 × 200,000 + 100 × 10,000,000 = 4e9 + 1.6e9 + 1e9 = 6.6e9 pico
+    await expectCost('anthropic/claude-sonnet-5-5', '2026-10-06T12:00:00Z', u, 0.0066, 'catalog 2026-11-21')
+    // read $0.10 from 2026-10-07: 4e9 + 8,000 × 100,000 + 1e9 = 5.8e9 pico
+    await expectCost('anthropic/claude-sonnet-5-5', '2026-10-07T12:00:00Z', u, 0.0058, 'catalog 2026-11-21')
+  })
+
+  it('bills 1-hour cache writes at the rate an override set from the CLI flags', async () => {
+    await gwCli(
+      ['prices', 'set', 'anthropic/claude-haiku-4-5', '--input', '0.8', '--cache-write', '1', '--cache-write-1h', '1.6', '--cached-input', '0.08', '--output', '4', '--as-of', '2026-11-22'],
+      { dataDir },
+    )
+    // 6,000 uncached × 800,000 + 1,000 5-minute writes × 1,000,000 + 3,000 1-hour writes × 1,600,000 + 100 × 4,000,000
+    // = 4.8e9 + 1e9 + 4.8e9 + 4e8 = 1.1e10 pico (with the 1-hour rate dropped it would be 9.2e9)
+    const u = { input_tokens: 6_000, cache_creation_input_tokens: 4_000, cache_creation_1h_input_tokens: 3_000, output_tokens: 100 }
+    await expectCost('anthropic/claude-haiku-4-5', '2026-11-23T12:00:00Z', u, 0.011, 'override 2026-11-22')
   })
 
   it('applies an override’s own peak hours, holiday calendar and dated rows (the whole row is kept)', async () => {
