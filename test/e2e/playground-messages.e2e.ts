@@ -89,14 +89,19 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
     await w.page.setViewportSize({ width: 1360, height: 900 })
   })
 
-  it('a model the Messages wire cannot reach yet shows the gateway’s 400, legibly', async () => {
+  it('a model on an OpenAI provider answers on the Messages wire through translation, and a provider error shows legibly', async () => {
     await playground.id('pg-clear').click()
     await playground.choose(keyId, 'openai/gpt-4o-mini')
     await playground.wire('messages')
     await playground.send('Hello')
+    assert.match(await playground.reply(), /\w/)
+    assert.match(await playground.cost(), /\$/)
+    await playground.id('pg-clear').click()
+    stack.fake.script({ kind: 'status', status: 400, body: { error: { message: 'This model does not take that.', type: 'invalid_request_error', param: null, code: null } } })
+    await playground.send('Hello again')
     const error = await playground.error()
     assert.match(error.status, /^400 /)
-    assert.match(error.message, /openai/)
+    assert.match(error.message, /does not take that/)
     await screenshot(w.page, 'playground-messages-error')
   })
 

@@ -112,20 +112,26 @@ describe('Playground over the admin HTTP transport, on the Messages wire', () =>
     assert.equal((evs.at(-1) as Done).finish_reason, 'max_tokens')
   })
 
-  it('a model on a provider the Messages wire cannot reach is a 400 naming it, recorded on the Messages endpoint', async () => {
+  it('a model on a chat-completions provider is reached through translation: chat body to openai, Messages answer, record on the Messages endpoint', async () => {
     const before = anthropic.received.length
-    const evs = await messages({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] })
+    const sentBefore = openai.received.length
+    const evs = await messages({ model: 'openai/gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] })
+    assert.equal(evs[0].type, 'request')
+    assert.ok(text(evs).length > 0, 'the translated answer streams as text')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.finish_reason, 'end_turn', "the Messages wire's own stop reason")
+    assert.equal(anthropic.received.length, before, 'nothing reached the Anthropic provider')
+    const sent = openai.received.slice(sentBefore).find((r) => r.path.endsWith('/chat/completions'))!
     assert.deepEqual(
-      evs.map((e) => e.type),
-      ['request', 'error'],
+      (sent.body as { messages: unknown[] }).messages,
+      [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello' },
+      ],
     )
-    const error = evs[1] as Failed
-    assert.equal(error.status, 400)
-    assert.equal(error.error.type, 'invalid_request_error')
-    assert.match(error.error.message, /openai/)
-    assert.equal(anthropic.received.length, before, 'nothing reached a provider')
-    const record = await waitForRecord(gateway.gateway, error.request_id)
-    assert.deepEqual([record.endpoint, record.source, record.outcome, record.status], ['messages', 'playground', 'error', 400])
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome, record.provider], ['messages', 'playground', 'ok', 'openai'])
   })
 
   it('a temperature outside the Messages API’s 0–1 is refused naming the field', async () => {

@@ -50,7 +50,7 @@ export const countTokensWire: InboundWire<MessagesBody> = {
     return answer(ctx, JSON.stringify({ input_tokens: tokens }), 'estimate', sink)
   },
   // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
-  request(ctx, body, target, forwarded?: Record<string, string> | null) {
+  request(ctx, body, target, forwarded) {
     // Only a fallback gets here with another kind: it is passed over.
     if (target.provider.kind !== 'anthropic') throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
     countedFree(ctx)
