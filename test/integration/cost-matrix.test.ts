@@ -91,6 +91,28 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     assert.equal(r.usage?.reasoning_tokens, 900)
   })
 
+  it('bills xAI reasoning as output on the Messages wire too: header, stream gw event and records', async () => {
+    now = Date.parse('2026-11-23T12:00:00Z')
+    const usage = { prompt_tokens: 9_339, completion_tokens: 637, reasoning_tokens: 900 }
+    fakes.xai.script({ kind: 'reply', usage }, { kind: 'reply', usage })
+    const messages = (stream: boolean) =>
+      fetch(`${running.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'xai/grok-4.7', max_tokens: 2_000, messages: [{ role: 'user', content: 'x' }], stream }),
+      })
+    // The same $0.0279 as on the chat wire: 9,339 × 2,000,000 + (637 + 900) × 6,000,000 = 2.79e10 pico
+    const json = await messages(false)
+    const body: any = await json.json()
+    assert.equal(body.usage.output_tokens, 1_537, 'Anthropic counts thinking inside output_tokens')
+    assert.ok(Math.abs(Number(json.headers.get('x-gw-cost-usd')) - 0.0279) < 1e-9)
+    assert.ok(Math.abs((await waitForRecord(running.gateway, json.headers.get('x-gw-request-id'))).cost!.final_usd! - 0.0279) < 1e-9)
+    const streamed = await (await messages(true)).text()
+    const gw = JSON.parse(/^event: gw\ndata: (.*)$/m.exec(streamed)![1]).gw
+    assert.ok(Math.abs(gw.cost.final_usd - 0.0279) < 1e-9)
+    assert.ok(Math.abs((await waitForRecord(running.gateway, gw.request_id)).cost!.final_usd! - 0.0279) < 1e-9)
+  })
+
   it('keeps DeepSeek reasoning inside completion_tokens, and skips peak hours on a Chinese public holiday', async () => {
     const u = { prompt_tokens: 1_000, cached_tokens: 400, completion_tokens: 200, reasoning_tokens: 150 }
     // Thursday 2026-10-01 02:30Z is 10:30 on National Day in Beijing: off-peak $0.15 / hit $0.003 / $0.60:
