@@ -223,6 +223,15 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       assert.match(repriced.cost?.price_source ?? '', /^override /)
       const history = store.prepare(`SELECT old_cost_usd, new_cost_usd, old_priced FROM request_costs WHERE request_id = ?`).all(paid.gw.request_id)
       assert.deepEqual(history, [{ old_cost_usd: 0.0000048, new_cost_usd: 0.000022, old_priced: 1 }])
+      // What requests.get (and the request's page) shows of it; the unpriced one says it was unpriced.
+      assert.deepEqual(
+        gw.requests.costHistory(paid.gw.request_id).map((h) => [h.old_usd, h.new_usd, h.actor.startsWith('cli:')]),
+        [[0.0000048, 0.000022, true]],
+      )
+      assert.deepEqual(
+        gw.requests.costHistory(unpriced.gw.request_id).map((h) => [h.old_usd, h.new_usd]),
+        [[null, 0.0000135]],
+      )
       // The ledger: −4,800,000 usage, −17,200,000 adjustment (22,000,000 − 4,800,000), with a note.
       const ledger = store
         .prepare(`SELECT kind, amount_pico, note FROM ledger WHERE request_id = ? ORDER BY id`)
