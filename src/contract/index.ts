@@ -6,6 +6,7 @@ import { presetOps } from './presets'
 import { aliasOps } from './aliases'
 import { keyOps } from './keys'
 import { providerOps } from './providers'
+import { priceOps } from './prices'
 import { requestOps } from './requests'
 import { analyticsOps } from './analytics'
 import { settingsOps } from './settings'
@@ -43,6 +44,7 @@ export const operations = {
   ...aliasOps,
   ...keyOps,
   ...providerOps,
+  ...priceOps,
   ...requestOps,
   ...analyticsOps,
   ...settingsOps,

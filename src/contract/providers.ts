@@ -48,8 +48,6 @@ export const modelEntry = z.object({
   availability: z.object({ available: z.boolean(), reason: z.string().nullable() }),
 })
 
-const price = z.number().finite().nonnegative()
-
 export const providerOps = {
   'providers.list': op({ summary: 'Built-in and added providers with credential state', access: 'admin', input: empty, output: z.array(providerInfo) }),
   'providers.set': op({
@@ -76,21 +74,4 @@ export const providerOps = {
     output: providerStatus,
   }),
   'models.list': op({ summary: 'Catalog and provider models with prices, limits and availability', access: 'user', input: empty, output: z.array(modelEntry) }),
-  'prices.set': op({
-    summary: 'Override a model’s price (USD per 1M tokens)',
-    access: 'admin',
-    input: z
-      .object({
-        model: z.string().regex(/^[^/\s]+\/\S+$/, 'use provider/model'),
-        input: price,
-        output: price.nullable().default(null),
-        cached_input: price.nullable().default(null),
-        cache_write: price.nullable().default(null),
-        context_length: z.number().int().positive().nullable().default(null),
-        note: z.string().max(500).nullable().default(null),
-      })
-      .strict(),
-    output: ok,
-  }),
-  'prices.remove': op({ summary: 'Remove a price override', access: 'admin', input: z.object({ model: z.string() }).strict(), output: ok }),
 }

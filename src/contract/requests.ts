@@ -66,6 +66,8 @@ export const requestOps = {
     output: z.object({
       record: z.record(z.string(), z.unknown()),
       bodies: z.object({ request: z.unknown(), response: z.unknown() }).nullable(),
+      /** Figures the record's cost had before each repricing, oldest first (null: it was unpriced). */
+      cost_history: z.array(z.object({ repriced_at: time, old_usd: z.number().nullable(), new_usd: z.number().nullable(), actor: z.string() })),
     }),
   }),
 }

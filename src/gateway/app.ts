@@ -86,7 +86,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     loggerInstance: gw.logger as FastifyBaseLogger,
     logController: new RequestLog(),
     bodyLimit: config.bodyLimitBytes,
-    genReqId: () => newRequestId(),
+    genReqId: () => newRequestId(gw.clock()),
     // Client SDKs keep connections open between calls.
     keepAliveTimeout: 65_000,
     // Requests that arrive while the server closes get their 503 from the onRequest hook, in the

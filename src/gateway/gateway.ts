@@ -35,6 +35,12 @@ export interface GatewayOptions {
   routing?: Partial<RoutingConfig>
   /** The gateway's log (server.ts opens it from the configuration); none when absent. */
   logger?: Logger
+  /**
+   * Unix milliseconds now. Every request's time (its id, its record, the rates it is priced at:
+   * schedules, peak hours, holidays) comes from it, so time-dependent pricing is tested by
+   * giving a gateway a fixed clock, not by patching Date.
+   */
+  clock?: () => number
 }
 
 /**
@@ -66,6 +72,7 @@ export class Gateway {
   readonly registry: ProviderRegistry
   readonly health: ProviderHealth
   readonly priceBook: PriceBook
+  readonly clock: () => number
   readonly keyIndex = new KeyIndex()
   readonly agent: UpstreamAgent
   readonly secrets: SecretStore
@@ -92,6 +99,7 @@ export class Gateway {
     this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env, this.agent)
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
+    this.clock = options.clock ?? Date.now
     this.balances = new Balances(this.ledger, () => this.records.flush())
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
@@ -119,7 +127,7 @@ export class Gateway {
     this.records.flush()
     this.balances.reload()
     this.registry.reload()
-    this.priceBook.reload(this.prices.all())
+    this.priceBook.reload(this.prices.all(), this.prices.calendars())
     this.health.clear()
   }
 

@@ -93,7 +93,7 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
     const prepaid = await api('keys.create', { name: 'ci-bot', balance_usd: 10, policy: { rpm: 60, max_tokens: 2000 } })
     ids.prepaid = prepaid.key.id
     await api('users.create', { username: 'mia', password: 'mia-password-123', role: 'member' })
-    await api('prices.set', { model: 'openai/gpt-4o', input: 2, output: 8 })
+    await api('prices.set', { model: 'openai/gpt-4o', row: { input: 2, output: 8 } })
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: created.secret, maxRetries: 0 })
     for (const [i, tag] of ['search', 'search', 'billing'].entries()) {
       const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `hello ${i}` }], gw: { tags: [tag], session_id: 'sess-1', user_id: `user-${i}` } } as never)

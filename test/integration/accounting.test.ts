@@ -143,7 +143,7 @@ describe('accounting a provider cannot break', () => {
 
   it('a price so high that a cost passes $9,007 is unpriced, not overflowed', async () => {
     const gw = t.running.gateway
-    gw.prices.set({ model: 'openai/gpt-4o-mini', input: 1e9, output: 1e9, cached_input: null, cache_write: null, context_length: null, note: null })
+    gw.prices.set({ model: 'openai/gpt-4o-mini', row: { input: 1e9, output: 1e9 }, as_of: '2026-11-23', note: null })
     gw.configChanged()
     try {
       t.fake.script({ kind: 'reply', usage: { prompt_tokens: 999_999_000 } })

@@ -71,8 +71,13 @@ describe('management contract over HTTP and the CLI', () => {
     'providers.remove': { id: 'extra' },
     'providers.test': { id: 'openai' },
     'models.list': {},
-    'prices.set': { model: 'openai/contract-model', input: 1, output: 2 },
+    'prices.list': {},
+    'prices.get': { model: 'deepseek/deepseek-flash' },
+    'prices.set': { model: 'openai/contract-model', row: { input: 1, output: 2, cache_write_1h: 2 } },
     'prices.remove': { model: 'openai/contract-model' },
+    'prices.setCalendar': { name: 'cn', calendar: { utc_offset_minutes: 480, holidays: ['2026-10-01'], workdays: [], as_of: '2026-11-23', source: 'test' } },
+    'prices.removeCalendar': { name: 'cn' },
+    'prices.reprice': { since: '2026-01-01', dry_run: true },
     'requests.list': { filter: { model: 'gpt-4o-mini' }, limit: 10 },
     'requests.get': { id: ids.request },
     'analytics.overview': { from: Date.now() - 3600_000, to: Date.now() + 60_000 },
@@ -97,7 +102,7 @@ describe('management contract over HTTP and the CLI', () => {
     ids.keySecret = key.body.secret
     ids.spareKey = (await call('keys.create', { name: 'spare-key' }, admin)).body.key.id
     await call('providers.set', { id: 'extra', kind: 'openai', base_url: 'http://127.0.0.1:9/v1' }, admin)
-    await call('prices.set', { model: 'openai/contract-model', input: 1 }, admin)
+    await call('prices.set', { model: 'openai/contract-model', row: { input: 1 } }, admin)
     const client = new OpenAI({ baseURL: t.baseURL, apiKey: ids.keySecret, maxRetries: 0 })
     ids.request = ((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })) as any).gw.request_id
   })

@@ -98,10 +98,10 @@ describe('GET /v1/models', () => {
   })
 
   it('reflects a price override set while the gateway runs', async () => {
-    t.running.gateway.prices.set({ model: 'openai/gpt-brand-new', input: 1, output: 2, cached_input: null, cache_write: null, context_length: 1000, note: null })
+    t.running.gateway.prices.set({ model: 'openai/gpt-brand-new', row: { input: 1, output: 2, context_length: 1000 }, as_of: '2026-11-23', note: null })
     const res: any = await t.client.chat.completions.create({ model: 'openai/gpt-brand-new', messages: [{ role: 'user', content: 'x' }] })
     // default fake usage: 12 prompt × $1 + 5 completion × $2 per 1M
     assert.equal(res.gw.cost.final_usd, 0.000022)
-    assert.equal(res.gw.cost.price_source, 'override')
+    assert.equal(res.gw.cost.price_source, 'override 2026-11-23')
   })
 })

@@ -313,7 +313,7 @@ describe('provider quirks, absorbed by the gateway', () => {
     it("takes availability from a local server's model list, and says when it is not running", async () => {
       const gw = running.gateway
       // Entries for models the servers do not serve, so the list has something to mark unavailable.
-      const price = { input: 0.1, output: 0.2, cached_input: null, cache_write: null, context_length: null, note: null }
+      const price = { row: { input: 0.1, output: 0.2 }, as_of: '2026-11-23', note: null }
       gw.prices.set({ model: 'ollama/qwen3:8b', ...price })
       gw.prices.set({ model: 'lmstudio/qwen2.5-7b-instruct', ...price })
       gw.configChanged()

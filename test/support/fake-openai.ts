@@ -88,6 +88,11 @@ export interface FakeQuirks {
   blankLinesBeforeJson?: boolean
   /** DeepSeek: cache hits as top-level `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`, no `prompt_tokens_details`. */
   deepseekUsage?: boolean
+  /**
+   * xAI: reasoning tokens are counted outside `completion_tokens` (the visible answer) and inside
+   * `total_tokens`; prompt details split text and image tokens; `num_sources_used` rides along.
+   */
+  xaiUsage?: boolean
   /** Together: `GET /models` answers a bare JSON array. */
   bareModelList?: boolean
   /** Gemini: model ids are prefixed `models/`. */
@@ -303,6 +308,17 @@ function usageObject(spec: UsageSpec, q: FakeQuirks = {}) {
       prompt_cache_hit_tokens: spec.cached_tokens,
       prompt_cache_miss_tokens: prompt_tokens - spec.cached_tokens,
       ...(spec.reasoning_tokens !== undefined ? { completion_tokens_details: { reasoning_tokens: spec.reasoning_tokens } } : {}),
+    }
+  }
+  if (q.xaiUsage) {
+    const reasoning_tokens = spec.reasoning_tokens ?? 0
+    return {
+      prompt_tokens,
+      completion_tokens,
+      total_tokens: total_tokens + reasoning_tokens,
+      prompt_tokens_details: { text_tokens: prompt_tokens, audio_tokens: 0, image_tokens: 0, cached_tokens: spec.cached_tokens },
+      completion_tokens_details: { reasoning_tokens, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      num_sources_used: 0,
     }
   }
   if (q.groqUsage) {

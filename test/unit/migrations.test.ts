@@ -4,6 +4,7 @@ import path from 'node:path'
 import Database from 'better-sqlite3'
 import { DB_FILE, migrate, openDatabase, schemaVersion } from '../../src/gateway/store/db'
 import { migrations } from '../../src/gateway/store/migrations'
+import { PricesRepo } from '../../src/gateway/store/pricesRepo'
 import { tempDir } from '../support/tempDir'
 
 const latest = Math.max(...migrations.map((m) => m.version))
@@ -45,6 +46,23 @@ describe('store migrations', () => {
       fresh.close()
     })
   }
+
+  it('move price overrides of version 8 into whole price rows, keeping every rate and note', () => {
+    const dir = tempDir()
+    const old = new Database(path.join(dir, DB_FILE))
+    migrate(old, migrations, 8)
+    const at = Date.UTC(2026, 9, 5, 12)
+    const insert = old.prepare(`INSERT INTO price_overrides (model, input, output, cached_input, cache_write, context_length, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+    insert.run('anthropic/claude-x', 3, 15, 0.3, 3.75, 200000, 'negotiated', at)
+    insert.run('openai/embed-y', 0.02, null, null, null, null, null, at)
+    old.close()
+    const db = openDatabase(dir)
+    assert.deepEqual(new PricesRepo(db).all(), [
+      { model: 'anthropic/claude-x', row: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, context_length: 200000 }, as_of: '2026-10-05', note: 'negotiated', updated_at: at },
+      { model: 'openai/embed-y', row: { input: 0.02 }, as_of: '2026-10-05', note: null, updated_at: at },
+    ])
+    db.close()
+  })
 
   it('refuse a store written by a newer version', () => {
     const dir = tempDir()

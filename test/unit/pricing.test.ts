@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { builtinCatalog } from '../../src/gateway/pricing/catalog'
+import { catalogModel, holidayCalendar, priceRow } from '../../src/contract/prices'
+import { PriceBook } from '../../src/gateway/pricing/priceBook'
+import type { PriceOverride } from '../../src/gateway/store/pricesRepo'
+import { describeIssues } from '../../src/contract/presets'
 import { picoToUsd, priceUsage, ratesAt, usdPer1MToPicoPerToken } from '../../src/gateway/pricing/priceUsage'
 import type { CatalogModel, NormalizedUsage } from '../../src/gateway/pricing/types'
 import { normalizeResponsesUsage, normalizeUsage } from '../../src/gateway/pricing/usage'
@@ -410,7 +414,10 @@ describe('builtin catalog', () => {
       seen.add(id)
       assert.ok(m.input >= 0, id)
       if (m.kind === 'chat') assert.ok(m.output !== undefined && m.output >= 0, `${id} has an output price`)
-      for (const s of m.schedule ?? []) assert.match(s.from, /^\d{4}-\d{2}-\d{2}$/, id)
+      // The same schema checks every override: dates real, tiers whole, no unknown field.
+      const parsed = catalogModel.safeParse(m)
+      assert.ok(parsed.success, `${id}: ${parsed.success ? '' : describeIssues(parsed.error)}`)
+      if (m.peak?.calendar) assert.ok(builtinCatalog.calendars[m.peak.calendar], `${id}: calendar ${m.peak.calendar} is shipped`)
       // Every rate must be a whole number of pico-dollars per token, or costs stop being exact.
       const tiers = [m, m.long_context, m.peak?.rates, ...(m.schedule ?? []), ...(m.schedule ?? []).map((s) => s.long_context)]
       for (const r of tiers) {
@@ -437,5 +444,189 @@ describe('builtin catalog', () => {
       assert.ok(!ids.has(id), `${id} is not priced`)
     }
     assert.ok(ids.has('groq/openai/gpt-oss-120b'))
+  })
+})
+
+describe('reasoning tokens by provider convention', () => {
+  it('bills xAI reasoning, reported outside completion_tokens, as output (the grok-4.7 case)', () => {
+    // xAI's shape: completion_tokens is the visible answer; reasoning sits beside it, inside total_tokens.
+    const raw = {
+      prompt_tokens: 9_339,
+      completion_tokens: 637,
+      total_tokens: 10_876, // 9,339 + 637 + 900
+      prompt_tokens_details: { text_tokens: 9_339, audio_tokens: 0, image_tokens: 0, cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 900, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      num_sources_used: 0,
+    }
+    const grok = model('xai', 'grok-4.7') // $2 in / $6 out
+    const u = normalizeUsage(raw, 'outside')!
+    assert.equal(u.completion_tokens, 1_537)
+    assert.equal(u.reasoning_tokens, 900)
+    // 9,339 × 2,000,000 + (637 + 900) × 6,000,000 = 18,678,000,000 + 9,222,000,000 = 2.79e10 pico
+    assert.equal(price(grok, u).final_usd, 0.0279)
+    // Read as OpenAI's convention it would be 9,339 × 2e6 + 637 × 6e6 = 2.25e10 pico: the $0.0225 of the issue.
+    assert.equal(price(grok, normalizeUsage(raw, 'inside')!).final_usd, 0.0225)
+  })
+
+  it("takes xAI's reasoning count when a stream's usage has no total", () => {
+    const u = normalizeUsage({ prompt_tokens: 32, completion_tokens: 9, completion_tokens_details: { reasoning_tokens: 94 } }, 'outside')!
+    assert.equal(u.completion_tokens, 103) // 9 + 94
+  })
+
+  it('adds nothing under the outside convention when the total already holds reasoning in completion_tokens (Gemini either way)', () => {
+    // Gemini's OpenAI layer, thoughts folded into completion_tokens: total = prompt + completion.
+    const folded = normalizeUsage({ prompt_tokens: 20, completion_tokens: 533, total_tokens: 553, completion_tokens_details: { reasoning_tokens: 382 } }, 'outside')!
+    assert.equal(folded.completion_tokens, 533)
+    // Thoughts left out of completion_tokens and without a count: the total's gap is the reasoning.
+    const apart = normalizeUsage({ prompt_tokens: 20, completion_tokens: 151, total_tokens: 553 }, 'outside')!
+    assert.equal(apart.completion_tokens, 533) // 151 + (553 − 20 − 151)
+    // gemini-3.8-flash $0.75 / $3.75: 20 × 750,000 + 533 × 3,750,000 = 1.5e7 + 1.99875e9 = 2.01375e9 pico, the same both ways
+    const flash = model('gemini', 'gemini-3.8-flash')
+    assert.equal(price(flash, folded).final_usd, 0.00201375)
+    assert.equal(price(flash, apart).final_usd, 0.00201375)
+  })
+
+  it('keeps OpenAI and DeepSeek reasoning inside completion_tokens (nothing added)', () => {
+    const openai = normalizeUsage({ prompt_tokens: 100, completion_tokens: 1_000, total_tokens: 1_100, completion_tokens_details: { reasoning_tokens: 800 } })!
+    assert.equal(openai.completion_tokens, 1_000)
+    const deepseek = normalizeUsage({
+      prompt_tokens: 1_000,
+      completion_tokens: 700,
+      total_tokens: 1_700,
+      prompt_cache_hit_tokens: 400,
+      prompt_cache_miss_tokens: 600,
+      completion_tokens_details: { reasoning_tokens: 500 },
+    })!
+    assert.equal(deepseek.completion_tokens, 700)
+    assert.equal(deepseek.cached_tokens, 400)
+    assert.equal(deepseek.reasoning_tokens, 500)
+  })
+})
+
+describe('holiday calendars', () => {
+  const flash = model('deepseek', 'deepseek-flash')
+  const cn = builtinCatalog.calendars.cn
+  const u = usage({ prompt_tokens: 1_000, cached_tokens: 400, completion_tokens: 200 })
+  const at = (iso: string) => priceUsage({ model: flash, usage: u, at: new Date(iso), calendar: cn, source: SOURCE })
+  // off-peak $0.15 / hit $0.003 / $0.60: 600 × 150,000 + 400 × 3,000 + 200 × 600,000 = 9e7 + 1.2e6 + 1.2e8 = 2.112e8 pico
+  const OFF = 0.0002112
+  // peak $0.30 / $0.006 / $1.20: 600 × 300,000 + 400 × 6,000 + 200 × 1,200,000 = 1.8e8 + 2.4e6 + 2.4e8 = 4.224e8 pico
+  const PEAK = 0.0004224
+
+  it('ships a valid calendar of Beijing dates', () => {
+    assert.ok(holidayCalendar.safeParse(cn).success)
+    assert.equal(cn.utc_offset_minutes, 480)
+  })
+
+  it('bills DeepSeek off-peak all day on a Chinese public holiday that falls on a weekday', () => {
+    assert.equal(at('2026-10-01T02:30:00Z').final_usd, OFF) // Thursday, National Day, 10:30 Beijing
+    assert.equal(at('2026-10-01T02:30:00Z').price_source, SOURCE)
+    assert.equal(at('2026-10-08T02:30:00Z').final_usd, PEAK) // the Thursday after, a working day
+    assert.equal(at('2026-10-08T02:30:00Z').price_source, `${SOURCE} (peak)`)
+    assert.equal(at('2026-02-16T07:00:00Z').final_usd, OFF) // Monday of the Spring Festival
+    assert.equal(at('2027-02-08T07:00:00Z').final_usd, OFF) // Monday, third day of the 2027 Spring Festival
+  })
+
+  it("decides the day in Beijing time: 16:00 UTC on 30 September is already 1 October there", () => {
+    // The windows are UTC hours, so the Beijing date matters at their edges only; check the date logic directly.
+    const custom: CatalogModel = { ...flash, peak: { ...flash.peak!, windows_utc: [[0, 24]] } }
+    const c = (iso: string) => priceUsage({ model: custom, usage: u, at: new Date(iso), calendar: cn, source: SOURCE }).final_usd
+    assert.equal(c('2026-09-30T15:59:59Z'), PEAK) // 23:59:59 on Wednesday 30 September in Beijing
+    assert.equal(c('2026-09-30T16:00:00Z'), OFF) // 00:00 on 1 October in Beijing
+  })
+
+  it('keeps make-up Saturdays off-peak, unless a calendar lists them as workdays', () => {
+    assert.equal(at('2026-10-10T02:30:00Z').final_usd, OFF) // Saturday worked in China, off-peak by DeepSeek's Monday-Friday rule
+    const withWorkdays = { ...cn, workdays: ['2026-10-10'] }
+    assert.equal(priceUsage({ model: flash, usage: u, at: new Date('2026-10-10T02:30:00Z'), calendar: withWorkdays, source: SOURCE }).final_usd, PEAK)
+  })
+})
+
+describe('price history and retired slugs', () => {
+  it("prices Sonnet 5.5's cache reads at $0.20 before the 2026-10-07 cut and $0.10 from it", () => {
+    const sonnet = model('anthropic', 'claude-sonnet-5-5')
+    const u = usage({ prompt_tokens: 10_000, cached_tokens: 8_000, completion_tokens: 100 })
+    // 2,000 × 2,000,000 + 8,000 × 200,000 + 100 × 10,000,000 = 4e9 + 1.6e9 + 1e9 = 6.6e9 pico
+    assert.equal(price(sonnet, u, new Date('2026-10-06T23:59:59Z')).final_usd, 0.0066)
+    // 2,000 × 2,000,000 + 8,000 × 100,000 + 100 × 10,000,000 = 4e9 + 8e8 + 1e9 = 5.8e9 pico
+    assert.equal(price(sonnet, u, new Date('2026-10-07T00:00:00Z')).final_usd, 0.0058)
+  })
+
+  it('bills Opus 4.6 prompts over 200K at the long-context row until 2026-03-13 only', () => {
+    const opus = model('anthropic', 'claude-opus-4-6')
+    const u = usage({ prompt_tokens: 200_001, completion_tokens: 1_000 })
+    // long row $10 / $37.50: 200,001 × 10,000,000 + 1,000 × 37,500,000 = 2,000,010,000,000 + 3.75e10
+    const before = price(opus, u, new Date('2026-03-12T12:00:00Z'))
+    assert.equal(before.long_context, true)
+    assert.equal(before.final_usd, 2.03751)
+    // flat $5 / $25: 200,001 × 5,000,000 + 1,000 × 25,000,000 = 1,000,005,000,000 + 2.5e10
+    const after = price(opus, u, new Date('2026-03-13T00:00:00Z'))
+    assert.equal(after.long_context, false)
+    assert.equal(after.final_usd, 1.025005)
+  })
+
+  it('prices a promotion with start and end dates only between them', () => {
+    const promo: CatalogModel = { ...model('openai', 'gpt-6.1-sol'), schedule: [{ from: '2026-12-24', until: '2026-12-27', input: 1, output: 5 }] }
+    const u = usage({ prompt_tokens: 1_000, completion_tokens: 100 })
+    // list $2 / $10: 1,000 × 2,000,000 + 100 × 10,000,000 = 3e9; promo $1 / $5: 1e9 + 5e8 = 1.5e9
+    assert.equal(price(promo, u, new Date('2026-12-23T23:59:59Z')).final_usd, 0.003)
+    assert.equal(price(promo, u, new Date('2026-12-24T00:00:00Z')).final_usd, 0.0015)
+    assert.equal(price(promo, u, new Date('2026-12-26T23:59:59Z')).final_usd, 0.0015)
+    assert.equal(price(promo, u, new Date('2026-12-27T00:00:00Z')).final_usd, 0.003)
+  })
+
+  it("bills xAI's retired slug families at grok-4.3 rates, exact ids first", () => {
+    const book = new PriceBook(builtinCatalog)
+    for (const slug of ['grok-4-fast-reasoning', 'grok-4-fast-non-reasoning', 'grok-4-1-fast-reasoning', 'grok-3', 'grok-3-mini', 'grok-4-0709']) {
+      assert.equal(book.lookup('xai', slug)?.entry.model, 'grok-4.3', slug)
+      assert.equal(book.findBare(slug)[0]?.entry.model, 'grok-4.3', slug)
+    }
+    assert.equal(book.lookup('xai', 'grok-4.7')?.entry.model, 'grok-4.7')
+    assert.equal(book.lookup('xai', 'grok-5'), null)
+    // grok-4.3 $1.25 / cached $0.20 / $2.50: 800 × 1,250,000 + 200 × 200,000 + 150 × 2,500,000 = 1e9 + 4e7 + 3.75e8 = 1.415e9 pico
+    const u = usage({ prompt_tokens: 1_000, cached_tokens: 200, completion_tokens: 150 })
+    assert.equal(price(book.lookup('xai', 'grok-3-mini')!.entry, u).final_usd, 0.001415)
+  })
+})
+
+describe('overrides are whole price rows', () => {
+  const override = (row: PriceOverride['row']): PriceOverride => ({ model: 'anthropic/claude-haiku-4-5', row, as_of: '2026-11-23', note: 'negotiated', updated_at: 0 })
+
+  it('keep the 1-hour write rate, the long-context tier and the catalog limits they leave out', () => {
+    const book = new PriceBook(builtinCatalog)
+    book.reload([override({ input: 0.8, cache_write: 1, cache_write_1h: 1.6, cached_input: 0.08, output: 4, long_context: { above_prompt_tokens: 100_000, input: 1.6, output: 8 } })])
+    const p = book.lookup('anthropic', 'claude-haiku-4-5')!
+    assert.equal(p.source, 'override 2026-11-23')
+    assert.equal(p.entry.context_length, 200_000)
+    assert.deepEqual(p.entry.aliases, ['claude-haiku-4-5-20251001'])
+    const u = usage({ prompt_tokens: 10_000, cache_write_tokens: 4_000, cache_write_1h_tokens: 3_000, completion_tokens: 100 })
+    // 6,000 × 800,000 + 1,000 × 1,000,000 + 3,000 × 1,600,000 + 100 × 4,000,000 = 4.8e9 + 1e9 + 4.8e9 + 4e8 = 1.1e10 pico
+    const c = priceUsage({ model: p.entry, usage: u, at: TODAY, source: p.source })
+    assert.equal(c.cache_write_usd, 0.0058)
+    assert.equal(c.final_usd, 0.011)
+    assert.equal(c.price_source, 'override 2026-11-23')
+    // 100,001 prompt tokens at the override's own long-context row ($1.60 / $8): 100,001 × 1,600,000 + 100 × 8,000,000
+    const long = priceUsage({ model: p.entry, usage: usage({ prompt_tokens: 100_001, completion_tokens: 100 }), at: TODAY, source: p.source })
+    assert.equal(long.final_usd, 0.1608016)
+  })
+
+  it('take a holiday calendar override by name', () => {
+    const book = new PriceBook(builtinCatalog)
+    book.reload([], [{ name: 'cn', calendar: { ...builtinCatalog.calendars.cn, holidays: ['2026-11-23'] }, updated_at: 0 }])
+    const p = book.lookup('deepseek', 'deepseek-flash')!
+    assert.deepEqual(p.calendar?.holidays, ['2026-11-23'])
+    assert.equal(ratesAt(p.entry, new Date('2026-11-23T02:00:00Z'), 1, p.calendar).tier, null)
+    assert.equal(ratesAt(p.entry, new Date('2026-10-01T02:00:00Z'), 1, p.calendar).tier, 'peak')
+    assert.equal(book.calendars().find((c) => c.name === 'cn')?.source, 'override')
+  })
+
+  it('are refused with the field named when a rate or date is wrong', () => {
+    const bad = priceRow.safeParse({ input: 1, schedule: [{ from: '2026-02-30', input: 2 }, { until: '2026-13-01', input: 3 }] })
+    assert.equal(bad.success, false)
+    assert.match(describeIssues(bad.error!), /schedule\.0\.from: not a calendar date/)
+    assert.match(describeIssues(bad.error!), /schedule\.1\.until: not a calendar date/)
+    const negative = priceRow.safeParse({ input: 1, cache_write_1h: -2 })
+    assert.match(describeIssues(negative.error!), /cache_write_1h/)
+    assert.match(describeIssues(priceRow.safeParse({ input: 1, surprise: 1 }).error!), /surprise/)
   })
 })

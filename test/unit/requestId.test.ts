@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { newRequestId } from '../../src/gateway/pipeline/requestContext'
+import { newRequestId, timeOfRequestId } from '../../src/gateway/pipeline/requestContext'
 
 describe('request ids', () => {
   it('sort by the millisecond they were made in, byte-wise as SQLite compares text', () => {
@@ -17,5 +17,11 @@ describe('request ids', () => {
     assert.equal(new Set(ids).size, ids.length)
     assert.equal(new Set(ids.map((id) => id.slice(0, 12))).size, 1, 'one time part')
     assert.equal(new Set(ids.map((id) => id.slice(12))).size, ids.length)
+  })
+
+  it('give back the millisecond they were made in, so a request is priced at its own time', () => {
+    for (const t of [0, 61, 62, Date.UTC(2026, 9, 1, 2, 30), 62 ** 8 - 1]) assert.equal(timeOfRequestId(newRequestId(t)), t)
+    assert.equal(timeOfRequestId('chatcmpl-123'), null)
+    assert.equal(timeOfRequestId('req_!!!!!!!!abc'), null)
   })
 })

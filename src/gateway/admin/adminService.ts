@@ -11,6 +11,7 @@ import { keyHandlers } from './handlers/keys'
 import { playgroundHandlers } from './handlers/playground'
 import { presetHandlers } from './handlers/presets'
 import { providerHandlers } from './handlers/providers'
+import { priceHandlers } from './handlers/prices'
 import { requestHandlers } from './handlers/requests'
 import { settingsHandlers } from './handlers/settings'
 import type { Handlers } from './handlers/types'
@@ -22,6 +23,7 @@ export const handlers: Handlers<OperationName> = {
   ...aliasHandlers,
   ...keyHandlers,
   ...providerHandlers,
+  ...priceHandlers,
   ...requestHandlers,
   ...settingsHandlers,
   ...playgroundHandlers,

@@ -4,7 +4,7 @@ import { keysCreate, keysList, keysRevoke, keysUpdate } from './commands/keys'
 import { presetsDelete, presetsList, presetsSet, presetsShow } from './commands/presets'
 import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
 import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
-import { pricesList, pricesRemove, pricesSet } from './commands/prices'
+import { pricesList, pricesRemove, pricesReprice, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
 import { api } from './commands/api'
 import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
@@ -46,9 +46,14 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   providers list
   providers remove ID
 
-  prices set PROVIDER/MODEL --input USD [--output USD] [--cached-input USD] [--cache-write USD] [--context N] [--note TEXT]
+  prices set PROVIDER/MODEL [--file ROW.json|-] [--input USD] [--output USD] [--cached-input USD] [--cache-write USD]
+             [--cache-write-1h USD] [--context N] [--max-output N] [--as-of DATE] [--note TEXT]
+                                                             a whole price row (long_context, schedule, peak in --file)
   prices list
   prices remove PROVIDER/MODEL
+  prices reprice --since DATE [--model M] [--dry-run] [--batch N]
+                                                             recompute stored costs with today's prices (prepaid keys
+                                                             get the difference as a ledger adjustment)
 
   requests list [--limit N]
   requests show ID
@@ -81,6 +86,7 @@ const commands: Record<string, Command> = {
   'prices set': pricesSet,
   'prices list': pricesList,
   'prices remove': pricesRemove,
+  'prices reprice': pricesReprice,
   'requests list': requestsList,
   'requests show': requestsShow,
 }

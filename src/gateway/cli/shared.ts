@@ -57,7 +57,8 @@ export async function withStore<T>(dataDir: string | undefined, io: CliIo, fn: (
 /** The providers and prices a running gateway would see, for checks the CLI makes itself. */
 export function modelDirectory(db: Db, io: CliIo) {
   const priceBook = new PriceBook(builtinCatalog)
-  priceBook.reload(new PricesRepo(db).all())
+  const prices = new PricesRepo(db)
+  priceBook.reload(prices.all(), prices.calendars())
   return { registry: new ProviderRegistry(new ProvidersRepo(db), io.secrets, io.env), priceBook }
 }
 

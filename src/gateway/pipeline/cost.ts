@@ -11,10 +11,11 @@ export function costOf(ctx: RequestContext, usage: NormalizedUsage | null, estim
     model: t.priced?.entry ?? null,
     usage,
     at: ctx.startedAt,
+    calendar: t.priced?.calendar,
     source: t.priced?.source ?? 'none',
     local: t.provider.local && !t.priced,
     estimated,
-    unknownReason: `no price known for ${t.provider.id}/${t.upstreamModel}; set one with \`gw prices set ${t.provider.id}/${t.upstreamModel} --input USD --output USD\``,
+    unknownReason: `no price known for ${t.provider.id}/${t.upstreamModel}; set one with \`gw prices set ${t.provider.id}/${t.upstreamModel} --input USD --output USD\` (then \`gw prices reprice\` prices this request too)`,
   })
 }
 

@@ -33,6 +33,21 @@ function timeStamp(ms: number): string {
   return s
 }
 
+/** An id below every id made from `ms` on: where a scan of requests by time starts. */
+export const requestIdFloor = (ms: number) => `req_${timeStamp(ms)}`
+
+/** The millisecond a request id was made in; null for an id not made by `newRequestId`. */
+export function timeOfRequestId(id: string): number | null {
+  if (!id.startsWith('req_') || id.length < 12) return null
+  let t = 0
+  for (let i = 4; i < 12; i++) {
+    const d = DIGITS.indexOf(id[i])
+    if (d < 0) return null
+    t = t * 62 + d
+  }
+  return t
+}
+
 export const newRequestId = (now = Date.now()) => {
   if (now !== stampMs) {
     stampMs = now
@@ -62,7 +77,11 @@ function recordedUsage(u: NormalizedUsage): Record<string, number> {
 
 /** What one request accumulates on its way through the pipeline; becomes its record at the end. */
 export class RequestContext {
-  readonly startedAt = new Date()
+  /**
+   * The request's time, as its id carries it: the id is made from the gateway's clock, so a
+   * test's clock sets the time every rate (schedules, peak hours, holidays) is chosen by.
+   */
+  readonly startedAt: Date
   private readonly t0 = performance.now()
   model: string | null = null
   stream = false
@@ -98,7 +117,9 @@ export class RequestContext {
     readonly id: string,
     readonly endpoint: RequestRecord['endpoint'],
     readonly key: KeyRow,
-  ) {}
+  ) {
+    this.startedAt = new Date(timeOfRequestId(id) ?? Date.now())
+  }
 
   elapsedMs(): number {
     return Math.round(performance.now() - this.t0)

@@ -1,8 +1,10 @@
-import type { CatalogModel, LongContextTier, PeakPricing, PriceCatalog, TokenRates } from './types'
+import type { CatalogModel, HolidayCalendar, LongContextTier, PeakPricing, PriceCatalog, TokenRates } from './types'
 
 /*
  * List prices (USD per 1M tokens, standard tier, pay-as-you-go) compiled 2026-11-21 from
- * /work/shared/reference/prices-2026-11.md. Models already shut down are left out because requests
+ * providers' pricing pages and dated registries, with the price history they give (promotions,
+ * cuts, cache-read changes) as schedule rows, so a request is priced at the rate in force when
+ * it ran. Models already shut down are left out because requests
  * to them fail; models whose price is not known at all are left out so they are reported unpriced
  * rather than costed at a guess (claude-mythos-preview, groq qwen/qwen3.8-27b, Mistral Large 4).
  * Not modelled: Batch/Flex discounts, Fast/Priority tiers, data-residency uplifts, audio/image input
@@ -37,6 +39,11 @@ const claude = (input: number, cached_input: number, output: number): TokenRates
   output,
 })
 
+/** 4.6 models billed prompts over 200K at a higher row until long-context pricing was dropped on 2026-03-13. */
+const LONG_CONTEXT_UNTIL_MARCH = (flat: TokenRates, long: TokenRates) => ({
+  schedule: [{ until: '2026-03-13', ...flat, long_context: { above_prompt_tokens: 200_000, ...long } }],
+})
+
 const anthropicModels: CatalogModel[] = [
   // The 1-hour write on the 5.2 models is only seen in trackers, not on a first-party page.
   anthropic('claude-fable-5-2', claude(8, 0.2, 40), { ...CLAUDE_1M, unconfirmed: true }),
@@ -49,18 +56,31 @@ const anthropicModels: CatalogModel[] = [
   anthropic('claude-opus-5', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
   anthropic('claude-opus-4-8', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
   anthropic('claude-opus-4-7', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
-  anthropic('claude-opus-4-6', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
+  anthropic('claude-opus-4-6', claude(5, 0.5, 25), {
+    ...CLAUDE_1M,
+    ...LONG_CONTEXT_UNTIL_MARCH(claude(5, 0.5, 25), claude(10, 1, 37.5)),
+    status: 'legacy',
+  }),
   anthropic('claude-opus-4-5', claude(5, 0.5, 25), {
     ...CLAUDE_200K,
     status: 'legacy; retirement not before 2026-11-24',
     aliases: ['claude-opus-4-5-20251101'],
   }),
-  // CONFLICT: read 0.10 is the rate since the 2026-10-07 cut as verified on the pricing page;
-  // localized overview copies still show the old 0.20.
-  anthropic('claude-sonnet-5-5', claude(2, 0.1, 10), { ...CLAUDE_1M, unconfirmed: true }),
+  // Cache reads were halved on 2026-10-07. CONFLICT: 0.10 is the rate verified on the pricing page
+  // after the cut; localized overview copies still show the old 0.20.
+  anthropic('claude-sonnet-5-5', claude(2, 0.1, 10), {
+    ...CLAUDE_1M,
+    schedule: [{ until: '2026-10-07', ...claude(2, 0.2, 10) }],
+    unconfirmed: true,
+  }),
   anthropic('claude-sonnet-5', claude(2, 0.2, 10), { ...CLAUDE_1M, status: 'legacy' }),
   // CONFLICT: max output 128K per Anthropic's overview page; models.dev and resellers say 64K.
-  anthropic('claude-sonnet-4-6', claude(3, 0.3, 15), { ...CLAUDE_1M, status: 'legacy', unconfirmed: true }),
+  anthropic('claude-sonnet-4-6', claude(3, 0.3, 15), {
+    ...CLAUDE_1M,
+    ...LONG_CONTEXT_UNTIL_MARCH(claude(3, 0.3, 15), claude(6, 0.6, 22.5)),
+    status: 'legacy',
+    unconfirmed: true,
+  }),
   // The >200K tier only applies under the old 1M-context beta, which may no longer be offered;
   // a prompt that large can only have been served through it.
   anthropic('claude-sonnet-4-5', claude(3, 0.3, 15), {
@@ -329,9 +349,10 @@ const mistralModels: CatalogModel[] = [
 ]
 
 // ---------------------------------------------------------------------------------------------
-// DeepSeek: base rates are off-peak; peak (2x) is 09:00-12:00 and 14:00-18:00 Beijing time on
-// weekdays. Those windows fall on the same calendar day in UTC, so a UTC weekday check is exact.
-// Chinese public holidays (off-peak all day) are not modelled: a holiday request is overcharged.
+// DeepSeek: base rates are off-peak; peak (2x) is 09:00-12:00 and 14:00-18:00 Beijing time,
+// Monday to Friday, except on Chinese public holidays (the `cn` calendar below). The peak/off-peak
+// split started on 2026-08-16; the earlier flat rates are not in the catalog (their cache-hit rate
+// is not known), so a request from before then is priced at today's rates.
 
 const deepseek = chat('deepseek')
 const DEEPSEEK_LIMITS = { context_length: 1_000_000, max_output_tokens: 384_000 }
@@ -341,8 +362,39 @@ const deepseekPeak = (rates: TokenRates): PeakPricing => ({
     [6, 10],
   ],
   weekdays_only: true,
+  calendar: 'cn',
   rates,
 })
+
+/*
+ * China's public holidays as Beijing dates, for DeepSeek's off-peak days.
+ * 2026: the State Council's arrangement (国务院办公厅关于2026年部分节假日安排的通知, 2025-11-04, as
+ * published by Xinhua). DeepSeek's rule as published says "Monday to Friday, except public
+ * holidays", so the make-up working days of that arrangement (Sundays 01-04 and 09-20, Saturdays
+ * 02-14, 02-28, 05-09 and 10-10) are assumed off-peak like any weekend and are not listed as
+ * workdays; add them with an override if DeepSeek bills them at peak.
+ * 2027: the arrangement was not published by 2026-11-21. Listed are the statutory days of the
+ * national holiday regulations (as revised for 2025 on): 1 January, the Spring Festival eve and its
+ * first three days, Qingming, 1-2 May, Dragon Boat, Mid-Autumn and 1-3 October; the lunar dates are
+ * computed (Spring Festival 2027-02-06). Replace the table when the arrangement is out.
+ */
+const chinaHolidays: HolidayCalendar = {
+  utc_offset_minutes: 480,
+  holidays: [
+    ...['01-01', '01-02', '01-03'],
+    ...['02-15', '02-16', '02-17', '02-18', '02-19', '02-20', '02-21', '02-22', '02-23'],
+    ...['04-04', '04-05', '04-06'],
+    ...['05-01', '05-02', '05-03', '05-04', '05-05'],
+    ...['06-19', '06-20', '06-21'],
+    ...['09-25', '09-26', '09-27'],
+    ...['10-01', '10-02', '10-03', '10-04', '10-05', '10-06', '10-07'],
+  ]
+    .map((d) => `2026-${d}`)
+    .concat(['01-01', '02-05', '02-06', '02-07', '02-08', '04-05', '05-01', '05-02', '06-09', '09-15', '10-01', '10-02', '10-03'].map((d) => `2027-${d}`)),
+  workdays: [],
+  as_of: '2026-11-21',
+  source: 'State Council holiday arrangement for 2026 (2025-11-04); statutory days only for 2027',
+}
 
 const deepseekModels: CatalogModel[] = [
   deepseek('deepseek-flash', { input: 0.15, cached_input: 0.003, output: 0.6 }, {
@@ -378,11 +430,11 @@ const xaiModels: CatalogModel[] = [
     long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
     unconfirmed: true,
   }),
-  // Retired grok-3*/grok-4-fast*/grok-4-1-fast* slugs also bill here; only the one exact slug is listed.
+  // Slugs retired on 2026-05-15 are redirected here and bill at these rates.
   xai('grok-4.3', { input: 1.25, cached_input: 0.2, output: 2.5 }, {
     context_length: 1_000_000,
     long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
-    aliases: ['grok-4-0709'],
+    aliases: ['grok-4-0709', 'grok-4-fast*', 'grok-4-1-fast*', 'grok-3*'],
   }),
   xai('grok-4.20-0309-reasoning', { input: 1.25, cached_input: 0.2, output: 2.5 }, {
     context_length: 1_000_000,
@@ -447,4 +499,5 @@ export const builtinCatalog: PriceCatalog = {
   as_of: '2026-11-21',
   source: 'prices-2026-11.md (list prices compiled 2026-11-21)',
   models: [...anthropicModels, ...openaiModels, ...geminiModels, ...mistralModels, ...deepseekModels, ...xaiModels, ...groqModels],
+  calendars: { cn: chinaHolidays },
 }

@@ -1,50 +1,69 @@
-import type { PriceOverride } from '../store/pricesRepo'
-import type { CatalogModel, PriceCatalog } from './types'
+import type { CalendarOverride, PriceOverride } from '../store/pricesRepo'
+import type { CatalogModel, HolidayCalendar, PriceCatalog } from './types'
 
 export interface PricedModel {
   entry: CatalogModel
-  /** 'catalog 2026-11-21' or 'override'. */
+  /** 'catalog 2026-11-21' or 'override 2026-11-23' (the override's own date). */
   source: string
+  /** The holiday calendar its peak hours follow, when they follow one. */
+  calendar: HolidayCalendar | null
 }
 
 const canonical = (provider: string, model: string) => `${provider}/${model}`
 
+/** A trailing `*` in an alias matches any rest of the id (retired slug families such as `grok-3*`). */
+const prefixOf = (alias: string) => (alias.endsWith('*') ? alias.slice(0, -1) : null)
+
 /**
- * The dated built-in catalog with the user's overrides on top. An override replaces the list
- * rates of a model entirely (schedules, peak hours and tiers included): it is what the user pays.
+ * The dated built-in catalog with the user's overrides on top. An override is a whole price row:
+ * it replaces the model's rates, tiers, schedule and peak hours (what the user pays); limits it
+ * leaves out, aliases and the lifecycle note stay the catalog's. Holiday calendars work the same
+ * way, by name.
  */
 export class PriceBook {
   private byId = new Map<string, PricedModel>()
   private byBare = new Map<string, PricedModel[]>()
+  private byPrefix: Array<{ prefix: string; priced: PricedModel }> = []
+  private calendarTable = new Map<string, { calendar: HolidayCalendar; source: 'catalog' | 'override' }>()
 
   constructor(readonly catalog: PriceCatalog) {
     this.reload([])
   }
 
-  reload(overrides: PriceOverride[]): void {
+  reload(overrides: PriceOverride[], calendars: CalendarOverride[] = []): void {
+    const table = new Map<string, { calendar: HolidayCalendar; source: 'catalog' | 'override' }>()
+    for (const [name, calendar] of Object.entries(this.catalog.calendars)) table.set(name, { calendar, source: 'catalog' })
+    for (const c of calendars) table.set(c.name, { calendar: c.calendar, source: 'override' })
+    const calendarOf = (entry: CatalogModel) => (entry.peak?.calendar ? (table.get(entry.peak.calendar)?.calendar ?? null) : null)
+
     const byId = new Map<string, PricedModel>()
     const source = `catalog ${this.catalog.as_of}`
-    for (const entry of this.catalog.models) byId.set(canonical(entry.provider, entry.model), { entry, source })
+    for (const entry of this.catalog.models) byId.set(canonical(entry.provider, entry.model), { entry, source, calendar: calendarOf(entry) })
     for (const o of overrides) {
       const slash = o.model.indexOf('/')
       const base = byId.get(o.model)?.entry
+      const { kind, ...row } = o.row
       const entry: CatalogModel = {
+        ...row,
         provider: o.model.slice(0, slash),
         model: o.model.slice(slash + 1),
-        kind: base?.kind ?? (o.output === null ? 'embedding' : 'chat'),
-        input: o.input,
-        ...(o.output !== null && { output: o.output }),
-        ...(o.cached_input !== null && { cached_input: o.cached_input }),
-        ...(o.cache_write !== null && { cache_write: o.cache_write }),
-        context_length: o.context_length ?? base?.context_length,
-        max_output_tokens: base?.max_output_tokens,
+        kind: kind ?? base?.kind ?? (row.output === undefined ? 'embedding' : 'chat'),
+        context_length: row.context_length ?? base?.context_length,
+        max_output_tokens: row.max_output_tokens ?? base?.max_output_tokens,
+        status: base?.status,
         aliases: base?.aliases,
       }
-      byId.set(o.model, { entry, source: 'override' })
+      byId.set(o.model, { entry, source: `override ${o.as_of}`, calendar: calendarOf(entry) })
     }
     const byBare = new Map<string, PricedModel[]>()
+    const byPrefix: Array<{ prefix: string; priced: PricedModel }> = []
     for (const priced of byId.values()) {
       for (const name of [priced.entry.model, ...(priced.entry.aliases ?? [])]) {
+        const prefix = prefixOf(name)
+        if (prefix !== null) {
+          byPrefix.push({ prefix, priced })
+          continue
+        }
         const list = byBare.get(name) ?? []
         list.push(priced)
         byBare.set(name, list)
@@ -52,21 +71,30 @@ export class PriceBook {
     }
     this.byId = byId
     this.byBare = byBare
+    this.byPrefix = byPrefix
+    this.calendarTable = table
   }
 
   /** A model of a given provider, by its id or one of its aliases. */
   lookup(provider: string, model: string): PricedModel | null {
     const direct = this.byId.get(canonical(provider, model))
     if (direct) return direct
-    return this.byBare.get(model)?.find((p) => p.entry.provider === provider) ?? null
+    return this.findBare(model).find((p) => p.entry.provider === provider) ?? null
   }
 
-  /** Every provider's model answering to a bare id, catalog order (first-party first). */
+  /** Every provider's model answering to a bare id, catalog order (first-party first); exact ids before slug families. */
   findBare(model: string): PricedModel[] {
-    return this.byBare.get(model) ?? []
+    const exact = this.byBare.get(model)
+    if (exact) return exact
+    return this.byPrefix.filter((p) => model.startsWith(p.prefix)).map((p) => p.priced)
   }
 
   all(): PricedModel[] {
     return [...this.byId.values()]
+  }
+
+  /** Holiday calendars in force, the catalog's with the user's on top. */
+  calendars(): Array<{ name: string; calendar: HolidayCalendar; source: 'catalog' | 'override' }> {
+    return [...this.calendarTable].map(([name, c]) => ({ name, ...c }))
   }
 }

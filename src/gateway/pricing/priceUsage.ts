@@ -1,4 +1,4 @@
-import type { CatalogModel, Cost, LongContextTier, NormalizedUsage, PeakPricing, ScheduledRates, TokenRates } from './types'
+import type { CatalogModel, Cost, HolidayCalendar, LongContextTier, NormalizedUsage, PeakPricing, ScheduledRates, TokenRates } from './types'
 
 export interface PriceInput {
   /** Catalog entry (possibly merged with a user override), or null when the price is unknown. */
@@ -7,7 +7,9 @@ export interface PriceInput {
   usage: NormalizedUsage | null
   /** Request time: picks schedule rows and DeepSeek peak windows. */
   at: Date
-  /** 'catalog 2026-11-21' or 'override'; echoed into price_source with any tier suffix. */
+  /** The holiday calendar the model's peak hours follow. */
+  calendar?: HolidayCalendar | null
+  /** 'catalog 2026-11-21' or 'override 2026-11-23'; echoed into price_source with any tier suffix. */
   source: string
   /** A local provider (Ollama, LM Studio): nothing to pay. */
   local?: boolean
@@ -36,35 +38,52 @@ function onlyRates(r: TokenRates): TokenRates {
   return out
 }
 
-/** A schedule row replaces the list rates and the long-context tier together, from its UTC date on. */
+const midnight = (date: string) => Date.parse(`${date}T00:00:00Z`)
+
+/**
+ * The dated row in force at `at` (the latest-starting one whose span holds it), else the model's
+ * own rates. A row replaces the list rates and the long-context tier together.
+ */
 function listedAt(model: CatalogModel, at: Date): TokenRates & { long_context?: LongContextTier } {
+  const t = at.getTime()
   let row: ScheduledRates | null = null
   for (const r of model.schedule ?? []) {
-    if (Date.parse(`${r.from}T00:00:00Z`) <= at.getTime() && (!row || r.from > row.from)) row = r
+    if (r.from !== undefined && midnight(r.from) > t) continue
+    if (r.until !== undefined && midnight(r.until) <= t) continue
+    if (!row || (r.from ?? '') > (row.from ?? '')) row = r
   }
   return row ?? model
 }
 
-function inPeak(peak: PeakPricing, at: Date): boolean {
-  const day = at.getUTCDay()
-  if (peak.weekdays_only && (day === 0 || day === 6)) return false
+/**
+ * Peak windows are UTC hours; which days have them is decided in the calendar's own time zone
+ * (DeepSeek's holidays are Beijing dates): holidays never, weekends only when worked in place of a
+ * holiday, other days always.
+ */
+function inPeak(peak: PeakPricing, at: Date, calendar: HolidayCalendar | null): boolean {
   const hour = at.getUTCHours()
-  return peak.windows_utc.some(([start, end]) => hour >= start && hour < end)
+  if (!peak.windows_utc.some(([start, end]) => hour >= start && hour < end)) return false
+  const local = calendar ? new Date(at.getTime() + calendar.utc_offset_minutes * 60_000) : at
+  const date = calendar ? local.toISOString().slice(0, 10) : ''
+  if (calendar?.holidays.includes(date)) return false
+  const day = local.getUTCDay()
+  if (peak.weekdays_only && (day === 0 || day === 6)) return !!calendar?.workdays.includes(date)
+  return true
 }
 
-function resolve(model: CatalogModel, at: Date, promptTokens: number) {
+function resolve(model: CatalogModel, at: Date, promptTokens: number, calendar: HolidayCalendar | null) {
   const listed = listedAt(model, at)
   const lc = listed.long_context
   const long = !!lc && promptTokens > lc.above_prompt_tokens
-  const peak = model.peak && inPeak(model.peak, at) ? model.peak : null
+  const peak = model.peak && inPeak(model.peak, at, calendar) ? model.peak : null
   // No catalog model has both; were one to, its long-context tier is the more specific price.
   if (long && lc) return { rates: onlyRates(lc), tier: 'long context', long }
   return { rates: onlyRates(peak ? peak.rates : listed), tier: peak ? 'peak' : null, long }
 }
 
 /** The rates a request bills at: schedule row for the date, then peak hours, then the long-context tier. */
-export function ratesAt(model: CatalogModel, at: Date, promptTokens: number): { rates: TokenRates; tier: string | null } {
-  const { rates, tier } = resolve(model, at, promptTokens)
+export function ratesAt(model: CatalogModel, at: Date, promptTokens: number, calendar: HolidayCalendar | null = null): { rates: TokenRates; tier: string | null } {
+  const { rates, tier } = resolve(model, at, promptTokens, calendar)
   return { rates, tier }
 }
 
@@ -105,6 +124,9 @@ function cost(input: PriceInput, long: boolean, amounts: Amounts | null, unprice
   }
 }
 
+/** In the unpriced reason of a request whose usage the provider misreported. */
+export const NOT_PRICED_FROM_ANOMALY = 'not priced from it'
+
 /** The cost of a call no provider bills (token counting): exactly $0, priced, `price_source` saying why. */
 export const freeCost = (why: string): Cost => cost({ model: null, usage: null, at: new Date(0), source: why }, false, ZERO, null, why)
 
@@ -113,9 +135,9 @@ export function priceUsage(input: PriceInput): Cost {
   if (input.local) return cost(input, false, ZERO, null, 'local')
   if (!model) return cost(input, false, null, input.unknownReason ?? 'no price known for this model', null)
   if (!usage) return cost(input, false, null, 'provider reported no usage', null)
-  if (usage.anomaly) return cost(input, false, null, `${usage.anomaly}; not priced from it (a prepaid key is charged what was reserved when the request was admitted)`, null)
+  if (usage.anomaly) return cost(input, false, null, `${usage.anomaly}; ${NOT_PRICED_FROM_ANOMALY} (a prepaid key is charged what was reserved when the request was admitted)`, null)
 
-  const { rates, tier, long } = resolve(model, input.at, usage.prompt_tokens)
+  const { rates, tier, long } = resolve(model, input.at, usage.prompt_tokens, input.calendar ?? null)
   if (rates.output === undefined && usage.completion_tokens > 0) {
     return cost(input, long, null, `no output price for ${model.provider}/${model.model}`, null)
   }

@@ -1,61 +1,26 @@
+import type { z } from 'zod'
+import type { catalogModel, holidayCalendar, longContextTier, peakPricing, priceRow, scheduledRates, tokenRates } from '../../contract/prices'
+
 /**
  * Prices are USD per 1M tokens, as providers publish them. The cost engine converts them to
- * integer pico-dollars per token before multiplying, so every cost is exact to the token.
+ * integer pico-dollars per token before multiplying, so every cost is exact to the token. The
+ * shapes are the contract's schemas, so the catalog, overrides and the API cannot drift apart.
  */
-export interface TokenRates {
-  input: number
-  output?: number
-  /** Cache read / cache hit rate. Absent: cached tokens bill at `input`. */
-  cached_input?: number
-  /** Cache write rate (OpenAI GPT-5.6+ 30-minute write; Anthropic 5-minute write). */
-  cache_write?: number
-  /** Anthropic 1-hour cache write. */
-  cache_write_1h?: number
-}
-
-/** Whole-request long-context tier: when the prompt crosses the line, every token bills at these rates. */
-export interface LongContextTier extends TokenRates {
-  /** The tier applies when prompt tokens (input + cache reads + cache writes) are greater than this. */
-  above_prompt_tokens: number
-}
-
-/** A dated change of list price (promotion end, announced rise). Applies from `from` (UTC date, inclusive). */
-export interface ScheduledRates extends TokenRates {
-  from: string
-  long_context?: LongContextTier
-}
-
-/** Time-of-day pricing (DeepSeek): `peak` rates apply inside the windows, base rates outside. */
-export interface PeakPricing {
-  /** UTC hour ranges [start, end) during which peak rates apply. */
-  windows_utc: Array<[number, number]>
-  weekdays_only: boolean
-  rates: TokenRates
-}
-
-export interface CatalogModel extends TokenRates {
-  /** Provider id as used in `<provider-id>/<model>` (openai, anthropic, gemini, mistral, deepseek, xai, groq). */
-  provider: string
-  /** Model id as the provider names it upstream. */
-  model: string
-  kind: 'chat' | 'embedding'
-  context_length?: number
-  max_output_tokens?: number
-  long_context?: LongContextTier
-  schedule?: ScheduledRates[]
-  peak?: PeakPricing
-  /** Lifecycle note shown in the model list (deprecated, shutdown date, promotion). */
-  status?: string
-  /** True when a figure is flagged UNCONFIRMED or CONFLICT in the source table. */
-  unconfirmed?: boolean
-  aliases?: string[]
-}
+export type TokenRates = z.infer<typeof tokenRates>
+export type LongContextTier = z.infer<typeof longContextTier>
+export type ScheduledRates = z.infer<typeof scheduledRates>
+export type PeakPricing = z.infer<typeof peakPricing>
+export type PriceRow = z.infer<typeof priceRow>
+export type CatalogModel = z.infer<typeof catalogModel>
+export type HolidayCalendar = z.infer<typeof holidayCalendar>
 
 export interface PriceCatalog {
   /** Date the list prices were compiled (YYYY-MM-DD). */
   as_of: string
   source: string
   models: CatalogModel[]
+  /** Holiday calendars peak pricing refers to, by name. */
+  calendars: Record<string, HolidayCalendar>
 }
 
 /** Usage in OpenAI's convention: cached and cache-write tokens are inside prompt_tokens. */

@@ -39,26 +39,50 @@ export class TokenCounts {
 }
 
 /**
+ * Where a provider counts reasoning tokens. `inside` (OpenAI, DeepSeek, Groq, Mistral and most
+ * others): `completion_tokens` already holds them. `outside` (xAI): `completion_tokens` is the
+ * visible answer only and reasoning is added on top, inside `total_tokens`; it is billed as
+ * output all the same.
+ */
+export type ReasoningConvention = 'inside' | 'outside'
+
+/**
+ * Output tokens to add under the `outside` convention: the reasoning count, bounded by what
+ * `total_tokens` holds beyond prompt and completion (for xAI the two are equal). The bound keeps a
+ * usage block that does count reasoning inside (total = prompt + completion) from billing it
+ * twice; without a reasoning count, the gap itself is the reasoning.
+ */
+function outsideReasoning(prompt: number, completion: number, total: number | null, reasoning: number): number {
+  if (total === null) return reasoning
+  const gap = Math.max(0, total - prompt - completion)
+  return reasoning > 0 ? Math.min(reasoning, gap) : gap
+}
+
+/**
  * Reads an OpenAI-convention usage block (also what DeepSeek, xAI, Groq, Mistral and Gemini's
  * OpenAI-compatible endpoints send). Either token count may be absent (embedding responses carry
- * no completion_tokens); with neither, there is no usage to price.
+ * no completion_tokens); with neither, there is no usage to price. `completion_tokens` of the
+ * result always includes reasoning, whatever the provider's convention.
  */
-export function normalizeUsage(raw: unknown): NormalizedUsage | null {
+export function normalizeUsage(raw: unknown, reasoning: ReasoningConvention = 'inside'): NormalizedUsage | null {
   if (!isObj(raw) || (!has(raw, 'prompt_tokens') && !has(raw, 'completion_tokens'))) return null
   const counts = new TokenCounts()
   const prompt = counts.read(raw, 'prompt_tokens')
-  const completion = counts.read(raw, 'completion_tokens')
+  const reported = counts.read(raw, 'completion_tokens')
+  const total = has(raw, 'total_tokens') ? counts.read(raw, 'total_tokens') : null
+  const thought = counts.read(raw.completion_tokens_details, 'reasoning_tokens')
+  const completion = reasoning === 'outside' ? reported + outsideReasoning(prompt, reported, total, thought) : reported
   const details = raw.prompt_tokens_details
   // DeepSeek reports cache hits at the top level instead of in prompt_tokens_details.
   const cached = isObj(details) && has(details, 'cached_tokens') ? counts.read(details, 'cached_tokens') : counts.read(raw, 'prompt_cache_hit_tokens')
   return counts.flag({
     prompt_tokens: prompt,
     completion_tokens: completion,
-    total_tokens: has(raw, 'total_tokens') ? counts.read(raw, 'total_tokens') : prompt + completion,
+    total_tokens: total ?? prompt + completion,
     cached_tokens: cached,
     cache_write_tokens: counts.read(details, 'cache_write_tokens'),
     cache_write_1h_tokens: 0,
-    reasoning_tokens: counts.read(raw.completion_tokens_details, 'reasoning_tokens'),
+    reasoning_tokens: thought,
   })
 }
 

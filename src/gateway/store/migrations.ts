@@ -265,4 +265,58 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 10,
+    description: 'price overrides as full price rows, holiday calendar overrides, a cost history per request',
+    up(db) {
+      // An override keeps the catalog's whole shape (1-hour writes, long-context tier, schedule,
+      // peak hours) as JSON checked by the contract's schema; the old four rates move into it.
+      db.exec(`
+        CREATE TABLE price_rows (
+          model TEXT PRIMARY KEY,
+          row TEXT NOT NULL,
+          as_of TEXT NOT NULL,
+          note TEXT,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE price_calendars (
+          name TEXT PRIMARY KEY,
+          calendar TEXT NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        -- Each repricing of a request keeps the figure it replaced, newest last.
+        CREATE TABLE request_costs (
+          id INTEGER PRIMARY KEY,
+          request_id TEXT NOT NULL REFERENCES requests (id) ON DELETE CASCADE,
+          repriced_at INTEGER NOT NULL,
+          old_cost_usd REAL,
+          old_priced INTEGER NOT NULL,
+          old_cost TEXT,
+          new_cost_usd REAL,
+          actor TEXT NOT NULL
+        );
+        CREATE INDEX request_costs_request ON request_costs (request_id, repriced_at);
+      `)
+      const old = db.prepare(`SELECT * FROM price_overrides`).all() as Array<{
+        model: string
+        input: number
+        output: number | null
+        cached_input: number | null
+        cache_write: number | null
+        context_length: number | null
+        note: string | null
+        updated_at: number
+      }>
+      const insert = db.prepare(`INSERT INTO price_rows (model, row, as_of, note, updated_at) VALUES (?, ?, ?, ?, ?)`)
+      for (const o of old) {
+        const row: Record<string, number> = { input: o.input }
+        if (o.output !== null) row.output = o.output
+        if (o.cached_input !== null) row.cached_input = o.cached_input
+        if (o.cache_write !== null) row.cache_write = o.cache_write
+        if (o.context_length !== null) row.context_length = o.context_length
+        insert.run(o.model, JSON.stringify(row), new Date(o.updated_at).toISOString().slice(0, 10), o.note, o.updated_at)
+      }
+      db.exec(`DROP TABLE price_overrides`)
+    },
+  },
 ]

@@ -153,6 +153,16 @@ export class RequestsRepo {
     return row ? { request: JSON.parse(row.request), response: JSON.parse(row.response) } : null
   }
 
+  /** What repricing replaced, oldest first. */
+  costHistory(id: string): Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }> {
+    return this.db
+      .prepare(
+        `SELECT repriced_at, CASE WHEN old_priced = 1 THEN old_cost_usd END AS old_usd, new_cost_usd AS new_usd, actor
+         FROM request_costs WHERE request_id = ? ORDER BY repriced_at, id`,
+      )
+      .all(id) as Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }>
+  }
+
   get(id: string): RequestRecord | undefined {
     const detail = this.db.prepare(`SELECT detail FROM requests WHERE id = ?`).pluck().get(id) as string | undefined
     return detail ? (JSON.parse(detail) as RequestRecord) : undefined

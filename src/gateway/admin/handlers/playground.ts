@@ -18,7 +18,7 @@ export const playgroundHandlers: Handlers<'playground.chat'> = {
     if (key.revoked_at !== null) throw forbidden(`key ${key.name} is revoked`)
     const use = playgroundWires[input.wire]
     const body = use.body(input)
-    const id = newRequestId()
+    const id = newRequestId(ctx.gw.clock())
     ctx.emit({ type: 'request', request_id: id, wire: input.wire, body })
     await use.run(
       ctx.gw,

@@ -23,7 +23,7 @@ async function info(ctx: AdminContext, p: Provider) {
   }
 }
 
-export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'providers.remove' | 'providers.test' | 'models.list' | 'prices.set' | 'prices.remove'> = {
+export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'providers.remove' | 'providers.test' | 'models.list'> = {
   'providers.list': (ctx) => Promise.all(ctx.gw.registry.all().map((p) => info(ctx, p))),
 
   async 'providers.set'(ctx, input) {
@@ -71,13 +71,4 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
     return (await listModels(ctx.gw)).map((m) => ({ id: m.id, ...m.gw }))
   },
 
-  'prices.set'(ctx, input) {
-    ctx.gw.prices.set(input)
-    return { ok: true as const }
-  },
-
-  'prices.remove'(ctx, input) {
-    if (!ctx.gw.prices.remove(input.model)) throw notFound(`price override for ${input.model}`)
-    return { ok: true as const }
-  },
 }

@@ -32,7 +32,11 @@ export const requestHandlers: Handlers<'requests.list' | 'requests.get' | 'analy
     const record = ctx.gw.requests.get(input.id)
     const allowed = scope(ctx).keyIds
     if (!record || (allowed !== null && !allowed.includes(record.key_id ?? ''))) throw notFound(`request ${input.id}`)
-    return { record: record as unknown as Record<string, unknown>, bodies: withGwBlock(record, ctx.gw.requests.bodies(input.id)) }
+    return {
+      record: record as unknown as Record<string, unknown>,
+      bodies: withGwBlock(record, ctx.gw.requests.bodies(input.id)),
+      cost_history: ctx.gw.requests.costHistory(input.id),
+    }
   },
 
   'analytics.overview'(ctx, input) {

@@ -37,18 +37,24 @@ export const api: Command = async (args, io) => {
   return 0
 }
 
+type Invoke = (name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) => Promise<Invocation>
+
 /**
- * Runs one management operation through the admin service as the local operator (an admin that
- * owns nothing): the same validation and answers as the dashboard and IPC.
+ * Opens the store once and runs management operations through the admin service as the local
+ * operator (an admin that owns nothing): the same validation and answers as the dashboard and IPC.
  */
-export async function invokeAsOperator(dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void): Promise<Invocation> {
+export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn: (invoke: Invoke) => Promise<T>): Promise<T> {
   const config = resolveConfig({ dataDir, port: 0 }, io.env)
   const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
     const operator = { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin' as const, created_at: 0 }
-    return await admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, onEvent)
+    return await fn((name, input, onEvent) => admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, onEvent))
   } finally {
     await gw.close()
   }
 }
+
+/** Runs one management operation as the local operator. */
+export const invokeAsOperator = (dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>
+  withOperator(dataDir, io, (invoke) => invoke(name, input, onEvent))

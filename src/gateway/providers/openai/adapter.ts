@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors'
-import { normalizeUsage } from '../../pricing/usage'
+import { normalizeUsage, type ReasoningConvention } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
 import type { SseEvent } from '../../upstream/sse'
@@ -11,8 +11,19 @@ type Choice = { index?: number; finish_reason?: unknown; message?: Message }
 
 const callId = () => `call_${randomBytes(12).toString('base64url')}`
 
+/**
+ * Providers that report reasoning tokens outside `completion_tokens` (and inside `total_tokens`):
+ * xAI by its documentation; Gemini's native usage keeps thoughts apart from the answer too, and
+ * where its OpenAI layer folds them into `completion_tokens` the total says so and nothing is
+ * added. Every other provider counts them inside, as OpenAI does.
+ */
+const REASONING_OUTSIDE = new Set(['xai', 'gemini'])
+
+const conventionOf = (providerId: string): ReasoningConvention => (REASONING_OUTSIDE.has(providerId) ? 'outside' : 'inside')
+
 /** Usage where providers put it: OpenAI's `usage`, Groq's `x_groq.usage` on older responses. */
-const usageOf = (o: Record<string, unknown>) => normalizeUsage(o.usage ?? (o.x_groq as { usage?: unknown } | undefined)?.usage)
+const usageOf = (o: Record<string, unknown>, reasoning: ReasoningConvention) =>
+  normalizeUsage(o.usage ?? (o.x_groq as { usage?: unknown } | undefined)?.usage, reasoning)
 
 /**
  * Gemini answers tool calls with finish_reason "stop" and, in older versions, empty call ids;
@@ -41,11 +52,14 @@ function repairChoice(c: Choice): boolean {
  */
 class OpenAIStream implements StreamTranslator {
   private readonly calls = new Map<number, { count: number; sawCalls: boolean }>()
+  private readonly reasoning: ReasoningConvention
 
   constructor(
     private readonly providerId: string,
     private readonly redactor: Redactor,
-  ) {}
+  ) {
+    this.reasoning = conventionOf(providerId)
+  }
 
   event(ev: SseEvent): StreamStep {
     if (ev.data === '[DONE]') return { chunks: [], done: true }
@@ -82,7 +96,7 @@ class OpenAIStream implements StreamTranslator {
         repaired = true
       }
     }
-    return { chunks: [chunk], usage: usageOf(chunk), untouched: !repaired }
+    return { chunks: [chunk], usage: usageOf(chunk, this.reasoning), untouched: !repaired }
   }
 }
 
@@ -91,10 +105,10 @@ export const openaiAdapter: ProviderAdapter = {
   kind: 'openai',
   headers: (credential): Record<string, string> => (credential ? { authorization: `Bearer ${credential}` } : {}),
   chatRequest: (body) => ({ path: 'chat/completions', body }),
-  chatResponse(json) {
+  chatResponse(json, providerId) {
     let untouched = true
     for (const c of (json.choices as Choice[] | undefined) ?? []) if (repairChoice(c)) untouched = false
-    return { completion: json, usage: usageOf(json), untouched }
+    return { completion: json, usage: usageOf(json, conventionOf(providerId)), untouched }
   },
   streamTranslator: (providerId, redactor) => new OpenAIStream(providerId, redactor),
   embeddingsRequest: (body) => ({ path: 'embeddings', body }),

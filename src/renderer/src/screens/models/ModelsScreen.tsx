@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../../components/Dialog'
 import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { PriceDialog } from './PriceDialog'
+import { RepriceDialog } from './RepriceDialog'
 import { AliasesPanel } from './AliasesPanel'
 import { CardTable, TableHead } from '../../components/Table'
 
@@ -32,6 +33,7 @@ export function ModelsScreen() {
   const onlyAvailable = availableOnly ?? (q.data ? q.data.some((m) => m.availability.available) : false)
   const [editing, setEditing] = useState<Model | null | 'new'>(null)
   const [removing, setRemoving] = useState<Model | null>(null)
+  const [repricing, setRepricing] = useState(false)
   const providers = [...new Set((q.data ?? []).map((m) => m.provider))].sort()
   const rows = (q.data ?? []).filter(
     (m) => (!onlyAvailable || m.availability.available) && (!provider || m.provider === provider) && (!search || m.id.toLowerCase().includes(search.toLowerCase())),
@@ -53,9 +55,14 @@ export function ModelsScreen() {
         subtitle="The price catalog plus what local and added providers serve. Prices are USD per 1M tokens."
         actions={
           isAdmin && (
-            <button type="button" className="btn" onClick={() => setEditing('new')} data-testid="price-new">
-              Set a price
-            </button>
+            <>
+              <button type="button" className="btn" onClick={() => setRepricing(true)} data-testid="reprice-open">
+                Reprice…
+              </button>
+              <button type="button" className="btn" onClick={() => setEditing('new')} data-testid="price-new">
+                Set a price
+              </button>
+            </>
           )
         }
       />
@@ -153,6 +160,7 @@ export function ModelsScreen() {
           ))}
         </CardTable>
       )}
+      {repricing && <RepriceDialog onClose={() => setRepricing(false)} onDone={q.reload} />}
       {editing && <PriceDialog model={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={q.reload} />}
       {removing && (
         <ConfirmDialog

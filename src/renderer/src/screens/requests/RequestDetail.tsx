@@ -140,7 +140,9 @@ function Attempts({ record }: { record: Obj }) {
   )
 }
 
-function CostBreakdown({ record }: { record: Obj }) {
+type CostHistory = Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }>
+
+function CostBreakdown({ record, history }: { record: Obj; history: CostHistory }) {
   const c = obj(record.cost)
   const u = obj(record.usage)
   if (!record.cost)
@@ -195,6 +197,11 @@ function CostBreakdown({ record }: { record: Obj }) {
       <p className="small muted">
         Cache savings {usd(num(c.cache_savings_usd))} · prices: {str(c.price_source) ?? '—'}
       </p>
+      {history.map((h) => (
+        <p className="small muted" key={`${h.repriced_at}-${h.actor}`} data-testid="detail-cost-history">
+          Repriced {dateTime(h.repriced_at)} by {h.actor}: was {h.old_usd === null ? 'unpriced' : usd(h.old_usd)}, now {h.new_usd === null ? 'unpriced' : usd(h.new_usd)}.
+        </p>
+      ))}
     </Section>
   )
 }
@@ -278,7 +285,7 @@ export function RequestDetail({ id }: { id: string }) {
         <Attribution record={r} />
         <Dimensions record={r} />
       </div>
-      <CostBreakdown record={r} />
+      <CostBreakdown record={r} history={q.data.cost_history} />
       <Attempts record={r} />
       <Bodies bodies={q.data.bodies} isAdmin={isAdmin} />
     </div>

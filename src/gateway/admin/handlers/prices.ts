@@ -1,0 +1,51 @@
+import { requestIdFloor } from '../../pipeline/requestContext'
+import { repriceBatch } from '../../pricing/reprice'
+import { notFound } from '../adminError'
+import { me, type AdminContext } from '../context'
+import type { Handlers } from './types'
+
+/** The local operator's name is already `cli:<login>`; dashboard users are `user:<name>`. */
+const actor = (ctx: AdminContext) => (ctx.caller.operator ? me(ctx).username : `user:${me(ctx).username}`)
+const today = (now: number) => new Date(now).toISOString().slice(0, 10)
+
+export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice'> = {
+  'prices.list': (ctx) => ({ overrides: ctx.gw.prices.all(), calendars: ctx.gw.priceBook.calendars() }),
+
+  'prices.get'(ctx, input) {
+    const slash = input.model.indexOf('/')
+    const priced = ctx.gw.priceBook.lookup(input.model.slice(0, slash), input.model.slice(slash + 1))
+    if (!priced) return null
+    const { provider: _p, model: _m, status: _s, unconfirmed: _u, aliases: _a, ...row } = priced.entry
+    const override = ctx.gw.prices.all().find((o) => o.model === input.model)
+    return { row, source: priced.source, note: override?.note ?? null }
+  },
+
+  'prices.set'(ctx, input) {
+    ctx.gw.prices.set({ model: input.model, row: input.row, as_of: input.as_of ?? today(ctx.gw.clock()), note: input.note })
+    return { ok: true as const }
+  },
+
+  'prices.remove'(ctx, input) {
+    if (!ctx.gw.prices.remove(input.model)) throw notFound(`price override for ${input.model}`)
+    return { ok: true as const }
+  },
+
+  'prices.setCalendar'(ctx, input) {
+    ctx.gw.prices.setCalendar(input.name, input.calendar)
+    return { ok: true as const }
+  },
+
+  'prices.removeCalendar'(ctx, input) {
+    if (!ctx.gw.prices.removeCalendar(input.name)) throw notFound(`holiday calendar override ${input.name}`)
+    return { ok: true as const }
+  },
+
+  'prices.reprice'(ctx, input) {
+    // Records still queued in the writer would be missed by this batch.
+    ctx.gw.records.flush()
+    ctx.gw.refresh()
+    // Ids sort by time, so the scan walks the id index from the first id of `since` on.
+    const cursor = input.cursor ?? requestIdFloor(Date.parse(`${input.since}T00:00:00Z`))
+    return repriceBatch(ctx.gw.db, ctx.gw.priceBook, { ...input, cursor, dryRun: input.dry_run, actor: actor(ctx) }, ctx.gw.clock())
+  },
+}

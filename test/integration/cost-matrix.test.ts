@@ -1,0 +1,264 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { KeychainSecretStore, envVarFor } from '../../src/gateway/secrets/secretStore'
+import { DB_FILE } from '../../src/gateway/store/db'
+import { startFakeOpenAI, type FakeOpenAI, type UsageSpec } from '../support/fake-openai'
+import { startFakeAnthropic, type FakeAnthropic, type UsageSpec as AnthropicUsage } from '../support/fake-anthropic'
+import { gwCli, readSse, tempDir, waitForRecord } from '../support/harness'
+
+/**
+ * Costs of the rules issue 18 added, on the chat wire, hand-computed next to each case (pico-dollars
+ * per token: $1 per 1M = 1,000,000 pico), checked on the JSON response, the stream's final chunk and
+ * the stored record, to 1e-9 USD. The gateway's clock is set per case: the request's time picks
+ * schedules, peak hours and holidays.
+ */
+describe('cost matrix: reasoning conventions, calendars, history, retired slugs, whole-row overrides, repricing', () => {
+  let running: RunningGateway
+  let dataDir: string
+  let now = Date.parse('2026-11-23T12:00:00Z')
+  const fakes: Record<string, FakeOpenAI> = {}
+  let anthropic: FakeAnthropic
+  let key = ''
+
+  before(async () => {
+    fakes.openai = await startFakeOpenAI()
+    fakes.xai = await startFakeOpenAI({ quirks: { xaiUsage: true } })
+    fakes.deepseek = await startFakeOpenAI({ quirks: { deepseekUsage: true } })
+    anthropic = await startFakeAnthropic({ models: ['claude-sonnet-5-5', 'claude-haiku-4-5'] })
+    dataDir = tempDir()
+    running = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+      {
+        env: { ...Object.fromEntries(Object.entries(fakes).map(([id, f]) => [envVarFor(id), f.apiKey])), ANTHROPIC_API_KEY: anthropic.apiKey },
+        secrets: new KeychainSecretStore('GW Gateway test'),
+        routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 },
+        clock: () => now,
+      },
+    )
+    for (const [id, f] of Object.entries(fakes)) running.gateway.providers.upsert(id, 'openai', f.url)
+    running.gateway.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    key = running.gateway.keys.create('matrix').secret
+    running.gateway.configChanged()
+  })
+  after(async () => {
+    await running.close()
+    for (const f of Object.values(fakes)) await f.close()
+    await anthropic.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  const chat = (model: string, stream: boolean, secret = key) =>
+    fetch(`${running.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }], stream, ...(stream && { stream_options: { include_usage: true } }) }),
+    })
+
+  /** The cost of one request, JSON and streamed, at `at`: the three figures a user can see must agree with `usd`. */
+  async function expectCost(model: string, at: string, usage: Partial<UsageSpec> | Partial<AnthropicUsage>, usd: number, priceSource: string) {
+    now = Date.parse(at)
+    const provider = model.slice(0, model.indexOf('/'))
+    if (provider === 'anthropic') anthropic.script({ kind: 'reply', usage: usage as Partial<AnthropicUsage> }, { kind: 'reply', usage: usage as Partial<AnthropicUsage> })
+    else fakes[provider].script({ kind: 'reply', usage: usage as Partial<UsageSpec> }, { kind: 'reply', usage: usage as Partial<UsageSpec> })
+    const res: any = await (await chat(model, false)).json()
+    assert.ok(res.gw, JSON.stringify(res))
+    const events = await readSse(await chat(model, true))
+    const last = events.at(-2) as any
+    for (const [where, cost] of [
+      ['response', res.gw.cost],
+      ['final chunk', last.gw.cost],
+      ['record', (await waitForRecord(running.gateway, res.gw.request_id)).cost],
+      ['streamed record', (await waitForRecord(running.gateway, last.gw.request_id)).cost],
+    ] as const) {
+      assert.equal(cost.priced, true, `${model} at ${at} (${where}): ${cost.unpriced_reason}`)
+      assert.ok(Math.abs(cost.final_usd - usd) < 1e-9, `${model} at ${at} (${where}): ${cost.final_usd} ≠ ${usd}`)
+      assert.equal(cost.price_source, priceSource, `${model} at ${at} (${where})`)
+    }
+    const record = await waitForRecord(running.gateway, res.gw.request_id)
+    assert.equal(record.created_at, new Date(at).toISOString(), 'the record carries the clock’s time')
+    return record
+  }
+
+  it('bills xAI reasoning reported outside completion_tokens as output', async () => {
+    // grok-4.7 $2 / $6; xAI reports completion 637 and reasoning 900 beside it (total 10,876):
+    // 9,339 × 2,000,000 + (637 + 900) × 6,000,000 = 18,678,000,000 + 9,222,000,000 = 2.79e10 pico = $0.0279
+    const r = await expectCost('xai/grok-4.7', '2026-11-23T12:00:00Z', { prompt_tokens: 9_339, completion_tokens: 637, reasoning_tokens: 900 }, 0.0279, 'catalog 2026-11-21')
+    assert.equal(r.usage?.completion_tokens, 1_537)
+    assert.equal(r.usage?.reasoning_tokens, 900)
+  })
+
+  it('bills xAI reasoning as output on the Messages wire too: header, stream gw event and records', async () => {
+    now = Date.parse('2026-11-23T12:00:00Z')
+    const usage = { prompt_tokens: 9_339, completion_tokens: 637, reasoning_tokens: 900 }
+    fakes.xai.script({ kind: 'reply', usage }, { kind: 'reply', usage })
+    const messages = (stream: boolean) =>
+      fetch(`${running.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'xai/grok-4.7', max_tokens: 2_000, messages: [{ role: 'user', content: 'x' }], stream }),
+      })
+    // The same $0.0279 as on the chat wire: 9,339 × 2,000,000 + (637 + 900) × 6,000,000 = 2.79e10 pico
+    const json = await messages(false)
+    const body: any = await json.json()
+    assert.equal(body.usage.output_tokens, 1_537, 'Anthropic counts thinking inside output_tokens')
+    assert.ok(Math.abs(Number(json.headers.get('x-gw-cost-usd')) - 0.0279) < 1e-9)
+    assert.ok(Math.abs((await waitForRecord(running.gateway, json.headers.get('x-gw-request-id'))).cost!.final_usd! - 0.0279) < 1e-9)
+    const streamed = await (await messages(true)).text()
+    const gw = JSON.parse(/^event: gw\ndata: (.*)$/m.exec(streamed)![1]).gw
+    assert.ok(Math.abs(gw.cost.final_usd - 0.0279) < 1e-9)
+    assert.ok(Math.abs((await waitForRecord(running.gateway, gw.request_id)).cost!.final_usd! - 0.0279) < 1e-9)
+  })
+
+  it('keeps DeepSeek reasoning inside completion_tokens, and skips peak hours on a Chinese public holiday', async () => {
+    const u = { prompt_tokens: 1_000, cached_tokens: 400, completion_tokens: 200, reasoning_tokens: 150 }
+    // Thursday 2026-10-01 02:30Z is 10:30 on National Day in Beijing: off-peak $0.15 / hit $0.003 / $0.60:
+    // 600 × 150,000 + 400 × 3,000 + 200 × 600,000 = 90,000,000 + 1,200,000 + 120,000,000 = 211,200,000 pico
+    await expectCost('deepseek/deepseek-flash', '2026-10-01T02:30:00Z', u, 0.0002112, 'catalog 2026-11-21')
+    // Thursday 2026-10-08 02:30Z, a working day: peak $0.30 / $0.006 / $1.20:
+    // 600 × 300,000 + 400 × 6,000 + 200 × 1,200,000 = 180,000,000 + 2,400,000 + 240,000,000 = 422,400,000 pico
+    await expectCost('deepseek/deepseek-flash', '2026-10-08T02:30:00Z', u, 0.0004224, 'catalog 2026-11-21 (peak)')
+  })
+
+  it("bills a retired xAI slug at its successor's rates, not unpriced", async () => {
+    // grok-3-mini → grok-4.3 $1.25 / cached $0.20 / $2.50; output = 100 + 50 reasoning:
+    // 800 × 1,250,000 + 200 × 200,000 + 150 × 2,500,000 = 1,000,000,000 + 40,000,000 + 375,000,000 = 1,415,000,000 pico
+    await expectCost('xai/grok-3-mini', '2026-11-23T12:00:00Z', { prompt_tokens: 1_000, cached_tokens: 200, completion_tokens: 100, reasoning_tokens: 50 }, 0.001415, 'catalog 2026-11-21')
+  })
+
+  it("prices Anthropic usage at the rate in force when it ran: Sonnet 5.5's cache reads before and after the 2026-10-07 cut", async () => {
+    const u = { input_tokens: 2_000, cache_read_input_tokens: 8_000, output_tokens: 100 }
+    // $2 / read $0.20 / $10: 2,000 × 2,000,000 + 8,000 × 200,000 + 100 × 10,000,000 = 4e9 + 1.6e9 + 1e9 = 6.6e9 pico
+    await expectCost('anthropic/claude-sonnet-5-5', '2026-10-06T12:00:00Z', u, 0.0066, 'catalog 2026-11-21')
+    // read $0.10 from 2026-10-07: 4e9 + 8,000 × 100,000 + 1e9 = 5.8e9 pico
+    await expectCost('anthropic/claude-sonnet-5-5', '2026-10-07T12:00:00Z', u, 0.0058, 'catalog 2026-11-21')
+  })
+
+  it('bills 1-hour cache writes at the rate an override set from the CLI flags', async () => {
+    await gwCli(
+      ['prices', 'set', 'anthropic/claude-haiku-4-5', '--input', '0.8', '--cache-write', '1', '--cache-write-1h', '1.6', '--cached-input', '0.08', '--output', '4', '--as-of', '2026-11-22'],
+      { dataDir },
+    )
+    // 6,000 uncached × 800,000 + 1,000 5-minute writes × 1,000,000 + 3,000 1-hour writes × 1,600,000 + 100 × 4,000,000
+    // = 4.8e9 + 1e9 + 4.8e9 + 4e8 = 1.1e10 pico (with the 1-hour rate dropped it would be 9.2e9)
+    const u = { input_tokens: 6_000, cache_creation_input_tokens: 4_000, cache_creation_1h_input_tokens: 3_000, output_tokens: 100 }
+    await expectCost('anthropic/claude-haiku-4-5', '2026-11-23T12:00:00Z', u, 0.011, 'override 2026-11-22')
+  })
+
+  it('applies an override’s own peak hours, holiday calendar and dated rows (the whole row is kept)', async () => {
+    const set = await gwCli(
+      ['prices', 'set', 'openai/gpt-matrix', '--file', '-', '--as-of', '2026-11-20', '--note', 'contract rate'],
+      {
+        dataDir,
+        input: JSON.stringify({
+          input: 1,
+          output: 2,
+          peak: { windows_utc: [[8, 10]], weekdays_only: true, calendar: 'cn', rates: { input: 3, output: 6 } },
+          schedule: [{ from: '2026-12-01', input: 0.5, output: 1 }],
+        }),
+      },
+    )
+    assert.match(set.stdout, /saved/)
+    const u = { prompt_tokens: 12, completion_tokens: 5 }
+    // Monday 09:00Z, inside the window: 12 × 3,000,000 + 5 × 6,000,000 = 36,000,000 + 30,000,000 = 66,000,000 pico
+    await expectCost('openai/gpt-matrix', '2026-11-23T09:00:00Z', u, 0.000066, 'override 2026-11-20 (peak)')
+    // National Day, same hour: base 12 × 1,000,000 + 5 × 2,000,000 = 22,000,000 pico
+    await expectCost('openai/gpt-matrix', '2026-10-01T09:00:00Z', u, 0.000022, 'override 2026-11-20')
+    // From 2026-12-01 at noon (outside the window): 12 × 500,000 + 5 × 1,000,000 = 11,000,000 pico
+    await expectCost('openai/gpt-matrix', '2026-12-02T12:00:00Z', u, 0.000011, 'override 2026-11-20')
+  })
+
+  it('refuses an invalid override row from the CLI, naming the field, and keeps the old one', async () => {
+    await assert.rejects(
+      gwCli(['prices', 'set', 'openai/gpt-matrix', '--file', '-'], { dataDir, input: JSON.stringify({ input: 1, schedule: [{ from: '2026-13-01', input: 2 }] }) }),
+      (e: any) => /row\.schedule\.0\.from/.test(e.stderr),
+    )
+    const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+    assert.equal(list.find((o: any) => o.model === 'openai/gpt-matrix').row.peak.calendar, 'cn')
+  })
+
+  it('reprices stored requests with today’s prices while serving: history kept, unpriced become priced, prepaid keys adjusted', async () => {
+    const gw = running.gateway
+    const store = new Database(path.join(dataDir, DB_FILE), { readonly: true })
+    try {
+      now = Date.parse('2026-11-23T12:00:00Z')
+      const prepaid = gw.keys.create('prepaid', { balanceUsd: 1 })
+      gw.configChanged()
+      // gpt-4o-mini at catalog $0.15 / $0.60: 12 × 150,000 + 5 × 600,000 = 1,800,000 + 3,000,000 = 4,800,000 pico
+      const paid: any = await (await chat('gpt-4o-mini', false, prepaid.secret)).json()
+      assert.equal(paid.gw.cost.final_usd, 0.0000048)
+      // A model nobody priced yet: recorded unpriced.
+      const unpriced: any = await (await chat('openai/gpt-late-price', false)).json()
+      assert.equal(unpriced.gw.cost.priced, false)
+      await waitForRecord(gw, unpriced.gw.request_id)
+
+      await gwCli(['prices', 'set', 'openai/gpt-4o-mini', '--input', '1', '--output', '2'], { dataDir })
+      await gwCli(['prices', 'set', 'openai/gpt-late-price', '--input', '0.5', '--output', '1.5'], { dataDir })
+
+      const dry = await gwCli(['prices', 'reprice', '--since', '2026-11-23', '--dry-run', '--json'], { dataDir })
+      const preview = JSON.parse(dry.stdout)
+      assert.equal(preview.dry_run, true)
+      assert.ok(preview.changed >= 2)
+      assert.equal(store.prepare(`SELECT count(*) FROM request_costs`).pluck().get(), 0, 'a dry run writes nothing')
+      const one = JSON.parse((await gwCli(['prices', 'reprice', '--since', '2026-11-23', '--model', 'gpt-4o-mini', '--dry-run', '--json'], { dataDir })).stdout)
+      assert.deepEqual(
+        one.sample.map((c: any) => [c.id, c.old_usd, c.new_usd]),
+        [[paid.gw.request_id, 0.0000048, 0.000022]],
+      )
+
+      // Served while repricing runs in another process, in batches of 2.
+      const [done] = await Promise.all([
+        gwCli(['prices', 'reprice', '--since', '2026-11-23', '--batch', '2', '--json'], { dataDir }),
+        chat('gpt-4o-mini', false).then((r) => r.json()),
+      ])
+      const result = JSON.parse(done.stdout)
+      assert.equal(result.adjustments, 1)
+
+      // gpt-4o-mini now $1 / $2: 12 × 1,000,000 + 5 × 2,000,000 = 22,000,000 pico; was 4,800,000
+      const repriced = await waitForRecord(gw, paid.gw.request_id)
+      assert.equal(repriced.cost?.final_usd, 0.000022)
+      assert.match(repriced.cost?.price_source ?? '', /^override /)
+      const history = store.prepare(`SELECT old_cost_usd, new_cost_usd, old_priced FROM request_costs WHERE request_id = ?`).all(paid.gw.request_id)
+      assert.deepEqual(history, [{ old_cost_usd: 0.0000048, new_cost_usd: 0.000022, old_priced: 1 }])
+      // What requests.get (and the request's page) shows of it; the unpriced one says it was unpriced.
+      assert.deepEqual(
+        gw.requests.costHistory(paid.gw.request_id).map((h) => [h.old_usd, h.new_usd, h.actor.startsWith('cli:')]),
+        [[0.0000048, 0.000022, true]],
+      )
+      assert.deepEqual(
+        gw.requests.costHistory(unpriced.gw.request_id).map((h) => [h.old_usd, h.new_usd]),
+        [[null, 0.0000135]],
+      )
+      // The ledger: −4,800,000 usage, −17,200,000 adjustment (22,000,000 − 4,800,000), with a note.
+      const ledger = store
+        .prepare(`SELECT kind, amount_pico, note FROM ledger WHERE request_id = ? ORDER BY id`)
+        .safeIntegers(true)
+        .all(paid.gw.request_id) as Array<{ kind: string; amount_pico: bigint; note: string | null }>
+      assert.deepEqual(
+        ledger.map((l) => [l.kind, l.amount_pico]),
+        [
+          ['usage', -4_800_000n],
+          ['adjustment', -17_200_000n],
+        ],
+      )
+      assert.match(ledger[1].note!, /repriced .*\$0\.0000048 -> \$0\.000022/)
+      assert.equal(gw.ledger.balance(prepaid.info.id), 1_000_000_000_000n - 22_000_000n)
+
+      // gpt-late-price $0.50 / $1.50: 12 × 500,000 + 5 × 1,500,000 = 6,000,000 + 7,500,000 = 13,500,000 pico
+      const late = await waitForRecord(gw, unpriced.gw.request_id)
+      assert.equal(late.cost?.priced, true)
+      assert.equal(late.cost?.final_usd, 0.0000135)
+      assert.equal(store.prepare(`SELECT priced FROM requests WHERE id = ?`).pluck().get(unpriced.gw.request_id), 1)
+
+      // Again: nothing left to change, no second adjustment.
+      const again = JSON.parse((await gwCli(['prices', 'reprice', '--since', '2026-11-23', '--json'], { dataDir })).stdout)
+      assert.equal(again.changed, 0)
+      assert.equal(again.adjustments, 0)
+    } finally {
+      store.close()
+    }
+  })
+})
