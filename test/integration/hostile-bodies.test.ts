@@ -10,8 +10,12 @@ import { route } from '../../src/gateway/routing/route'
 
 /** `n` arrays inside each other, as JSON text. */
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n)
-/** A chat body whose first message's content is nested `n` levels: the body itself is then n + 3 deep. */
-const deepChat = (n: number) => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":${nested(n)}}]}`
+/**
+ * A valid chat body holding a value nested `n` levels where real ones nest (a tool's JSON schema,
+ * here its `default`): the body itself is then n + 5 deep.
+ */
+const deepChat = (n: number) =>
+  `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","default":${nested(n)}}}}]}`
 
 describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', () => {
   let t: TestGateway
@@ -37,7 +41,7 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
     it(`refuses a body nested ${levels} levels on /v1 and /api with a 400 in the route's shape`, async () => {
       const before = t.fake.received.length
       const inputs: Array<[string, string, number]> = [
-        ['/v1/chat/completions', deepChat(levels), levels + 3],
+        ['/v1/chat/completions', deepChat(levels), levels + 5],
         ['/v1/embeddings', `{"model":"text-embedding-3-small","input":"x","extra":${nested(levels)}}`, levels + 1],
       ]
       for (const [path, body, depth] of inputs) {
@@ -60,10 +64,10 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
   }
 
   it('takes a body nested exactly to the limit, and refuses one level more', async () => {
-    const atLimit = await post('/v1/chat/completions', deepChat(MAX_JSON_DEPTH - 3))
+    const atLimit = await post('/v1/chat/completions', deepChat(MAX_JSON_DEPTH - 5))
     assert.equal(atLimit.status, 200, await atLimit.clone().text())
-    assert.equal(t.fake.received.at(-1)!.body.messages[0].content.length, 1)
-    const over = await post('/v1/chat/completions', deepChat(MAX_JSON_DEPTH - 2))
+    assert.equal(t.fake.received.at(-1)!.body.tools[0].function.parameters.default.length, 1)
+    const over = await post('/v1/chat/completions', deepChat(MAX_JSON_DEPTH - 4))
     assert.equal(over.status, 400)
     assert.match((await json(over)).error.message, new RegExp(`nested ${MAX_JSON_DEPTH + 1} levels deep`))
   })
