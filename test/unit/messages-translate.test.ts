@@ -4,6 +4,7 @@ import type { Sink } from '../../src/gateway/core/sink'
 import { ApiError } from '../../src/gateway/errors'
 import { RequestContext } from '../../src/gateway/pipeline/requestContext'
 import type { NormalizedUsage } from '../../src/gateway/pricing/types'
+import { ZERO_USAGE } from '../../src/gateway/pricing/usage'
 import { anthropicUsage, chatToMessage, stopReason, toolInput } from '../../src/gateway/wires/messages/chatToMessage'
 import { MessagesEvents } from '../../src/gateway/wires/messages/chatStreamToMessages'
 import { messagesToChat } from '../../src/gateway/wires/messages/messagesToChat'
@@ -22,16 +23,7 @@ const refuses = (body: Body, param: string, message?: RegExp) =>
     (e: unknown) => e instanceof ApiError && e.status === 400 && e.param === param && (!message || message.test(e.message)),
   )
 
-const usage = (u: Partial<NormalizedUsage>): NormalizedUsage => ({
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  total_tokens: 0,
-  cached_tokens: 0,
-  cache_write_tokens: 0,
-  cache_write_1h_tokens: 0,
-  reasoning_tokens: 0,
-  ...u,
-})
+const usage = (u: Partial<NormalizedUsage>): NormalizedUsage => ({ ...ZERO_USAGE, ...u })
 
 describe('Messages → chat completions (request)', () => {
   it('system string or blocks first, system messages in place, text-only turns as strings', () => {

@@ -1,7 +1,8 @@
 import type { Sink } from '../core/sink'
-import type { Finished } from '../core/wire'
+import { OK, type Finished } from '../core/wire'
 import type { ApiError } from '../errors'
 import type { ClientAbort } from '../pipeline/clientAbort'
+import type { RequestContext } from '../pipeline/requestContext'
 import type { UpstreamResponse } from '../upstream/client'
 import { SseParser, type SseEvent } from '../upstream/sse'
 import { upstreamStreamError } from '../upstream/upstreamErrors'
@@ -68,4 +69,21 @@ export function pumpSse(upstream: UpstreamResponse, sink: Sink, signal: ClientAb
     // Stays attached once settled: a body that errors with no listener would take the process down.
     body.on('error', failed)
   })
+}
+
+/**
+ * The end of a complete, priced stream, the same for every wire: a prepaid charge goes into the
+ * ledger before the last events leave, in one write with the stream's end; a charge the store
+ * refuses leaves the answer unfinished, ended by `fail` instead. `logged` is the answer as body
+ * logging keeps it (null when logging is off).
+ */
+export function endStream(ctx: RequestContext, sink: Sink, last: object[], logged: string | null, fail: (error: ApiError) => Finished): Finished {
+  try {
+    ctx.beforeDelivery?.()
+  } catch (err) {
+    return fail(err as ApiError)
+  }
+  if (ctx.bodies && logged !== null) ctx.bodies.response = logged
+  sink.end(last, null)
+  return OK
 }

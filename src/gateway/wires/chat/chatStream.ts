@@ -1,5 +1,5 @@
 import type { Sink } from '../../core/sink'
-import { OK, type Finished } from '../../core/wire'
+import type { Finished } from '../../core/wire'
 import type { ApiError } from '../../errors'
 import { upstreamIncomplete } from '../../upstream/upstreamErrors'
 import { costOf, gwExtension } from '../../pipeline/cost'
@@ -10,7 +10,7 @@ import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
-import { pumpSse } from '../pumpSse'
+import { endStream, pumpSse } from '../pumpSse'
 import { partialUsage } from '../../pipeline/estimate'
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
@@ -176,13 +176,6 @@ export async function relayChatStream(
   if (!encoder.complete) return fail(upstreamIncomplete(providerId))
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
-  try {
-    ctx.beforeDelivery?.()
-  } catch (err) {
-    // The answer stays unfinished: no finishing events.
-    return fail(err as ApiError, false)
-  }
-  if (ctx.bodies && text) ctx.bodies.response = encoder.logged(text.join(''))
-  sink.end(encoder.last(gwExtension(ctx), usage), null)
-  return OK
+  // A refused charge: nothing of the finishing events is owed.
+  return endStream(ctx, sink, encoder.last(gwExtension(ctx), usage), text ? encoder.logged(text.join('')) : null, (error) => fail(error, false))
 }

@@ -1,5 +1,5 @@
 import type { Sink } from '../../core/sink'
-import { OK, type Finished } from '../../core/wire'
+import type { Finished } from '../../core/wire'
 import type { ApiError } from '../../errors'
 import { upstreamIncomplete } from '../../upstream/upstreamErrors'
 import type { ClientAbort } from '../../pipeline/clientAbort'
@@ -11,7 +11,7 @@ import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
-import { pumpSse } from '../pumpSse'
+import { endStream, pumpSse } from '../pumpSse'
 
 /** A later report replaces a field only with a number: message_delta may send nulls for what message_start told. */
 function mergeUsage(into: AnthropicUsage, report: AnthropicUsage | undefined): AnthropicUsage {
@@ -68,13 +68,5 @@ export async function relayMessagesStream(ctx: RequestContext, sink: Sink, upstr
   const last = stop as string | null
   if (last === null) return fail(upstreamIncomplete(providerId))
   price(false)
-  try {
-    ctx.beforeDelivery?.()
-  } catch (err) {
-    // The answer stays unfinished: no message_stop.
-    return fail(err as ApiError)
-  }
-  if (ctx.bodies && logged) ctx.bodies.response = `[${logged.join(',')}]`
-  sink.end([{ type: 'gw', gw: gwExtension(ctx) }, JSON.parse(last)], null)
-  return OK
+  return endStream(ctx, sink, [{ type: 'gw', gw: gwExtension(ctx) }, JSON.parse(last)], logged && `[${logged.join(',')}]`, fail)
 }

@@ -11,7 +11,7 @@ import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
 import { parseUpstreamError, upstreamIncomplete } from '../../upstream/upstreamErrors'
 import { partialUsage } from '../../pipeline/estimate'
-import { pumpSse } from '../pumpSse'
+import { endStream, pumpSse } from '../pumpSse'
 
 /** The events a Responses stream ends with; each carries the whole response, usage included. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
@@ -110,15 +110,8 @@ export async function relayResponsesStream(
   if (last === null || !last.response) return fail(upstreamIncomplete(providerId))
   if (opts.stored && typeof last.response.id === 'string') ctx.upstreamId = last.response.id
   price(false)
-  try {
-    ctx.beforeDelivery?.()
-  } catch (err) {
-    // The answer stays unfinished: no response.completed.
-    return fail(err as ApiError)
-  }
   last.response.gw = gwExtension(ctx)
-  if (ctx.bodies && logged) ctx.bodies.response = `[${logged.join(',')}]`
-  sink.end([last], null)
-  if (last.type !== 'response.failed') return OK
+  const done = endStream(ctx, sink, [last], logged && `[${logged.join(',')}]`, fail)
+  if (done !== OK || last.type !== 'response.failed') return done
   return { status: 200, outcome: 'error', error: streamFailure(providerId, JSON.stringify(last.response.error ?? {}), redactor) }
 }
