@@ -1,0 +1,199 @@
+/**
+ * The real Claude Code CLI (`claude -p`, print mode) pointed at the gateway, as a user sets it up:
+ * ANTHROPIC_BASE_URL (no /v1) and ANTHROPIC_AUTH_TOKEN holding a gateway key, with fake providers
+ * behind the gateway.
+ *
+ * What Claude Code 2.1.330 sends in print mode, seen through this gateway: for `claude -p PROMPT`
+ * one streamed `POST /v1/messages?beta=true` to the model given with `--model`, as written
+ * (`haiku` is `claude-haiku-5-5`); no side call to a small model, no count_tokens, no model list.
+ * `anthropic-version: 2023-06-01`; `anthropic-beta: claude-code-20250219,
+ * interleaved-thinking-2025-05-14, context-management-2025-06-27, thinking-token-count-2026-05-13,
+ * advanced-tool-use-2025-11-20`. Body: `max_tokens` 32000, `thinking {type: "enabled",
+ * budget_tokens: 31999, display: "omitted"}`, `context_management` (clear_thinking),
+ * `metadata.user_id` (a JSON string), three `system` blocks (the last two with `cache_control`,
+ * about 28 KB), one user turn of nine text blocks (system reminders, then the prompt with
+ * `cache_control`) and a dozen tools, one with `defer_loading`. For a model it knows to be newer
+ * (`claude-haiku-5-5`) it differs: adaptive thinking, `output_config.effort`, `max_tokens`
+ * 128000, the betas `per-turn-control-2026-07-01`, `mid-conversation-tool-changes-2026-07-01` and
+ * `effort-2025-11-24`, and the environment in a `role: "system"` message after the user's; refused
+ * with a 400, it asks once more without that message and beta. With the non-essential traffic
+ * switches below off there is nothing else; without them it also sends `HEAD /api/hello` to the
+ * base URL first (the gateway's 404 does not bother it) and tries its telemetry hosts.
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { agentCli, runAsync } from '../support/agentCli'
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { waitForRecord } from '../support/harness'
+import { tempDir } from '../support/tempDir'
+
+const CLAUDE_CODE = { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' }
+const cli = await agentCli(CLAUDE_CODE.pkg, CLAUDE_CODE.version, CLAUDE_CODE.bin)
+const RUN_TIMEOUT_MS = 120_000
+
+/** Equal to the cent's ten-millionth: prices are per million tokens, so sums of products carry float noise. */
+const assertUsd = (actual: number | null | undefined, expected: number, what: string) =>
+  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} USD, expected ${expected}`)
+
+describe(
+  `Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through the gateway`,
+  { skip: cli.skip ? `skipped: ${cli.skip}` : false },
+  () => {
+    let anthropic: FakeAnthropic
+    let openai: FakeOpenAI
+    let gateway: RunningGateway
+    let dataDir: string
+    let secret: string
+
+    /** `claude -p PROMPT ...args` in a fresh home, talking to nothing but the gateway. */
+    async function claude(prompt: string, args: string[]) {
+      const home = tempDir('gw-claude-home-')
+      try {
+        const run = await runAsync(cli.bin!, ['-p', prompt, ...args], {
+          cwd: home,
+          timeoutMs: RUN_TIMEOUT_MS,
+          env: {
+            PATH: process.env.PATH,
+            HOME: home,
+            CLAUDE_CONFIG_DIR: `${home}/.claude`,
+            ANTHROPIC_BASE_URL: gateway.url,
+            ANTHROPIC_AUTH_TOKEN: secret,
+            // No telemetry, error reports, update checks or other calls to Anthropic's hosts.
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_TELEMETRY: '1',
+            DISABLE_ERROR_REPORTING: '1',
+            DISABLE_AUTOUPDATER: '1',
+          },
+        })
+        const said = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
+        assert.ok(!run.timedOut, `claude -p did not finish within ${RUN_TIMEOUT_MS / 1000} s\n${said}`)
+        assert.equal(run.code, 0, `claude -p failed\n${said}`)
+        return run
+      } finally {
+        fs.rmSync(home, { recursive: true, force: true })
+      }
+    }
+
+    /** The records of the requests made since `before` (a count of records), oldest first. */
+    async function newRecords(before: number) {
+      const gw = gateway.gateway
+      gw.records.flush()
+      const list = gw.requests.list(1000)
+      const fresh = list.slice(0, list.length - before).reverse()
+      return Promise.all(fresh.map((r) => waitForRecord(gw, r.id)))
+    }
+    const recordCount = () => {
+      gateway.gateway.records.flush()
+      return gateway.gateway.requests.list(1000).length
+    }
+
+    before(async () => {
+      anthropic = await startFakeAnthropic()
+      openai = await startFakeOpenAI()
+      dataDir = tempDir()
+      gateway = await startGateway(
+        { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+        // One attempt: Claude Code retries on its own, and a retried request would hide a refusal.
+        { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
+      )
+      const gw = gateway.gateway
+      gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
+      gw.providers.upsert('openai', 'openai', openai.url)
+      secret = gw.keys.create('claude-code').secret
+      gw.configChanged()
+    })
+
+    after(async () => {
+      await gateway?.close()
+      await anthropic?.close()
+      await openai?.close()
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+    })
+
+    it('natively to an anthropic provider: the answer printed, the body passed through, the record priced with cache reads and both cache writes', async () => {
+      const text = 'Hello from the fake Anthropic, through the gateway.'
+      const usage = { input_tokens: 1_000, output_tokens: 50, cache_read_input_tokens: 20_000, cache_creation_input_tokens: 3_000, cache_creation_1h_input_tokens: 1_000 }
+      anthropic.script({ kind: 'reply', text, usage })
+      const seen = anthropic.received.length
+      const count = recordCount()
+
+      const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'])
+      assert.equal(run.stdout.trim(), text)
+
+      const sent = anthropic.received.slice(seen)
+      assert.deepEqual(
+        sent.map((r) => `${r.method} ${r.path}`),
+        ['POST /v1/messages'],
+        'one request reached the provider',
+      )
+      const [request] = sent
+      assert.equal(request.body.model, 'claude-sonnet-4-5')
+      assert.equal(request.body.stream, true)
+      // Claude Code's own fields arrived untouched, with the beta header that allows them.
+      assert.match(String(request.headers['anthropic-beta']), /\bclaude-code-20250219\b.*\bcontext-management-2025-06-27\b/)
+      assert.ok(request.body.context_management, 'context_management passed through')
+      assert.equal(request.body.thinking?.type, 'enabled')
+      assert.equal(request.body.system.length, 3)
+      assert.ok(
+        request.body.system.some((b: any) => b.cache_control?.type === 'ephemeral'),
+        'system blocks keep their cache_control',
+      )
+
+      const records = await newRecords(count)
+      assert.equal(records.length, 1)
+      const [record] = records
+      assert.equal(record.endpoint, 'messages')
+      assert.equal(record.status, 200)
+      assert.equal(record.outcome, 'ok')
+      assert.equal(record.stream, true)
+      assert.equal(record.model, 'anthropic/claude-sonnet-4-5')
+      assert.equal(record.provider, 'anthropic')
+      assert.equal(record.upstream_model, 'claude-sonnet-4-5')
+      assert.equal(record.cost?.prompt_tokens, 24_000)
+      assert.equal(record.cost?.cached_tokens, 20_000)
+      assert.equal(record.cost?.cache_write_tokens, 3_000)
+      assert.equal(record.cost?.estimated, false)
+      // claude-sonnet-4-5 per million: $3 input, $0.30 cache read, $3.75 5-minute write, $6 1-hour write, $15 output.
+      // 1,000 × 3 + 20,000 × 0.30 + 2,000 × 3.75 + 1,000 × 6 + 50 × 15 = 3,000 + 6,000 + 7,500 + 6,000 + 750 = $0.02325 per million → 0.02325 USD
+      assertUsd(record.cost?.final_usd, 0.02325, 'final cost')
+    })
+
+    it("through an alias: Claude Code's own haiku model steered to the model the user chose, priced at that model", async () => {
+      gateway.gateway.aliasesRepo.set('claude-haiku-*', 'anthropic/claude-haiku-4-5', null)
+      gateway.gateway.configChanged()
+      anthropic.script({ kind: 'reply', text: 'A quick hello.', usage: { input_tokens: 2_000, output_tokens: 100 } })
+      const seen = anthropic.received.length
+      const count = recordCount()
+
+      const run = await claude('Say hello', ['--model', 'haiku'])
+      assert.equal(run.stdout.trim(), 'A quick hello.')
+      // Claude Code shapes its request for the model it believes it talks to (claude-haiku-5-5):
+      // the environment goes in a mid-conversation `role: "system"` message, which the older model
+      // the alias chose refuses; Claude Code then asks again without it. Both are recorded.
+      const sent = anthropic.received.slice(seen)
+      assert.deepEqual(
+        sent.map((r) => [r.body.model, r.body.messages.map((m: any) => m.role).join(',')]),
+        [
+          ['claude-haiku-4-5', 'user,system'],
+          ['claude-haiku-4-5', 'user'],
+        ],
+      )
+      const [refused, answered, ...more] = await newRecords(count)
+      assert.equal(more.length, 0)
+      assert.equal(refused.status, 400)
+      assert.equal(refused.error?.type, 'invalid_request_error')
+      assert.match(refused.error?.message ?? '', /messages\.1\.role/)
+
+      assert.equal(answered.status, 200)
+      assert.equal(answered.model, 'claude-haiku-5-5', 'the record keeps the model Claude Code asked for')
+      assert.deepEqual(answered.alias, { pattern: 'claude-haiku-*', target: 'anthropic/claude-haiku-4-5' })
+      assert.equal(answered.provider, 'anthropic')
+      assert.equal(answered.upstream_model, 'claude-haiku-4-5')
+      // claude-haiku-4-5: $1 input, $5 output per million: 2,000 × 1 + 100 × 5 = 2,500 → 0.0025 USD
+      assertUsd(answered.cost?.final_usd, 0.0025, 'final cost')
+    })
+  },
+)
