@@ -59,6 +59,8 @@ describe(
             PATH: process.env.PATH,
             HOME: home,
             CLAUDE_CONFIG_DIR: `${home}/.claude`,
+            // Its scratch files (${TMPDIR}/claude-<uid>) go with the home.
+            TMPDIR: home,
             ANTHROPIC_BASE_URL: gateway.url,
             ANTHROPIC_AUTH_TOKEN: secret,
             // No telemetry, error reports, update checks or other calls to Anthropic's hosts.
