@@ -173,8 +173,9 @@ describe(
       const run = await claude('Say hello', ['--model', 'haiku'])
       assert.equal(run.stdout.trim(), 'A quick hello.')
       // Claude Code shapes its request for the model it believes it talks to (claude-haiku-5-5):
-      // the environment goes in a mid-conversation `role: "system"` message, which the older model
-      // the alias chose refuses; Claude Code then asks again without it. Both are recorded.
+      // the environment goes in a mid-conversation `role: "system"` message, which the fake
+      // Anthropic refuses as the Messages API did before such messages existed; Claude Code then
+      // asks again without it. Both requests are recorded.
       const sent = anthropic.received.slice(seen)
       assert.deepEqual(
         sent.map((r) => [r.body.model, r.body.messages.map((m: any) => m.role).join(',')]),
