@@ -1,7 +1,12 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { ROOT } from '../support/build'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+
+const run = promisify(execFile)
 
 describe('gw CLI against a running gateway (separate processes sharing the data dir)', () => {
   let t: TestGateway
@@ -19,6 +24,17 @@ describe('gw CLI against a running gateway (separate processes sharing the data 
     assert.ok(res.choices[0].message.content)
     await gwCli(['keys', 'revoke', 'from-cli'], { dataDir: t.dataDir })
     await assert.rejects(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }), (e: any) => e.status === 401)
+  })
+
+  it('npx gw prints only the key, so a shell captures it into $GW_KEY as the README shows', async () => {
+    const { stdout } = await run('sh', ['-c', 'GW_KEY=$(npx --offline gw keys create --name captured --data-dir "$DIR") && printf %s "$GW_KEY"'], {
+      cwd: ROOT,
+      env: { ...process.env, DIR: t.dataDir },
+    })
+    assert.match(stdout, /^gw-[A-Za-z0-9_-]{40,}$/)
+    const client = new OpenAI({ baseURL: t.baseURL, apiKey: stdout, maxRetries: 0 })
+    const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    assert.ok(res.choices[0].message.content)
   })
 
   it('keys list never shows a secret or hash, and shows when a key was last used', async () => {

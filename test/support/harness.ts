@@ -20,7 +20,7 @@ const run = promisify(execFile)
 
 /** Runs the real `gw` CLI in its own process, as a user (or a script) would. */
 export async function gwCli(args: string[], opts: { dataDir: string; input?: string; env?: NodeJS.ProcessEnv }) {
-  const child = run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/gateway/cli/gw.ts'), ...args, '--data-dir', opts.dataDir], {
+  const child = run(process.execPath, [path.join(ROOT, 'bin/gw.mjs'), ...args, '--data-dir', opts.dataDir], {
     cwd: ROOT,
     env: { ...process.env, ...opts.env },
   })
