@@ -23,6 +23,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import path from 'node:path'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { agentCli, runAsync } from '../support/agentCli'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
@@ -48,8 +49,8 @@ describe(
     let dataDir: string
     let secret: string
 
-    /** `claude -p PROMPT ...args` in a fresh home, talking to nothing but the gateway. */
-    async function claude(prompt: string, args: string[]) {
+    /** `claude -p PROMPT ...args` in a fresh home, talking to nothing but the gateway; its exit code checked unless `expectFailure`. */
+    async function claude(prompt: string, args: string[], opts: { key?: string; expectFailure?: boolean } = {}) {
       const home = tempDir('gw-claude-home-')
       try {
         const run = await runAsync(cli.bin!, ['-p', prompt, ...args], {
@@ -62,7 +63,7 @@ describe(
             // Its scratch files (${TMPDIR}/claude-<uid>) go with the home.
             TMPDIR: home,
             ANTHROPIC_BASE_URL: gateway.url,
-            ANTHROPIC_AUTH_TOKEN: secret,
+            ANTHROPIC_AUTH_TOKEN: opts.key ?? secret,
             // No telemetry, error reports, update checks or other calls to Anthropic's hosts.
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
             DISABLE_TELEMETRY: '1',
@@ -72,7 +73,8 @@ describe(
         })
         const said = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
         assert.ok(!run.timedOut, `claude -p did not finish within ${RUN_TIMEOUT_MS / 1000} s\n${said}`)
-        assert.equal(run.code, 0, `claude -p failed\n${said}`)
+        if (opts.expectFailure) assert.notEqual(run.code, 0, `claude -p succeeded\n${said}`)
+        else assert.equal(run.code, 0, `claude -p failed\n${said}`)
         return run
       } finally {
         fs.rmSync(home, { recursive: true, force: true })
@@ -97,7 +99,8 @@ describe(
       openai = await startFakeOpenAI()
       dataDir = tempDir()
       gateway = await startGateway(
-        { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+        // Logged at info to a file, as a server runs it: the log shows requests that get no record.
+        { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile: path.join(dataDir, 'gw.log') },
         // One attempt: Claude Code retries on its own, and a retried request would hide a refusal.
         { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
       )
@@ -197,6 +200,17 @@ describe(
       assert.equal(answered.upstream_model, 'claude-haiku-4-5')
       // claude-haiku-4-5: $1 input, $5 output per million: 2,000 × 1 + 100 × 5 = 2,500 → 0.0025 USD
       assertUsd(answered.cost?.final_usd, 0.0025, 'final cost')
+    })
+
+    it('a wrong gateway key: Claude Code stops at the first 401 (x-should-retry: false) and prints the reason', async () => {
+      const seen = anthropic.received.length
+      const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: `gw-${'x'.repeat(43)}`, expectFailure: true })
+      assert.match(run.stdout, /API Error: 401 /)
+      assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
+      // Without x-should-retry: false it would ask ~10 times over minutes before giving up.
+      const log = fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8')
+      const refused = log.split('\n').filter((line) => /"status":401/.test(line))
+      assert.equal(refused.length, 1, `one 401 in the gateway's log:\n${refused.join('\n')}`)
     })
   },
 )
