@@ -202,6 +202,30 @@ describe(
       assertUsd(answered.cost?.final_usd, 0.0025, 'final cost')
     })
 
+    it('a stream the provider breaks off: Claude Code asks again and prints only the second answer; both recorded, the broken one priced as an estimate', async () => {
+      anthropic.script({ kind: 'error-mid-stream', afterBlocks: 1, errorType: 'overloaded_error' }, { kind: 'reply', text: 'Second try.', usage: { input_tokens: 12, output_tokens: 4 } })
+      const seen = anthropic.received.length
+      const count = recordCount()
+
+      const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'])
+      assert.equal(run.stdout.trim(), 'Second try.')
+      assert.deepEqual(
+        anthropic.received.slice(seen).map((r) => r.body.stream),
+        [true, true],
+        'Claude Code 2.1.330 retries streamed',
+      )
+      const [broken, answered, ...more] = await newRecords(count)
+      assert.equal(more.length, 0)
+      assert.equal(broken.outcome, 'error')
+      assert.match(broken.error?.message ?? '', /mid-stream \(overloaded_error\)/)
+      // What message_start reported (12 input, 1 output) at claude-sonnet-4-5's $3 / $15 per million: 36 + 15 → 0.000051 USD.
+      assert.equal(broken.cost?.estimated, true)
+      assertUsd(broken.cost?.final_usd, 0.000051, 'broken stream')
+      assert.equal(answered.outcome, 'ok')
+      // 12 × 3 + 4 × 15 = 96 → 0.000096 USD
+      assertUsd(answered.cost?.final_usd, 0.000096, 'second answer')
+    })
+
     it('a wrong gateway key: Claude Code stops at the first 401 (x-should-retry: false) and prints the reason', async () => {
       const seen = anthropic.received.length
       const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: `gw-${'x'.repeat(43)}`, expectFailure: true })
