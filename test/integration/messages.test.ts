@@ -223,15 +223,6 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
     assert.deepEqual(last().body.system, [{ type: 'text', text: 'Be brief.' }, ...blocks])
   })
 
-  it('a provider of another kind is refused clearly, naming it: the translated path is not there yet', async () => {
-    gateway.gateway.providers.upsert('openai', 'openai', 'http://127.0.0.1:9/v1')
-    gateway.gateway.configChanged()
-    const err: any = await client.messages.create({ model: 'openai/gpt-4o-mini', max_tokens: 10, messages: hi }).catch((e) => e)
-    assert.equal(err.status, 400)
-    assert.equal(err.error.error.type, 'invalid_request_error')
-    assert.match(err.error.error.message, /openai \(kind openai\).*not available yet/)
-  })
-
   it("a prepaid key's debit is in the store before the answer reaches the client, JSON and streamed", async () => {
     const store = new Database(path.join(dataDir, DB_FILE), { readonly: true })
     try {

@@ -17,7 +17,15 @@ export interface ReceivedRequest {
 }
 
 export type Behaviour =
-  | { kind: 'reply'; content?: string; usage?: Partial<UsageSpec>; finishReason?: string; toolCalls?: Array<{ id: string; name: string; arguments: string }> }
+  | {
+      kind: 'reply'
+      content?: string
+      usage?: Partial<UsageSpec>
+      finishReason?: string
+      toolCalls?: Array<{ id: string; name: string; arguments: string }>
+      /** vLLM and servers built on it: the stop sequence that ended the answer, as the choice's `stop_reason`. */
+      matchedStop?: string
+    }
   /** An error before the first byte; `body` defaults to OpenAI's error body for that status, a string body is sent verbatim. */
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   /**
@@ -354,6 +362,7 @@ function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean, 
         },
         logprobs: null,
         finish_reason: finishReasonOf(b, q),
+        ...(b.matchedStop !== undefined ? { stop_reason: b.matchedStop } : {}),
       },
     ],
     ...(withUsage ? { usage: usageObject({ ...DEFAULT_USAGE, ...b.usage }, q) } : {}),
@@ -461,8 +470,8 @@ class ChunkWriter {
     ex.res.flushHeaders()
   }
 
-  chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}) {
-    this.event({ ...this.envelope([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]), ...extra })
+  chunk(delta: Record<string, unknown>, finishReason: string | null = null, extra: Record<string, unknown> = {}, choiceExtra: Record<string, unknown> = {}) {
+    this.event({ ...this.envelope([{ index: 0, delta, logprobs: null, finish_reason: finishReason, ...choiceExtra }]), ...extra })
   }
 
   usage(spec: UsageSpec) {
@@ -531,7 +540,7 @@ function streamReply(ex: Exchange, model: string, b: ReplyBehaviour, includeUsag
     })
   }
   if (!(q.toolCallsWithoutIndex && calls.length > 0)) {
-    w.chunk({}, finishReason, q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {})
+    w.chunk({}, finishReason, q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {}, b.matchedStop !== undefined ? { stop_reason: b.matchedStop } : {})
   }
   if (includeUsage && !q.groqUsage) w.usage(usage)
   w.done()
@@ -616,7 +625,101 @@ function perform(ex: Exchange, b: Behaviour, model: string, apiKey: string, answ
   answer(b)
 }
 
+/**
+ * Anthropic's Messages fields, which OpenAI refuses by name: a gateway translating Messages to chat
+ * completions must leave them behind.
+ */
+const MESSAGES_ONLY_FIELDS = ['system', 'stop_sequences', 'top_k', 'thinking', 'context_management', 'output_config', 'cache_control', 'container', 'mcp_servers']
+
+/** The keys OpenAI's schema allows on each content part type and on a function tool (any other is "unexpected"). */
+const PART_KEYS: Record<string, string[]> = {
+  text: ['type', 'text'],
+  image_url: ['type', 'image_url'],
+  input_audio: ['type', 'input_audio'],
+  file: ['type', 'file'],
+  refusal: ['type', 'refusal'],
+}
+const TOOL_KEYS = ['type', 'function']
+const FUNCTION_KEYS = ['name', 'description', 'parameters', 'strict']
+
+const unexpected = (keys: string[], allowed: string[], where: string) => {
+  const extra = keys.find((k) => !allowed.includes(k))
+  return extra === undefined ? null : errorBody(`Additional properties are not allowed ('${extra}' was unexpected) - '${where}'`, 'invalid_request_error', where)
+}
+
+/**
+ * What OpenAI checks of messages and tools: part types and their keys, tool definitions, and the
+ * tool-call protocol (each tool message answers a call of the assistant message before it, and
+ * every call is answered before the conversation goes on), in OpenAI's words.
+ */
+function validateToolProtocol(body: Record<string, any>): ErrorBody | null {
+  const messages: any[] = body.messages
+  let pending: string[] = []
+  let answerable = new Set<string>()
+  for (const [i, m] of messages.entries()) {
+    if (!isObject(m)) return errorBody(`Invalid type for 'messages[${i}]': expected an object.`, 'invalid_request_error', `messages[${i}]`)
+    if (Array.isArray(m.content)) {
+      for (const [j, part] of m.content.entries()) {
+        const where = `messages[${i}].content[${j}]`
+        const allowed = isObject(part) ? PART_KEYS[part.type] : undefined
+        if (!allowed) {
+          return errorBody(
+            `Invalid value: '${isObject(part) ? part.type : typeof part}'. Supported values are: 'text', 'image_url', 'input_audio', 'refusal', 'audio', and 'file'.`,
+            'invalid_request_error',
+            `${where}.type`,
+            'invalid_value',
+          )
+        }
+        const extra = unexpected(Object.keys(part), allowed, where)
+        if (extra) return extra
+      }
+    }
+    if (m.role === 'tool') {
+      if (!answerable.has(m.tool_call_id)) {
+        return errorBody("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", 'invalid_request_error', `messages.[${i}].role`)
+      }
+      pending = pending.filter((id) => id !== m.tool_call_id)
+      continue
+    }
+    if (pending.length) {
+      return errorBody(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+        'invalid_request_error',
+        `messages.[${i}].role`,
+      )
+    }
+    const calls: any[] = m.role === 'assistant' && Array.isArray(m.tool_calls) ? m.tool_calls : []
+    pending = calls.map((c) => c?.id)
+    answerable = new Set(pending)
+  }
+  if (pending.length) {
+    return errorBody(
+      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${pending.join(', ')}`,
+      'invalid_request_error',
+      'messages',
+    )
+  }
+  return null
+}
+
+function validateTools(body: Record<string, any>): ErrorBody | null {
+  if (body.parallel_tool_calls != null && !Array.isArray(body.tools)) {
+    return errorBody("Invalid value for 'parallel_tool_calls': only allowed when 'tools' are specified.", 'invalid_request_error', 'parallel_tool_calls')
+  }
+  if (!Array.isArray(body.tools)) return null
+  for (const [i, tool] of body.tools.entries()) {
+    if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function) || typeof tool.function.name !== 'string') {
+      return errorBody(`Missing required parameter: 'tools[${i}].function'.`, 'invalid_request_error', `tools[${i}].function`, 'missing_required_parameter')
+    }
+    const extra = unexpected(Object.keys(tool), TOOL_KEYS, `tools[${i}]`) ?? unexpected(Object.keys(tool.function), FUNCTION_KEYS, `tools[${i}].function`)
+    if (extra) return extra
+  }
+  return null
+}
+
 function validateChat(body: Record<string, any>): ErrorBody | null {
+  const foreign = MESSAGES_ONLY_FIELDS.find((f) => f in body)
+  if (foreign) return errorBody(`Unrecognized request argument supplied: ${foreign}`, 'invalid_request_error')
   if (typeof body.model !== 'string' || body.model === '') return errorBody('you must provide a model parameter', 'invalid_request_error', 'model')
   if (!Array.isArray(body.messages)) return errorBody("Missing required parameter: 'messages'.", 'invalid_request_error', 'messages', 'missing_required_parameter')
   if (body.messages.length === 0) {
@@ -630,7 +733,7 @@ function validateChat(body: Record<string, any>): ErrorBody | null {
   if (body.stream_options != null && body.stream !== true) {
     return errorBody("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'stream_options')
   }
-  return null
+  return validateToolProtocol(body) ?? validateTools(body)
 }
 
 function answerChat(ex: Exchange, body: Record<string, any>, b: Terminal) {

@@ -171,6 +171,19 @@ describe('fake OpenAI provider, seen by the official SDK', () => {
       [{ model: 'gpt-4o-mini' }, 'messages'],
       [{ model: 'gpt-4o-mini', messages: [] }, 'messages'],
       [{ model: 'gpt-4o-mini', messages: hi, stream_options: { include_usage: true } }, 'stream_options'],
+      // What a Messages request carries and chat completions does not.
+      [{ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }, 'messages[0].content[0]'],
+      [{ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] }] }, 'messages[0].content[0].type'],
+      [{ model: 'gpt-4o-mini', messages: hi, tools: [{ type: 'function', function: { name: 'f' }, cache_control: {} }] }, 'tools[0]'],
+      [{ model: 'gpt-4o-mini', messages: hi, parallel_tool_calls: false }, 'parallel_tool_calls'],
+      [{ model: 'gpt-4o-mini', messages: [{ role: 'tool', tool_call_id: 'c', content: 'x' }] }, 'messages.[0].role'],
+      [
+        {
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, ...hi],
+        },
+        'messages.[1].role',
+      ],
     ]
     for (const [body, param] of cases) {
       const err = await client.chat.completions.create(body as never).catch((e: unknown) => e)
@@ -180,6 +193,11 @@ describe('fake OpenAI provider, seen by the official SDK', () => {
     const err = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, stream_options: { include_usage: true } }).catch((e: unknown) => e)
     assert.ok(err instanceof OpenAI.BadRequestError)
     assert.match(err.message, /The 'stream_options' parameter is only allowed when 'stream' is enabled\./)
+    for (const field of ['thinking', 'context_management', 'output_config', 'top_k', 'system', 'stop_sequences']) {
+      const foreign = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, [field]: {} } as never).catch((e: unknown) => e)
+      assert.ok(foreign instanceof OpenAI.BadRequestError, field)
+      assert.equal(foreign.message, `400 Unrecognized request argument supplied: ${field}`)
+    }
   })
 
   it('plays scripted statuses before the first byte, in order, then falls back to replies', async () => {

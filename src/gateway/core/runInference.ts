@@ -125,7 +125,7 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   const control = wire.control(body)
   admit(gw, ctx, body, control)
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
-  const build = forwarded ? (t: Target) => ({ ...wire.request(ctx, body, t), headers: forwarded }) : (t: Target) => wire.request(ctx, body, t)
+  const build = (t: Target) => wire.request(ctx, body, t, forwarded)
   const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
   const { target, response } = await route(
     gw,

@@ -34,7 +34,7 @@ export interface Inbound<B> {
  */
 export interface InboundWire<B extends Record<string, unknown>> {
   readonly endpoint: RequestRecord['endpoint']
-  /** Request headers that travel to the provider as the caller sent them (lower case). */
+  /** Request headers the caller may send for the provider (lower case); `request` decides which targets get them. */
   readonly forwardHeaders?: readonly string[]
   /** Checks the body as sent; a 400 names the field. */
   read(body: unknown): Inbound<B>
@@ -42,8 +42,12 @@ export interface InboundWire<B extends Record<string, unknown>> {
   applyPreset?: (body: B, preset: Preset) => B
   /** What the key's policy and the balance reservation estimate from. */
   control(body: B): AdmitOptions
-  /** The request for one candidate; a 400 ApiError when that provider cannot take it. */
-  request(ctx: RequestContext, body: B, target: Target): UpstreamRequest
+  /**
+   * The request for one candidate; a 400 ApiError when that provider cannot take it. `forwarded`
+   * holds the `forwardHeaders` the caller sent (null when none): they speak the wire's own
+   * protocol, so they go only to a provider that speaks it too.
+   */
+  request(ctx: RequestContext, body: B, target: Target, forwarded: Record<string, string> | null): UpstreamRequest
   /** Reads the provider's 200 answer and delivers it, priced, to the sink. */
   deliver(ctx: RequestContext, body: B, upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, redactor: Redactor): Promise<Finished>
 }

@@ -26,29 +26,115 @@ function generatedChars(chunk: Chunk): number {
   return n
 }
 
+/** The `gw` block a finished stream carries. */
+type GwBlock = ReturnType<typeof gwExtension>
+
 /**
- * Relays a provider stream as OpenAI chunks to the sink (the adapter's translator does the
- * provider's format). Usage is always requested upstream; the usage-only chunk reaches the client
- * only if it asked for it. The finishing chunk is held back until the usage arrives, so the last
- * chunk before [DONE] can carry `gw` (routing and cost) without an extra empty-choices chunk for
- * clients that did not ask for one.
+ * How the chunks of a relayed chat stream reach the client: as OpenAI chunks (chat completions),
+ * or re-encoded as another wire's events (Messages). The relay around it reads the provider,
+ * tracks usage, prices the answer, finished or not, and ends the stream.
+ */
+export interface ChunkEncoder {
+  /** One chunk with choices, in arrival order; `asSent` is its text when untouched, `usage` what was reported so far. */
+  chunk(chunk: Chunk, asSent: string | undefined, usage: NormalizedUsage | null): void
+  /** The usage-only chunk (`choices: []`) providers send after the finish. */
+  usage(chunk: Chunk): void
+  /** The answer finished: a finish reason arrived, and nothing cut it after. */
+  readonly complete: boolean
+  /** The last events of a complete stream, the `gw` block (routing and cost) among them. */
+  last(gw: GwBlock, usage: NormalizedUsage | null): object[]
+  /** Events held back that still go out before an error ending the stream. */
+  owed(): object[]
+  /** The answer as logged for the request detail: its text and how it ended. */
+  logged(text: string): string
+}
+
+/**
+ * OpenAI chunks as they came. Usage is always requested upstream; the usage-only chunk reaches
+ * the client only if it asked for it. The finishing chunk is held back until the usage arrives,
+ * so the last chunk before [DONE] can carry `gw` (routing and cost) without an extra
+ * empty-choices chunk for clients that did not ask for one.
+ */
+export class OpenAIChunks implements ChunkEncoder {
+  private held: Chunk | null = null
+  private usageChunk: Chunk | null = null
+  private lastChunk: Chunk | null = null
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly sink: Sink,
+    private readonly includeUsage: boolean,
+  ) {}
+
+  chunk(chunk: Chunk, asSent: string | undefined): void {
+    if (!this.includeUsage) {
+      // OpenAI puts `usage: null` on every chunk once usage is asked for, as the gateway always does.
+      if ('usage' in chunk) {
+        delete chunk.usage
+        asSent = undefined
+      }
+      // Groq's usage rides in x_groq; a client that did not ask for usage gets none.
+      if (chunk.x_groq && typeof chunk.x_groq === 'object' && 'usage' in chunk.x_groq) {
+        delete (chunk.x_groq as { usage?: unknown }).usage
+        asSent = undefined
+      }
+    }
+    this.lastChunk = chunk
+    if (this.held) {
+      this.sink.event(this.held)
+      this.held = null
+    }
+    if (chunk.choices?.some((c) => c.finish_reason)) {
+      this.held = chunk
+    } else {
+      this.ctx.markFirstByte()
+      this.sink.event(chunk, asSent)
+    }
+  }
+
+  usage(chunk: Chunk): void {
+    if (chunk.usage) this.usageChunk = chunk
+  }
+
+  get complete(): boolean {
+    return this.held !== null
+  }
+
+  owed(): object[] {
+    return this.held ? [this.held] : []
+  }
+
+  last(gw: GwBlock, usage: NormalizedUsage | null): object[] {
+    const finishChunk = this.held!
+    if (!this.includeUsage) return [{ ...finishChunk, gw }]
+    const reported = this.usageChunk
+    const { choices: _c, usage: _u, ...envelope } = reported ?? this.lastChunk ?? finishChunk
+    return [finishChunk, { ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }]
+  }
+
+  logged(text: string): string {
+    return JSON.stringify({ content: text, finish_reason: this.held?.choices?.[0]?.finish_reason ?? null })
+  }
+}
+
+/**
+ * Relays a provider stream to the sink through `encoder` (the adapter's translator does the
+ * provider's format, the encoder the client's). The end of the answer waits for the usage, so it
+ * goes out priced; a stream that breaks off is priced on what was generated.
  */
 export async function relayChatStream(
   ctx: RequestContext,
   sink: Sink,
   upstream: UpstreamResponse,
   translator: StreamTranslator,
-  opts: { includeUsage: boolean; prompt: unknown; signal: ClientAbort },
+  encoder: ChunkEncoder,
+  opts: { prompt: unknown; signal: ClientAbort },
 ): Promise<Finished> {
-  const { includeUsage, signal } = opts
+  const { signal } = opts
   const providerId = ctx.target!.provider.id
   sink.open()
 
-  let held: Chunk | null = null
-  let usageChunk: Chunk | null = null
-  let last: Chunk | null = null
   let usage: NormalizedUsage | null = null
-  let finished = false
   let generated = 0
   // Only while body logging is on: the answer as the client saw it, for the request detail.
   const text: string[] | null = ctx.bodies ? [] : null
@@ -76,43 +162,18 @@ export async function relayChatStream(
     ctx.cost = costOf(ctx, ctx.usage, reported === null || completion > reported.completion_tokens)
   }
 
-  const fail = (error: ApiError): Finished => {
-    sink.end(held ? [held] : [], error)
+  /** Ends the stream with `error`, after the events still owed unless the answer must stay unfinished. */
+  const fail = (error: ApiError, owed = true): Finished => {
+    sink.end(owed ? encoder.owed() : [], error)
     partial()
     return { status: 200, outcome: 'error', error }
   }
 
   const relay = (chunk: Chunk, asSent?: string) => {
-    if (Array.isArray(chunk.choices) && chunk.choices.length === 0) {
-      if (chunk.usage) usageChunk = chunk
-      return
-    }
-    if (!includeUsage) {
-      // OpenAI puts `usage: null` on every chunk once usage is asked for, as the gateway always does.
-      if ('usage' in chunk) {
-        delete chunk.usage
-        asSent = undefined
-      }
-      // Groq's usage rides in x_groq; a client that did not ask for usage gets none.
-      if (chunk.x_groq && typeof chunk.x_groq === 'object' && 'usage' in chunk.x_groq) {
-        delete (chunk.x_groq as { usage?: unknown }).usage
-        asSent = undefined
-      }
-    }
+    if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return encoder.usage(chunk)
     generated += generatedChars(chunk)
     if (text) for (const c of chunk.choices ?? []) if (typeof c.delta?.content === 'string') text.push(c.delta.content)
-    last = chunk
-    if (held) {
-      sink.event(held)
-      held = null
-    }
-    if (chunk.choices?.some((c) => c.finish_reason)) {
-      held = chunk
-      finished = true
-    } else {
-      ctx.markFirstByte()
-      sink.event(chunk, asSent)
-    }
+    encoder.chunk(chunk, asSent, usage)
   }
 
   /** Relays what one read of the upstream held; a Finished when an error event ends the stream. */
@@ -126,29 +187,18 @@ export async function relayChatStream(
     return null
   }
 
-  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail, partial })
+  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail: (error) => fail(error), partial })
   if (ended) return ended
-  const finishChunk = held as Chunk | null
-  if (!finished || !finishChunk) {
-    return fail(upstreamIncomplete(providerId))
-  }
+  if (!encoder.complete) return fail(upstreamIncomplete(providerId))
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
   try {
     ctx.beforeDelivery?.()
   } catch (err) {
-    // The answer stays unfinished: no finishing chunk, no [DONE].
-    held = null
-    return fail(err as ApiError)
+    // The answer stays unfinished: no finishing events.
+    return fail(err as ApiError, false)
   }
-  if (ctx.bodies && text) ctx.bodies.response = JSON.stringify({ content: text.join(''), finish_reason: finishChunk.choices?.[0]?.finish_reason ?? null })
-  const gw = gwExtension(ctx)
-  if (includeUsage) {
-    const reported = usageChunk as Chunk | null
-    const { choices: _c, usage: _u, ...envelope } = reported ?? (last as Chunk | null) ?? finishChunk
-    sink.end([finishChunk, { ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }], null)
-  } else {
-    sink.end([{ ...finishChunk, gw }], null)
-  }
+  if (ctx.bodies && text) ctx.bodies.response = encoder.logged(text.join(''))
+  sink.end(encoder.last(gwExtension(ctx), usage), null)
   return OK
 }

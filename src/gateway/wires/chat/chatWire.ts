@@ -4,7 +4,7 @@ import { applyPreset } from '../../pipeline/resolvePreset'
 import { adapterFor } from '../../providers/kinds'
 import { readJson, sendJson } from '../answer'
 import { clientWantsUsage, upstreamChatBody, validateChatBody, type ChatBody } from './chatBody'
-import { relayChatStream } from './chatStream'
+import { OpenAIChunks, relayChatStream } from './chatStream'
 
 /** OpenAI's chat completions: the body goes to every provider kind through its adapter, and answers come back as OpenAI's. */
 export const chatWire: InboundWire<ChatBody> = {
@@ -25,7 +25,7 @@ export const chatWire: InboundWire<ChatBody> = {
     const adapter = adapterFor(ctx.target!.provider.kind)
     if (ctx.stream) {
       const translator = adapter.streamTranslator(providerId, redactor)
-      return relayChatStream(ctx, sink, upstream, translator, { includeUsage: clientWantsUsage(body), prompt: body.messages, signal })
+      return relayChatStream(ctx, sink, upstream, translator, new OpenAIChunks(ctx, sink, clientWantsUsage(body)), { prompt: body.messages, signal })
     }
     const answer = await readJson(providerId, upstream)
     const { completion, usage, untouched } = adapter.chatResponse(answer.json, providerId)

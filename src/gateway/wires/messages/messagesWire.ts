@@ -1,16 +1,74 @@
+import type { Sink } from '../../core/sink'
 import { OK, type Finished, type InboundWire } from '../../core/wire'
-import { invalidRequest } from '../../errors'
+import type { ClientAbort } from '../../pipeline/clientAbort'
 import { costOf } from '../../pipeline/cost'
+import type { RequestContext } from '../../pipeline/requestContext'
+import type { Target } from '../../pipeline/resolveModel'
 import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
+import { adapterFor } from '../../providers/kinds'
+import type { Redactor } from '../../secrets/redactor'
+import type { UpstreamResponse } from '../../upstream/client'
 import { readJson, sendJson } from '../answer'
+import { upstreamChatBody } from '../chat/chatBody'
+import { relayChatStream } from '../chat/chatStream'
+import { chatToMessage } from './chatToMessage'
+import { MessagesEvents } from './chatStreamToMessages'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
+import { messagesToChat } from './messagesToChat'
 import { relayMessagesStream } from './messagesStream'
 
+/** A provider that speaks Messages itself: the body goes as sent, the answer comes back as written. */
+const isNative = (target: Target) => target.provider.kind === 'anthropic'
+
 /**
- * Anthropic's Messages API. Natively only, for now: to a provider of kind `anthropic` the body
- * goes as sent but for its model (and a preset's changes), with the caller's version and beta
- * headers, so every field the gateway does not know (thinking, cache_control, server tools…)
- * reaches it; the answer comes back as Anthropic wrote it.
+ * OpenAI's own API takes the token limit as max_completion_tokens on every model and refuses
+ * max_tokens on its reasoning models (o-series, gpt-5); other compatible servers know max_tokens.
+ */
+const limitField = (target: Target) => (target.provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens')
+
+/**
+ * The translated path's request: chat completions through the provider kind's adapter, so every
+ * quirk the chat path handles applies. What was dropped joins the record's `ignored`, once per
+ * name whatever the number of candidates built.
+ */
+function translatedRequest(ctx: RequestContext, body: MessagesBody, target: Target) {
+  const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
+  const ignored = ctx.attribution.ignored
+  for (const d of dropped) if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
+  return adapterFor(target.provider.kind).chatRequest(upstreamChatBody(chat, target.upstreamModel), {
+    stream: ctx.stream,
+    autoCache: ctx.attribution.attribution.auto_cache === true,
+  })
+}
+
+/** A provider's chat answer, JSON or stream, delivered in Messages' shape. */
+async function deliverTranslated(ctx: RequestContext, body: MessagesBody, upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, redactor: Redactor): Promise<Finished> {
+  const providerId = ctx.target!.provider.id
+  const adapter = adapterFor(ctx.target!.provider.kind)
+  const shape = { model: ctx.model ?? body.model, stopSequences: body.stop_sequences }
+  if (ctx.stream) {
+    const events = new MessagesEvents(ctx, sink, shape)
+    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: [body.system, body.messages], signal })
+  }
+  const answer = await readJson(providerId, upstream)
+  const { completion, usage } = adapter.chatResponse(answer.json, providerId)
+  const { message, badArguments } = chatToMessage(completion, usage, shape)
+  for (const i of badArguments) {
+    ctx.attribution.ignored.push({ name: `tool_calls[${i}].function.arguments`, reason: `${providerId} sent arguments that are not a JSON object; the tool_use input is {}` })
+  }
+  ctx.usage = usage
+  ctx.cost = costOf(ctx, usage)
+  await sendJson(ctx, sink, message)
+  return OK
+}
+
+/**
+ * Anthropic's Messages API. To a provider of kind `anthropic` the body goes as sent but for its
+ * model (and a preset's changes), with the caller's version and beta headers, so every field the
+ * gateway does not know (thinking, cache_control, server tools…) reaches it, and the answer comes
+ * back as Anthropic wrote it. To any other provider it is translated to chat completions and the
+ * answer back (what has no counterpart is dropped and listed in the record's `ignored`); the
+ * version and beta headers stay behind, as they mean nothing there.
  */
 export const messagesWire: InboundWire<MessagesBody> = {
   endpoint: 'messages',
@@ -22,17 +80,12 @@ export const messagesWire: InboundWire<MessagesBody> = {
   },
   applyPreset: applyMessagesPreset,
   control: (body) => ({ chat: true, prompt: body.system === undefined ? body.messages : [body.system, body.messages] }),
-  request(_ctx, body, target) {
-    const provider = target.provider
-    if (provider.kind !== 'anthropic') {
-      throw invalidRequest(
-        `The Messages API reaches only providers of kind anthropic for now; ${provider.id} (kind ${provider.kind}) would need the request translated, which is not available yet. Use /v1/chat/completions for ${provider.id}.`,
-        'model',
-      )
-    }
-    return { path: 'messages', body: { ...body, model: target.upstreamModel } }
+  request(ctx, body, target, forwarded) {
+    if (!isNative(target)) return translatedRequest(ctx, body, target)
+    return { path: 'messages', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
   },
-  async deliver(ctx, _body, upstream, sink, signal, redactor): Promise<Finished> {
+  async deliver(ctx, body, upstream, sink, signal, redactor): Promise<Finished> {
+    if (!isNative(ctx.target!)) return deliverTranslated(ctx, body, upstream, sink, signal, redactor)
     if (ctx.stream) return relayMessagesStream(ctx, sink, upstream, signal, redactor)
     const answer = await readJson(ctx.target!.provider.id, upstream)
     ctx.usage = normalizeAnthropicUsage((answer.json.usage ?? {}) as object)
