@@ -16,7 +16,9 @@
  * (`claude-haiku-5-5`) it differs: adaptive thinking, `output_config.effort`, `max_tokens`
  * 128000, the betas `per-turn-control-2026-07-01`, `mid-conversation-tool-changes-2026-07-01` and
  * `effort-2025-11-24`, and the environment in a `role: "system"` message after the user's; refused
- * with a 400, it asks once more without that message and beta. With the non-essential traffic
+ * with a 400, it asks once more without that message and beta. A model name it does not know
+ * (`openai/gpt-4o-mini`) gets the newer shape too, and a warning on stderr that it assumes a
+ * 1M-token context window unless CLAUDE_CODE_MAX_CONTEXT_TOKENS is set. With the non-essential traffic
  * switches below off there is nothing else; without them it also sends `HEAD /api/hello` to the
  * base URL first (the gateway's 404 does not bother it) and tries its telemetry hosts.
  */
@@ -50,7 +52,7 @@ describe(
     let secret: string
 
     /** `claude -p PROMPT ...args` in a fresh home, talking to nothing but the gateway; its exit code checked unless `expectFailure`. */
-    async function claude(prompt: string, args: string[], opts: { key?: string; expectFailure?: boolean } = {}) {
+    async function claude(prompt: string, args: string[], opts: { key?: string; expectFailure?: boolean; env?: Record<string, string> } = {}) {
       const home = tempDir('gw-claude-home-')
       try {
         const run = await runAsync(cli.bin!, ['-p', prompt, ...args], {
@@ -69,6 +71,7 @@ describe(
             DISABLE_TELEMETRY: '1',
             DISABLE_ERROR_REPORTING: '1',
             DISABLE_AUTOUPDATER: '1',
+            ...opts.env,
           },
         })
         const said = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
@@ -88,6 +91,15 @@ describe(
       const list = gw.requests.list(1000)
       const fresh = list.slice(0, list.length - before).reverse()
       return Promise.all(fresh.map((r) => waitForRecord(gw, r.id)))
+    }
+    /** The gateway's log lines matching `pattern`, once there is one: the log file is written asynchronously. */
+    async function logLines(pattern: RegExp) {
+      const deadline = Date.now() + 3000
+      for (;;) {
+        const lines = fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8').split('\n').filter((line) => pattern.test(line))
+        if (lines.length > 0 || Date.now() > deadline) return lines
+        await new Promise((r) => setTimeout(r, 20))
+      }
     }
     const recordCount = () => {
       gateway.gateway.records.flush()
@@ -232,9 +244,55 @@ describe(
       assert.match(run.stdout, /API Error: 401 /)
       assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
       // Without x-should-retry: false it would ask ~10 times over minutes before giving up.
-      const log = fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8')
-      const refused = log.split('\n').filter((line) => /"status":401/.test(line))
+      const refused = await logLines(/"status":401/)
       assert.equal(refused.length, 1, `one 401 in the gateway's log:\n${refused.join('\n')}`)
+    })
+
+    it('translated to a chat-completions provider: the answer printed, the Anthropic-only fields dropped and named, the record priced at the chat model', async () => {
+      const text = 'Hello from the fake OpenAI, through the gateway.'
+      openai.script({ kind: 'reply', content: text, usage: { prompt_tokens: 30_000, completion_tokens: 40, cached_tokens: 10_000 } })
+      const seen = openai.received.length
+      const count = recordCount()
+
+      // A model name Claude Code does not know: told its real window, it does not warn that it assumes 1M tokens.
+      const run = await claude('Say hello', ['--model', 'openai/gpt-4o-mini'], { env: { CLAUDE_CODE_MAX_CONTEXT_TOKENS: '128000' } })
+      assert.equal(run.stdout.trim(), text)
+      assert.doesNotMatch(run.stderr, /context window/)
+
+      const sent = openai.received.slice(seen)
+      assert.deepEqual(
+        sent.map((r) => `${r.method} ${r.path}`),
+        ['POST /v1/chat/completions'],
+        'one request reached the provider',
+      )
+      const [request] = sent
+      assert.equal(request.body.model, 'gpt-4o-mini')
+      assert.equal(request.body.stream, true)
+      assert.equal(request.body.messages[0].role, 'system', "Claude Code's system blocks lead the conversation")
+      assert.ok(
+        request.body.tools.length > 0 && request.body.tools.every((t: any) => t.type === 'function' && typeof t.function.name === 'string'),
+        "Claude Code's tools arrive as functions",
+      )
+      for (const field of ['thinking', 'context_management', 'metadata', 'output_config']) assert.equal(request.body[field], undefined, `${field} is not sent`)
+      // Claude Code asks for 32,000 output tokens; gpt-4o-mini writes at most 16,384, and OpenAI refuses more.
+      assert.equal(request.body.max_completion_tokens, 16_384)
+      assert.equal(request.body.max_tokens, undefined)
+
+      const [record, ...more] = await newRecords(count)
+      assert.equal(more.length, 0)
+      assert.equal(record.endpoint, 'messages')
+      assert.equal(record.status, 200)
+      assert.equal(record.outcome, 'ok')
+      assert.equal(record.model, 'openai/gpt-4o-mini')
+      assert.equal(record.provider, 'openai')
+      assert.equal(record.upstream_model, 'gpt-4o-mini')
+      const ignored = record.ignored.map((i) => i.name)
+      for (const field of ['thinking', 'context_management', 'max_tokens']) assert.ok(ignored.includes(field), `the record names ${field} as ignored: ${ignored.join(', ')}`)
+      assert.equal(record.cost?.prompt_tokens, 30_000)
+      assert.equal(record.cost?.cached_tokens, 10_000)
+      // gpt-4o-mini per million: $0.15 input, $0.075 cached input, $0.60 output.
+      // 20,000 × 0.15 + 10,000 × 0.075 + 40 × 0.60 = 3,000 + 750 + 24 = 3,774 per million → 0.003774 USD
+      assertUsd(record.cost?.final_usd, 0.003774, 'final cost')
     })
   },
 )
