@@ -1,8 +1,9 @@
 /**
  * The gateway exactly as shipped, in its own process so the benchmark can measure its CPU and RSS
  * alone: `node <flags> out/main/gw.js serve` with the flags of the checkout's `npm run serve`, on a
- * temp data dir prepared with the same CLI (`openai` pointed at the mock, a fresh key, body
- * logging on request), with the provider credential from OPENAI_API_KEY as on a headless server. SIGTERM closes it cleanly
+ * temp data dir prepared with the same CLI (`openai`, and `anthropic` for the Messages row,
+ * pointed at the mock, a fresh key, body logging on request), with the provider credentials from
+ * OPENAI_API_KEY and ANTHROPIC_API_KEY as on a headless server. SIGTERM closes it cleanly
  * (flushing records and, under --cpu-prof, writing the profile).
  *
  * A checkout from before the compiled CLI (`--compare DIR` of an older commit) has no
@@ -19,6 +20,8 @@ export interface GatewayChildOptions {
   /** The checkout to run (this one by default). */
   root: string
   logBodies?: boolean
+  /** Also an `anthropic` provider at the mock, for /v1/messages (a checkout from before the Messages API has none). */
+  messages?: boolean
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
 }
@@ -41,13 +44,14 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
     return r.stdout.trim()
   }
   cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
+  if (opts.messages) cli('providers', 'set', 'anthropic', '--base-url', `${mockUrl}/v1`)
   const key = cli('keys', 'create', '--name', 'bench')
   if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
   const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', '--data-dir', dataDir], {
     cwd: opts.root,
     // Logged at the default level, as a server runs it, to a file: on standard output its lines
     // would fill the pipe this process reads the start-up line from.
-    env: { OPENAI_API_KEY: MOCK_KEY, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
+    env: { OPENAI_API_KEY: MOCK_KEY, ANTHROPIC_API_KEY: MOCK_KEY, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
     parse: (out) => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
       return m ? { url: m[1] } : null

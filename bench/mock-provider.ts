@@ -1,11 +1,13 @@
 /**
- * Mock OpenAI provider for the gateway benchmark, run as its own process so its CPU is not the
- * load generator's. Speaks Chat Completions (and, not streamed, the Responses API) as OpenAI does (ids, usage, usage-only chunk when
- * `stream_options.include_usage` is set, `[DONE]`). The mode comes from the model name, so every
- * path (direct, gateway, peer) selects it the same way and the gateway still prices the request:
- *   gpt-4o-mini                 instant reply
- *   gpt-4o                      reply after a fixed DELAY_MS (60 ms)
- *   any model with stream:true  STREAM_CHUNKS content chunks, one every STREAM_INTERVAL_MS
+ * Mock provider for the gateway benchmark, run as its own process so its CPU is not the load
+ * generator's. Speaks Chat Completions as OpenAI does (ids, usage, usage-only chunk when
+ * `stream_options.include_usage` is set, `[DONE]`) on /v1/chat/completions, and Anthropic's
+ * Messages API on /v1/messages (usage in message_start and message_delta, named events), with the
+ * same text, token counts and timings on both, and, not streamed, the Responses API on /v1/responses. The mode comes from the model name, so every path
+ * (direct, gateway, peer) selects it the same way and the gateway still prices the request:
+ *   gpt-4o-mini, claude-haiku-4-5    instant reply
+ *   gpt-4o, claude-sonnet-4-5        reply after a fixed DELAY_MS (60 ms)
+ *   any model with stream:true       STREAM_CHUNKS content chunks, one every STREAM_INTERVAL_MS
  * Usage: node --import tsx bench/mock-provider.ts [--port N]; prints {"url": ...} on stdout.
  */
 import http from 'node:http'
@@ -13,6 +15,9 @@ import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 
 export const MOCK_MODELS = { instant: 'gpt-4o-mini', delayed: 'gpt-4o', stream: 'gpt-4o-mini' } as const
+export const MOCK_MESSAGES_MODELS = { instant: 'claude-haiku-4-5', delayed: 'claude-sonnet-4-5', stream: 'claude-haiku-4-5' } as const
+const DELAYED: ReadonlySet<string> = new Set([MOCK_MODELS.delayed, MOCK_MESSAGES_MODELS.delayed])
+const TEXT = 'Hello from the mock provider.'
 export const DELAY_MS = 60
 export const STREAM_CHUNKS = 20
 export const STREAM_INTERVAL_MS = 20
@@ -26,16 +31,58 @@ function completion(model: string): string {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the mock provider.', refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    choices: [{ index: 0, message: { role: 'assistant', content: TEXT, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
     usage,
     service_tier: 'default',
     system_fingerprint: 'fp_bench',
   })
 }
 
-/** A Responses API answer (`POST /responses`, not streamed), with its usage in the Responses convention. */
-function response(model: string): string {
+const messagesUsage = (output: number) => ({
+  input_tokens: usage.prompt_tokens,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+  cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+  output_tokens: output,
+  service_tier: 'standard',
+})
+
+function message(model: string): string {
   return JSON.stringify({
+    id: `msg_bench${++seq}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text: TEXT }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: messagesUsage(STREAM_CHUNKS),
+  })
+}
+
+/** Runs `send` after DELAY_MS for the delayed models, at once otherwise. */
+const answer = (model: string, send: () => void) => (DELAYED.has(model) ? setTimeout(send, DELAY_MS) : send())
+
+/** One content chunk every STREAM_INTERVAL_MS, then `end`; stops if the client goes away. */
+function drip(res: http.ServerResponse, chunk: (n: number) => string, end: () => void): void {
+  let sent = 0
+  const timer = setInterval(() => {
+    if (res.destroyed) return clearInterval(timer)
+    sent++
+    res.write(chunk(sent))
+    if (sent < STREAM_CHUNKS) return
+    clearInterval(timer)
+    end()
+  }, STREAM_INTERVAL_MS)
+  res.on('close', () => clearInterval(timer))
+}
+
+type Body = { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } }
+
+/** A Responses API answer (not streamed), with its usage in the Responses convention. */
+function serveResponses(res: http.ServerResponse, body: Body): void {
+  const model = body.model ?? 'unknown'
+  const text = JSON.stringify({
     id: `resp_bench${++seq}`,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
@@ -43,19 +90,36 @@ function response(model: string): string {
     error: null,
     incomplete_details: null,
     model,
-    output: [{ id: `msg_bench${seq}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello from the mock provider.', annotations: [] }] }],
-    usage: { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 19 },
+    output: [{ id: `msg_bench${seq}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: TEXT, annotations: [] }] }],
+    usage: { input_tokens: usage.prompt_tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.completion_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.total_tokens },
   })
+  answer(model, () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text))
 }
 
-function serve(req: http.IncomingMessage, res: http.ServerResponse, raw: string): void {
-  let body: { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } }
-  try {
-    body = JSON.parse(raw)
-  } catch {
-    res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json","type":"invalid_request_error","param":null,"code":null}}')
+function serveMessages(res: http.ServerResponse, body: Body): void {
+  const model = body.model ?? 'unknown'
+  if (body.stream !== true) {
+    const text = message(model)
+    answer(model, () => res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_mock${seq}` }).end(text))
     return
   }
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_mock${seq}` })
+  const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
+  const start = { id: `msg_bench${++seq}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsage(1) }
+  res.write(event('message_start', { message: start }) + event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }))
+  drip(
+    res,
+    (n) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `tok${n} ` } }),
+    () =>
+      res.end(
+        event('content_block_stop', { index: 0 }) +
+          event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: STREAM_CHUNKS } }) +
+          event('message_stop', {}),
+      ),
+  )
+}
+
+function serve(res: http.ServerResponse, body: Body): void {
   const model = body.model ?? 'unknown'
   if (body.stream === true) {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_mock${seq}` })
@@ -65,26 +129,21 @@ function serve(req: http.IncomingMessage, res: http.ServerResponse, raw: string)
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(body.stream_options?.include_usage ? { usage: null } : {}) })}\n\n`
     // First chunk at once (role), then one content chunk per interval, then finish, usage, [DONE].
     res.write(chunk({ role: 'assistant', content: '', refusal: null }, null))
-    let sent = 0
-    const timer = setInterval(() => {
-      if (res.destroyed) return clearInterval(timer)
-      sent++
-      res.write(chunk({ content: `tok${sent} ` }, null))
-      if (sent < STREAM_CHUNKS) return
-      clearInterval(timer)
-      res.write(chunk({}, 'stop'))
-      if (body.stream_options?.include_usage) {
-        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_bench', choices: [], usage })}\n\n`)
-      }
-      res.end('data: [DONE]\n\n')
-    }, STREAM_INTERVAL_MS)
-    res.on('close', () => clearInterval(timer))
+    drip(
+      res,
+      (n) => chunk({ content: `tok${n} ` }, null),
+      () => {
+        res.write(chunk({}, 'stop'))
+        if (body.stream_options?.include_usage) {
+          res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_bench', choices: [], usage })}\n\n`)
+        }
+        res.end('data: [DONE]\n\n')
+      },
+    )
     return
   }
-  const text = req.url?.endsWith('/responses') ? response(model) : completion(model)
-  const send = () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text)
-  if (model === MOCK_MODELS.delayed) setTimeout(send, DELAY_MS)
-  else send()
+  const text = completion(model)
+  answer(model, () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text))
 }
 
 export function startMock(port = 0): Promise<http.Server> {
@@ -92,7 +151,15 @@ export function startMock(port = 0): Promise<http.Server> {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      if (req.method === 'POST' && (req.url?.endsWith('/chat/completions') || req.url?.endsWith('/responses'))) serve(req, res, Buffer.concat(chunks).toString())
+      const route = req.method !== 'POST' ? null : req.url?.endsWith('/chat/completions') ? serve : req.url?.endsWith('/messages') ? serveMessages : req.url?.endsWith('/responses') ? serveResponses : null
+      let body: Body | null = null
+      try {
+        body = route && JSON.parse(Buffer.concat(chunks).toString())
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json","type":"invalid_request_error","param":null,"code":null}}')
+        return
+      }
+      if (route && body) route(res, body)
       else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"unknown_url"}}')
     })
   })

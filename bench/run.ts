@@ -5,8 +5,9 @@
  * what any Node hop adds here), and measures each against the direct path to the mock with one
  * load generator (bench/loadgen.ts), targets interleaved and rotated, after a warm-up, REPS
  * repetitions (five by default), medians reported.
- *   A  added latency, one request at a time (median of round medians), on chat completions and on
- *      the Responses API (native)
+ *   A  added latency, one request at a time (median of round medians), on chat completions and,
+ *      in the same rounds, on Anthropic's Messages API to an `anthropic` provider and on the
+ *      Responses API (both native paths)
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
  *      then body logging's cost from rounds of each gateway and its logging twin back to back
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
@@ -25,7 +26,7 @@ import { closedLoop, makePool, median, openLoop, sequential, streams, sustainedS
 import { cpuSeconds, httpReady, memoryMb, resetPeakRss, ROOT, startChild, type Child } from './procs'
 import { startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { DELAY_MS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
+import { DELAY_MS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
   options: {
@@ -87,9 +88,9 @@ children.push(mock)
 const mockUrl = mock.info.url
 const nodeProxy = await startChild(['bench/node-proxy.mjs', '--upstream', mockUrl])
 children.push(nodeProxy)
-const gateway = await startGatewayChild(mockUrl, { root: ROOT })
+const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true })
 children.push(gateway)
-const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true })
+const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true, messages: true })
 children.push(gatewayLogs)
 let compare: GatewayChild | null = null
 let compareLogs: GatewayChild | null = null
@@ -132,12 +133,22 @@ if (peer) {
     pid: peer.pid,
   })
 }
+/**
+ * The same targets on /v1/messages, as Claude Code calls them (bearer key, anthropic-version):
+ * direct to the mock, through the bare proxy, and through this gateway natively to its
+ * `anthropic` provider. The peer and a --compare checkout have no row.
+ */
+const MESSAGES_TARGETS = new Set(['direct', 'node proxy', 'gateway', 'gateway+logs'])
+const messagesTargets = new Map(
+  targets.filter((t) => MESSAGES_TARGETS.has(t.name)).map((t) => [t.name, { ...t, path: '/v1/messages', headers: { ...t.headers, 'anthropic-version': '2023-06-01' } }]),
+)
 const messages = [
   { role: 'system', content: 'You are a terse assistant.' },
   { role: 'user', content: 'Say hello in one short sentence.' },
 ]
 const bodies = {
   instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
+  messagesInstant: JSON.stringify({ model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, metadata: { user_id: 'bench' } }),
   delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
   stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
   responses: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false }),
@@ -159,17 +170,38 @@ const started = Date.now()
 
 // ---------- A: one request at a time ----------
 if (SCEN.has('A')) {
-  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target`)
+  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target, chat and Messages`)
   const rounds: Record<string, Stats[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
-  for (const t of targets) await sequential(pool(t, 1), t, bodies.instant, CFG.aWarmup)
-  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) rounds[t.name].push(await sequential(pool(t, 1), t, bodies.instant, CFG.aRequests))
-  const p50 = (n: string) => median(rounds[n].map((r) => r.p50))
-  const p99 = (n: string) => median(rounds[n].map((r) => r.p99))
-  results.A = Object.fromEntries(
-    targets.map((t) => [
-      t.name,
-      { p50_ms: round(p50(t.name), 3), p99_ms: round(p99(t.name), 3), added_p50_ms: round(p50(t.name) - p50('direct'), 3), added_p99_ms: round(p99(t.name) - p99('direct'), 3), errors: rounds[t.name].reduce((s, r) => s + r.errors, 0), rounds: rounds[t.name] },
-    ]),
+  const messagesRounds: Record<string, Stats[]> = Object.fromEntries([...messagesTargets.keys()].map((n) => [n, []]))
+  // A pool per wire: the Messages requests of a target do not share its chat connection.
+  const messagesPool = (t: Target) => pool({ ...t, name: `${t.name} (messages)` }, 1)
+  for (const t of targets) {
+    await sequential(pool(t, 1), t, bodies.instant, CFG.aWarmup)
+    const m = messagesTargets.get(t.name)
+    if (m) await sequential(messagesPool(m), m, bodies.messagesInstant, CFG.aWarmup)
+  }
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const t of rotation(rep)) {
+      const m = messagesTargets.get(t.name)
+      // Each target's chat and Messages rounds back to back, the order alternating, so the machine's drift falls on both.
+      const chat = async () => rounds[t.name].push(await sequential(pool(t, 1), t, bodies.instant, CFG.aRequests))
+      const native = async () => m && messagesRounds[t.name].push(await sequential(messagesPool(m), m, bodies.messagesInstant, CFG.aRequests))
+      for (const run of rep % 2 ? [native, chat] : [chat, native]) await run()
+    }
+  }
+  const summary = (r: Record<string, Stats[]>, name: string) => {
+    const p50 = (n: string) => median(r[n].map((x) => x.p50))
+    const p99 = (n: string) => median(r[n].map((x) => x.p99))
+    return { p50_ms: round(p50(name), 3), p99_ms: round(p99(name), 3), added_p50_ms: round(p50(name) - p50('direct'), 3), added_p99_ms: round(p99(name) - p99('direct'), 3), errors: r[name].reduce((s, x) => s + x.errors, 0), firstError: r[name].find((x) => x.firstError)?.firstError, rounds: r[name] }
+  }
+  results.A = Object.fromEntries(targets.map((t) => [t.name, summary(rounds, t.name)]))
+  const chatA = results.A as Record<string, ReturnType<typeof summary>>
+  results.A_messages = Object.fromEntries(
+    [...messagesTargets.keys()].map((n) => {
+      const m = summary(messagesRounds, n)
+      const chatAdded = chatA[n].added_p50_ms
+      return [n, { ...m, added_p50_vs_chat: n === 'direct' || m.added_p50_ms === null || !chatAdded ? null : round(m.added_p50_ms / chatAdded, 2) }]
+    }),
   )
 }
 
@@ -356,6 +388,10 @@ function markdown(r: typeof report): string {
   if (R.A) {
     row('A: p50, one at a time (ms)', (n) => f(R.A[n].p50_ms, 3))
     row('A: **added p50** (ms)', (n) => (n === 'direct' ? '—' : f(R.A[n].added_p50_ms, 3)))
+    const M = R.A_messages
+    const err = (n: string) => (M[n]?.errors ? ` (${M[n].errors} err)` : '')
+    row('A: p50, messages (native), one at a time (ms)', (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
+    row("A: **added p50, messages (native)** (ms; × chat's)", (n) => (n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`))
   }
   if (R.A_responses) {
     row('A: p50, one at a time, Responses API (ms)', (n) => (R.A_responses[n] ? f(R.A_responses[n].p50_ms, 3) : '—'))
@@ -392,7 +428,7 @@ function markdown(r: typeof report): string {
   lines.push('')
   const notes: string[] = []
   for (const n of names) {
-    const errs = [R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
+    const errs = [R.A_messages?.[n]?.firstError, R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
     if (errs.length) notes.push(`- ${n}: first error seen: \`${String(errs[0]).replace(/`/g, "'").slice(0, 160)}\``)
   }
   if (notes.length) lines.push(...notes, '')
