@@ -170,23 +170,33 @@ const started = Date.now()
 
 // ---------- A: one request at a time ----------
 if (SCEN.has('A')) {
-  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target, chat and Messages`)
-  const rounds: Record<string, Stats[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
-  const messagesRounds: Record<string, Stats[]> = Object.fromEntries([...messagesTargets.keys()].map((n) => [n, []]))
-  // A pool per wire: the Messages requests of a target do not share its chat connection.
-  const messagesPool = (t: Target) => pool({ ...t, name: `${t.name} (messages)` }, 1)
-  for (const t of targets) {
-    await sequential(pool(t, 1), t, bodies.instant, CFG.aWarmup)
+  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses)`)
+  /** The native Messages and Responses paths of a target, where it carries them (the peer speaks chat completions only). */
+  const nativeWires = (t: Target) => {
     const m = messagesTargets.get(t.name)
-    if (m) await sequential(messagesPool(m), m, bodies.messagesInstant, CFG.aWarmup)
+    return {
+      messages: m ? { target: m, body: bodies.messagesInstant } : null,
+      responses: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responses },
+    }
   }
+  const WIRES = ['chat', 'messages', 'responses'] as const
+  type Wire = (typeof WIRES)[number]
+  const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
+    const n = nativeWires(t)
+    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...(['messages', 'responses'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]
+  }
+  const rounds: Record<Wire, Record<string, Stats[]>> = { chat: {}, messages: {}, responses: {} }
+  // A pool per wire: a target's requests on one wire do not share another wire's connection.
+  const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
+  for (const t of targets) for (const w of wiresOf(t)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
   for (let rep = 0; rep < REPS; rep++) {
     for (const t of rotation(rep)) {
-      const m = messagesTargets.get(t.name)
-      // Each target's chat and Messages rounds back to back, the order alternating, so the machine's drift falls on both.
-      const chat = async () => rounds[t.name].push(await sequential(pool(t, 1), t, bodies.instant, CFG.aRequests))
-      const native = async () => m && messagesRounds[t.name].push(await sequential(messagesPool(m), m, bodies.messagesInstant, CFG.aRequests))
-      for (const run of rep % 2 ? [native, chat] : [chat, native]) await run()
+      // Each target's wires back to back, the order rotating, so the machine's drift falls on all of them.
+      const ws = wiresOf(t)
+      for (let i = 0; i < ws.length; i++) {
+        const w = ws[(i + rep) % ws.length]
+        ;(rounds[w.wire][t.name] ??= []).push(await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aRequests))
+      }
     }
   }
   const summary = (r: Record<string, Stats[]>, name: string) => {
@@ -194,34 +204,19 @@ if (SCEN.has('A')) {
     const p99 = (n: string) => median(r[n].map((x) => x.p99))
     return { p50_ms: round(p50(name), 3), p99_ms: round(p99(name), 3), added_p50_ms: round(p50(name) - p50('direct'), 3), added_p99_ms: round(p99(name) - p99('direct'), 3), errors: r[name].reduce((s, x) => s + x.errors, 0), firstError: r[name].find((x) => x.firstError)?.firstError, rounds: r[name] }
   }
-  results.A = Object.fromEntries(targets.map((t) => [t.name, summary(rounds, t.name)]))
-  const chatA = results.A as Record<string, ReturnType<typeof summary>>
-  results.A_messages = Object.fromEntries(
-    [...messagesTargets.keys()].map((n) => {
-      const m = summary(messagesRounds, n)
-      const chatAdded = chatA[n].added_p50_ms
-      return [n, { ...m, added_p50_vs_chat: n === 'direct' || m.added_p50_ms === null || !chatAdded ? null : round(m.added_p50_ms / chatAdded, 2) }]
-    }),
-  )
-}
-
-// ---------- A on the Responses API: the same, through POST /v1/responses (native) ----------
-if (SCEN.has('A')) {
-  // Targets that carry the Responses API: the peer speaks chat completions to the mock only.
-  const viaResponses = targets.filter((t) => t.name !== 'peer').map((t) => ({ ...t, path: '/v1/responses' }))
-  say(`A (Responses): ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target`)
-  const rounds: Record<string, Stats[]> = Object.fromEntries(viaResponses.map((t) => [t.name, []]))
-  for (const t of viaResponses) await sequential(pool(t, 1), t, bodies.responses, CFG.aWarmup)
-  for (let rep = 0; rep < REPS; rep++) {
-    for (let i = 0; i < viaResponses.length; i++) {
-      const t = viaResponses[(i + rep) % viaResponses.length]
-      rounds[t.name].push(await sequential(pool(t, 1), t, bodies.responses, CFG.aRequests))
-    }
-  }
-  const p50 = (n: string) => median(rounds[n].map((r) => r.p50))
-  results.A_responses = Object.fromEntries(
-    viaResponses.map((t) => [t.name, { p50_ms: round(p50(t.name), 3), added_p50_ms: round(p50(t.name) - p50('direct'), 3), errors: rounds[t.name].reduce((s, r) => s + r.errors, 0) }]),
-  )
+  const chatA = Object.fromEntries(targets.map((t) => [t.name, summary(rounds.chat, t.name)]))
+  results.A = chatA
+  /** A native wire's summary, with its added latency as a multiple of chat's in the same rounds. */
+  const versusChat = (wire: Wire) =>
+    Object.fromEntries(
+      Object.keys(rounds[wire]).map((n) => {
+        const m = summary(rounds[wire], n)
+        const chatAdded = chatA[n].added_p50_ms
+        return [n, { ...m, added_p50_vs_chat: n === 'direct' || m.added_p50_ms === null || !chatAdded ? null : round(m.added_p50_ms / chatAdded, 2) }]
+      }),
+    )
+  results.A_messages = versusChat('messages')
+  results.A_responses = versusChat('responses')
 }
 
 // ---------- B: closed loop ----------
@@ -388,14 +383,13 @@ function markdown(r: typeof report): string {
   if (R.A) {
     row('A: p50, one at a time (ms)', (n) => f(R.A[n].p50_ms, 3))
     row('A: **added p50** (ms)', (n) => (n === 'direct' ? '—' : f(R.A[n].added_p50_ms, 3)))
-    const M = R.A_messages
-    const err = (n: string) => (M[n]?.errors ? ` (${M[n].errors} err)` : '')
-    row('A: p50, messages (native), one at a time (ms)', (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
-    row("A: **added p50, messages (native)** (ms; × chat's)", (n) => (n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`))
-  }
-  if (R.A_responses) {
-    row('A: p50, one at a time, Responses API (ms)', (n) => (R.A_responses[n] ? f(R.A_responses[n].p50_ms, 3) : '—'))
-    row('A: **added p50**, Responses API (ms)', (n) => (n === 'direct' || !R.A_responses[n] ? '—' : f(R.A_responses[n].added_p50_ms, 3)))
+    const native = (M: Record<string, { p50_ms: number; added_p50_ms: number; added_p50_vs_chat: number | null; errors: number }>, label: string) => {
+      const err = (n: string) => (M[n]?.errors ? ` (${M[n].errors} err)` : '')
+      row(`A: p50, ${label} (native), one at a time (ms)`, (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
+      row(`A: **added p50, ${label} (native)** (ms; × chat's)`, (n) => (n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`))
+    }
+    native(R.A_messages, 'Messages')
+    native(R.A_responses, 'Responses')
   }
   if (R.B) {
     for (const c of CFG.bConnections) {
@@ -428,7 +422,7 @@ function markdown(r: typeof report): string {
   lines.push('')
   const notes: string[] = []
   for (const n of names) {
-    const errs = [R.A_messages?.[n]?.firstError, R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
+    const errs = [R.A_messages?.[n]?.firstError, R.A_responses?.[n]?.firstError, R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
     if (errs.length) notes.push(`- ${n}: first error seen: \`${String(errs[0]).replace(/`/g, "'").slice(0, 160)}\``)
   }
   if (notes.length) lines.push(...notes, '')
