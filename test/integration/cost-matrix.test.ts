@@ -261,4 +261,23 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       store.close()
     }
   })
+  it("the model list shows the rates in force on the gateway's clock, 1-hour cache writes included", async () => {
+    const list = async () => {
+      const res = await fetch(`${running.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+      return (await res.json()).data as Array<{ id: string; gw: { pricing: Record<string, unknown> } }>
+    }
+    const pricing = (models: Awaited<ReturnType<typeof list>>, id: string) => models.find((m) => m.id === id)!.gw.pricing
+    try {
+      // gpt-5.6-sol: $4 / $20 through 2026-11-21 (promotion), list $5 / $30 from 2026-11-22.
+      now = Date.parse('2026-11-21T12:00:00Z')
+      assert.deepEqual([pricing(await list(), 'openai/gpt-5.6-sol').input, pricing(await list(), 'openai/gpt-5.6-sol').output], [4, 20])
+      now = Date.parse('2026-11-23T12:00:00Z')
+      const today = await list()
+      assert.deepEqual([pricing(today, 'openai/gpt-5.6-sol').input, pricing(today, 'openai/gpt-5.6-sol').output], [5, 30])
+      // Claude's 1-hour cache write is twice its input rate: $2 × 2 = $4 per 1M on claude-sonnet-5-5.
+      assert.equal(pricing(today, 'anthropic/claude-sonnet-5-5').cache_write_1h, 4)
+    } finally {
+      now = Date.parse('2026-11-23T12:00:00Z')
+    }
+  })
 })

@@ -44,7 +44,7 @@ const midnight = (date: string) => Date.parse(`${date}T00:00:00Z`)
  * The dated row in force at `at` (the latest-starting one whose span holds it), else the model's
  * own rates. A row replaces the list rates and the long-context tier together.
  */
-function listedAt(model: CatalogModel, at: Date): TokenRates & { long_context?: LongContextTier } {
+export function listedAt(model: CatalogModel, at: Date): TokenRates & { long_context?: LongContextTier } {
   const t = at.getTime()
   let row: ScheduledRates | null = null
   for (const r of model.schedule ?? []) {

@@ -4,6 +4,7 @@ import { invalidRequest, modelNotFound } from '../../errors'
 import { presetNameOf } from '../../pipeline/resolvePreset'
 import { credentialOf } from '../serveInference'
 import type { PricedModel } from '../../pricing/priceBook'
+import { listedAt } from '../../pricing/priceUsage'
 import type { Provider } from '../../providers/registry'
 import type { ProviderStatus } from '../../providers/health'
 
@@ -24,17 +25,21 @@ export interface ModelEntry {
   }
 }
 
-function pricing(p: PricedModel | null, provider: Provider): Record<string, unknown> | null {
+/** The rates in force at `now` (a dated row replaces the list rates), with the whole schedule beside them. */
+function pricing(p: PricedModel | null, provider: Provider, now: Date): Record<string, unknown> | null {
   if (!p) return provider.local ? { currency: 'USD', unit: 'per_1m_tokens', input: 0, cached_input: 0, output: 0, source: 'local' } : null
   const e = p.entry
+  const r = listedAt(e, now)
   return {
     currency: 'USD',
     unit: 'per_1m_tokens',
-    input: e.input,
-    cached_input: e.cached_input ?? null,
-    cache_write: e.cache_write ?? null,
-    output: e.output ?? null,
-    long_context: e.long_context ?? null,
+    input: r.input,
+    cached_input: r.cached_input ?? null,
+    cache_write: r.cache_write ?? null,
+    cache_write_1h: r.cache_write_1h ?? null,
+    output: r.output ?? null,
+    long_context: r.long_context ?? null,
+    peak: e.peak ?? null,
     schedule: e.schedule ?? null,
     source: p.source,
     unconfirmed: e.unconfirmed ?? false,
@@ -68,6 +73,7 @@ export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
   const providers = gw.registry.all()
   const statuses = new Map(await Promise.all(providers.map(async (p) => [p.id, await gw.health.status(p)] as const)))
   const entries = new Map<string, ModelEntry>()
+  const now = new Date(gw.clock())
   const add = (provider: Provider, model: string, priced: PricedModel | null, created: number) => {
     const id = `${provider.id}/${model}`
     if (entries.has(id)) return
@@ -83,7 +89,7 @@ export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
         kind: e?.kind ?? null,
         context_length: e?.context_length ?? null,
         max_output_tokens: e?.max_output_tokens ?? null,
-        pricing: pricing(priced, provider),
+        pricing: pricing(priced, provider, now),
         status: e?.status ?? null,
         availability: availability(gw, statuses.get(provider.id)!, provider, model),
       },
