@@ -264,7 +264,7 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
   it("the model list shows the rates in force on the gateway's clock, 1-hour cache writes included", async () => {
     const list = async () => {
       const res = await fetch(`${running.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
-      return (await res.json()).data as Array<{ id: string; gw: { pricing: Record<string, unknown> } }>
+      return ((await res.json()) as { data: unknown }).data as Array<{ id: string; gw: { pricing: Record<string, unknown> } }>
     }
     const pricing = (models: Awaited<ReturnType<typeof list>>, id: string) => models.find((m) => m.id === id)!.gw.pricing
     try {
