@@ -223,6 +223,30 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
     assert.deepEqual(last().body.system, [{ type: 'text', text: 'Be brief.' }, ...blocks])
   })
 
+  it("an alias to a model that writes less lowers Claude Code's max_tokens to that model's limit, and the record says so; a named model keeps what was sent", async () => {
+    const gw = gateway.gateway
+    gw.aliasesRepo.set('claude-haiku-5-*', 'anthropic/claude-haiku-4-5', null)
+    gw.configChanged()
+    try {
+      // Claude Code asks its own haiku model for 128,000 tokens, streamed; claude-haiku-4-5 writes at most 64,000.
+      const stream = client.messages.stream({ model: 'claude-haiku-5-5-20261001', max_tokens: 128_000, messages: hi })
+      await stream.finalMessage()
+      const { response } = await stream.withResponse()
+      assert.equal(last().body.model, 'claude-haiku-4-5')
+      assert.equal(last().body.max_tokens, 64_000)
+      const record = await waitForRecord(gw, response.headers.get('request-id'))
+      assert.deepEqual(
+        record.ignored.filter((i) => i.name === 'max_tokens').map((i) => i.reason),
+        ["128000 is above claude-haiku-4-5's output limit of 64000; 64000 was sent"],
+      )
+      await client.messages.stream({ model: 'anthropic/claude-haiku-4-5', max_tokens: 128_000, messages: hi }).finalMessage().catch(() => null)
+      assert.equal(last().body.max_tokens, 128_000, 'a model the caller named gets what the caller sent')
+    } finally {
+      gw.aliasesRepo.remove('claude-haiku-5-*')
+      gw.configChanged()
+    }
+  })
+
   it("a prepaid key's debit is in the store before the answer reaches the client, JSON and streamed", async () => {
     const store = new Database(path.join(dataDir, DB_FILE), { readonly: true })
     try {

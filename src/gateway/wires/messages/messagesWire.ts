@@ -33,9 +33,29 @@ const limitField = (target: Target) => (target.provider.id === 'openai' ? 'max_c
  */
 function translatedRequest(ctx: RequestContext, body: MessagesBody, target: Target) {
   const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
-  const ignored = ctx.attribution.ignored
-  for (const d of dropped) if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
+  for (const d of dropped) noteIgnored(ctx, d)
   return chatRequestFor(ctx, chat, target)
+}
+
+/** One entry per field in the record's `ignored`, whatever the number of candidates built. */
+function noteIgnored(ctx: RequestContext, d: { name: string; reason: string }): void {
+  const ignored = ctx.attribution.ignored
+  if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
+}
+
+/**
+ * The native body for one target. Its max_tokens is lowered to the model's output limit only where
+ * the gateway chose the model (an alias or a preset): Claude Code asks 128,000 of its own haiku
+ * model, which claude-haiku-4-5 (64,000) refuses outright. A model the caller named keeps what the
+ * caller sent, and the provider's answer to it.
+ */
+function nativeBody(ctx: RequestContext, body: MessagesBody, target: Target): MessagesBody {
+  const limit = target.priced?.entry.max_output_tokens
+  const asked = body.max_tokens
+  const steered = ctx.alias !== null || ctx.preset !== null
+  if (!steered || limit === undefined || typeof asked !== 'number' || asked <= limit) return { ...body, model: target.upstreamModel }
+  noteIgnored(ctx, { name: 'max_tokens', reason: `${asked} is above ${target.upstreamModel}'s output limit of ${limit}; ${limit} was sent` })
+  return { ...body, model: target.upstreamModel, max_tokens: limit }
 }
 
 /** A provider's chat answer, JSON or stream, delivered in Messages' shape. */
@@ -79,7 +99,7 @@ export const messagesWire: InboundWire<MessagesBody> = {
   control: (body) => ({ chat: true, prompt: body.system === undefined ? body.messages : [body.system, body.messages] }),
   request(ctx, body, target, forwarded) {
     if (!isNative(target)) return translatedRequest(ctx, body, target)
-    return { path: 'messages', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
+    return { path: 'messages', body: nativeBody(ctx, body, target), ...(forwarded ? { headers: forwarded } : {}) }
   },
   async deliver(ctx, body, upstream, sink, signal, redactor): Promise<Finished> {
     if (!isNative(ctx.target!)) return deliverTranslated(ctx, body, upstream, sink, signal, redactor)
