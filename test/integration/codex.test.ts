@@ -1,0 +1,191 @@
+/**
+ * The real Codex CLI (`codex exec`, non-interactive) pointed at the gateway as a user sets it up:
+ * a `model_providers` entry in `$CODEX_HOME/config.toml` with the gateway's /v1 as `base_url`,
+ * `wire_api = "responses"` and a gateway key in the variable its `env_key` names; the fake OpenAI
+ * server (which serves the Responses API) and a fake Anthropic behind the gateway.
+ *
+ * What Codex sends (filled in below from what this test saw): see SENT.
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { agentCli, runAsync } from '../support/agentCli'
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { waitForRecord } from '../support/harness'
+import { tempDir } from '../support/tempDir'
+
+const CODEX = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' }
+const cli = await agentCli(CODEX.pkg, CODEX.version, CODEX.bin)
+const RUN_TIMEOUT_MS = 120_000
+
+/** Equal to the cent's ten-millionth: prices are per million tokens, so sums of products carry float noise. */
+const assertUsd = (actual: number | null | undefined, expected: number, what: string) =>
+  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} USD, expected ${expected}`)
+
+describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`, { skip: cli.skip ? `skipped: ${cli.skip}` : false }, () => {
+  let openai: FakeOpenAI
+  let anthropic: FakeAnthropic
+  let gateway: RunningGateway
+  let dataDir: string
+  let secret: string
+
+  /** `codex exec PROMPT` for `model` in a fresh home and CODEX_HOME, talking to nothing but the gateway; its exit code checked unless `expectFailure`. */
+  async function codex(prompt: string, model: string, opts: { key?: string; expectFailure?: boolean } = {}) {
+    const home = tempDir('gw-codex-home-')
+    const codexHome = path.join(home, '.codex')
+    fs.mkdirSync(codexHome)
+    fs.writeFileSync(
+      path.join(codexHome, 'config.toml'),
+      [
+        'model_provider = "gw"',
+        // No update check, no analytics or feedback uploads: nothing but the gateway is called.
+        'check_for_update_on_startup = false',
+        '',
+        '[analytics]',
+        'enabled = false',
+        '',
+        '[feedback]',
+        'enabled = false',
+        '',
+        '[model_providers.gw]',
+        'name = "gw"',
+        `base_url = "${gateway.url}/v1"`,
+        'env_key = "GW_KEY"',
+        'wire_api = "responses"',
+        '',
+      ].join('\n'),
+    )
+    try {
+      const run = await runAsync(cli.bin!, ['exec', '--strict-config', '--skip-git-repo-check', '--sandbox', 'read-only', '-m', model, prompt], {
+        cwd: home,
+        timeoutMs: RUN_TIMEOUT_MS,
+        env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: codexHome, TMPDIR: home, GW_KEY: opts.key ?? secret },
+      })
+      const said = `exit ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`
+      assert.ok(!run.timedOut, `codex exec did not finish within ${RUN_TIMEOUT_MS / 1000} s\n${said}`)
+      if (opts.expectFailure) assert.notEqual(run.code, 0, `codex exec succeeded\n${said}`)
+      else assert.equal(run.code, 0, `codex exec failed\n${said}`)
+      return run
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
+  }
+
+  /** The records of the requests made since `before` (a count of records), oldest first. */
+  async function newRecords(before: number) {
+    const gw = gateway.gateway
+    gw.records.flush()
+    const list = gw.requests.list(1000)
+    const fresh = list.slice(0, list.length - before).reverse()
+    return Promise.all(fresh.map((r) => waitForRecord(gw, r.id)))
+  }
+  /** The gateway's log lines matching `pattern`, once there are `want` (or 3 s passed): the log file is written asynchronously. */
+  async function logLines(pattern: RegExp, want: number) {
+    const deadline = Date.now() + 3000
+    for (;;) {
+      const lines = fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8').split('\n').filter((line) => pattern.test(line))
+      if (lines.length >= want || Date.now() > deadline) return lines
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+  const recordCount = () => {
+    gateway.gateway.records.flush()
+    return gateway.gateway.requests.list(1000).length
+  }
+
+  before(async () => {
+    openai = await startFakeOpenAI()
+    anthropic = await startFakeAnthropic()
+    dataDir = tempDir()
+    gateway = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile: path.join(dataDir, 'gw.log') },
+      // One attempt: Codex retries on its own, and a retried request would hide a refusal.
+      { env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey }, routing: { maxRetries: 0 } },
+    )
+    const gw = gateway.gateway
+    gw.providers.upsert('openai', 'openai', openai.url)
+    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    secret = gw.keys.create('codex').secret
+    gw.configChanged()
+  })
+
+  after(async () => {
+    await gateway?.close()
+    await openai?.close()
+    await anthropic?.close()
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('natively to a provider that serves Responses: the answer printed, the request passed through with its headers, the record priced with cached and reasoning tokens', async () => {
+    const text = 'Hello from the fake Responses API, through the gateway.'
+    const usage = { input_tokens: 12_000, cached_tokens: 8_000, output_tokens: 300, reasoning_tokens: 120 }
+    openai.scriptResponses({ kind: 'reply', content: text, usage })
+    const seen = openai.received.length
+    const count = recordCount()
+
+    const run = await codex('Say hello', 'openai/gpt-5.1')
+    const sent = openai.received.slice(seen)
+    assert.equal(run.stdout.trim(), text)
+
+    assert.deepEqual(
+      sent.map((r) => `${r.method} ${r.path}`),
+      ['POST /v1/responses'],
+      'one request reached the provider',
+    )
+    const [request] = sent
+    assert.equal(request.body.model, 'gpt-5.1')
+    assert.equal(request.body.stream, true)
+    assert.equal(request.body.store, false)
+    assert.equal(request.headers.originator, 'codex_exec')
+    assert.match(String(request.headers['session-id']), /^[0-9a-f-]{36}$/)
+
+    const [record, ...more] = await newRecords(count)
+    assert.equal(more.length, 0)
+    assert.equal(record.endpoint, 'responses')
+    assert.equal(record.status, 200)
+    assert.equal(record.outcome, 'ok')
+    assert.equal(record.stream, true)
+    assert.equal(record.model, 'openai/gpt-5.1')
+    assert.equal(record.provider, 'openai')
+    assert.equal(record.upstream_model, 'gpt-5.1')
+    assert.equal(record.usage?.prompt_tokens, 12_000)
+    assert.equal(record.usage?.cached_tokens, 8_000)
+    assert.equal(record.usage?.completion_tokens, 300)
+    assert.equal(record.usage?.reasoning_tokens, 120)
+    assert.equal(record.cost?.estimated, false)
+    // gpt-5.1 per million: $1.25 input, $0.125 cached input, $10 output (reasoning is part of output_tokens).
+    // 4,000 × 1.25 + 8,000 × 0.125 + 300 × 10 = 5,000 + 1,000 + 3,000 = 9,000 per million → 0.009 USD
+    assertUsd(record.cost?.final_usd, 0.009, 'final cost')
+  })
+
+  it('a wrong gateway key: Codex asks six times (it retries a 401 five times), then stops and prints the OpenAI-shaped message; nothing reaches the provider', async () => {
+    const seen = openai.received.length
+    const before = (await logLines(/"status":401/, 0)).length
+    const run = await codex('Say hello', 'openai/gpt-5.1', { key: `gw-${'x'.repeat(43)}`, expectFailure: true })
+    assert.match(run.stderr, /unexpected status 401 Unauthorized: Incorrect API key provided: gw-x+…x+\./)
+    assert.equal(openai.received.length, seen, 'nothing reached the provider')
+    // Codex 0.169 treats a 401 as retryable whatever the answer says (for a ChatGPT login it
+    // refreshes its token in between): "Reconnecting... 1/5" to "5/5", about 6.5 s of backoff.
+    // Waiting for a seventh shows there is none.
+    const refused = (await logLines(/"status":401/, before + 7)).slice(before)
+    assert.equal(refused.length, 6, `six 401s in the gateway's log:\n${refused.join('\n')}`)
+  })
+
+  it("a model on a provider that does not serve Responses: the gateway's 400 naming the provider, printed by Codex at once", async () => {
+    const seen = anthropic.received.length
+    const count = recordCount()
+    const run = await codex('Say hello', 'anthropic/claude-sonnet-4-5', { expectFailure: true })
+    assert.match(run.stderr, /"type":"invalid_request_error","param":"model"/)
+    assert.match(run.stderr, /anthropic \(kind anthropic\) would need the request translated/)
+    assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
+    const [record, ...more] = await newRecords(count)
+    assert.equal(more.length, 0, 'Codex does not retry a 400')
+    assert.equal(record.endpoint, 'responses')
+    assert.equal(record.status, 400)
+    assert.equal(record.error?.type, 'invalid_request_error')
+    assert.equal(record.provider, 'anthropic')
+  })
+})
