@@ -4,7 +4,25 @@
  * `wire_api = "responses"` and a gateway key in the variable its `env_key` names; the fake OpenAI
  * server (which serves the Responses API) and a fake Anthropic behind the gateway.
  *
- * What Codex sends (filled in below from what this test saw): see SENT.
+ * What Codex 0.169.0 sends for `codex exec PROMPT`, seen through this gateway: one `POST
+ * {base_url}/responses`, nothing else (no model list, no HEAD). With the settings below off it
+ * looks up no other host (seen with strace); without them it resolves ab.chatgpt.com,
+ * chatgpt.com, api.github.com and github.com (`git clone` of its plugin marketplace), which
+ * fail offline without stopping it. Headers: `Authorization: Bearer <GW_KEY>`,
+ * `accept: text/event-stream`, `user-agent: codex_exec/0.169.0 (…)`, `originator: codex_exec`,
+ * `session-id`, `thread-id` and `x-client-request-id` (one UUIDv7, the session's),
+ * `x-codex-window-id`, `x-codex-beta-features: remote_compaction_v2` and `x-codex-turn-metadata`
+ * (JSON: installation, session, turn, sandbox, model). Body (about 40 KB): `model` as given with
+ * `-m`, `stream: true`, `store: false`, `include: ["reasoning.encrypted_content"]`,
+ * `prompt_cache_key` (the session id), `client_metadata` (session, thread, turn and window ids,
+ * the turn metadata again), `tool_choice: "auto"`, `parallel_tool_calls: true`, no
+ * `instructions`: `input` is two `developer` messages (about 17 KB and 2.5 KB), then two `user`
+ * messages (the environment, then the prompt). For a model name it does not know
+ * (`openai/gpt-5.1`, and even `gpt-5.1`) it warns "Model metadata … not found" and sends
+ * `reasoning {summary: "auto"}` and top-level `tools`: functions, a `namespace` of agent tools and
+ * `web_search`. For one it knows (`gpt-5.5`): `reasoning {effort: "medium"}`,
+ * `text {verbosity: "low"}`, and a `custom` apply_patch tool and `tool_search` among the tools.
+ * A 401 or 404 is asked again five times ("Reconnecting... n/5") before it gives up; a 400 is not.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -41,7 +59,8 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
       path.join(codexHome, 'config.toml'),
       [
         'model_provider = "gw"',
-        // No update check, no analytics or feedback uploads: nothing but the gateway is called.
+        // No update check, analytics, feedback or plugin sync (a git clone from GitHub, calls to
+        // chatgpt.com): with these off Codex resolves no host name but the gateway's.
         'check_for_update_on_startup = false',
         '',
         '[analytics]',
@@ -49,6 +68,9 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
         '',
         '[feedback]',
         'enabled = false',
+        '',
+        '[features]',
+        'plugins = false',
         '',
         '[model_providers.gw]',
         'name = "gw"',
@@ -139,8 +161,13 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(request.body.model, 'gpt-5.1')
     assert.equal(request.body.stream, true)
     assert.equal(request.body.store, false)
+    assert.deepEqual(request.body.include, ['reasoning.encrypted_content'])
+    assert.equal(request.body.client_metadata?.session_id, request.body.prompt_cache_key, 'client_metadata passed through')
+    // The headers Codex identifies its session and turn by reach the provider, as OpenAI's API gets them from Codex.
     assert.equal(request.headers.originator, 'codex_exec')
     assert.match(String(request.headers['session-id']), /^[0-9a-f-]{36}$/)
+    assert.equal(request.headers['thread-id'], request.headers['session-id'])
+    assert.equal(JSON.parse(String(request.headers['x-codex-turn-metadata'])).session_id, request.headers['session-id'])
 
     const [record, ...more] = await newRecords(count)
     assert.equal(more.length, 0)
@@ -159,6 +186,38 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     // gpt-5.1 per million: $1.25 input, $0.125 cached input, $10 output (reasoning is part of output_tokens).
     // 4,000 × 1.25 + 8,000 × 0.125 + 300 × 10 = 5,000 + 1,000 + 3,000 = 9,000 per million → 0.009 USD
     assertUsd(record.cost?.final_usd, 0.009, 'final cost')
+  })
+
+  it("Codex's own model name through an alias: Codex shapes the request for a model it knows, the record keeps its name and is priced at the alias's target", async () => {
+    gateway.gateway.aliasesRepo.set('gpt-5.5', 'openai/gpt-5.5', null)
+    gateway.gateway.configChanged()
+    const usage = { input_tokens: 2_000, cached_tokens: 1_000, output_tokens: 100, reasoning_tokens: 40 }
+    openai.scriptResponses({ kind: 'reply', content: 'Hello.', usage })
+    const seen = openai.received.length
+    const count = recordCount()
+
+    const run = await codex('Say hello', 'gpt-5.5')
+    assert.equal(run.stdout.trim(), 'Hello.')
+    assert.doesNotMatch(run.stderr, /Model metadata for .* not found/)
+
+    const [request, ...others] = openai.received.slice(seen)
+    assert.equal(others.length, 0)
+    assert.equal(request.body.model, 'gpt-5.5')
+    // What Codex sends only for a model it knows reached the provider as sent.
+    assert.equal(request.body.reasoning?.effort, 'medium')
+    assert.equal(request.body.text?.verbosity, 'low')
+    const tools = request.body.tools.map((t: any) => `${t.type}${t.name ? `:${t.name}` : ''}`)
+    for (const tool of ['custom:apply_patch', 'tool_search', 'web_search']) assert.ok(tools.includes(tool), `${tool} among ${tools.join(', ')}`)
+
+    const [record, ...more] = await newRecords(count)
+    assert.equal(more.length, 0)
+    assert.equal(record.model, 'gpt-5.5', 'the record keeps the model Codex asked for')
+    assert.deepEqual(record.alias, { pattern: 'gpt-5.5', target: 'openai/gpt-5.5' })
+    assert.equal(record.provider, 'openai')
+    assert.equal(record.upstream_model, 'gpt-5.5')
+    // gpt-5.5 per million: $5 input, $0.50 cached input, $30 output.
+    // 1,000 × 5 + 1,000 × 0.50 + 100 × 30 = 5,000 + 500 + 3,000 = 8,500 per million → 0.0085 USD
+    assertUsd(record.cost?.final_usd, 0.0085, 'final cost')
   })
 
   it('a wrong gateway key: Codex asks six times (it retries a 401 five times), then stops and prints the OpenAI-shaped message; nothing reaches the provider', async () => {
