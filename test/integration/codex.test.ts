@@ -23,6 +23,8 @@
  * `web_search`. For one it knows (`gpt-5.5`): `reasoning {effort: "medium"}`,
  * `text {verbosity: "low"}`, and a `custom` apply_patch tool and `tool_search` among the tools.
  * A 401 or 404 is asked again five times ("Reconnecting... n/5") before it gives up; a 400 is not.
+ * A stream that ends without `response.completed` (an `error` event, `response.failed`, a cut
+ * connection) is asked again at once, up to five times.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -218,6 +220,40 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     // gpt-5.5 per million: $5 input, $0.50 cached input, $30 output.
     // 1,000 × 5 + 1,000 × 0.50 + 100 × 30 = 5,000 + 500 + 3,000 = 8,500 per million → 0.0085 USD
     assertUsd(record.cost?.final_usd, 0.0085, 'final cost')
+  })
+
+  it('a stream the provider breaks off (response.failed, a cut connection): Codex reconnects once and prints only the second answer; both recorded and priced', async () => {
+    for (const mode of ['response-failed', 'drop'] as const) {
+      openai.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode }, { kind: 'reply', content: 'Second try.' })
+      const seen = openai.received.length
+      const count = recordCount()
+
+      const run = await codex('Say hello', 'openai/gpt-5.1')
+      assert.equal(run.stdout.trim(), 'Second try.', mode)
+      assert.match(run.stderr, /Reconnecting\.\.\. 1\/5/, mode)
+      assert.deepEqual(
+        openai.received.slice(seen).map((r) => r.body.stream),
+        [true, true],
+        `${mode}: asked twice, streamed`,
+      )
+      const [broken, answered, ...more] = await newRecords(count)
+      assert.equal(more.length, 0, mode)
+      assert.equal(broken.outcome, 'error', mode)
+      assert.equal(answered.outcome, 'ok', mode)
+      // The fake's default usage, 30 input and 8 output tokens, at gpt-5.1's $1.25 / $10 per million: 37.5 + 80 → 0.0001175 USD.
+      assertUsd(answered.cost?.final_usd, 0.0001175, `${mode}: second answer`)
+      if (mode === 'response-failed') {
+        // response.failed carries usage (30 input, the 2 output tokens sent): 37.5 + 20 → 0.0000575 USD, exact.
+        assert.match(broken.error?.message ?? '', /mid-stream \(server_error\)/)
+        assert.equal(broken.cost?.estimated, false)
+        assertUsd(broken.cost?.final_usd, 0.0000575, 'failed stream')
+      } else {
+        // No usage came: estimated from Codex's 40 KB prompt and the text sent, never $0.
+        assert.match(broken.error?.message ?? '', /could not be reached/)
+        assert.equal(broken.cost?.estimated, true)
+        assert.ok((broken.cost?.final_usd ?? 0) > 0.001, `cut stream estimated at ${broken.cost?.final_usd} USD`)
+      }
+    }
   })
 
   it('a wrong gateway key: Codex asks six times (it retries a 401 five times), then stops and prints the OpenAI-shaped message; nothing reaches the provider', async () => {
