@@ -32,18 +32,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { agentCli, runAsync } from '../support/agentCli'
+import { assertUsd, logLines, newRecords, recordCount } from '../support/agentRecords'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
-import { waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 
 const CODEX = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' }
 const cli = await agentCli(CODEX.pkg, CODEX.version, CODEX.bin)
 const RUN_TIMEOUT_MS = 120_000
-
-/** Equal to the cent's ten-millionth: prices are per million tokens, so sums of products carry float noise. */
-const assertUsd = (actual: number | null | undefined, expected: number, what: string) =>
-  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} USD, expected ${expected}`)
 
 describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`, { skip: cli.skip ? `skipped: ${cli.skip}` : false }, () => {
   let openai: FakeOpenAI
@@ -98,28 +94,6 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     }
   }
 
-  /** The records of the requests made since `before` (a count of records), oldest first. */
-  async function newRecords(before: number) {
-    const gw = gateway.gateway
-    gw.records.flush()
-    const list = gw.requests.list(1000)
-    const fresh = list.slice(0, list.length - before).reverse()
-    return Promise.all(fresh.map((r) => waitForRecord(gw, r.id)))
-  }
-  /** The gateway's log lines matching `pattern`, once there are `want` (or 3 s passed): the log file is written asynchronously. */
-  async function logLines(pattern: RegExp, want: number) {
-    const deadline = Date.now() + 3000
-    for (;;) {
-      const lines = fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8').split('\n').filter((line) => pattern.test(line))
-      if (lines.length >= want || Date.now() > deadline) return lines
-      await new Promise((r) => setTimeout(r, 20))
-    }
-  }
-  const recordCount = () => {
-    gateway.gateway.records.flush()
-    return gateway.gateway.requests.list(1000).length
-  }
-
   before(async () => {
     openai = await startFakeOpenAI()
     anthropic = await startFakeAnthropic()
@@ -148,7 +122,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const usage = { input_tokens: 12_000, cached_tokens: 8_000, output_tokens: 300, reasoning_tokens: 120 }
     openai.scriptResponses({ kind: 'reply', content: text, usage })
     const seen = openai.received.length
-    const count = recordCount()
+    const count = recordCount(gateway.gateway)
 
     const run = await codex('Say hello', 'openai/gpt-5.1')
     const sent = openai.received.slice(seen)
@@ -171,7 +145,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(request.headers['thread-id'], request.headers['session-id'])
     assert.equal(JSON.parse(String(request.headers['x-codex-turn-metadata'])).session_id, request.headers['session-id'])
 
-    const [record, ...more] = await newRecords(count)
+    const [record, ...more] = await newRecords(gateway.gateway, count)
     assert.equal(more.length, 0)
     assert.equal(record.endpoint, 'responses')
     assert.equal(record.status, 200)
@@ -196,7 +170,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const usage = { input_tokens: 2_000, cached_tokens: 1_000, output_tokens: 100, reasoning_tokens: 40 }
     openai.scriptResponses({ kind: 'reply', content: 'Hello.', usage })
     const seen = openai.received.length
-    const count = recordCount()
+    const count = recordCount(gateway.gateway)
 
     const run = await codex('Say hello', 'gpt-5.5')
     assert.equal(run.stdout.trim(), 'Hello.')
@@ -211,7 +185,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const tools = request.body.tools.map((t: any) => `${t.type}${t.name ? `:${t.name}` : ''}`)
     for (const tool of ['custom:apply_patch', 'tool_search', 'web_search']) assert.ok(tools.includes(tool), `${tool} among ${tools.join(', ')}`)
 
-    const [record, ...more] = await newRecords(count)
+    const [record, ...more] = await newRecords(gateway.gateway, count)
     assert.equal(more.length, 0)
     assert.equal(record.model, 'gpt-5.5', 'the record keeps the model Codex asked for')
     assert.deepEqual(record.alias, { pattern: 'gpt-5.5', target: 'openai/gpt-5.5' })
@@ -226,7 +200,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     for (const mode of ['response-failed', 'drop'] as const) {
       openai.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode }, { kind: 'reply', content: 'Second try.' })
       const seen = openai.received.length
-      const count = recordCount()
+      const count = recordCount(gateway.gateway)
 
       const run = await codex('Say hello', 'openai/gpt-5.1')
       assert.equal(run.stdout.trim(), 'Second try.', mode)
@@ -236,7 +210,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
         [true, true],
         `${mode}: asked twice, streamed`,
       )
-      const [broken, answered, ...more] = await newRecords(count)
+      const [broken, answered, ...more] = await newRecords(gateway.gateway, count)
       assert.equal(more.length, 0, mode)
       assert.equal(broken.outcome, 'error', mode)
       assert.equal(answered.outcome, 'ok', mode)
@@ -258,25 +232,25 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
 
   it('a wrong gateway key: Codex asks six times (it retries a 401 five times), then stops and prints the OpenAI-shaped message; nothing reaches the provider', async () => {
     const seen = openai.received.length
-    const before = (await logLines(/"status":401/, 0)).length
+    const before = (await logLines(path.join(dataDir, 'gw.log'), /"status":401/, 0)).length
     const run = await codex('Say hello', 'openai/gpt-5.1', { key: `gw-${'x'.repeat(43)}`, expectFailure: true })
     assert.match(run.stderr, /unexpected status 401 Unauthorized: Incorrect API key provided: gw-x+…x+\./)
     assert.equal(openai.received.length, seen, 'nothing reached the provider')
     // Codex 0.169 treats a 401 as retryable whatever the answer says (for a ChatGPT login it
     // refreshes its token in between): "Reconnecting... 1/5" to "5/5", about 6.5 s of backoff.
     // Waiting for a seventh shows there is none.
-    const refused = (await logLines(/"status":401/, before + 7)).slice(before)
+    const refused = (await logLines(path.join(dataDir, 'gw.log'), /"status":401/, before + 7)).slice(before)
     assert.equal(refused.length, 6, `six 401s in the gateway's log:\n${refused.join('\n')}`)
   })
 
   it("a model on a provider that does not serve Responses: the gateway's 400 naming the provider, printed by Codex at once", async () => {
     const seen = anthropic.received.length
-    const count = recordCount()
+    const count = recordCount(gateway.gateway)
     const run = await codex('Say hello', 'anthropic/claude-sonnet-4-5', { expectFailure: true })
     assert.match(run.stderr, /"type":"invalid_request_error","param":"model"/)
     assert.match(run.stderr, /anthropic \(kind anthropic\) would need the request translated/)
     assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
-    const [record, ...more] = await newRecords(count)
+    const [record, ...more] = await newRecords(gateway.gateway, count)
     assert.equal(more.length, 0, 'Codex does not retry a 400')
     assert.equal(record.endpoint, 'responses')
     assert.equal(record.status, 400)
