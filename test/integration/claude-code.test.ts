@@ -28,18 +28,14 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { agentCli, runAsync } from '../support/agentCli'
+import { assertUsd, logLines, newRecords, recordCount } from '../support/agentRecords'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
-import { waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 
 const CLAUDE_CODE = { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' }
 const cli = await agentCli(CLAUDE_CODE.pkg, CLAUDE_CODE.version, CLAUDE_CODE.bin)
 const RUN_TIMEOUT_MS = 120_000
-
-/** Equal to the cent's ten-millionth: prices are per million tokens, so sums of products carry float noise. */
-const assertUsd = (actual: number | null | undefined, expected: number, what: string) =>
-  assert.ok(typeof actual === 'number' && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} USD, expected ${expected}`)
 
 describe(
   `Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through the gateway`,
@@ -84,28 +80,6 @@ describe(
       }
     }
 
-    /** The records of the requests made since `before` (a count of records), oldest first. */
-    async function newRecords(before: number) {
-      const gw = gateway.gateway
-      gw.records.flush()
-      const list = gw.requests.list(1000)
-      const fresh = list.slice(0, list.length - before).reverse()
-      return Promise.all(fresh.map((r) => waitForRecord(gw, r.id)))
-    }
-    /** The gateway's log lines matching `pattern`, once there is one: the log file is written asynchronously. */
-    async function logLines(pattern: RegExp) {
-      const deadline = Date.now() + 3000
-      for (;;) {
-        const lines = fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8').split('\n').filter((line) => pattern.test(line))
-        if (lines.length > 0 || Date.now() > deadline) return lines
-        await new Promise((r) => setTimeout(r, 20))
-      }
-    }
-    const recordCount = () => {
-      gateway.gateway.records.flush()
-      return gateway.gateway.requests.list(1000).length
-    }
-
     before(async () => {
       anthropic = await startFakeAnthropic()
       openai = await startFakeOpenAI()
@@ -135,7 +109,7 @@ describe(
       const usage = { input_tokens: 1_000, output_tokens: 50, cache_read_input_tokens: 20_000, cache_creation_input_tokens: 3_000, cache_creation_1h_input_tokens: 1_000 }
       anthropic.script({ kind: 'reply', text, usage })
       const seen = anthropic.received.length
-      const count = recordCount()
+      const count = recordCount(gateway.gateway)
 
       const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'])
       assert.equal(run.stdout.trim(), text)
@@ -159,7 +133,7 @@ describe(
         'system blocks keep their cache_control',
       )
 
-      const records = await newRecords(count)
+      const records = await newRecords(gateway.gateway, count)
       assert.equal(records.length, 1)
       const [record] = records
       assert.equal(record.endpoint, 'messages')
@@ -183,7 +157,7 @@ describe(
       gateway.gateway.configChanged()
       anthropic.script({ kind: 'reply', text: 'A quick hello.', usage: { input_tokens: 2_000, output_tokens: 100 } })
       const seen = anthropic.received.length
-      const count = recordCount()
+      const count = recordCount(gateway.gateway)
 
       const run = await claude('Say hello', ['--model', 'haiku'])
       assert.equal(run.stdout.trim(), 'A quick hello.')
@@ -199,7 +173,7 @@ describe(
           ['claude-haiku-4-5', 'user'],
         ],
       )
-      const [refused, answered, ...more] = await newRecords(count)
+      const [refused, answered, ...more] = await newRecords(gateway.gateway, count)
       assert.equal(more.length, 0)
       assert.equal(refused.status, 400)
       assert.equal(refused.error?.type, 'invalid_request_error')
@@ -217,7 +191,7 @@ describe(
     it('a stream the provider breaks off: Claude Code asks again and prints only the second answer; both recorded, the broken one priced as an estimate', async () => {
       anthropic.script({ kind: 'error-mid-stream', afterBlocks: 1, errorType: 'overloaded_error' }, { kind: 'reply', text: 'Second try.', usage: { input_tokens: 12, output_tokens: 4 } })
       const seen = anthropic.received.length
-      const count = recordCount()
+      const count = recordCount(gateway.gateway)
 
       const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'])
       assert.equal(run.stdout.trim(), 'Second try.')
@@ -226,7 +200,7 @@ describe(
         [true, true],
         'Claude Code 2.1.330 retries streamed',
       )
-      const [broken, answered, ...more] = await newRecords(count)
+      const [broken, answered, ...more] = await newRecords(gateway.gateway, count)
       assert.equal(more.length, 0)
       assert.equal(broken.outcome, 'error')
       assert.match(broken.error?.message ?? '', /mid-stream \(overloaded_error\)/)
@@ -244,7 +218,7 @@ describe(
       assert.match(run.stdout, /API Error: 401 /)
       assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
       // Without x-should-retry: false it would ask ~10 times over minutes before giving up.
-      const refused = await logLines(/"status":401/)
+      const refused = await logLines(path.join(dataDir, 'gw.log'), /"status":401/)
       assert.equal(refused.length, 1, `one 401 in the gateway's log:\n${refused.join('\n')}`)
     })
 
@@ -252,7 +226,7 @@ describe(
       const text = 'Hello from the fake OpenAI, through the gateway.'
       openai.script({ kind: 'reply', content: text, usage: { prompt_tokens: 30_000, completion_tokens: 40, cached_tokens: 10_000 } })
       const seen = openai.received.length
-      const count = recordCount()
+      const count = recordCount(gateway.gateway)
 
       // A model name Claude Code does not know: told its real window, it does not warn that it assumes 1M tokens.
       const run = await claude('Say hello', ['--model', 'openai/gpt-4o-mini'], { env: { CLAUDE_CODE_MAX_CONTEXT_TOKENS: '128000' } })
@@ -278,7 +252,7 @@ describe(
       assert.equal(request.body.max_completion_tokens, 16_384)
       assert.equal(request.body.max_tokens, undefined)
 
-      const [record, ...more] = await newRecords(count)
+      const [record, ...more] = await newRecords(gateway.gateway, count)
       assert.equal(more.length, 0)
       assert.equal(record.endpoint, 'messages')
       assert.equal(record.status, 200)
