@@ -220,6 +220,21 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     assert.equal(done.finish_reason, 'incomplete (max_output_tokens)')
   })
 
+  for (const mode of ['error-event', 'response-failed'] as const) {
+    it(`on Responses, a provider failing mid-stream (${mode}) shows the text so far, then one error event naming it, recorded as an error`, async () => {
+      openai.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode })
+      const evs = await events(await post({ wire: 'responses', model: 'openai/gpt-5.1', messages: [{ role: 'user', content: 'Hello' }] }))
+      assert.ok(text(evs).length > 0, 'the text before the failure is shown')
+      assert.ok(!evs.some((e) => e.type === 'done'))
+      assert.equal(evs.filter((e) => e.type === 'error').length, 1)
+      const error = evs.at(-1) as Failed
+      assert.equal(error.type, 'error')
+      assert.match(error.error.message, /^openai failed mid-stream/)
+      const record = await waitForRecord(gateway.gateway, error.request_id!)
+      assert.deepEqual([record.endpoint, record.source, record.outcome], ['responses', 'playground', 'error'])
+    })
+  }
+
   it('on Responses, a provider that serves chat completions only is a 400 naming it, recorded on the responses endpoint', async () => {
     gateway.gateway.providers.upsert('chatbox', 'openai', openai.url)
     gateway.gateway.configChanged()

@@ -82,11 +82,13 @@ const statusOf = (r: ResponseObject) => {
   return typeof reason === 'string' ? `${r.status} (${reason})` : r.status
 }
 
-/** A whole response as the Playground shows it; a failed one as its error (the gateway records it as failed too). */
+/** A whole response as the Playground shows it; a failed one as its error, worded as the gateway records it. */
 function readResponse(r: ResponseObject): Reading {
   if (r.status === 'failed') {
-    const message = typeof r.error?.message === 'string' ? r.error.message : 'The provider reported the response as failed.'
-    return { error: new ApiError(502, 'server_error', message, typeof r.error?.code === 'string' ? r.error.code : 'upstream_error') }
+    const provider = (r.gw?.routing as { provider?: unknown } | undefined)?.provider ?? 'the provider'
+    const code = typeof r.error?.code === 'string' ? r.error.code : 'error'
+    const message = typeof r.error?.message === 'string' ? r.error.message : 'no message'
+    return { error: new ApiError(502, 'server_error', `${String(provider)} failed mid-stream (${code}): ${message}`, 'upstream_error') }
   }
   const text = (r.output ?? [])
     .filter((item) => item.type === 'message')
