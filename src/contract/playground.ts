@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { op } from './op'
 
-/** The inbound wires the Playground can send through: what OpenAI SDKs send, or what Claude Code sends. */
-export const playgroundWire = z.enum(['chat', 'messages'])
+/** The inbound wires the Playground can send through: what OpenAI SDKs send, what Claude Code sends, or what Codex sends. */
+export const playgroundWire = z.enum(['chat', 'messages', 'responses'])
 export type PlaygroundWire = z.infer<typeof playgroundWire>
 
 /** `max_tokens` is required on the Messages API: the Playground sends this when none is given. */
@@ -20,7 +20,9 @@ export interface PlaygroundRequest {
 /**
  * The request's body as a client of `wire` writes it (without its streaming fields): on the
  * Messages API the system messages become `system`, as Claude Code sends it, and max_tokens is
- * always there. The gateway sends this; the dashboard shows it as code.
+ * always there; on the Responses API they become `instructions`, the conversation `input` message
+ * items, max_tokens `max_output_tokens`, and `store: false` keeps the answer off the provider. The
+ * gateway sends this; the dashboard shows it as code.
  */
 export function playgroundBody(wire: PlaygroundWire, r: PlaygroundRequest): Record<string, unknown> {
   const parameters: Record<string, number> = {}
@@ -30,11 +32,23 @@ export function playgroundBody(wire: PlaygroundWire, r: PlaygroundRequest): Reco
     .filter((m) => m.role === 'system')
     .map((m) => m.content)
     .join('\n\n')
+  const conversation = r.messages.filter((m) => m.role !== 'system')
+  if (wire === 'responses') {
+    const { max_tokens, ...sampling } = parameters
+    return {
+      model: r.model,
+      ...(system && { instructions: system }),
+      input: conversation.map((m) => ({ type: 'message', role: m.role, content: m.content })),
+      ...sampling,
+      ...(max_tokens !== undefined && { max_output_tokens: max_tokens }),
+      store: false,
+    }
+  }
   return {
     model: r.model,
     max_tokens: MESSAGES_DEFAULT_MAX_TOKENS,
     ...(system && { system }),
-    messages: r.messages.filter((m) => m.role !== 'system'),
+    messages: conversation,
     ...parameters,
   }
 }
@@ -44,7 +58,7 @@ export const playgroundEvent = z.discriminatedUnion('type', [
   /** The body as the chosen wire carries it into the gateway, before any preset or alias changes it, and the id its record will have. */
   z.object({ type: z.literal('request'), request_id: z.string(), wire: playgroundWire, body: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal('delta'), content: z.string() }),
-  /** `finish_reason` is the wire's own word: chat's finish_reason, or the Messages API's stop_reason. */
+  /** `finish_reason` is the wire's own word: chat's finish_reason, the Messages API's stop_reason, or the Responses API's status (with why it is incomplete). */
   z.object({ type: z.literal('done'), request_id: z.string(), gw: z.record(z.string(), z.unknown()), finish_reason: z.string().nullable() }),
   z.object({ type: z.literal('error'), request_id: z.string().nullable(), status: z.number().int(), error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable() }) }),
 ])
@@ -52,7 +66,7 @@ export type PlaygroundEvent = z.infer<typeof playgroundEvent>
 
 export const playgroundOps = {
   'playground.chat': op({
-    summary: 'Send a chat request with one of your keys through the same pipeline as API calls, on the chat completions or the Messages wire, streaming the answer',
+    summary: 'Send a chat request with one of your keys through the same pipeline as API calls, on the chat completions, Messages or Responses wire, streaming the answer',
     access: 'user',
     stream: true,
     input: z

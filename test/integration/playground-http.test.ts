@@ -14,10 +14,11 @@ type Sent = Extract<PlaygroundEvent, { type: 'request' }>
 
 /**
  * The Playground as the browser dashboard drives it: `POST /api/playground.chat` with a session
- * cookie, events read off the SSE body, on the Messages wire to a fake Anthropic provider (and
- * the chat wire for Stop, against a fake OpenAI stream that never ends by itself).
+ * cookie, events read off the SSE body, on the Messages wire to a fake Anthropic provider, on the
+ * Responses wire to a fake OpenAI that serves it (and the chat wire for Stop, against a fake
+ * OpenAI stream that never ends by itself).
  */
-describe('Playground over the admin HTTP transport, on the Messages wire', () => {
+describe('Playground over the admin HTTP transport, on the Messages and Responses wires', () => {
   let anthropic: FakeAnthropic
   let openai: FakeOpenAI
   let gateway: RunningGateway
@@ -153,6 +154,99 @@ describe('Playground over the admin HTTP transport, on the Messages wire', () =>
     assert.match(error.error.message, /Overloaded/)
     const record = await waitForRecord(gateway.gateway, error.request_id)
     assert.deepEqual([record.endpoint, record.source, record.outcome], ['messages', 'playground', 'error'])
+  })
+
+  it('sends a Responses body (instructions, input items, max_output_tokens, store false), streams the output text as deltas, ends with the status and the cost', async () => {
+    // gpt-5.1: $1.25 input, $0.125 cached input, $10 output per 1M tokens.
+    openai.scriptResponses({ kind: 'reply', content: 'Bonjour, from the Responses API.', usage: { input_tokens: 1000, cached_tokens: 400, output_tokens: 200 } })
+    const evs = await events(
+      await post({
+        wire: 'responses',
+        model: 'openai/gpt-5.1',
+        messages: [
+          { role: 'system', content: 'Answer in French.' },
+          { role: 'user', content: 'Hello' },
+          { role: 'assistant', content: 'Bonjour.' },
+          { role: 'user', content: 'Again' },
+        ],
+        temperature: 0.3,
+        max_tokens: 300,
+      }),
+    )
+    const sent = evs[0] as Sent
+    assert.equal(sent.wire, 'responses')
+    const body = {
+      model: 'openai/gpt-5.1',
+      instructions: 'Answer in French.',
+      input: [
+        { type: 'message', role: 'user', content: 'Hello' },
+        { type: 'message', role: 'assistant', content: 'Bonjour.' },
+        { type: 'message', role: 'user', content: 'Again' },
+      ],
+      temperature: 0.3,
+      max_output_tokens: 300,
+      store: false,
+      stream: true,
+    }
+    assert.deepEqual(sent.body, body)
+    const received = openai.received.at(-1)!
+    assert.equal(received.path, '/v1/responses')
+    assert.deepEqual(received.body, { ...body, model: 'gpt-5.1' }, 'the provider got the body the Playground showed, but for the model')
+
+    assert.ok(evs.filter((e) => e.type === 'delta').length >= 2, 'the text arrives in pieces')
+    assert.equal(text(evs), 'Bonjour, from the Responses API.')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.request_id, sent.request_id)
+    assert.equal(done.finish_reason, 'completed')
+    assert.equal((done.gw.routing as { provider: string }).provider, 'openai')
+    // 600 × 1.25 + 400 × 0.125 + 200 × 10, per million.
+    const cost = done.gw.cost as { final_usd: number; cached_tokens: number }
+    assert.ok(Math.abs(cost.final_usd - 0.0028) < 1e-12, String(cost.final_usd))
+    assert.equal(cost.cached_tokens, 400)
+
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider], ['responses', 'playground', 'ok', 200, true, 'openai'])
+    assert.equal(record.upstream_id ?? null, null, 'store: false: no provider-side answer to point to')
+    assert.ok(Math.abs(record.cost!.final_usd! - 0.0028) < 1e-12)
+  })
+
+  it('on Responses, an answer cut by max_output_tokens ends with the status and its reason', async () => {
+    openai.scriptResponses({ kind: 'reply', content: 'Cut sh', status: 'incomplete' })
+    const evs = await events(await post({ wire: 'responses', model: 'openai/gpt-5.1', messages: [{ role: 'user', content: 'Tell me everything' }], max_tokens: 16 }))
+    assert.equal(text(evs), 'Cut sh')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.finish_reason, 'incomplete (max_output_tokens)')
+  })
+
+  for (const mode of ['error-event', 'response-failed'] as const) {
+    it(`on Responses, a provider failing mid-stream (${mode}) shows the text so far, then one error event naming it, recorded as an error`, async () => {
+      openai.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode })
+      const evs = await events(await post({ wire: 'responses', model: 'openai/gpt-5.1', messages: [{ role: 'user', content: 'Hello' }] }))
+      assert.ok(text(evs).length > 0, 'the text before the failure is shown')
+      assert.ok(!evs.some((e) => e.type === 'done'))
+      assert.equal(evs.filter((e) => e.type === 'error').length, 1)
+      const error = evs.at(-1) as Failed
+      assert.equal(error.type, 'error')
+      assert.match(error.error.message, /^openai failed mid-stream/)
+      const record = await waitForRecord(gateway.gateway, error.request_id!)
+      assert.deepEqual([record.endpoint, record.source, record.outcome], ['responses', 'playground', 'error'])
+    })
+  }
+
+  it('on Responses, a provider that serves chat completions only is a 400 naming it, recorded on the responses endpoint', async () => {
+    gateway.gateway.providers.upsert('chatbox', 'openai', openai.url)
+    gateway.gateway.configChanged()
+    const before = openai.received.length
+    const evs = await events(await post({ wire: 'responses', model: 'chatbox/gpt-5.1', messages: [{ role: 'user', content: 'Hello' }] }))
+    const error = evs.at(-1) as Failed
+    assert.equal(error.type, 'error')
+    assert.equal(error.status, 400)
+    assert.match(error.error.message, /chatbox \(kind openai, wire chat\)/)
+    assert.equal(openai.received.length, before, 'nothing reached the provider')
+    const record = await waitForRecord(gateway.gateway, error.request_id!)
+    assert.deepEqual([record.endpoint, record.source, record.status], ['responses', 'playground', 400])
   })
 
   it('Stop (the dashboard closing the connection) ends the provider call and the record says aborted', async () => {

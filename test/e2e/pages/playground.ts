@@ -9,7 +9,7 @@ export class PlaygroundPage extends BasePage {
     await this.id('pg-model').selectOption(model)
   }
   /** Chooses the wire the request goes through. */
-  async wire(wire: 'chat' | 'messages'): Promise<void> {
+  async wire(wire: 'chat' | 'messages' | 'responses'): Promise<void> {
     await this.id(`pg-wire-${wire}`).check()
   }
   /** Types a message and presses Enter; resolves once it is streaming. */

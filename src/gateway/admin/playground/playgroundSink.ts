@@ -2,11 +2,12 @@ import type { PlaygroundEvent } from '../../../contract/playground'
 import type { Sink } from '../../core/sink'
 import type { ApiError } from '../../errors'
 
-/** What the Playground shows of one piece of an answer: text, the stop reason, the routing and cost. */
+/** What the Playground shows of one piece of an answer: text, the stop reason, the routing and cost, or the failure it ended with. */
 export interface Reading {
   text?: string
   stop?: string
   gw?: Record<string, unknown>
+  error?: ApiError
 }
 
 /** How the Playground reads one wire's answers: its stream events and its whole answer. */
@@ -57,10 +58,11 @@ export class PlaygroundSink implements Sink {
 
   abandon(): void {}
 
-  private show({ text, stop, gw }: Reading): void {
+  private show({ text, stop, gw, error }: Reading): void {
     if (text) this.emit({ type: 'delta', content: text })
     if (stop) this.stop = stop
-    if (gw) this.emit({ type: 'done', request_id: this.requestId, gw, finish_reason: this.stop })
+    if (error) this.tell(error)
+    else if (gw) this.emit({ type: 'done', request_id: this.requestId, gw, finish_reason: this.stop })
   }
 
   private tell(error: ApiError): void {

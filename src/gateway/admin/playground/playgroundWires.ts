@@ -3,7 +3,9 @@ import { runInference, type CoreDeps, type InferenceCall } from '../../core/runI
 import type { Sink } from '../../core/sink'
 import type { Chunk } from '../../providers/adapter'
 import { chatWire } from '../../wires/chat/chatWire'
+import { ApiError } from '../../errors'
 import { messagesWire } from '../../wires/messages/messagesWire'
+import { responsesWire } from '../../wires/responses/responsesWire'
 import type { ParsedInput } from '../handlers/types'
 import type { AnswerReader, Reading } from './playgroundSink'
 
@@ -65,6 +67,60 @@ const messagesReader: AnswerReader = {
   },
 }
 
+interface ResponseObject {
+  status?: unknown
+  incomplete_details?: { reason?: unknown } | null
+  error?: { message?: unknown; code?: unknown } | null
+  output?: Array<{ type?: string; content?: Array<{ type?: string; text?: unknown }> }>
+  gw?: Gw
+}
+
+/** The response's status as the stop word, with why it is incomplete: `completed`, `incomplete (max_output_tokens)`. */
+const statusOf = (r: ResponseObject) => {
+  if (typeof r.status !== 'string') return undefined
+  const reason = r.incomplete_details?.reason
+  return typeof reason === 'string' ? `${r.status} (${reason})` : r.status
+}
+
+/** A whole response as the Playground shows it; a failed one as its error, worded as the gateway records it. */
+function readResponse(r: ResponseObject): Reading {
+  if (r.status === 'failed') {
+    const provider = (r.gw?.routing as { provider?: unknown } | undefined)?.provider ?? 'the provider'
+    const code = typeof r.error?.code === 'string' ? r.error.code : 'error'
+    const message = typeof r.error?.message === 'string' ? r.error.message : 'no message'
+    return { error: new ApiError(502, 'server_error', `${String(provider)} failed mid-stream (${code}): ${message}`, 'upstream_error') }
+  }
+  const text = (r.output ?? [])
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content ?? [])
+    .map((part) => (part.type === 'output_text' && typeof part.text === 'string' ? part.text : ''))
+    .join('')
+  return { text, stop: statusOf(r), gw: r.gw }
+}
+
+/**
+ * OpenAI's Responses events: the text of `response.output_text.delta` (reasoning and tool
+ * arguments are not the answer's text), and the event that ends the stream, whose `response`
+ * carries the status and the gateway's `gw`. Only those events are parsed; an `error` event never
+ * reaches a sink: the relay ends the stream with it as an ApiError.
+ */
+const responsesReader: AnswerReader = {
+  event(data, text) {
+    const type = (data as { type?: string }).type
+    if (type === 'response.output_text.delta') {
+      const delta = ((text === undefined ? data : JSON.parse(text)) as { delta?: unknown }).delta
+      return { text: typeof delta === 'string' ? delta : undefined }
+    }
+    if (type !== 'response.completed' && type !== 'response.incomplete' && type !== 'response.failed') return {}
+    const response = (text === undefined ? data : JSON.parse(text)) as { response?: ResponseObject }
+    if (!response.response) return {}
+    const reading = readResponse(response.response)
+    // The text came as deltas already.
+    return { ...reading, text: undefined }
+  },
+  answer: (json) => readResponse(json as ResponseObject),
+}
+
 export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
   chat: {
     run: (gw, call, sink) => runInference(gw, chatWire, call, sink),
@@ -75,5 +131,10 @@ export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
     run: (gw, call, sink) => runInference(gw, messagesWire, call, sink),
     body: (input) => ({ ...playgroundBody('messages', input), stream: true }),
     reader: messagesReader,
+  },
+  responses: {
+    run: (gw, call, sink) => runInference(gw, responsesWire, call, sink),
+    body: (input) => ({ ...playgroundBody('responses', input), stream: true }),
+    reader: responsesReader,
   },
 }

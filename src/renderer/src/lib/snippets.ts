@@ -11,7 +11,7 @@ const anthropicBase = (baseUrl: string) => apiBase(baseUrl).slice(0, -'/v1'.leng
 
 export interface SnippetInput {
   baseUrl: string
-  /** The API the code calls: chat completions (the default) or Anthropic's Messages. */
+  /** The API the code calls: chat completions (the default), Anthropic's Messages or OpenAI's Responses. */
   wire?: PlaygroundWire
   model: string
   messages: PlaygroundRequest['messages']
@@ -30,7 +30,7 @@ export function curlSnippet(s: SnippetInput): string {
       ? `curl ${apiBase(s.baseUrl)}/messages \\
   -H "x-api-key: $${keyVar(s)}" \\
   -H "anthropic-version: 2023-06-01" \\`
-      : `curl ${apiBase(s.baseUrl)}/chat/completions \\
+      : `curl ${apiBase(s.baseUrl)}/${s.wire === 'responses' ? 'responses' : 'chat/completions'} \\
   -H "Authorization: Bearer $${keyVar(s)}" \\`
   return `${head}
   -H "Content-Type: application/json" \\
@@ -55,14 +55,15 @@ ${args}
 )
 print(raw.parse().content[0].text)
 print("cost (USD):", raw.headers["x-gw-cost-usd"])`
+  const responses = s.wire === 'responses'
   return `import os
 from openai import OpenAI
 
 client = OpenAI(base_url="${apiBase(s.baseUrl)}", api_key=os.environ["${keyVar(s)}"])
-res = client.chat.completions.create(
+res = client.${responses ? 'responses' : 'chat.completions'}.create(
 ${args}
 )
-print(res.choices[0].message.content)
+print(${responses ? 'res.output_text' : 'res.choices[0].message.content'})
 print("cost (USD):", res.model_extra["gw"]["cost"]["final_usd"])`
 }
 
@@ -75,10 +76,11 @@ const client = new Anthropic({ baseURL: '${anthropicBase(s.baseUrl)}', apiKey: p
 const { data, response } = await client.messages.create(${b}).withResponse()
 console.log(data.content[0].text)
 console.log('cost (USD):', response.headers.get('x-gw-cost-usd'))`
+  const responses = s.wire === 'responses'
   return `import OpenAI from 'openai'
 
 const client = new OpenAI({ baseURL: '${apiBase(s.baseUrl)}', apiKey: process.env.${keyVar(s)} })
-const res = await client.chat.completions.create(${b})
-console.log(res.choices[0].message.content)
+const res = await client.${responses ? 'responses' : 'chat.completions'}.create(${b})
+console.log(${responses ? 'res.output_text' : 'res.choices[0].message.content'})
 console.log('cost (USD):', res.gw.cost.final_usd)`
 }

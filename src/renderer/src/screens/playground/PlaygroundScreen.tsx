@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
-import { MESSAGES_DEFAULT_MAX_TOKENS, type PlaygroundEvent, type PlaygroundWire } from '../../../../contract/playground'
+import { MESSAGES_DEFAULT_MAX_TOKENS, playgroundWire, type PlaygroundEvent, type PlaygroundWire } from '../../../../contract/playground'
 import { call, stream } from '../../api/client'
 import { toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
@@ -32,7 +32,7 @@ export function PlaygroundScreen() {
   const active = (keys.data ?? []).filter((k) => !k.revoked_at)
   const [keyId, setKeyId] = useState(route.query.get('key') ?? '')
   const [model, setModel] = useState(route.query.get('model') ?? '')
-  const [wire, setWire] = useState<PlaygroundWire>(route.query.get('wire') === 'messages' ? 'messages' : 'chat')
+  const [wire, setWire] = useState<PlaygroundWire>(playgroundWire.catch('chat').parse(route.query.get('wire')))
   const [system, setSystem] = useState('')
   const [messages, setMessages] = useState<Msg[]>([])
   const [draft, setDraft] = useState('')
@@ -212,6 +212,7 @@ export function PlaygroundScreen() {
               options={[
                 { value: 'chat', label: WIRES.chat.name },
                 { value: 'messages', label: WIRES.messages.name },
+                { value: 'responses', label: WIRES.responses.name },
               ]}
             />
             <div className="field-hint" data-testid="pg-wire-hint">

@@ -16,4 +16,11 @@ export const WIRES: Record<PlaygroundWire, { name: string; path: string; hint: s
     maxTemperature: 1,
     stopLabel: 'Stop reason',
   },
+  responses: {
+    name: 'OpenAI Responses',
+    path: '/v1/responses',
+    hint: 'What Codex and the OpenAI SDKs’ responses.create send: system as instructions, messages as input items, nothing stored at the provider. Only providers that serve Responses take it.',
+    maxTemperature: 2,
+    stopLabel: 'Status',
+  },
 }
