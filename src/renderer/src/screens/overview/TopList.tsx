@@ -1,7 +1,7 @@
 import type { Output } from '../../../../contract'
 import { call } from '../../api/client'
 import { compact, int } from '../../lib/format'
-import { spend } from './spend'
+import { spend } from '../../lib/spend'
 import { useQuery } from '../../lib/useQuery'
 import { Pending } from '../../components/States'
 import type { Range } from '../../lib/range'

@@ -1,6 +1,6 @@
 import type { Output } from '../../../../contract'
 import { compact, ms, pct, plural } from '../../lib/format'
-import { spend } from './spend'
+import { spend } from '../../lib/spend'
 
 type Totals = Output<'analytics.overview'>['totals']
 

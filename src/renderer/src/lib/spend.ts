@@ -1,8 +1,8 @@
-import { plural, usd } from '../../lib/format'
+import { plural, usd } from './format'
 
 /**
- * Spend of a set of requests as Overview shows it: never $0 for an unknown cost. When every
- * request with a provider is unpriced the sum is "unpriced"; when some are, the priced sum is a
+ * Spend of a set of requests as Overview and a key's page show it: never $0 for an unknown cost.
+ * When every request with a provider is unpriced the sum is "unpriced"; when some are, the priced sum is a
  * lower bound ("≥ $1.23", with a no-break space), and `note` says how many are left out.
  */
 export function spend(costUsd: number, unpriced: number, requests: number): { text: string; note: string | null } {
