@@ -16,7 +16,8 @@ export const seriesPoint = z.object({
   p95_ms: z.number().nullable(),
 })
 
-export const group = z.object({ value: z.string().nullable(), requests: z.number().int(), cost_usd: usd, tokens: z.number().int(), errors: z.number().int() })
+/** `cost_usd` sums the priced requests only; `unpriced` counts those whose cost is unknown. */
+export const group = z.object({ value: z.string().nullable(), requests: z.number().int(), cost_usd: usd, unpriced: z.number().int(), tokens: z.number().int(), errors: z.number().int() })
 
 export const analyticsOps = {
   'analytics.overview': op({

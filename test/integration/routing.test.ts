@@ -185,6 +185,17 @@ describe('routing: cool-down and timeouts', () => {
     const direct: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)
     assert.equal(direct.status, 503)
     assert.ok(Number(direct.headers.get('retry-after')) > 0)
+    // Nothing went to any provider: it cost exactly $0, and says why, never "unpriced".
+    const skippedCost = (await t.record(direct.requestID)).cost
+    assert.equal(skippedCost?.priced, true)
+    assert.equal(skippedCost?.final_usd, 0)
+    assert.match(skippedCost?.price_source ?? '', /nothing was sent/)
+    // One that reached a provider and failed before usage stays unpriced: the provider may bill it.
+    backup.script({ kind: 'status', status: 400 })
+    const refused: any = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi }).catch((e) => e)
+    assert.equal(refused.status, 400)
+    const reachedCost = (await t.record(refused.requestID)).cost
+    assert.equal(reachedCost?.priced ?? false, false)
     const model: any = await t.client.models.retrieve('openai/gpt-4o-mini')
     assert.equal(model.gw.availability.available, false)
     assert.match(model.gw.availability.reason, /cooling down/)

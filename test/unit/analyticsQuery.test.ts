@@ -294,7 +294,7 @@ describe('analytics.groupBy', () => {
       ],
     )
     // The contract's group has no `name`: parsing the answer keeps value = key id and drops nothing else.
-    assert.deepEqual(groupOutput.parse(out)[0], { value: a, requests: 3, cost_usd: 0.1, tokens: 165, errors: 1 })
+    assert.deepEqual(groupOutput.parse(out)[0], { value: a, requests: 3, cost_usd: 0.1, unpriced: 2, tokens: 165, errors: 1 })
     assert.deepEqual(groupBy(db, { ...range, by: 'key' }, { keyIds: [b] }).map((g) => g.value), [b])
     db.close()
   })

@@ -7,6 +7,7 @@ import { resolveAttribution } from '../pipeline/attribution'
 import type { KeyIndex } from '../pipeline/authenticate'
 import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../pipeline/clientAbort'
+import { pricedIfSentNowhere } from '../pipeline/cost'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
@@ -88,6 +89,7 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
+  pricedIfSentNowhere(ctx)
   const debit = settleCharge(gw.balances, ctx)
   const error = finished.error ?? null
   const record = ctx.toRecord(finished.status, finished.outcome, error)

@@ -25,6 +25,15 @@ export const countedFree = (ctx: RequestContext): void => {
 }
 
 /**
+ * A request that ended before anything went to a provider (its providers cooling down, refused
+ * by policy, closed by its client) cost exactly $0, said so; one that reached a provider and
+ * failed before usage stays unpriced, since the provider may bill it.
+ */
+export const pricedIfSentNowhere = (ctx: RequestContext): void => {
+  if (ctx.cost === null && !ctx.sent && ctx.target) ctx.cost = freeCost('free: nothing was sent to any provider')
+}
+
+/**
  * The `gw` object every successful response carries next to the standard fields. Made of fields
  * the request's record keeps, so a logged answer, stored without it, is shown with it again.
  */

@@ -98,6 +98,8 @@ export class RequestContext {
   alias: AliasMatch | null = null
   reservation: Reservation | null = null
   readonly attempts: Attempt[] = []
+  /** Whether any attempt went out to a provider (which may bill it even when it failed). */
+  sent = false
   usage: NormalizedUsage | null = null
   cost: Cost | null = null
   ttfbMs: number | null = null

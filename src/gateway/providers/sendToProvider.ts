@@ -56,6 +56,7 @@ export async function sendToProvider(
     throw new ProviderFailure(e, null, null)
   }
   let res: UpstreamResponse
+  ctx.sent = true
   try {
     res = await callUpstream(registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, request.path),

@@ -46,6 +46,6 @@ export const requestHandlers: Handlers<'requests.list' | 'requests.get' | 'analy
 
   'analytics.groupBy'(ctx, input) {
     ctx.gw.records.flush()
-    return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, tokens, errors }) => ({ value, requests, cost_usd, tokens, errors }))
+    return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, unpriced, tokens, errors }) => ({ value, requests, cost_usd, unpriced, tokens, errors }))
   },
 }

@@ -56,6 +56,9 @@ interface BucketRow extends TotalsRow {
   t: number
 }
 
+/** Requests whose cost is unknown: no price, though a provider was chosen (one sent nowhere is priced $0). */
+const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0)'
+
 /**
  * Totals and a time series over [from, to) for a filter within a scope. Sums and counts are SQL
  * aggregates (one per bucket; the totals are added up from the buckets). Latency percentiles are
@@ -84,7 +87,7 @@ export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOu
   const sums = prepareCached(
     db,
     `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, COALESCE(SUM(r.outcome = 'error'), 0) AS errors,
-       TOTAL(r.cost_usd) AS cost_usd, COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0) AS unpriced,
+       TOTAL(r.cost_usd) AS cost_usd, ${UNPRICED} AS unpriced,
        COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens
      FROM requests r WHERE ${where.sql} AND ${INFERENCE_ONLY} GROUP BY 1`,
   )
@@ -170,8 +173,8 @@ const GROUP_COLUMNS = {
 } as const
 
 /**
- * Requests, cost, tokens and errors per value over [from, to), the `limit` largest groups by
- * request count (then cost, then value). Rows without the attribute form the `null` group, except
+ * Requests, cost (and how many are unpriced), tokens and errors per value over [from, to), the
+ * `limit` largest groups by request count (then cost, then value). Rows without the attribute form the `null` group, except
  * for tags and dimensions, where a request counts once in each of its tags (so groups can add up
  * to more than the total) and requests without the dimension are not counted. By key, `value` is
  * the key id and `name` the key's name (joined from `keys` after aggregating, so it costs at most
@@ -202,7 +205,7 @@ export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
     throw invalid('by', `cannot group by ${by}`)
   }
 
-  const aggregate = `SELECT ${value} AS value, count(*) AS requests, TOTAL(r.cost_usd) AS cost_usd,
+  const aggregate = `SELECT ${value} AS value, count(*) AS requests, TOTAL(r.cost_usd) AS cost_usd, ${UNPRICED} AS unpriced,
       COALESCE(SUM(r.prompt_tokens), 0) + COALESCE(SUM(r.completion_tokens), 0) AS tokens,
       COALESCE(SUM(r.outcome = 'error'), 0) AS errors
     FROM requests r ${join} WHERE ${where.sql} AND ${INFERENCE_ONLY}
@@ -211,7 +214,7 @@ export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
   if (by === 'key') {
     const rows = prepareCached(
       db,
-      `SELECT a.value, a.requests, a.cost_usd, a.tokens, a.errors, k.name FROM (${aggregate}) a
+      `SELECT a.value, a.requests, a.cost_usd, a.unpriced, a.tokens, a.errors, k.name FROM (${aggregate}) a
        LEFT JOIN keys k ON k.id = a.value ORDER BY a.requests DESC, a.cost_usd DESC, a.value ASC`,
     ).all(...params) as GroupRow[]
     return rows

@@ -1,9 +1,13 @@
 import type { ReactNode } from 'react'
 
-/** A column: its head, or that with `num` to right-align it over numbers; `false` leaves it out. */
-export type Column = ReactNode | { label: ReactNode; num: true } | false
+/**
+ * A column: its head, or that with `num` to right-align it over numbers (and `className` for its
+ * cells' class, `col-wide` for one a narrow screen hides); `false` leaves it out.
+ */
+export type Column = ReactNode | NumColumn | false
+type NumColumn = { label: ReactNode; num: true; className?: string }
 
-const isNum = (c: Column): c is { label: ReactNode; num: true } => typeof c === 'object' && c !== null && 'num' in c
+const isNum = (c: Column): c is NumColumn => typeof c === 'object' && c !== null && 'num' in c
 
 /** A table's head row; `actions` adds a last column for row buttons, named for screen readers only. */
 export function TableHead({ cols, actions }: { cols: Column[]; actions?: boolean }) {
@@ -12,7 +16,7 @@ export function TableHead({ cols, actions }: { cols: Column[]; actions?: boolean
       <tr>
         {cols.map((c, i) =>
           c === false ? null : isNum(c) ? (
-            <th key={i} scope="col" className="num">
+            <th key={i} scope="col" className={c.className ? `num ${c.className}` : 'num'}>
               {c.label}
             </th>
           ) : (

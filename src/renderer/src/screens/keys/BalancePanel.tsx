@@ -71,7 +71,9 @@ export function BalancePanel({ k, ledger, isAdmin, onSaved }: { k: KeySummary; l
       <h3>Ledger</h3>
       {ledger.length === 0 ? (
         <p className="muted" data-testid="ledger-empty">
-          No entries yet. Top-ups, adjustments and the cost of each priced request appear here.
+          {k.prepaid
+            ? 'No entries yet. Top-ups, adjustments and the cost of each priced request appear here.'
+            : `This key has no balance, so nothing is debited and its ledger stays empty. ${isAdmin ? 'A top-up above gives it one' : 'An admin can give it one with a top-up'}; from then on each priced request is debited here.`}
         </p>
       ) : (
         <div className="table-wrap">

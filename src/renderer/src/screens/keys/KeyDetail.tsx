@@ -4,6 +4,7 @@ import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
 import { dateTime, ago, usd, plural } from '../../lib/format'
+import { spend } from '../../lib/spend'
 import { href } from '../../lib/router'
 import { fillSeries, rangeOf } from '../../lib/range'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
@@ -17,6 +18,7 @@ import { RevokeKeyDialog } from './RevokeKey'
 function Usage({ keyId }: { keyId: string }) {
   const range = useMemo(() => rangeOf('7d'), [])
   const q = useQuery(() => call('analytics.overview', { from: range.from, to: range.to, bucket: range.bucket, filter: { key_id: keyId } }), [keyId])
+  const spent = q.data ? spend(q.data.totals.cost_usd, q.data.totals.unpriced_requests, q.data.totals.requests) : null
   return (
     <Section title="Usage, last 7 days" testId="key-usage">
       {q.error || !q.data ? (
@@ -28,7 +30,8 @@ function Usage({ keyId }: { keyId: string }) {
       ) : (
         <>
           <p data-testid="key-usage-totals">
-            {plural(q.data.totals.requests, 'request')} · {usd(q.data.totals.cost_usd)} · {plural(q.data.totals.errors, 'error')}
+            {plural(q.data.totals.requests, 'request')} · {spent?.text}
+            {spent?.note ? <span className="muted"> ({spent.note})</span> : null} · {plural(q.data.totals.errors, 'error')}
           </p>
           <OverviewCharts
             series={fillSeries(q.data.series, range, (t) => ({ t, requests: 0, errors: 0, cost_usd: 0, prompt_tokens: 0, completion_tokens: 0, p50_ms: null, p95_ms: null }))}

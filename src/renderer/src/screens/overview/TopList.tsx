@@ -1,12 +1,22 @@
 import type { Output } from '../../../../contract'
 import { call } from '../../api/client'
-import { compact, int, usd } from '../../lib/format'
+import { compact, int } from '../../lib/format'
+import { spend } from '../../lib/spend'
 import { useQuery } from '../../lib/useQuery'
 import { Pending } from '../../components/States'
 import type { Range } from '../../lib/range'
 import { TableHead } from '../../components/Table'
 
 type Group = Output<'analytics.groupBy'>[number]
+
+function SpendCell({ g }: { g: Group }) {
+  const s = spend(g.cost_usd, g.unpriced, g.requests)
+  return (
+    <td className={s.note ? 'num muted' : 'num'} title={s.note ?? undefined} data-testid="top-spend">
+      {s.text}
+    </td>
+  )
+}
 
 /** The top values of one dimension over the range, with links where a value has a page. */
 export function TopList(props: {
@@ -30,7 +40,7 @@ export function TopList(props: {
         </p>
       ) : (
         <table className="table table-compact">
-          <TableHead cols={[props.by === 'key' ? 'Key' : props.by[0].toUpperCase() + props.by.slice(1), { label: 'Requests', num: true }, { label: 'Spend', num: true }, { label: 'Tokens', num: true }]} />
+          <TableHead cols={[props.by === 'key' ? 'Key' : props.by[0].toUpperCase() + props.by.slice(1), { label: 'Requests', num: true }, { label: 'Spend', num: true }, { label: 'Tokens', num: true, className: 'col-wide' }]} />
           <tbody>
             {q.data.map((g: Group) => {
               const name = g.value === null ? (props.by === 'user' ? '(no user id)' : props.by === 'tag' ? '(untagged)' : '(none)') : (props.label?.(g.value) ?? g.value)
@@ -38,8 +48,8 @@ export function TopList(props: {
                 <tr key={g.value ?? '(none)'}>
                   <td className="truncate">{g.value !== null && props.link ? <a href={props.link(g.value)}>{name}</a> : name}</td>
                   <td className="num">{int(g.requests)}</td>
-                  <td className="num">{usd(g.cost_usd)}</td>
-                  <td className="num">{compact(g.tokens)}</td>
+                  <SpendCell g={g} />
+                  <td className="num col-wide">{compact(g.tokens)}</td>
                 </tr>
               )
             })}

@@ -1,5 +1,6 @@
 import type { Output } from '../../../../contract'
-import { compact, ms, pct, plural, usd } from '../../lib/format'
+import { compact, ms, pct, plural } from '../../lib/format'
+import { spend } from '../../lib/spend'
 
 type Totals = Output<'analytics.overview'>['totals']
 
@@ -17,12 +18,14 @@ function Stat({ label, value, hint, testId }: { label: string; value: string; hi
 
 export function TotalsRow({ totals }: { totals: Totals }) {
   const tokens = totals.prompt_tokens + totals.completion_tokens
+  const spent = spend(totals.cost_usd, totals.unpriced_requests, totals.requests)
   return (
     <div className="stats" data-testid="totals">
-      <Stat label="Spend" value={usd(totals.cost_usd)} hint={totals.unpriced_requests ? `${plural(totals.unpriced_requests, 'unpriced request')} not included` : undefined} testId="total-spend" />
+      <Stat label="Spend" value={spent.text} hint={spent.note ?? undefined} testId="total-spend" />
       <Stat label="Requests" value={new Intl.NumberFormat('en-US').format(totals.requests)} hint={plural(totals.errors, 'error')} testId="total-requests" />
       <Stat label="Tokens" value={compact(tokens)} hint={`${compact(totals.prompt_tokens)} in · ${compact(totals.completion_tokens)} out`} testId="total-tokens" />
-      <Stat label="Error rate" value={pct(totals.error_rate)} testId="total-error-rate" />
+      {/* No requests, no rate: "0.0%" would claim a clean record that does not exist. */}
+      <Stat label="Error rate" value={totals.requests === 0 ? '—' : pct(totals.error_rate)} testId="total-error-rate" />
       <Stat label="Latency (median)" value={ms(totals.p50_ms)} hint={totals.p50_ms === null ? undefined : `p95 ${ms(totals.p95_ms)} · p99 ${ms(totals.p99_ms)}`} testId="total-latency" />
     </div>
   )

@@ -11,8 +11,12 @@ const toLocal = (ms: string | null) => {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`
 }
 
-/** The filter form; applying it writes the hash query (Enter applies). */
-export function FilterForm(props: { query: URLSearchParams; keys: KeySummary[]; presets: string[]; onApply: (q: Record<string, string>) => void }) {
+/**
+ * The filter form; applying it writes the hash query (Enter applies). On a narrow screen it folds
+ * behind a "Filters" toggle counting the active ones, so the first rows are on the first screen.
+ */
+export function FilterForm(props: { query: URLSearchParams; keys: KeySummary[]; presets: string[]; active: number; onApply: (q: Record<string, string>) => void }) {
+  const [open, setOpen] = useState(false)
   const q = props.query
   const initial = Object.fromEntries(FILTER_KEYS.map((k) => [k, q.get(k) ?? ''])) as Record<string, string>
   const [v, setV] = useState<Record<string, string>>({
@@ -48,81 +52,86 @@ export function FilterForm(props: { query: URLSearchParams; keys: KeySummary[]; 
     </Field>
   )
   return (
-    <form className="card filters" onSubmit={submit} noValidate data-testid="requests-filters" aria-label="Filter requests">
-      <div className="filter-grid">
-        <Field label="Time">
-          <select value={v.since} onChange={set('since')} data-testid="filter-since">
-            {SINCE.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-            <option value="custom">Custom…</option>
-          </select>
-        </Field>
-        {v.since === 'custom' && (
-          <>
-            <Field label="From" error={errors.from}>
-              <input type="datetime-local" value={v.from} onChange={set('from')} data-testid="filter-from" />
-            </Field>
-            <Field label="To" error={errors.to}>
-              <input type="datetime-local" value={v.to} onChange={set('to')} data-testid="filter-to" />
-            </Field>
-          </>
-        )}
-        <Field label="Key">
-          <select value={v.key_id} onChange={set('key_id')} data-testid="filter-key_id">
-            <option value="">Any key</option>
-            {props.keys.map((k) => (
-              <option key={k.id} value={k.id}>
-                {k.name}
-                {k.revoked_at ? ' (revoked)' : ''}
-              </option>
-            ))}
-          </select>
-        </Field>
-        {text('model', 'Model', 'as requested')}
-        <Field label="Preset">
-          <select value={v.preset} onChange={set('preset')} data-testid="filter-preset">
-            <option value="">Any</option>
-            {props.presets.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </Field>
-        {text('provider', 'Provider', 'openai')}
-        {text('status', 'Status', '402 or 4xx')}
-        <Field label="Outcome">
-          <select value={v.outcome} onChange={set('outcome')} data-testid="filter-outcome">
-            <option value="">Any</option>
-            <option value="ok">ok</option>
-            <option value="error">error</option>
-            <option value="aborted">aborted</option>
-          </select>
-        </Field>
-        <Field label="Source">
-          <select value={v.source} onChange={set('source')} data-testid="filter-source">
-            <option value="">Any</option>
-            <option value="api">API</option>
-            <option value="playground">Playground</option>
-          </select>
-        </Field>
-        {text('user_id', 'User id')}
-        {text('trace_id', 'Trace id')}
-        {text('session_id', 'Session id')}
-        {text('tag', 'Tag')}
-        {text('dim', 'Dimensions', 'team=search, env=prod')}
-      </div>
-      <div className="form-actions">
-        <button type="button" className="btn" onClick={() => props.onApply({})} data-testid="filters-reset">
-          Clear filters
-        </button>
-        <button className="btn btn-primary" data-testid="filters-apply">
-          Apply filters
-        </button>
-      </div>
-    </form>
+    <>
+      <button type="button" className="btn filters-toggle" aria-expanded={open} aria-controls="requests-filters" onClick={() => setOpen((o) => !o)} data-testid="filters-toggle">
+        Filters{props.active ? ` (${props.active})` : ''}
+      </button>
+      <form id="requests-filters" className={open ? 'card filters filters-open' : 'card filters'} onSubmit={submit} noValidate data-testid="requests-filters" aria-label="Filter requests">
+        <div className="filter-grid">
+          <Field label="Time">
+            <select value={v.since} onChange={set('since')} data-testid="filter-since">
+              {SINCE.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+              <option value="custom">Custom…</option>
+            </select>
+          </Field>
+          {v.since === 'custom' && (
+            <>
+              <Field label="From" error={errors.from}>
+                <input type="datetime-local" value={v.from} onChange={set('from')} data-testid="filter-from" />
+              </Field>
+              <Field label="To" error={errors.to}>
+                <input type="datetime-local" value={v.to} onChange={set('to')} data-testid="filter-to" />
+              </Field>
+            </>
+          )}
+          <Field label="Key">
+            <select value={v.key_id} onChange={set('key_id')} data-testid="filter-key_id">
+              <option value="">Any key</option>
+              {props.keys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name}
+                  {k.revoked_at ? ' (revoked)' : ''}
+                </option>
+              ))}
+            </select>
+          </Field>
+          {text('model', 'Model', 'as requested')}
+          <Field label="Preset">
+            <select value={v.preset} onChange={set('preset')} data-testid="filter-preset">
+              <option value="">Any</option>
+              {props.presets.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </Field>
+          {text('provider', 'Provider', 'openai')}
+          {text('status', 'Status', '402 or 4xx')}
+          <Field label="Outcome">
+            <select value={v.outcome} onChange={set('outcome')} data-testid="filter-outcome">
+              <option value="">Any</option>
+              <option value="ok">ok</option>
+              <option value="error">error</option>
+              <option value="aborted">aborted</option>
+            </select>
+          </Field>
+          <Field label="Source">
+            <select value={v.source} onChange={set('source')} data-testid="filter-source">
+              <option value="">Any</option>
+              <option value="api">API</option>
+              <option value="playground">Playground</option>
+            </select>
+          </Field>
+          {text('user_id', 'User id')}
+          {text('trace_id', 'Trace id')}
+          {text('session_id', 'Session id')}
+          {text('tag', 'Tag')}
+          {text('dim', 'Dimensions', 'team=search, env=prod')}
+        </div>
+        <div className="form-actions">
+          <button type="button" className="btn" onClick={() => props.onApply({})} data-testid="filters-reset">
+            Clear filters
+          </button>
+          <button className="btn btn-primary" data-testid="filters-apply">
+            Apply filters
+          </button>
+        </div>
+      </form>
+    </>
   )
 }

@@ -48,7 +48,7 @@ export function RequestsScreen() {
   return (
     <>
       <PageHeader title="Requests" subtitle="Every request that passed authentication, whatever happened to it." />
-      <FilterForm key={qs} query={route.query} keys={keys.data ?? []} presets={(presets.data ?? []).map((p) => p.name)} onApply={(q) => navigate(href('requests', { ...q, sort: state.sort === 'created_at' ? undefined : state.sort, order: state.order === 'desc' ? undefined : state.order }))} />
+      <FilterForm key={qs} query={route.query} keys={keys.data ?? []} presets={(presets.data ?? []).map((p) => p.name)} active={applied.length} onApply={(q) => navigate(href('requests', { ...q, sort: state.sort === 'created_at' ? undefined : state.sort, order: state.order === 'desc' ? undefined : state.order }))} />
       {applied.length > 0 && (
         <div className="chips" data-testid="active-filters" aria-label="Active filters">
           {applied.map(([k, v]) => (

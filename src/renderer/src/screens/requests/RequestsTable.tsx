@@ -51,16 +51,17 @@ export function StatusBadge({ status, outcome }: { status: number; outcome: stri
   )
 }
 
-function SortHeader(props: { label: string; col: SortKey; sort?: SortKey; order?: 'asc' | 'desc'; onSort?: (col: SortKey) => void; num?: boolean }) {
+function SortHeader(props: { label: string; col: SortKey; sort?: SortKey; order?: 'asc' | 'desc'; onSort?: (col: SortKey) => void; num?: boolean; wide?: boolean }) {
   const active = props.sort === props.col
+  const className = [props.num && 'num', props.wide && 'col-wide'].filter(Boolean).join(' ') || undefined
   if (!props.onSort)
     return (
-      <th scope="col" className={props.num ? 'num' : undefined}>
+      <th scope="col" className={className}>
         {props.label}
       </th>
     )
   return (
-    <th scope="col" className={props.num ? 'num' : undefined} aria-sort={active ? (props.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+    <th scope="col" className={className} aria-sort={active ? (props.order === 'asc' ? 'ascending' : 'descending') : 'none'}>
       <button type="button" className="sort-btn" onClick={() => props.onSort!(props.col)} data-testid={`sort-${props.col}`}>
         {props.label}
         <span aria-hidden="true" className="sort-mark">
@@ -83,15 +84,19 @@ export function RequestsTable(props: {
   const s = { sort: props.sort, order: props.order, onSort: props.onSort }
   return (
     <div className="table-wrap">
-      <table className="table" data-testid={props.testId ?? 'requests-table'}>
+      <table className="table table-requests" data-testid={props.testId ?? 'requests-table'}>
         <thead>
           <tr>
             <SortHeader label="Time" col="created_at" {...s} />
             <SortHeader label="Status" col="status" {...s} />
             <th scope="col">Model</th>
-            <th scope="col">Provider</th>
-            <th scope="col">Key</th>
-            <SortHeader label="Tokens" col="total_tokens" num {...s} />
+            <th scope="col" className="col-wide">
+              Provider
+            </th>
+            <th scope="col" className="col-wide">
+              Key
+            </th>
+            <SortHeader label="Tokens" col="total_tokens" num wide {...s} />
             <SortHeader label="Cost" col="cost_usd" num {...s} />
             <SortHeader label="Latency" col="latency_ms" num {...s} />
           </tr>
@@ -99,7 +104,7 @@ export function RequestsTable(props: {
         <tbody>
           {props.rows.map((r) => (
             <tr key={r.id} data-testid="request-row" data-request-id={r.id}>
-              <td>
+              <td className="cell-time">
                 <a href={href('requests', r.id)} data-testid="request-link">
                   {dateTime(r.created_at)}
                 </a>
@@ -110,10 +115,10 @@ export function RequestsTable(props: {
                   </>
                 )}
               </td>
-              <td>
+              <td className="cell-status">
                 <StatusBadge status={r.status} outcome={r.outcome} />
               </td>
-              <td className="truncate" title={r.upstream_model ?? undefined}>
+              <td className="truncate cell-model" title={r.upstream_model ?? undefined}>
                 {r.preset ? (
                   <>
                     <span>{r.model ?? '—'}</span> <span className="muted">via {r.preset}</span>
@@ -122,13 +127,15 @@ export function RequestsTable(props: {
                   (r.model ?? '—')
                 )}
               </td>
-              <td>{r.provider ?? '—'}</td>
-              <td className="truncate">{r.key_id ? <a href={href('keys', r.key_id)}>{props.keyName?.(r.key_id) ?? r.key_id}</a> : '—'}</td>
-              <td className="num">{reportedUsage(r) ? compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0)) : '—'}</td>
-              <td className="num">
+              <td className="col-wide">{r.provider ?? '—'}</td>
+              <td className="truncate col-wide">{r.key_id ? <a href={href('keys', r.key_id)}>{props.keyName?.(r.key_id) ?? r.key_id}</a> : '—'}</td>
+              <td className="num col-wide">{reportedUsage(r) ? compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0)) : '—'}</td>
+              <td className="num cell-cost" data-testid="cell-cost">
                 <CostCell r={r} />
               </td>
-              <td className="num">{ms(r.latency_ms)}</td>
+              <td className="num cell-latency" data-testid="cell-latency">
+                {ms(r.latency_ms)}
+              </td>
             </tr>
           ))}
         </tbody>

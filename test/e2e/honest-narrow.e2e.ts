@@ -1,0 +1,177 @@
+import { after, afterEach, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import OpenAI from 'openai'
+import type { Browser, Page } from 'playwright-core'
+import { buildApp } from '../support/build'
+import { launch, openPage, screenshot, skipReason, type WatchedPage } from './support/browser'
+import { startStack, type Stack } from './support/stack'
+import { AuthPage } from './pages/auth'
+import { Shell } from './pages/shell'
+import { OverviewPage } from './pages/overview'
+import { RequestsPage } from './pages/requests'
+import { KeysPage } from './pages/keys'
+
+const skip = skipReason()
+const PHONE = { width: 390, height: 844 }
+
+type Doc = { document: { documentElement: { scrollWidth: number } } }
+
+/** Asserts the page does not scroll sideways at 390 px, once its layout has settled after a resize. */
+async function assertNoSideScroll(page: Page, what: string): Promise<void> {
+  // A function, not a string: the dashboard's CSP refuses eval() when Playwright polls a string.
+  const fits = await page
+    .waitForFunction((w) => (globalThis as unknown as Doc).document.documentElement.scrollWidth <= w, PHONE.width, { timeout: 3_000 })
+    .then(() => true)
+    .catch(() => false)
+  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number
+  assert.ok(fits, `${what} is ${width} px wide at 390 px`)
+}
+
+/** Screenshots of the current screen at 1280 and 390 px, light and dark; ends at 1280 px, light. */
+async function shots(page: Page, name: string, waitFor: () => Promise<void>): Promise<void> {
+  for (const width of [1280, PHONE.width]) {
+    await page.setViewportSize({ width, height: PHONE.height })
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme })
+      await waitFor()
+      await screenshot(page, `${name}-${width}-${theme}`)
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize({ width: 1280, height: PHONE.height })
+}
+
+async function signedIn(stack: Stack, browser: Browser): Promise<WatchedPage> {
+  const w = await openPage(browser, stack.url)
+  const auth = new AuthPage(w.page)
+  await auth.open()
+  await auth.setupOwner('owner', 'owner-password-123')
+  await new Shell(w.page).waitForSignedIn('owner')
+  return w
+}
+
+describe('an empty Overview', { skip: skip ?? false }, () => {
+  let stack: Stack
+  let browser: Browser
+  let w: WatchedPage
+
+  before(async () => {
+    buildApp()
+    stack = await startStack()
+    browser = await launch()
+    w = await signedIn(stack, browser)
+  })
+  afterEach(() => w.assertNoConsoleErrors())
+  after(async () => {
+    await browser?.close()
+    await stack?.close()
+  })
+
+  it('shows no error rate for no requests, and does not scroll sideways at 390 px', async () => {
+    const overview = new OverviewPage(w.page)
+    await overview.id('overview-empty').waitFor()
+    assert.equal(await overview.id('total-error-rate-value').innerText(), '—', 'no requests, no rate: never "0.0%"')
+    await w.page.setViewportSize(PHONE)
+    await overview.id('top-model-empty').waitFor()
+    await assertNoSideScroll(w.page, 'the empty Overview')
+    await shots(w.page, 'overview-empty', () => overview.id('overview-empty').waitFor())
+  })
+})
+
+describe('Overview, Requests and a key with traffic, at 1280 and 390 px', { skip: skip ?? false }, () => {
+  let stack: Stack
+  let browser: Browser
+  let w: WatchedPage
+  let laptopId: string
+
+  before(async () => {
+    buildApp()
+    stack = await startStack()
+    const gw = stack.running.gateway
+    const laptop = gw.keys.create('laptop with a long descriptive name')
+    laptopId = laptop.info.id
+    gw.configChanged()
+    const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
+    const hi = [{ role: 'user' as const, content: 'hi' }]
+    // Priced at the catalog's price.
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, gw: { tags: ['narrow-e2e'] } } as never)
+    // A model nobody priced: the provider reported usage, what it billed is unknown.
+    await client.chat.completions.create({ model: 'openai/gpt-late-price-with-a-very-long-model-name', messages: hi, gw: { tags: ['narrow-e2e'] } } as never)
+    gw.records.flush()
+    browser = await launch()
+    w = await signedIn(stack, browser)
+  })
+  afterEach(() => w.assertNoConsoleErrors())
+  after(async () => {
+    await browser?.close()
+    await stack?.close()
+  })
+
+  it('top lists say "unpriced" for a group of unpriced requests and "≥" for a partly priced one, never $0 for unknown', async () => {
+    const overview = new OverviewPage(w.page)
+    await overview.id('totals').waitFor()
+    const unpricedModel = overview.id('top-model').locator('tr', { hasText: 'gpt-late-price' }).getByTestId('top-spend')
+    assert.equal(await unpricedModel.innerText(), 'unpriced')
+    assert.match((await unpricedModel.getAttribute('title'))!, /1 unpriced request not included/)
+    const pricedModel = overview.id('top-model').locator('tr', { hasText: 'gpt-4o-mini' }).getByTestId('top-spend')
+    assert.match(await pricedModel.innerText(), /^\$0\.0000\d+$/)
+    const partlyPricedKey = overview.id('top-key').locator('tr', { hasText: 'laptop' }).getByTestId('top-spend')
+    assert.match(await partlyPricedKey.innerText(), /^≥\s\$0\.0000\d+$/)
+    // The totals agree: a lower bound, with what it leaves out.
+    assert.match(await overview.id('total-spend-value').innerText(), /^≥\s\$0\.0000\d+$/)
+    await overview.waitForText(overview.id('total-spend'), '1 unpriced request not included')
+    assert.notEqual(await overview.id('total-error-rate-value').innerText(), '—')
+  })
+
+  it('Overview does not scroll sideways at 390 px', async () => {
+    const overview = new OverviewPage(w.page)
+    await w.page.setViewportSize(PHONE)
+    await overview.id('top-model').locator('tr', { hasText: 'gpt-late-price' }).waitFor()
+    await assertNoSideScroll(w.page, 'Overview')
+    await shots(w.page, 'overview-data', () => overview.id('top-model').locator('tr', { hasText: 'gpt-late-price' }).waitFor())
+  })
+
+  it('Requests at 390 px: filters folded behind a toggle counting active ones, Cost and Latency on screen', async () => {
+    const shell = new Shell(w.page)
+    const requests = new RequestsPage(w.page)
+    await w.page.setViewportSize({ width: 1280, height: PHONE.height })
+    await shell.nav('requests')
+    await requests.filter({ tag: 'narrow-e2e' })
+    await requests.waitForCount('request-row', 2)
+    await w.page.setViewportSize(PHONE)
+    assert.equal(await requests.id('filter-tag').isVisible(), false, 'the filters are folded')
+    assert.equal((await requests.id('filters-toggle').innerText()).trim(), 'Filters (1)')
+    const row = requests.rows().first()
+    const rowBox = (await row.boundingBox())!
+    assert.ok(rowBox.y < PHONE.height, `the first row starts at ${rowBox.y} px, below the first screen`)
+    for (const col of ['cost', 'latency']) {
+      const box = (await row.getByTestId(`cell-${col}`).boundingBox())!
+      assert.ok(box.width > 0 && box.x + box.width <= PHONE.width, `${col} is off-screen at ${box.x}+${box.width} px`)
+    }
+    await assertNoSideScroll(w.page, 'Requests')
+    // Unfolded, the filters work as on a wide screen.
+    await requests.id('filters-toggle').click()
+    await requests.id('filter-tag').waitFor()
+    await shots(w.page, 'requests', () => requests.rows().first().waitFor())
+    // Wide, the toggle is gone and the filters are always there.
+    assert.equal(await requests.id('filters-toggle').isVisible(), false)
+    assert.equal(await requests.id('filter-tag').isVisible(), true)
+    const latency = (await requests.rows().first().getByTestId('cell-latency').boundingBox())!
+    assert.ok(latency.x + latency.width <= 1280, `at 1280 px the latency is cut off at ${latency.x}+${latency.width} px`)
+  })
+
+  it('the ledger of a key without a balance says it has none and how to give it one', async () => {
+    const keys = new KeysPage(w.page)
+    await keys.go(`#/keys/${laptopId}`)
+    await keys.id('key-detail').waitFor()
+    // Its usage, like Overview, is a lower bound when part of it is unpriced.
+    await keys.waitForText(keys.id('key-usage-totals'), /≥\s\$0\.0000\d+ \(1 unpriced request not included\)/)
+    const empty = keys.id('ledger-empty')
+    await keys.waitForText(empty, 'no balance')
+    assert.doesNotMatch(await empty.innerText(), /cost of each priced request appear/)
+    assert.match(await empty.innerText(), /top-up/i)
+    await w.page.setViewportSize(PHONE)
+    await assertNoSideScroll(w.page, 'the key page')
+    await shots(w.page, 'key', () => keys.id('ledger-empty').waitFor())
+  })
+})
