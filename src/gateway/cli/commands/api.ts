@@ -9,7 +9,7 @@ import { parse, table, type CliIo, type Command } from '../shared'
 
 /**
  * Any management operation from the shell, as the local operator: `gw api keys.list`,
- * `gw api presets.save --input '{"name":"p","model":"gpt-4o-mini"}'` (`--input -` reads stdin).
+ * `gw api presets.save --input '{"name":"p","model":"gpt-6-luna"}'` (`--input -` reads stdin).
  * The same admin service as the dashboard and IPC, so the same validation and answers.
  */
 export const api: Command = async (args, io) => {

@@ -50,7 +50,7 @@ export const pricesSet: Command = async (args, io) => {
     note: { type: 'string' },
   })
   const model = positionals[0]
-  if (!model || !/^[^/\s]+\/\S+$/.test(model)) throw new Error('prices set needs PROVIDER/MODEL, e.g. openai/gpt-4o-mini')
+  if (!model || !/^[^/\s]+\/\S+$/.test(model)) throw new Error('prices set needs PROVIDER/MODEL, e.g. openai/gpt-6-luna')
   const fromFile = values.file === undefined ? {} : await readRow(values.file, io)
   if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new Error(`--file ${values.file} must hold one JSON object (a price row)`)
   const flags: Record<string, number | undefined> = {

@@ -29,7 +29,7 @@ export function Quickstart({ status, isAdmin, firstTime }: { status: Output<'gat
           </li>
         </ol>
       )}
-      <Snippets input={{ baseUrl: status.base_url, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }} testId="quickstart-snippet" />
+      <Snippets input={{ baseUrl: status.base_url, model: 'gpt-6-luna', messages: [{ role: 'user', content: 'Hello' }] }} testId="quickstart-snippet" />
     </section>
   )
 }

@@ -92,7 +92,7 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
               <Field label="Name" error={errorFor('name')} hint={isNew ? 'A slug: lower-case letters, digits, - and _. Callers use @preset/<name>.' : 'The name cannot change; save under a new name to copy.'}>
                 <input value={draft.name} onChange={set('name')} onBlur={blur('name')} readOnly={!isNew} data-testid="preset-name" autoFocus={isNew} />
               </Field>
-              <Field label="Model" error={errorFor('model')} hint="provider/model (openai/gpt-4o-mini) or a bare catalog id (gpt-4o-mini).">
+              <Field label="Model" error={errorFor('model')} hint="provider/model (openai/gpt-6-luna) or a bare catalog id (gpt-6-luna).">
                 <input value={draft.model} onChange={set('model')} onBlur={blur('model')} list="preset-models" data-testid="preset-model" />
               </Field>
               <datalist id="preset-models">
