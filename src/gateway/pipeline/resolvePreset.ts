@@ -80,3 +80,6 @@ export function withPresetParameters<B extends Record<string, unknown>>(out: B, 
   if (preset.max_tokens !== null) o[limit] = preset.max_tokens
   return out
 }
+
+/** A preset as a token count takes it: its model and system prompt; its sampling parameters are not fields of a count. */
+export const countingPreset = (preset: Preset): Preset => ({ ...preset, temperature: null, top_p: null, max_tokens: null })

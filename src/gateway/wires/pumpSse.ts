@@ -87,3 +87,10 @@ export function endStream(ctx: RequestContext, sink: Sink, last: object[], logge
   sink.end(last, null)
   return OK
 }
+
+/** A stream that began ends with `error` after `owed` (what the client is owed before it), priced on what was generated. */
+export function failStream(sink: Sink, owed: object[], error: ApiError, partial: () => void): Finished {
+  sink.end(owed, error)
+  partial()
+  return { status: 200, outcome: 'error', error }
+}

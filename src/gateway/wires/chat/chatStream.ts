@@ -10,7 +10,7 @@ import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
-import { endStream, pumpSse } from '../pumpSse'
+import { endStream, failStream, pumpSse } from '../pumpSse'
 import { partialUsage } from '../../pipeline/estimate'
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
@@ -147,11 +147,7 @@ export async function relayChatStream(
   }
 
   /** Ends the stream with `error`, after the events still owed unless the answer must stay unfinished. */
-  const fail = (error: ApiError, owed = true): Finished => {
-    sink.end(owed ? encoder.owed() : [], error)
-    partial()
-    return { status: 200, outcome: 'error', error }
-  }
+  const fail = (error: ApiError, owed = true): Finished => failStream(sink, owed ? encoder.owed() : [], error, partial)
 
   const relay = (chunk: Chunk, asSent?: string) => {
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return encoder.usage(chunk)

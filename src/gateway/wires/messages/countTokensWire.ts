@@ -4,10 +4,11 @@ import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import type { RequestContext } from '../../pipeline/requestContext'
 import { countedFree } from '../../pipeline/cost'
+import { countingPreset } from '../../pipeline/resolvePreset'
 import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { gwHeaders, readJson } from '../answer'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
-import { messagesWire } from './messagesWire'
+import { isNative, messagesWire } from './messagesWire'
 
 /** Says where an answer's count comes from: `provider` (Anthropic counted) or `estimate` (the gateway did, without a tokenizer). */
 const TOKEN_COUNT_HEADER = 'x-gw-token-count'
@@ -35,10 +36,10 @@ export const countTokensWire: InboundWire<MessagesBody> = {
     const b = validateMessagesBody(body)
     return { body: b, model: b.model, stream: false, envelope: undefined }
   },
-  applyPreset: (body, preset) => applyMessagesPreset(body, { ...preset, temperature: null, top_p: null, max_tokens: null }),
+  applyPreset: (body, preset) => applyMessagesPreset(body, countingPreset(preset)),
   control: () => ({ chat: false, prompt: null, free: true }),
   answerLocally(ctx, body, target, sink) {
-    if (target.provider.kind === 'anthropic') return null
+    if (isNative(target)) return null
     countedFree(ctx)
     // What the provider would read: the system prompt, the messages and the tools' definitions.
     const tokens = [body.system, body.messages, body.tools].reduce<number>((n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)), 0)
@@ -47,7 +48,7 @@ export const countTokensWire: InboundWire<MessagesBody> = {
   // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
   request(ctx, body, target, forwarded) {
     // Only a fallback gets here with another kind: it is passed over.
-    if (target.provider.kind !== 'anthropic') throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
+    if (!isNative(target)) throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
     countedFree(ctx)
     return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
   },

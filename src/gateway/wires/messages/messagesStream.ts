@@ -11,7 +11,7 @@ import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
-import { endStream, pumpSse } from '../pumpSse'
+import { endStream, failStream, pumpSse } from '../pumpSse'
 
 /** A later report replaces a field only with a number: message_delta may send nulls for what message_start told. */
 function mergeUsage(into: AnthropicUsage, report: AnthropicUsage | undefined): AnthropicUsage {
@@ -41,11 +41,7 @@ export async function relayMessagesStream(ctx: RequestContext, sink: Sink, upstr
     ctx.cost = costOf(ctx, ctx.usage, estimated)
   }
   const partial = () => price(true)
-  const fail = (error: ApiError): Finished => {
-    sink.end([], error)
-    partial()
-    return { status: 200, outcome: 'error', error }
-  }
+  const fail = (error: ApiError): Finished => failStream(sink, [], error, partial)
   const handle = (events: SseEvent[]): Finished | null => {
     for (const ev of events) {
       const type = ev.event ?? 'message'

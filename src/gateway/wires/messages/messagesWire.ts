@@ -18,7 +18,7 @@ import { messagesToChat } from './messagesToChat'
 import { relayMessagesStream } from './messagesStream'
 
 /** A provider that speaks Messages itself: the body goes as sent, the answer comes back as written. */
-const isNative = (target: Target) => target.provider.kind === 'anthropic'
+export const isNative = (target: Target): boolean => target.provider.kind === 'anthropic'
 
 /**
  * OpenAI's own API takes the token limit as max_completion_tokens on every model and refuses

@@ -1,5 +1,6 @@
 import { OK, type InboundWire } from '../../core/wire'
 import { countedFree } from '../../pipeline/cost'
+import { countingPreset } from '../../pipeline/resolvePreset'
 import { servesResponses } from '../../providers/registry'
 import { readJson, sendJson } from '../answer'
 import { INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
@@ -21,7 +22,7 @@ export const inputTokensWire: InboundWire<ResponsesBody> = {
     const b = validateResponsesBody(body)
     return { body: b, model: b.model, stream: false, envelope: b.gw }
   },
-  applyPreset: (body, preset) => applyResponsesPreset(body, { ...preset, temperature: null, top_p: null, max_tokens: null }),
+  applyPreset: (body, preset) => applyResponsesPreset(body, countingPreset(preset)),
   control: () => ({ chat: false, prompt: null, free: true }),
   request(ctx, body, target, forwarded) {
     if (!servesResponses(target.provider)) throw notServed(target.provider)

@@ -11,7 +11,7 @@ import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../upstream/sse'
 import { parseUpstreamError, upstreamIncomplete } from '../../upstream/upstreamErrors'
 import { partialUsage } from '../../pipeline/estimate'
-import { endStream, pumpSse } from '../pumpSse'
+import { endStream, failStream, pumpSse } from '../pumpSse'
 
 /** The events a Responses stream ends with; each carries the whole response, usage included. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
@@ -78,11 +78,7 @@ export async function relayResponsesStream(
     usage = u
     price(estimated)
   }
-  const fail = (error: ApiError): Finished => {
-    sink.end([], error)
-    partial()
-    return { status: 200, outcome: 'error', error }
-  }
+  const fail = (error: ApiError): Finished => failStream(sink, [], error, partial)
   const handle = (events: SseEvent[]): Finished | null => {
     for (const ev of events) {
       // OpenAI names each event twice (`event:` and the data's `type`); a server that sends only the data has it read there.
