@@ -4,7 +4,7 @@
 // Service instead of being skipped. Extra arguments are test files or folders (default: unit,
 // integration and the dashboard's end-to-end tests in Chromium, which say why they skip where
 // /usr/bin/chromium is missing).
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -30,8 +30,23 @@ const files = targets.flatMap((t) => {
     .sort()
     .map((f) => path.join(p, f))
 })
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  cwd: root,
+// A hung test fails on its own (--test-timeout) and a file whose handles outlive its tests still
+// ends (--test-force-exit); a run that still outlasts SUITE_LIMIT_MS is stopped, saying so, so a
+// CI run never waits out its own limit.
+const TEST_LIMIT_MS = 240_000
+const SUITE_LIMIT_MS = 15 * 60_000
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', `--test-timeout=${TEST_LIMIT_MS}`, '--test-force-exit', ...files],
+  { stdio: 'inherit', cwd: root, detached: true },
+)
+const limit = setTimeout(() => {
+  console.error(`\nThe test run took longer than ${SUITE_LIMIT_MS / 60_000} minutes and was stopped.`)
+  process.kill(-child.pid, 'SIGKILL')
+  process.exit(1)
+}, SUITE_LIMIT_MS)
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.kill(-child.pid, signal))
+child.on('exit', (code, signal) => {
+  clearTimeout(limit)
+  process.exit(code ?? (signal ? 1 : 0))
 })
-process.exit(r.status ?? 1)

@@ -153,7 +153,7 @@ describe('request records written by their own thread', () => {
     w.push(record('first'))
     const pushed = Date.now()
     await eventually(() => storedIds().length === 1)
-    // The thread takes 0.5 s or more to be ready here (tsx loads its modules); the record does not wait for it.
+    // The thread needs a while to load its modules and open its connection; the record does not wait for it.
     assert.ok(Date.now() - pushed < 300, `stored after ${Date.now() - pushed} ms`)
   })
 

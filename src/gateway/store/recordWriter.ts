@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Db } from './db'
 import { recordBatchWriter, writeBatchSafely, type Bodies, type Debit, type QueuedRecord, type SetAside, type WriteBatch } from './recordBatch'
@@ -7,16 +9,32 @@ import type { RequestRecord } from './requestsRepo'
 export type { Bodies, Debit } from './recordBatch'
 
 /**
- * The thread's entry, beside this module: the built .js in out/main, or the .ts source when
- * running under tsx (tests, `npm run gw`), where the thread must register tsx's loader itself:
- * `--import tsx` does not reach worker threads.
+ * The thread's code: the built .js beside this module, or, when running from source (tests,
+ * `npx gw`), recordWorker.ts bundled once per process by esbuild (tsx's own compiler). Not
+ * tsx's loader in the thread: module customization hooks inside worker threads can deadlock on
+ * Node 20 (nodejs/node#50948), and a record thread stuck in its loader held every flush for its
+ * whole timeout and then kept the process from exiting.
  */
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
+let bundled: string | null = null
 const workerScript = (): string => {
-  const entry = JSON.stringify(new URL(FROM_SOURCE ? './recordWorker.ts' : './recordWorker.js', import.meta.url).href)
-  return FROM_SOURCE
-    ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${entry}))`
-    : `import(${entry})`
+  if (!FROM_SOURCE) return `import(${JSON.stringify(new URL('./recordWorker.js', import.meta.url).href)})`
+  if (bundled === null) {
+    const requireHere = createRequire(import.meta.url)
+    const esbuild = requireHere('esbuild') as typeof import('esbuild')
+    const out = esbuild.buildSync({
+      entryPoints: [fileURLToPath(new URL('./recordWorker.ts', import.meta.url))],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      external: ['better-sqlite3'],
+      write: false,
+    })
+    // Native modules resolve from here, not from the thread's working directory.
+    bundled = `((require) => {\n${out.outputFiles[0].text}\n})(require('node:module').createRequire(${JSON.stringify(import.meta.url)}))`
+  }
+  return bundled
 }
 
 /**
