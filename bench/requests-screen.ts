@@ -43,8 +43,8 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]
 /** Zipf-like: low indexes far more often. */
 const skewed = <T>(xs: readonly T[], s = 1.2) => xs[Math.min(xs.length - 1, Math.floor(xs.length * Math.pow(rand(), 1 + s)))]
 
-const PROVIDERS = ['openai', 'anthropic', 'gemini', 'mistral', 'deepseek', 'ollama'] as const
-const MODELS: Array<{ model: string; provider: (typeof PROVIDERS)[number]; inUsd: number; outUsd: number; priced: boolean }> = [
+type Provider = 'openai' | 'anthropic' | 'gemini' | 'mistral' | 'deepseek' | 'ollama'
+const MODELS: Array<{ model: string; provider: Provider; inUsd: number; outUsd: number; priced: boolean }> = [
   { model: 'openai/gpt-4o', provider: 'openai', inUsd: 2.5, outUsd: 10, priced: true },
   { model: 'openai/gpt-4o-mini', provider: 'openai', inUsd: 0.15, outUsd: 0.6, priced: true },
   { model: 'openai/gpt-4.1', provider: 'openai', inUsd: 2, outUsd: 8, priced: true },

@@ -179,8 +179,7 @@ if (SCEN.has('A')) {
       responses: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responses },
     }
   }
-  const WIRES = ['chat', 'messages', 'responses'] as const
-  type Wire = (typeof WIRES)[number]
+  type Wire = 'chat' | 'messages' | 'responses'
   const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
     const n = nativeWires(t)
     return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...(['messages', 'responses'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]

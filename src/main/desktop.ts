@@ -11,6 +11,7 @@ import { APP_INDEX_URL, APP_SCHEME, PRIVILEGED_SCHEMES, appProtocolHandler } fro
 import { hardenSession, hardenWebContents, ownRendererCheck, secureWebPreferences, type SessionLike, type ShellLike, type WebContentsLike } from './security'
 import { DesktopSession } from './session'
 import { trayMenu, trayTooltip, type MenuItem, type TrayState } from './tray'
+import type { ElectronListener } from './electronEvents'
 
 /** The gateway's log in the desktop app's log folder. */
 export const LOG_FILE_NAME = 'gw.log'
@@ -20,7 +21,7 @@ export const LOG_FILE_NAME = 'gw.log'
 export interface AppLike {
   requestSingleInstanceLock(): boolean
   whenReady(): Promise<unknown>
-  on(event: string, listener: (...args: any[]) => void): unknown
+  on(event: string, listener: ElectronListener): unknown
   quit(): void
   /** Electron's app.getPath; the app asks only for its log folder. */
   getPath(name: 'logs'): string
@@ -33,7 +34,7 @@ export interface AppLike {
 export interface WindowLike extends TrackedWindow {
   webContents: WebContentsLike
   loadURL(url: string): Promise<unknown>
-  once(event: string, listener: (...args: any[]) => void): unknown
+  once(event: string, listener: ElectronListener): unknown
   show(): void
   focus(): void
   restore(): void
@@ -46,7 +47,7 @@ export type WindowCtor = new (options: Record<string, unknown>) => WindowLike
 export interface TrayLike {
   setToolTip(text: string): void
   setContextMenu(menu: unknown): void
-  on(event: string, listener: (...args: any[]) => void): unknown
+  on(event: string, listener: ElectronListener): unknown
   destroy(): void
 }
 

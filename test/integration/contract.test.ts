@@ -29,7 +29,7 @@ describe('management contract over HTTP and the CLI', () => {
       body: JSON.stringify(input),
     })
     const text = await res.text()
-    let body: any = null
+    let body: any
     try {
       body = JSON.parse(text)
     } catch {

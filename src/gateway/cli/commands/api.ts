@@ -25,7 +25,7 @@ export const api: Command = async (args, io) => {
     try {
       input = JSON.parse(raw)
     } catch (err) {
-      throw new Error(`--input is not JSON: ${(err as Error).message}`)
+      throw new Error(`--input is not JSON: ${(err as Error).message}`, { cause: err })
     }
   }
   const { result } = await invokeAsOperator(values['data-dir'], io, name, input, (event) => io.out(JSON.stringify(event)))

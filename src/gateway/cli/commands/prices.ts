@@ -22,7 +22,7 @@ function readRow(file: string, io: CliIo): Promise<unknown> | unknown {
     try {
       return JSON.parse(text) as unknown
     } catch (err) {
-      throw new Error(`--file ${file} is not JSON: ${(err as Error).message}`)
+      throw new Error(`--file ${file} is not JSON: ${(err as Error).message}`, { cause: err })
     }
   }
   return file === '-' ? io.readStdin().then(parseJson) : parseJson(fs.readFileSync(file, 'utf8'))

@@ -10,6 +10,7 @@ const HOUR = 3_600_000
 const DAY = 86_400_000
 
 export interface Range {
+  id: RangeId
   from: number
   to: number
   bucket: 'hour' | 'day'
@@ -19,9 +20,9 @@ export interface Range {
 /** The window ending now (rounded up to the next minute, so repeated renders ask the same thing). */
 export function rangeOf(id: RangeId, now = Date.now()): Range {
   const to = Math.ceil(now / 60_000) * 60_000
-  if (id === '24h') return { from: to - DAY, to, bucket: 'hour', step: HOUR }
-  if (id === '7d') return { from: to - 7 * DAY, to, bucket: 'day', step: DAY }
-  return { from: to - 30 * DAY, to, bucket: 'day', step: DAY }
+  if (id === '24h') return { id, from: to - DAY, to, bucket: 'hour', step: HOUR }
+  if (id === '7d') return { id, from: to - 7 * DAY, to, bucket: 'day', step: DAY }
+  return { id, from: to - 30 * DAY, to, bucket: 'day', step: DAY }
 }
 
 /** One point per bucket across the range, empty buckets as zeros, so charts show gaps as zero. */

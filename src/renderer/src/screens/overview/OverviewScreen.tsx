@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react'
+import { useState } from 'react'
 import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
@@ -14,9 +14,8 @@ import { Quickstart } from './Quickstart'
 
 export function OverviewScreen() {
   const { isAdmin } = useSession()
-  const [rangeId, setRangeId] = useState<RangeId>('24h')
-  const [tick, setTick] = useState(0)
-  const range = useMemo(() => rangeOf(rangeId), [rangeId, tick])
+  // The range's end is "now" when it was chosen or refreshed.
+  const [range, setRange] = useState(() => rangeOf('24h'))
   const overview = useQuery(() => call('analytics.overview', { from: range.from, to: range.to, bucket: range.bucket, filter: {} }), [range])
   const status = useQuery(() => call('gateway.status', {}), [])
   const keys = useQuery(() => call('keys.list', {}), [])
@@ -33,8 +32,8 @@ export function OverviewScreen() {
         subtitle="Spend, traffic and latency across every key you can see."
         actions={
           <>
-            <Segmented<RangeId> label="Time range" value={rangeId} onChange={setRangeId} options={RANGES} testId="range" />
-            <button type="button" className="btn" onClick={() => setTick((t) => t + 1)} data-testid="overview-refresh">
+            <Segmented<RangeId> label="Time range" value={range.id} onChange={(id) => setRange(rangeOf(id))} options={RANGES} testId="range" />
+            <button type="button" className="btn" onClick={() => setRange(rangeOf(range.id))} data-testid="overview-refresh">
               Refresh
             </button>
           </>
