@@ -59,6 +59,18 @@ export const requestOps = {
       .strict(),
     output: z.object({ items: z.array(requestRow), total: z.number().int() }),
   }),
+  'requests.export': op({
+    summary: 'Every request a filter matches, in the list order, as CSV (at most 100,000 rows; larger selections say truncated)',
+    access: 'user',
+    input: z
+      .object({
+        filter: requestFilter.default({}),
+        sort: z.enum(['created_at', 'latency_ms', 'cost_usd', 'total_tokens', 'status']).default('created_at'),
+        order: z.enum(['asc', 'desc']).default('desc'),
+      })
+      .strict(),
+    output: z.object({ csv: z.string(), rows: z.number().int(), truncated: z.boolean() }),
+  }),
   'requests.get': op({
     summary: 'One record: attribution, dimensions, ignored attribution, attempts, cost, timings, bodies when logged',
     access: 'user',

@@ -238,14 +238,9 @@ export function prepareCached(db: Db, sql: string): Statement<SqlParam[]> {
  * total² > (offset + limit) · rows.
  */
 export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): ListRequestsOutput {
-  const sort = input.sort ?? 'created_at'
-  const order = input.order ?? 'desc'
   const limit = input.limit ?? 50
   const offset = input.offset ?? 0
-  const column = Object.hasOwn(SORT_COLUMNS, sort) ? SORT_COLUMNS[sort] : undefined
-  const dir = Object.hasOwn(ORDERS, order) ? ORDERS[order] : undefined
-  if (!column) throw invalid('sort', `cannot sort by ${String(sort)}`)
-  if (!dir) throw invalid('order', `unknown order ${String(order)}`)
+  const { column, dir } = sortOf(input)
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalid('limit', 'must be an integer from 1 to 500')
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset', 'must be a non-negative integer')
 
@@ -259,13 +254,39 @@ export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): Li
     const total = prepareCached(db, `SELECT count(*) FROM requests r WHERE ${where.sql}`).pluck().get(...where.params) as number
     if (total === 0 || offset >= total) return { items: [], total }
     const rows = (storeRows.pluck().get() as number | null) ?? 0
-    const walk = sort === 'created_at' && total * total > (offset + limit) * rows
-    const pageWhere = walk ? filterSql(filter, scope, { drive: 'order' }) : where
-    const page = prepareCached(
-      db,
-      `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${pageWhere.sql} ORDER BY ${column} ${dir}, r.rowid ${dir} LIMIT ? OFFSET ?`,
-    )
-    const raw = page.all(...pageWhere.params, limit, offset) as RawRow[]
-    return { items: raw.map((r) => ({ ...r, priced: r.priced === 1 })), total }
+    const walk = column === SORT_COLUMNS.created_at && total * total > (offset + limit) * rows
+    return { items: selectRows(db, walk ? filterSql(filter, scope, { drive: 'order' }) : where, column, dir, limit, offset), total }
   })()
+}
+
+/** The most rows one export carries; a larger selection is cut there and says so. */
+export const EXPORT_MAX_ROWS = 100_000
+
+/** Every row a filter matches within a scope, in the list's order, up to `max` (EXPORT_MAX_ROWS). */
+export function exportRequests(
+  db: Db,
+  input: Omit<ListRequestsInput, 'limit' | 'offset'>,
+  scope: Scope,
+  max = EXPORT_MAX_ROWS,
+): { rows: RequestRow[]; truncated: boolean } {
+  const { column, dir } = sortOf(input)
+  const filter = input.filter ?? {}
+  const rows = db.transaction(() => selectRows(db, filterSql(filter, scope, choosePlan(db, filter, scope)), column, dir, max + 1, 0))()
+  return { rows: rows.slice(0, max), truncated: rows.length > max }
+}
+
+function sortOf(input: { sort?: string; order?: string }): { column: string; dir: string } {
+  const sort = input.sort ?? 'created_at'
+  const order = input.order ?? 'desc'
+  const column = Object.hasOwn(SORT_COLUMNS, sort) ? SORT_COLUMNS[sort as keyof typeof SORT_COLUMNS] : undefined
+  const dir = Object.hasOwn(ORDERS, order) ? ORDERS[order as keyof typeof ORDERS] : undefined
+  if (!column) throw invalid('sort', `cannot sort by ${String(sort)}`)
+  if (!dir) throw invalid('order', `unknown order ${String(order)}`)
+  return { column, dir }
+}
+
+function selectRows(db: Db, where: SqlWhere, column: string, dir: string, limit: number, offset: number): RequestRow[] {
+  const page = prepareCached(db, `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${where.sql} ORDER BY ${column} ${dir}, r.rowid ${dir} LIMIT ? OFFSET ?`)
+  const raw = page.all(...where.params, limit, offset) as RawRow[]
+  return raw.map((r) => ({ ...r, priced: r.priced === 1 }))
 }

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react'
 import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
-import { dateTime, int, ms, usd } from '../../lib/format'
+import { dateTime, int, ms, usd, outputSpeed } from '../../lib/format'
 import { href } from '../../lib/router'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
 import { PendingPage } from '../../components/States'
@@ -277,6 +277,7 @@ export function RequestDetail({ id }: { id: string }) {
             ['Fallback used', r.fallback_used ? 'yes' : 'no'],
             ['Latency', ms(num(r.latency_ms))],
             ['Time to first byte', ms(num(r.ttfb_ms))],
+            ['Output speed', <span key="s" data-testid="detail-speed">{outputSpeed(num(obj(r.usage).completion_tokens), num(r.latency_ms), num(r.ttfb_ms), Boolean(r.stream))}</span>],
           ]}
           testId="detail-facts"
         />
