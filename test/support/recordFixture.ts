@@ -7,6 +7,8 @@ export interface RecordSpec {
   key?: string | null
   model?: string | null
   provider?: string | null
+  /** The model that answered, as the provider names it. */
+  upstream?: string | null
   preset?: string | null
   status?: number
   outcome?: RequestRecord['outcome']
@@ -41,7 +43,7 @@ export function recordFixture(s: RecordSpec, defaults: { model: string; provider
     preset: s.preset ?? null,
     preset_version: s.preset ? 1 : null,
     provider: s.provider === undefined ? defaults.provider : s.provider,
-    upstream_model: defaults.upstreamModel,
+    upstream_model: s.upstream === undefined ? defaults.upstreamModel : s.upstream,
     stream: false,
     attribution: { user_id: s.user ?? null, trace_id: s.trace ?? null, session_id: s.session ?? null, tags: s.tags ?? [], extra: {}, auto_cache: null },
     dimensions: s.dims ?? {},

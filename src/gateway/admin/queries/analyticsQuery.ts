@@ -164,6 +164,8 @@ export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOu
 
 const GROUP_COLUMNS = {
   model: 'r.model',
+  // The model that answered, as provider/model: what a fallback, alias or preset chose.
+  served_model: `CASE WHEN r.upstream_model IS NULL THEN NULL ELSE r.provider || '/' || r.upstream_model END`,
   key: 'r.key_id',
   user: 'r.user_id',
   provider: 'r.provider',
