@@ -65,10 +65,10 @@ const money = z.number().finite().refine((n) => n !== 0, 'must not be zero')
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
   'keys.get': op({
-    summary: 'One key with its ledger',
+    summary: 'One key with its ledger and what it spent in the current UTC day and month (what its limits count)',
     access: 'user',
     input: z.object({ id: z.string() }).strict(),
-    output: z.object({ key: keySummary, ledger: z.array(ledgerEntry) }),
+    output: z.object({ key: keySummary, ledger: z.array(ledgerEntry), spent: z.object({ today_usd: usd, month_usd: usd }) }),
   }),
   'keys.create': op({
     summary: 'Create a key; the secret is in this answer only',

@@ -128,6 +128,9 @@ describe('Overview, Requests and a key with traffic, at 1280 and 390 px', { skip
     await keys.id('key-detail').waitFor()
     // Its usage, like Overview, is a lower bound when part of it is unpriced.
     await keys.waitForText(keys.id('key-usage-totals'), /≥\s\$0\.0000\d+ \(1 unpriced request not included\)/)
+    // Beside its limits, what it spent: the priced request only, as the limits count.
+    await keys.waitForText(keys.id('key-spent-today'), '$0.0000048, no limit')
+    assert.equal(await keys.id('key-spent-month').innerText(), '$0.0000048, no limit')
     const empty = keys.id('ledger-empty')
     await keys.waitForText(empty, 'no balance')
     assert.doesNotMatch(await empty.innerText(), /cost of each priced request appear/)
