@@ -64,6 +64,7 @@ export function OverviewScreen() {
         <TopList title="Top keys" by="key" range={range} label={keyName} link={(v) => href('keys', v)} />
         <TopList title="Top users" by="user" range={range} link={(v) => href('requests', { user_id: v, from: range.from })} />
         <TopList title="Top tags" by="tag" range={range} link={(v) => href('requests', { tag: v, from: range.from })} />
+        <TopList title="Top tools" by="tool" range={range} link={(v) => href('sessions', { tool: v, range: rangeId === '24h' ? undefined : rangeId })} />
       </div>
       {status.data && !firstTime && <Quickstart status={status.data} isAdmin={isAdmin} firstTime={false} />}
     </>

@@ -21,7 +21,7 @@ function SpendCell({ g }: { g: Group }) {
 /** The top values of one dimension over the range, with links where a value has a page. */
 export function TopList(props: {
   title: string
-  by: 'model' | 'key' | 'user' | 'tag'
+  by: 'model' | 'key' | 'user' | 'tag' | 'tool'
   range: Range
   label?: (value: string) => string
   link?: (value: string) => string
@@ -43,7 +43,7 @@ export function TopList(props: {
           <TableHead cols={[props.by === 'key' ? 'Key' : props.by[0].toUpperCase() + props.by.slice(1), { label: 'Requests', num: true }, { label: 'Spend', num: true }, { label: 'Tokens', num: true, className: 'col-wide' }]} />
           <tbody>
             {q.data.map((g: Group) => {
-              const name = g.value === null ? (props.by === 'user' ? '(no user id)' : props.by === 'tag' ? '(untagged)' : '(none)') : (props.label?.(g.value) ?? g.value)
+              const name = g.value === null ? (props.by === 'user' ? '(no user id)' : props.by === 'tag' ? '(untagged)' : props.by === 'tool' ? '(not recognised)' : '(none)') : (props.label?.(g.value) ?? g.value)
               return (
                 <tr key={g.value ?? '(none)'}>
                   <td className="truncate">{g.value !== null && props.link ? <a href={props.link(g.value)}>{name}</a> : name}</td>
