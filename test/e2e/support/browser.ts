@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core'
@@ -89,3 +90,33 @@ export const serious = (vs: AxeViolation[]) => vs.filter((v) => v.impact === 'se
 
 export const describeViolations = (vs: AxeViolation[]) =>
   vs.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `   ${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(0, 2).join(' ')}`).join('\n')}`).join('\n')
+
+/** A phone's viewport. */
+export const PHONE = { width: 390, height: 844 }
+
+type Doc = { document: { documentElement: { scrollWidth: number } } }
+
+/** Asserts the page does not scroll sideways at 390 px, once its layout has settled after a resize. */
+export async function assertNoSideScroll(page: Page, what: string): Promise<void> {
+  // A function, not a string: the dashboard's CSP refuses eval() when Playwright polls a string.
+  const fits = await page
+    .waitForFunction((w) => (globalThis as unknown as Doc).document.documentElement.scrollWidth <= w, PHONE.width, { timeout: 3_000 })
+    .then(() => true)
+    .catch(() => false)
+  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number
+  assert.ok(fits, `${what} is ${width} px wide at 390 px`)
+}
+
+/** Screenshots of the current screen at 1280 and 390 px, light and dark; ends at 1280 px, light. */
+export async function shots(page: Page, name: string, waitFor: () => Promise<void>): Promise<void> {
+  for (const width of [1280, PHONE.width]) {
+    await page.setViewportSize({ width, height: PHONE.height })
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme })
+      await waitFor()
+      await screenshot(page, `${name}-${width}-${theme}`)
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize({ width: 1280, height: PHONE.height })
+}

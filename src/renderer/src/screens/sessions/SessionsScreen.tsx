@@ -99,7 +99,15 @@ export function SessionsScreen() {
         actions={
           <>
             <Segmented<RangeId> label="Time range" value={rangeId} onChange={(v) => go({ range: v === '24h' ? undefined : v, page: undefined })} options={RANGES} testId="sessions-range" />
-            <button type="button" className="btn" onClick={list.reload} data-testid="sessions-refresh">
+            <button
+              type="button"
+              className="btn"
+              onClick={() => {
+                list.reload()
+                tools.reload()
+              }}
+              data-testid="sessions-refresh"
+            >
               Refresh
             </button>
           </>
