@@ -43,6 +43,7 @@ function StepRow({ r, n, total }: { r: Step; n: number; total: number }) {
         <CostCell r={r} />
       </td>
       <td className="num cell-so-far">
+        <span className="phone-label muted">so far </span>
         <SpendText costUsd={r.cumulative_usd} unpriced={r.cumulative_unpriced} requests={n} testId="timeline-so-far" />
         <span className="so-far-bar" aria-hidden="true">
           <span style={{ width: `${share}%` }} />

@@ -41,6 +41,7 @@ function SessionRow({ s }: { s: Session }) {
       </td>
       <td className="num cell-requests" data-testid="session-requests">
         {int(s.requests)}
+        <span className="phone-label"> {s.requests === 1 ? 'request' : 'requests'}</span>
         {s.errors > 0 && (
           <span className="session-errors" data-testid="session-errors">
             {' '}
@@ -95,7 +96,11 @@ export function SessionsScreen() {
     <>
       <PageHeader
         title="Sessions"
-        subtitle="What each coding-agent session cost. Claude Code and Codex sessions are recognised by themselves; other clients group requests with X-Gw-Session-Id."
+        subtitle={
+          <>
+            What each coding-agent session cost. Claude Code and Codex sessions are recognised by themselves; other clients group requests with <code>X-Gw-Session-Id</code>.
+          </>
+        }
         actions={
           <>
             <Segmented<RangeId> label="Time range" value={rangeId} onChange={(v) => go({ range: v === '24h' ? undefined : v, page: undefined })} options={RANGES} testId="sessions-range" />
