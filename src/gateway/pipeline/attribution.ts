@@ -1,6 +1,6 @@
 import { invalidRequest } from '../errors'
 import type { Attribution } from '../store/requestsRepo'
-import { TOOL_HEADERS, toolOf, toolSession, type ToolHeaders } from './recogniseTool'
+import { TOOL_HEADERS, ToolHeaders, toolOf, toolSession } from './recogniseTool'
 
 /** Spec section 8. */
 export const LIMITS = { envelopeBytes: 2048, extraEntries: 12, tags: 12, stringLength: 128, headerDimensions: 12 }
@@ -90,7 +90,7 @@ export function resolveAttribution(gw: unknown, rawHeaders: string[], bodySessio
     const name = rawHeaders[i].toLowerCase()
     const value = rawHeaders[i + 1]
     if (!name.startsWith('x-gw-')) {
-      if (TOOL_HEADERS.has(name)) (toolHeaders ??= {})[name] ??= value
+      if (TOOL_HEADERS.has(name)) (toolHeaders ??= new ToolHeaders())[name as keyof ToolHeaders] ??= value
       continue
     }
     if (value.length > LIMITS.stringLength) {

@@ -6,20 +6,25 @@
  * `gw.session_id` or `X-Gw-Session-Id` always wins over it.
  */
 
-/** The headers read here (lower case); the attribution pass over the headers collects them. */
-export const TOOL_HEADERS: ReadonlySet<string> = new Set([
-  'user-agent',
-  'originator',
-  'session-id',
-  'thread-id',
-  'x-codex-turn-metadata',
-  'x-claude-code-session-id',
-  'anthropic-beta',
-  'x-stainless-lang',
-  'x-stainless-package-version',
-])
+/**
+ * The headers read here, first value of each; the attribution pass over the headers fills it. A
+ * class, so that every request's has one shape: an object given these names as it met them cost
+ * ~1.5 µs per request more (dictionary properties).
+ */
+export class ToolHeaders {
+  'user-agent': string | undefined = undefined
+  originator: string | undefined = undefined
+  'session-id': string | undefined = undefined
+  'thread-id': string | undefined = undefined
+  'x-codex-turn-metadata': string | undefined = undefined
+  'x-claude-code-session-id': string | undefined = undefined
+  'anthropic-beta': string | undefined = undefined
+  'x-stainless-lang': string | undefined = undefined
+  'x-stainless-package-version': string | undefined = undefined
+}
 
-export type ToolHeaders = Record<string, string>
+/** The names of `ToolHeaders` (lower case). */
+export const TOOL_HEADERS: ReadonlySet<string> = new Set(Object.keys(new ToolHeaders()))
 
 /** As long as any attribution string may be (spec section 8). */
 const MAX_LENGTH = 128
@@ -33,9 +38,11 @@ const KNOWN: Record<string, string> = { 'claude-cli': 'claude-code', GeminiCLI: 
 
 /** The user agent's first product token as `name version` (`curl/8.5.0` → `curl 8.5.0`), named as users know it. */
 function fromUserAgent(ua: string): string | null {
-  const sdk = SDK.exec(ua)
+  const sdk = ua.startsWith('OpenAI/') || ua.startsWith('Anthropic/') ? SDK.exec(ua) : null
   if (sdk) return `${sdk[1].toLowerCase()}-${sdk[2].toLowerCase()} ${sdk[3]}`
-  const token = ua.trim().split(/\s/, 1)[0]
+  const trimmed = ua.trim()
+  const space = trimmed.search(/\s/)
+  const token = space < 0 ? trimmed : trimmed.slice(0, space)
   if (!token) return null
   const slash = token.lastIndexOf('/')
   const name = slash > 0 ? token.slice(0, slash) : token
