@@ -105,9 +105,9 @@ describe('the Sessions screen', { skip: skip ?? false }, () => {
     assert.match(await partly.innerText(), /^≥\s\$0\.0000\d+$/, 'a lower bound, never $0 for what is unknown')
     assert.match((await partly.getAttribute('title'))!, /1 unpriced request not included/)
 
+    await shots(w.page, 'sessions-list', () => sessions.row('nightly-eval-run-17').waitFor())
     await sessions.choose('tool', CODEX_TOOL)
     await sessions.waitForCount('session-row', 1)
-    await shots(w.page, 'sessions-list', () => sessions.row(CODEX_SESSION).waitFor())
     await w.page.setViewportSize(PHONE)
     await assertNoSideScroll(w.page, 'the Sessions list')
     const box = (await codex.getByTestId('session-cost').boundingBox())!

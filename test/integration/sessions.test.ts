@@ -132,9 +132,13 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
   const codex = (session: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
     send('/v1/responses', { ...codexHeaders(secret, session), ...headers }, codexBody('openai/gpt-5.1', session, extra))
 
-  async function admin<N extends 'sessions.list' | 'sessions.get'>(op: N, input: unknown): Promise<{ status: number; body: Output<N> & { error?: { message: string } } }> {
-    const res = await fetch(`${gateway.url}/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(input) })
+  async function admin<N extends 'sessions.list' | 'sessions.get'>(op: N, input: unknown, as = cookie): Promise<{ status: number; body: Output<N> & { error?: { message: string } } }> {
+    const res = await fetch(`${gateway.url}/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: as }, body: JSON.stringify(input) })
     return { status: res.status, body: (await res.json()) as never }
+  }
+  const api = async (op: string, input: unknown, as: string) => {
+    const res = await fetch(`${gateway.url}/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: as }, body: JSON.stringify(input) })
+    return { res, body: (await res.json()) as any }
   }
 
   before(async () => {
@@ -331,6 +335,28 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     assert.equal(missing.status, 404)
   })
 
+  it("a member sees only the sessions, and the requests of a session, made with their own keys", async () => {
+    assert.equal((await api('users.create', { username: 'mia', password: 'member password 1', role: 'member' }, cookie)).res.status, 200)
+    const signIn = await api('auth.signIn', { username: 'mia', password: 'member password 1' }, '')
+    const mia = signIn.res.headers.get('set-cookie')!.split(';')[0]
+    const own = (await api('keys.create', { name: 'mia-laptop' }, mia)).body.secret as string
+    const shared = 'shared-ticket-7'
+    await claude('bc072202-1111-4000-8000-000000000001', { key: own, headers: { 'X-Gw-Session-Id': shared } })
+    await claude('bc072202-1111-4000-8000-000000000002', { headers: { 'X-Gw-Session-Id': shared } })
+    await claude('bc072202-1111-4000-8000-000000000003', { headers: { 'X-Gw-Session-Id': 'owner-only' } })
+
+    const list = await admin('sessions.list', {}, mia)
+    assert.equal(list.status, 200)
+    assert.deepEqual(
+      list.body.items.map((s) => [s.session_id, s.requests, s.keys.map((k) => k.name)]),
+      [[shared, 1, ['mia-laptop']]],
+    )
+    const mine = await admin('sessions.get', { id: shared }, mia)
+    assert.equal(mine.body.requests.length, 1, "the owner's request in the same session is not shown")
+    assert.equal((await admin('sessions.get', { id: 'owner-only' }, mia)).status, 404)
+    assert.equal((await admin('sessions.get', { id: shared })).body.requests.length, 2, 'an admin sees both')
+  })
+
   it('Overview groups by tool', async () => {
     const res = await fetch(`${gateway.url}/api/analytics.groupBy`, {
       method: 'POST',
@@ -340,7 +366,7 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     const groups = (await res.json()) as Array<{ value: string | null; requests: number }>
     const tools = new Map(groups.map((g) => [g.value, g.requests]))
     // Free token counts are left out, as everywhere in Overview.
-    assert.equal(tools.get('claude-code 2.1.330'), 9)
+    assert.equal(tools.get('claude-code 2.1.330'), 12)
     assert.equal(tools.get('codex_exec 0.169.0'), 4)
     assert.equal(tools.get('my-agent 1.2.3'), 1)
   })
