@@ -8,8 +8,8 @@
 
 /**
  * The headers read here, first value of each; the attribution pass over the headers fills it. A
- * class, so that every request's has one shape: an object given these names as it met them cost
- * ~1.5 µs per request more (dictionary properties).
+ * class, so that every request's object has one shape: a plain object given these names as they
+ * came cost ~1.5 µs per request more (dictionary properties).
  */
 export class ToolHeaders {
   'user-agent': string | undefined = undefined

@@ -21,8 +21,8 @@ const SORTS: Array<{ value: Sort; label: string }> = [
 ]
 const PAGE = 50
 
-/** A long session id (a UUID) shortened to its first group; the whole id is in its title and on its page. */
-export const shortId = (id: string) => (id.length > 14 ? `${id.slice(0, 8)}…` : id)
+/** A tool's session id (a UUID) shortened to its first group, as tools show it; ids a caller chose stay whole. The whole id is in its title and on its page. */
+export const shortId = (id: string) => (/^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(id) ? `${id.slice(0, 8)}…` : id)
 
 function SessionRow({ s }: { s: Session }) {
   return (
