@@ -125,6 +125,7 @@ function makeRecord(i: number, keyIds: string[]): RequestRecord {
       user_id: rand() < 0.75 ? skewed(USERS, 1) : null,
       trace_id: rand() < 0.3 ? `trace-${Math.floor(rand() * 20000)}` : null,
       session_id: rand() < 0.4 ? `sess-${Math.floor(rand() * 5000)}` : null,
+      session_derived: false,
       tags,
       extra: rand() < 0.2 ? { app_version: `1.${Math.floor(rand() * 20)}.0` } : {},
       auto_cache: null,

@@ -9,6 +9,7 @@ import { providerOps } from './providers'
 import { priceOps } from './prices'
 import { requestOps } from './requests'
 import { analyticsOps } from './analytics'
+import { sessionOps } from './sessions'
 import { settingsOps } from './settings'
 import { playgroundOps } from './playground'
 
@@ -47,6 +48,7 @@ export const operations = {
   ...priceOps,
   ...requestOps,
   ...analyticsOps,
+  ...sessionOps,
   ...settingsOps,
   ...playgroundOps,
 } satisfies Record<string, Operation>

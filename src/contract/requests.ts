@@ -16,6 +16,8 @@ export const requestFilter = z
     user_id: z.string().optional(),
     trace_id: z.string().optional(),
     session_id: z.string().optional(),
+    /** The tool that sent the request, as recorded (`claude-code 2.1.330`). */
+    source_tool: z.string().optional(),
     tag: z.string().optional(),
     /** Dimension filters, name → value. */
     dimensions: z.record(z.string(), z.string()).optional(),
@@ -42,6 +44,7 @@ export const requestRow = z.object({
   priced: z.boolean(),
   latency_ms: z.number().int().nullable(),
   source: z.enum(['api', 'playground']),
+  source_tool: z.string().nullable(),
 })
 
 export const requestOps = {

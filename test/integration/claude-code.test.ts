@@ -147,6 +147,11 @@ describe(
       assert.equal(record.cost?.cached_tokens, 20_000)
       assert.equal(record.cost?.cache_write_tokens, 3_000)
       assert.equal(record.cost?.estimated, false)
+      // The tool and its own session, recognised from what Claude Code sends (its session header, the same id as in metadata.user_id).
+      assert.equal(record.source_tool, `claude-code ${CLAUDE_CODE.version}`)
+      assert.match(record.attribution.session_id ?? '', /^[0-9a-f-]{36}$/)
+      assert.equal(record.attribution.session_derived, true)
+      assert.equal(JSON.parse(request.body.metadata.user_id).session_id, record.attribution.session_id)
       // claude-sonnet-4-5 per million: $3 input, $0.30 cache read, $3.75 5-minute write, $6 1-hour write, $15 output.
       // 1,000 × 3 + 20,000 × 0.30 + 2,000 × 3.75 + 1,000 × 6 + 50 × 15 = 3,000 + 6,000 + 7,500 + 6,000 + 750 = $0.02325 per million → 0.02325 USD
       assertUsd(record.cost?.final_usd, 0.02325, 'final cost')
@@ -180,6 +185,8 @@ describe(
       assert.match(refused.error?.message ?? '', /messages\.1\.role/)
 
       assert.equal(answered.status, 200)
+      assert.ok(refused.attribution.session_id && refused.attribution.session_derived, 'the refused request is in the session too')
+      assert.equal(answered.attribution.session_id, refused.attribution.session_id, 'one run of claude -p is one session')
       assert.equal(answered.model, 'claude-haiku-5-5', 'the record keeps the model Claude Code asked for')
       assert.deepEqual(answered.alias, { pattern: 'claude-haiku-*', target: 'anthropic/claude-haiku-4-5' })
       assert.equal(answered.provider, 'anthropic')

@@ -159,6 +159,10 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(record.usage?.completion_tokens, 300)
     assert.equal(record.usage?.reasoning_tokens, 120)
     assert.equal(record.cost?.estimated, false)
+    // The tool and its own session, recognised from what Codex sends.
+    assert.equal(record.source_tool, `codex_exec ${CODEX.version}`)
+    assert.equal(record.attribution.session_id, request.headers['session-id'])
+    assert.equal(record.attribution.session_derived, true)
     // gpt-5.1 per million: $1.25 input, $0.125 cached input, $10 output (reasoning is part of output_tokens).
     // 4,000 × 1.25 + 8,000 × 0.125 + 300 × 10 = 5,000 + 1,000 + 3,000 = 9,000 per million → 0.009 USD
     assertUsd(record.cost?.final_usd, 0.009, 'final cost')
@@ -214,6 +218,8 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
       assert.equal(more.length, 0, mode)
       assert.equal(broken.outcome, 'error', mode)
       assert.equal(answered.outcome, 'ok', mode)
+      assert.ok(broken.attribution.session_id, `${mode}: the broken stream is in the session`)
+      assert.equal(answered.attribution.session_id, broken.attribution.session_id, `${mode}: Codex's reconnection is in the same session`)
       // The fake's default usage, 30 input and 8 output tokens, at gpt-5.1's $1.25 / $10 per million: 37.5 + 80 → 0.0001175 USD.
       assertUsd(answered.cost?.final_usd, 0.0001175, `${mode}: second answer`)
       if (mode === 'response-failed') {

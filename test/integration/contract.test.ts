@@ -85,6 +85,8 @@ describe('management contract over HTTP and the CLI', () => {
     'requests.get': { id: ids.request },
     'analytics.overview': { from: Date.now() - 3600_000, to: Date.now() + 60_000 },
     'analytics.groupBy': { from: Date.now() - 3600_000, to: Date.now() + 60_000, by: 'model' },
+    'sessions.list': { filter: { from: Date.now() - 3600_000 } },
+    'sessions.get': { id: 'contract-session' },
     'settings.get': {},
     'settings.update': { log_bodies: true },
     'playground.chat': { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
@@ -107,7 +109,8 @@ describe('management contract over HTTP and the CLI', () => {
     await call('providers.set', { id: 'extra', kind: 'openai', base_url: 'http://127.0.0.1:9/v1' }, admin)
     await call('prices.set', { model: 'openai/contract-model', row: { input: 1 } }, admin)
     const client = new OpenAI({ baseURL: t.baseURL, apiKey: ids.keySecret, maxRetries: 0 })
-    ids.request = ((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })) as any).gw.request_id
+    ids.request = ((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'X-Gw-Session-Id': 'contract-session' } })) as any).gw
+      .request_id
   })
   after(() => t.close())
 

@@ -13,6 +13,7 @@ import { presetHandlers } from './handlers/presets'
 import { providerHandlers } from './handlers/providers'
 import { priceHandlers } from './handlers/prices'
 import { requestHandlers } from './handlers/requests'
+import { sessionHandlers } from './handlers/sessions'
 import { settingsHandlers } from './handlers/settings'
 import type { Handlers } from './handlers/types'
 
@@ -25,6 +26,7 @@ export const handlers: Handlers<OperationName> = {
   ...providerHandlers,
   ...priceHandlers,
   ...requestHandlers,
+  ...sessionHandlers,
   ...settingsHandlers,
   ...playgroundHandlers,
 }

@@ -6,6 +6,7 @@ import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
 import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
 import { pricesList, pricesRemove, pricesReprice, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
+import { sessionsList, sessionsShow } from './commands/sessions'
 import { api } from './commands/api'
 import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
 
@@ -58,6 +59,10 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   requests list [--limit N]
   requests show ID
 
+  sessions list [--since 24h|7d|DATE] [--tool T] [--key KEY_ID] [--sort last|first|cost|requests|tokens] [--limit N]
+                                                             coding-agent sessions: tool, key, requests, tokens, cost
+  sessions show ID                                           a session's requests in order, the cost accumulating
+
   api list                                                   every management operation
   api OPERATION [--input JSON | --input -]                   run one as the local operator (JSON out)
 
@@ -89,6 +94,8 @@ const commands: Record<string, Command> = {
   'prices reprice': pricesReprice,
   'requests list': requestsList,
   'requests show': requestsShow,
+  'sessions list': sessionsList,
+  'sessions show': sessionsShow,
 }
 
 export async function runCli(argv: string[], io: CliIo = defaultIo()): Promise<number> {

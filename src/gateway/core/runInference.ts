@@ -130,7 +130,8 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   const asSent = wire.read(call.body)
   ctx.model = asSent.model
   ctx.stream = asSent.stream
-  ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders)
+  const bodySession = wire.bodySession
+  ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders, bodySession ? () => bodySession(asSent.body) : null)
   if (gw.settings.log_bodies) ctx.bodies = { request: call.rawBody ?? JSON.stringify(call.body), response: null }
   let body = asSent.body
   const steering = steer(gw.presets, gw.aliases, ctx.key, asSent.model, wire.applyPreset !== undefined, wire.endpoint)

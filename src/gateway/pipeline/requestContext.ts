@@ -86,9 +86,10 @@ export class RequestContext {
   model: string | null = null
   stream = false
   attribution: AttributionResult = {
-    attribution: { user_id: null, trace_id: null, session_id: null, tags: [], extra: {}, auto_cache: null },
+    attribution: { user_id: null, trace_id: null, session_id: null, session_derived: false, tags: [], extra: {}, auto_cache: null },
     dimensions: {},
     ignored: [],
+    tool: null,
   }
   target: Target | null = null
   /** A preset fallback served instead of the primary model. */
@@ -169,6 +170,7 @@ export class RequestContext {
       created_at: this.startedAt.toISOString(),
       endpoint: this.endpoint,
       source: this.source,
+      source_tool: a.tool,
       status,
       outcome,
       key_id: this.key.id,

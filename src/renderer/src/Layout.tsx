@@ -7,6 +7,8 @@ import { OverviewScreen } from './screens/overview/OverviewScreen'
 import { PlaygroundScreen } from './screens/playground/PlaygroundScreen'
 import { RequestsScreen } from './screens/requests/RequestsScreen'
 import { RequestDetail } from './screens/requests/RequestDetail'
+import { SessionsScreen } from './screens/sessions/SessionsScreen'
+import { SessionDetail } from './screens/sessions/SessionDetail'
 import { KeysScreen } from './screens/keys/KeysScreen'
 import { KeyDetail } from './screens/keys/KeyDetail'
 import { PresetsScreen } from './screens/presets/PresetsScreen'
@@ -26,6 +28,7 @@ const NAV: NavItem[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'playground', label: 'Playground' },
   { id: 'requests', label: 'Requests' },
+  { id: 'sessions', label: 'Sessions' },
   { id: 'keys', label: 'Keys' },
   { id: 'presets', label: 'Presets' },
   { id: 'models', label: 'Models' },
@@ -82,6 +85,8 @@ function Screen({ segments }: { segments: string[] }) {
       return <PlaygroundScreen />
     case 'requests':
       return id ? <RequestDetail id={id} /> : <RequestsScreen />
+    case 'sessions':
+      return id ? <SessionDetail id={id} /> : <SessionsScreen />
     case 'keys':
       return id ? <KeyDetail id={id} /> : <KeysScreen />
     case 'presets':

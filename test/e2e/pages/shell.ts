@@ -1,6 +1,6 @@
 import { BasePage } from './base'
 
-export type Screen = 'overview' | 'playground' | 'requests' | 'keys' | 'presets' | 'models' | 'providers' | 'users' | 'settings'
+export type Screen = 'overview' | 'playground' | 'requests' | 'sessions' | 'keys' | 'presets' | 'models' | 'providers' | 'users' | 'settings'
 
 /** The sidebar and whoever is signed in. */
 export class Shell extends BasePage {

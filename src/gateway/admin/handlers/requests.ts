@@ -19,7 +19,7 @@ function withGwBlock(record: RequestRecord, bodies: LoggedBodies | null): Logged
 }
 
 /** Admins see every request; a member only those made with their own keys. */
-const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
+export const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
 
 export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 'requests.get' | 'analytics.overview' | 'analytics.groupBy'> = {
   'requests.list'(ctx, input) {

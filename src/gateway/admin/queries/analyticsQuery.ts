@@ -57,7 +57,7 @@ interface BucketRow extends TotalsRow {
 }
 
 /** Requests whose cost is unknown: no price, though a provider was chosen (one sent nowhere is priced $0). */
-const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0)'
+export const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0)'
 
 /**
  * Totals and a time series over [from, to) for a filter within a scope. Sums and counts are SQL
@@ -172,6 +172,7 @@ const GROUP_COLUMNS = {
   preset: 'r.preset',
   session: 'r.session_id',
   trace: 'r.trace_id',
+  tool: 'r.source_tool',
 } as const
 
 /**

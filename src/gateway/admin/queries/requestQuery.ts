@@ -30,7 +30,7 @@ const STATUS_CLASS: Record<'2xx' | '4xx' | '5xx', [number, number]> = {
   '5xx': [500, 599],
 }
 
-/** Equality filters: filter field → column of `requests` (all indexed but source and outcome). */
+/** Equality filters: filter field → column of `requests` (all indexed but source, source_tool and outcome). */
 const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['key_id', 'key_id'],
   ['model', 'model'],
@@ -39,6 +39,7 @@ const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['user_id', 'user_id'],
   ['trace_id', 'trace_id'],
   ['session_id', 'session_id'],
+  ['source_tool', 'source_tool'],
   ['source', 'source'],
   ['outcome', 'outcome'],
 ]
@@ -206,10 +207,10 @@ const SORT_COLUMNS = {
 } as const
 const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
 
-const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
-  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source`
+export const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
+  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source, r.source_tool`
 
-type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
+export type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
 
 /** Prepared statements by SQL text, per connection: filters produce few distinct shapes. */
 const statementCache = new WeakMap<Db, Map<string, Statement<SqlParam[]>>>()

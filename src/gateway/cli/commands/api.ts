@@ -55,6 +55,18 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
   }
 }
 
+type Operate = <T>(name: string, input: unknown) => Promise<T>
+
+/** Runs operations as the local operator, on one open store; a refusal throws, naming the field the contract found wrong. */
+export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>) =>
+  withOperator(dataDir, io, (invoke) =>
+    fn(async <T>(name: string, input: unknown) => {
+      const { result } = await invoke(name, input)
+      if (!result.ok) throw new Error(result.error.field ? `${result.error.field}: ${result.error.message}` : result.error.message)
+      return result.value as T
+    }),
+  )
+
 /** Runs one management operation as the local operator. */
 export const invokeAsOperator = (dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>
   withOperator(dataDir, io, (invoke) => invoke(name, input, onEvent))

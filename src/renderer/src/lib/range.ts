@@ -1,10 +1,11 @@
-export type RangeId = '24h' | '7d' | '30d' | 'custom'
+/** The ranges that end now. */
+export type PresetRangeId = '24h' | '7d' | '30d'
+export type RangeId = PresetRangeId | 'custom'
 
-export const RANGES: Array<{ value: RangeId; label: string }> = [
+export const RANGES: Array<{ value: PresetRangeId; label: string }> = [
   { value: '24h', label: '24 h' },
   { value: '7d', label: '7 d' },
   { value: '30d', label: '30 d' },
-  { value: 'custom', label: 'Custom' },
 ]
 
 const HOUR = 3_600_000
@@ -19,7 +20,7 @@ export interface Range {
 }
 
 /** The window ending now (rounded up to the next minute, so repeated renders ask the same thing). */
-export function rangeOf(id: Exclude<RangeId, 'custom'>, now = Date.now()): Range {
+export function rangeOf(id: PresetRangeId, now = Date.now()): Range {
   const to = Math.ceil(now / 60_000) * 60_000
   if (id === '24h') return { id, from: to - DAY, to, bucket: 'hour', step: HOUR }
   if (id === '7d') return { id, from: to - 7 * DAY, to, bucket: 'day', step: DAY }

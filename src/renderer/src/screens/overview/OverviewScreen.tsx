@@ -38,7 +38,7 @@ export function OverviewScreen() {
         subtitle="Spend, traffic and latency across every key you can see."
         actions={
           <>
-            <Segmented<RangeId> label="Time range" value={custom ? 'custom' : range.id} onChange={choose} options={RANGES} testId="range" />
+            <Segmented<RangeId> label="Time range" value={custom ? 'custom' : range.id} onChange={choose} options={[...RANGES, { value: 'custom', label: 'Custom' }]} testId="range" />
             <button type="button" className="btn" onClick={() => setRange(range.id === 'custom' ? { ...range } : rangeOf(range.id))} data-testid="overview-refresh">
               Refresh
             </button>
@@ -70,6 +70,7 @@ export function OverviewScreen() {
         <TopList title="Top keys" column="Key" by="key" range={range} label={keyName} link={(v) => href('keys', v)} />
         <TopList title="Top users" column="User" by="user" range={range} link={(v) => href('requests', { user_id: v, from: range.from })} />
         <TopList title="Top tags" column="Tag" by="tag" range={range} link={(v) => href('requests', { tag: v, from: range.from })} />
+        <TopList title="Top tools" column="Tool" by="tool" range={range} link={(v) => href('sessions', { tool: v, range: range.id === '24h' || range.id === 'custom' ? undefined : range.id })} />
       </div>
       <Breakdown range={range} keyName={keyName} />
       {status.data && !firstTime && <Quickstart status={status.data} isAdmin={isAdmin} firstTime={false} />}

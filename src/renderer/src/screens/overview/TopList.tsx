@@ -21,7 +21,7 @@ function SpendCell({ g }: { g: Group }) {
 
 export type GroupBy = Input<'analytics.groupBy'>['by']
 
-const NONE: Record<string, string> = { user: '(no user id)', tag: '(untagged)', served_model: '(not sent to a provider)' }
+const NONE: Record<string, string> = { user: '(no user id)', tag: '(untagged)', tool: '(not recognised)', served_model: '(not sent to a provider)' }
 
 /** The top values of one grouping over the range, with links where a value has a page. */
 export function TopList(props: {

@@ -32,8 +32,9 @@ function Attribution({ record }: { record: Obj }) {
   const user = str(a.user_id)
   const trace = str(a.trace_id)
   const session = str(a.session_id)
+  const tool = str(record.source_tool)
   return (
-    <Section title="Attribution" testId="detail-attribution" description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers).">
+    <Section title="Attribution" testId="detail-attribution" description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers), and the tool that sent it, as its headers say.">
       <Facts
         items={[
           ['User id', user ? <FilterLink param="user_id" value={user} testId="detail-user-link" /> : '—'],
@@ -51,12 +52,17 @@ function Attribution({ record }: { record: Obj }) {
             'Session',
             session ? (
               <>
-                <code>{session}</code> · <FilterLink param="session_id" value={session} testId="follow-session">Follow this session</FilterLink>
+                <code>{session}</code>
+                {a.session_derived === true && <span className="muted"> (from the tool)</span>} · <FilterLink param="session_id" value={session} testId="follow-session">Follow this session</FilterLink> ·{' '}
+                <a href={href('sessions', session)} data-testid="open-session">
+                  Its cost and timeline
+                </a>
               </>
             ) : (
               '—'
             ),
           ],
+          ['Tool', tool ?? '—'],
           [
             'Tags',
             tags.length ? (
