@@ -11,6 +11,7 @@ import { requestOps } from './requests'
 import { analyticsOps } from './analytics'
 import { settingsOps } from './settings'
 import { playgroundOps } from './playground'
+import { sessionAlertOps } from './sessionAlerts'
 
 /**
  * The management contract: every operation that crosses a process boundary, with its input and
@@ -49,6 +50,7 @@ export const operations = {
   ...analyticsOps,
   ...settingsOps,
   ...playgroundOps,
+  ...sessionAlertOps,
 } satisfies Record<string, Operation>
 
 export type Operations = typeof operations

@@ -84,6 +84,7 @@ describe('management contract over HTTP and the CLI', () => {
     'analytics.groupBy': { from: Date.now() - 3600_000, to: Date.now() + 60_000, by: 'model' },
     'settings.get': {},
     'settings.update': { log_bodies: true },
+    'sessions.alerts': { since: 0 },
     'playground.chat': { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
   })
 

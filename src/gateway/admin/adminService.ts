@@ -14,6 +14,7 @@ import { providerHandlers } from './handlers/providers'
 import { priceHandlers } from './handlers/prices'
 import { requestHandlers } from './handlers/requests'
 import { settingsHandlers } from './handlers/settings'
+import { sessionAlertHandlers } from './handlers/sessionAlerts'
 import type { Handlers } from './handlers/types'
 
 /** Exactly one handler per contract operation: a missing or extra one fails the type check. */
@@ -27,6 +28,7 @@ export const handlers: Handlers<OperationName> = {
   ...requestHandlers,
   ...settingsHandlers,
   ...playgroundHandlers,
+  ...sessionAlertHandlers,
 }
 
 export interface Invocation {
