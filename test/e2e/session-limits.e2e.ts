@@ -59,7 +59,7 @@ describe('session limits and the session alert in the dashboard', { skip: skip ?
     await ask()
     await ask()
     const refused: any = await ask().catch((e) => e)
-    assert.equal(refused.status, 403)
+    assert.equal(refused.status, 400)
     assert.match(refused.message, /could take this session past its \$0.00001 limit set on key "claude-code"/)
 
     const alert = shell.sessionAlert('sess-e2e')

@@ -40,7 +40,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
   after(() => t.close())
 
-  it('chat completions: the call past max_session_requests gets OpenAI’s 403 policy_violation, nothing sent upstream, recorded as a refusal', async () => {
+  it('chat completions: the call past max_session_requests gets OpenAI’s 400 policy_violation, not to be retried, nothing sent upstream, recorded as a refusal', async () => {
     const { secret } = keyWith('agent-chat', { max_session_requests: 2 })
     const c = openai(secret, session())
     await chat(c)
@@ -48,20 +48,21 @@ describe('per-session limits on a key, on every wire', () => {
     const before = t.fake.received.length
     const err: any = await refusal(chat(c))
     assert.ok(err instanceof OpenAI.APIError)
-    assert.equal(err.status, 403)
+    assert.equal(err.status, 400)
     assert.equal(err.type, 'invalid_request_error')
     assert.equal(err.code, 'policy_violation')
-    assert.equal(err.message, '403 this session reached its limit of 2 requests set on key "agent-chat" (2 made) [rule: max_session_requests]')
+    assert.equal(err.message, '400 this session reached its limit of 2 requests set on key "agent-chat" (2 made) [rule: max_session_requests]')
+    assert.equal(err.headers.get('x-should-retry'), 'false')
     assert.equal(t.fake.received.length, before, 'nothing sent upstream')
     const record = await t.record(err.headers.get('x-request-id'))
-    assert.equal(record.status, 403)
+    assert.equal(record.status, 400)
     assert.equal(record.outcome, 'error')
     assert.equal(record.error?.code, 'policy_violation')
     assert.equal(record.attribution.session_id, `sess-${n}`)
     assert.equal(record.attempts.length, 0)
   })
 
-  it('Messages: the same refusal in Anthropic’s shape (permission_error), which Claude Code shows its user', async () => {
+  it('Messages: the refusal in Anthropic’s shape, a 402 billing_error, which Claude Code shows its user once', async () => {
     const { secret } = keyWith('agent-messages', { max_session_requests: 1 })
     const c = anthropic(secret, session())
     const ask = () => c.messages.create({ model: 'openai/gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
@@ -69,10 +70,11 @@ describe('per-session limits on a key, on every wire', () => {
     const before = t.fake.received.length
     const err: any = await refusal(ask())
     assert.ok(err instanceof Anthropic.APIError)
-    assert.equal(err.status, 403)
+    assert.equal(err.status, 402)
+    assert.equal(err.headers.get('x-should-retry'), 'false')
     assert.deepEqual(err.error, {
       type: 'error',
-      error: { type: 'permission_error', message: 'this session reached its limit of 1 requests set on key "agent-messages" (1 made) [rule: max_session_requests]' },
+      error: { type: 'billing_error', message: 'this session reached its limit of 1 requests set on key "agent-messages" (1 made) [rule: max_session_requests]' },
     })
     assert.equal(t.fake.received.length, before)
     const record = await t.record(err.headers.get('request-id'))
@@ -80,26 +82,27 @@ describe('per-session limits on a key, on every wire', () => {
     assert.equal(record.error?.code, 'policy_violation')
   })
 
-  it('Messages streaming: refused before the stream starts, with an HTTP 403 in Anthropic’s shape', async () => {
+  it('Messages streaming: refused before the stream starts, with an HTTP 402 in Anthropic’s shape', async () => {
     const { secret } = keyWith('agent-stream', { max_session_requests: 1 })
     const c = anthropic(secret, session())
     const ask = () => c.messages.create({ model: 'openai/gpt-4o-mini', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] })
     for await (const _ of await ask());
     const err: any = await refusal(ask())
-    assert.equal(err.status, 403)
-    assert.equal(err.error.error.type, 'permission_error')
+    assert.equal(err.status, 402)
+    assert.equal(err.error.error.type, 'billing_error')
     assert.match(err.error.error.message, /^this session reached its limit of 1 requests/)
   })
 
-  it('Responses: OpenAI’s error shape, as Codex reads it', async () => {
+  it('Responses: OpenAI’s error shape, a 400 that Codex shows once instead of retrying', async () => {
     const { secret } = keyWith('agent-responses', { max_session_requests: 1 })
     const c = openai(secret, session())
     const ask = () => c.responses.create({ model: 'openai/gpt-5.1', input: 'hi' })
     await ask()
     const before = t.fake.received.length
     const err: any = await refusal(ask())
-    assert.equal(err.status, 403)
+    assert.equal(err.status, 400)
     assert.equal(err.code, 'policy_violation')
+    assert.equal(err.headers.get('x-should-retry'), 'false')
     assert.equal(err.error.message, 'this session reached its limit of 1 requests set on key "agent-responses" (1 made) [rule: max_session_requests]')
     assert.equal(t.fake.received.length, before)
     assert.equal((await t.record(err.headers.get('x-request-id'))).endpoint, 'responses')
@@ -109,7 +112,7 @@ describe('per-session limits on a key, on every wire', () => {
     const { secret } = keyWith('agent-others', { max_session_requests: 1, max_session_usd: C * 1.5 })
     const stopped = openai(secret, session())
     await chat(stopped, 5)
-    assert.equal((await refusal(chat(stopped, 5))).status, 403)
+    assert.equal((await refusal(chat(stopped, 5))).status, 400)
     await chat(openai(secret, session()), 5)
     const sessionless = openai(secret)
     for (let i = 0; i < 3; i++) await chat(sessionless, 5)
@@ -127,7 +130,7 @@ describe('per-session limits on a key, on every wire', () => {
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => chat(c)))
     t.fake.script()
     const ok = results.filter((r) => r.status === 'fulfilled').length
-    const refused = results.filter((r) => r.status === 'rejected' && (r.reason as any).status === 403)
+    const refused = results.filter((r) => r.status === 'rejected' && (r.reason as any).status === 400)
     assert.equal(ok, 3)
     assert.equal(refused.length, 5)
     for (const r of refused) assert.match((r as PromiseRejectedResult).reason.message, /limit of 3 requests set on key "agent-burst" \(\d made(, \d in flight)?\)/)
@@ -150,7 +153,7 @@ describe('per-session limits on a key, on every wire', () => {
     assert.ok(spent <= limit, `session spent ${spent}, limit ${limit}`)
     assert.equal(Math.round(spent * 1e12), Math.round(3 * C * 1e12))
     const next: any = await refusal(chat(c, 5))
-    assert.equal(next.status, 403)
+    assert.equal(next.status, 400)
     assert.match(next.message, /could take this session past its \$0.000017 limit set on key "agent-usd" \(\$0.000014 spent, \$0.00 reserved by requests in flight/)
   })
 

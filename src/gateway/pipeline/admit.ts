@@ -108,6 +108,6 @@ export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string,
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }
   // Held before the balance is, so a balance refusal still finds the hold on the context to release.
-  ctx.sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected))
+  ctx.sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected), ctx.endpoint)
   ctx.reservation = deps.balances.admit(key, BigInt(expected))
 }

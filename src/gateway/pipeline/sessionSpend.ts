@@ -1,10 +1,10 @@
 import type { KeyPolicy } from '../../contract/keys'
+import { ApiError } from '../errors'
 import type { SessionAlert } from '../../contract/sessionAlerts'
 import type { KeyRow } from '../store/keysRepo'
 import { usdToPico } from '../store/ledgerRepo'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
 import { usd } from './balances'
-import { policyViolation } from './enforcePolicy'
 
 /** What the store holds of one session on one key: its recorded cost and its requests (token counts aside). */
 export interface SessionTotals {
@@ -24,6 +24,18 @@ interface Session {
 export interface SessionHold {
   session: Session
   pico: bigint
+}
+
+/**
+ * A session's refusal, in the status its tool stops at and shows: no retry can succeed until the
+ * key's policy changes. Measured with the real tools: Claude Code (2.1.330, on /v1/messages)
+ * prints a 402 once as "API Error: 402 <message>", but asks five more times after a 400 and
+ * prefixes a 403 with "Failed to authenticate"; Codex (0.169.0, on /v1/responses) prints a 400's
+ * body once, but retries a 402 or 403 five times. Chat completions clients take the 400 as well.
+ */
+function refused(endpoint: RequestRecord['endpoint'], message: string): ApiError {
+  const status = endpoint === 'messages' ? 402 : 400
+  return new ApiError(status, status === 402 ? 'insufficient_quota' : 'invalid_request_error', message, 'policy_violation', null, { 'x-should-retry': 'false' })
 }
 
 /** Sessions kept in memory; beyond this, idle ones are dropped and read from the store again when they return. */
@@ -57,27 +69,28 @@ export class SessionSpend {
   }
 
   /**
-   * Admits one request of a session or refuses it (403 policy_violation naming the rule), and
+   * Admits one request of a session or refuses it (`policy_violation`, naming the rule), and
    * holds its expected cost and its place until it is recorded. Null when the session is not watched.
    */
-  admit(key: KeyRow, policy: KeyPolicy, sessionId: string | null, expectedPico: bigint): SessionHold | null {
+  admit(key: KeyRow, policy: KeyPolicy, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
     if (!this.watches(policy, sessionId)) return null
     const s = this.session(key, sessionId)
     const where = `set on key "${key.name}"`
     const maxRequests = policy.max_session_requests
     if (maxRequests !== undefined && s.requests + s.inFlight >= maxRequests) {
       const inFlight = s.inFlight > 0 ? `, ${s.inFlight} in flight` : ''
-      throw policyViolation(`this session reached its limit of ${maxRequests} requests ${where} (${s.requests} made${inFlight}) [rule: max_session_requests]`)
+      throw refused(endpoint, `this session reached its limit of ${maxRequests} requests ${where} (${s.requests} made${inFlight}) [rule: max_session_requests]`)
     }
     if (policy.max_session_usd !== undefined) {
       const limit = usdToPico(policy.max_session_usd)
       const held = s.spentPico + s.reservedPico
       if (held >= limit) {
         const inFlight = s.reservedPico > 0n ? `, ${usd(s.reservedPico)} reserved by requests in flight` : ''
-        throw policyViolation(`this session reached its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent${inFlight}) [rule: max_session_usd]`)
+        throw refused(endpoint, `this session reached its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent${inFlight}) [rule: max_session_usd]`)
       }
       if (held + expectedPico > limit) {
-        throw policyViolation(
+        throw refused(
+          endpoint,
           `this request could take this session past its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent, ${usd(s.reservedPico)} reserved by requests in flight, about ${usd(expectedPico)} for this one) [rule: max_session_usd]`,
         )
       }
