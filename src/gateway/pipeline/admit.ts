@@ -93,17 +93,17 @@ export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string,
   const entry = target.priced?.entry ?? null
   const policy = policyOf(key)
   const sessionId = ctx.attribution.attribution.session_id
-  const watched = deps.sessions.watches(policy, sessionId)
-  if (watched && policy.max_session_usd !== undefined && !entry && !target.provider.local) {
+  const sessionUsd = sessionId !== null && policy.max_session_usd !== undefined
+  if (sessionUsd && !entry && !target.provider.local) {
     throw policyViolation(
       `key "${key.name}" has a per-session spend limit, and ${target.provider.id}/${target.upstreamModel} has no known price; set one with \`gw prices set\` [rule: max_session_usd]`,
       'model',
     )
   }
-  // Only a prepaid balance and a watched session are held against reservations; estimating one
-  // means serialising the whole prompt, which other requests need not pay for.
+  // Only a prepaid balance and a session's spend limit are held against reservations; estimating
+  // one means serialising the whole prompt, which other requests need not pay for.
   let expected = 0
-  if ((key.prepaid === 1 || watched) && entry) {
+  if ((key.prepaid === 1 || sessionUsd) && entry) {
     const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }

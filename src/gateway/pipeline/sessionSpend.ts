@@ -1,6 +1,6 @@
 import type { KeyPolicy } from '../../contract/keys'
-import { ApiError } from '../errors'
 import type { SessionAlert } from '../../contract/sessionAlerts'
+import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { usdToPico } from '../store/ledgerRepo'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
@@ -63,8 +63,8 @@ export class SessionSpend {
     private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
   ) {}
 
-  /** Whether a request of this session is held against it (and its cost worth estimating). */
-  watches(policy: KeyPolicy, sessionId: string | null): sessionId is string {
+  /** Whether a request of this session is held against it: its key limits sessions, or sessions raise alerts. */
+  private watches(policy: KeyPolicy, sessionId: string | null): sessionId is string {
     return sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined || this.alerts.threshold() !== null)
   }
 
