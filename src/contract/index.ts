@@ -12,6 +12,7 @@ import { analyticsOps } from './analytics'
 import { sessionOps } from './sessions'
 import { settingsOps } from './settings'
 import { playgroundOps } from './playground'
+import { sessionAlertOps } from './sessionAlerts'
 
 /**
  * The management contract: every operation that crosses a process boundary, with its input and
@@ -51,6 +52,7 @@ export const operations = {
   ...sessionOps,
   ...settingsOps,
   ...playgroundOps,
+  ...sessionAlertOps,
 } satisfies Record<string, Operation>
 
 export type Operations = typeof operations

@@ -19,6 +19,10 @@ export const keyPolicy = z
     max_cost_per_request_usd: z.number().positive().optional(),
     /** Requests per minute, sliding window. */
     rpm: z.number().int().positive().optional(),
+    /** What one session (its session id) may spend on this key: recorded cost plus what its requests in flight reserved. */
+    max_session_usd: z.number().positive().optional(),
+    /** Requests one session may make on this key, those in flight included (token counts aside). */
+    max_session_requests: z.number().int().positive().optional(),
   })
   .strict()
 

@@ -10,6 +10,7 @@ import { DesktopPrefs, MIN_WINDOW, trackWindowState, visibleState, type Rect, ty
 import { APP_INDEX_URL, APP_SCHEME, PRIVILEGED_SCHEMES, appProtocolHandler } from './protocol'
 import { hardenSession, hardenWebContents, ownRendererCheck, secureWebPreferences, type SessionLike, type ShellLike, type WebContentsLike } from './security'
 import { DesktopSession } from './session'
+import { notifySessionAlerts, type NotificationCtor } from './sessionNotifications'
 import { trayMenu, trayTooltip, type MenuItem, type TrayState } from './tray'
 import type { ElectronListener } from './electronEvents'
 
@@ -68,6 +69,8 @@ export interface DesktopDeps {
   Tray?: new (image: unknown) => TrayLike
   nativeImage?: { createFromBuffer(buffer: Buffer, options?: { scaleFactor?: number }): unknown }
   screen?: { getAllDisplays(): Array<{ workArea: Rect }> }
+  /** Electron's Notification where the platform supports it: session alerts become desktop notifications. */
+  Notification?: NotificationCtor
   startGateway: typeof StartGateway
   /** Folder of the built renderer (served as app://gw/) and path of the built preload. */
   rendererDir: string
@@ -154,6 +157,7 @@ export function createDesktop(d: DesktopDeps): Desktop {
   let quitting = false
   let closed = false
   let unregisterIpc: (() => void) | null = null
+  let stopNotifying: (() => void) | null = null
 
   const start = (overrides: ConfigOverrides) => d.startGateway(overrides, { ...d.gatewayOptions, dashboardDir: d.rendererDir })
 
@@ -195,12 +199,15 @@ export function createDesktop(d: DesktopDeps): Desktop {
     const r = await startWithPortChoice(start, { dataDir, logFile }, askPort)
     if (!r) return false
     running = r
+    if (d.Notification) stopNotifying = notifySessionAlerts(r.gateway.sessionAlerts, d.Notification, () => void showWindow())
     return true
   }
 
   async function gatewayOff(): Promise<void> {
     const r = running
     running = null
+    stopNotifying?.()
+    stopNotifying = null
     // Closing flushes queued request records and closes the store.
     if (r) await r.close()
   }

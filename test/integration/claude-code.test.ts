@@ -275,5 +275,24 @@ describe(
       // 20,000 × 0.15 + 10,000 × 0.075 + 40 × 0.60 = 3,000 + 750 + 24 = 3,774 per million → 0.003774 USD
       assertUsd(record.cost?.final_usd, 0.003774, 'final cost')
     })
+
+    it("a session limit on the key: the next run stops with the gateway's message, printed once, nothing sent upstream", async () => {
+      const { secret: limited } = gateway.gateway.keys.create('claude-code-limited', { policy: { max_session_requests: 1 } })
+      const env = { ANTHROPIC_CUSTOM_HEADERS: 'X-Gw-Session-Id: claude-session-1' }
+      await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: limited, env })
+      const seen = anthropic.received.length
+      const count = recordCount(gateway.gateway)
+      const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: limited, env, expectFailure: true })
+      assert.equal(
+        run.stdout.trim(),
+        'API Error: 402 this session reached its limit of 1 requests set on key "claude-code-limited" (1 made) [rule: max_session_requests]',
+      )
+      assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
+      const [record, ...more] = await newRecords(gateway.gateway, count)
+      assert.equal(more.length, 0, 'Claude Code does not ask again')
+      assert.equal(record.status, 402)
+      assert.equal(record.error?.code, 'policy_violation')
+      assert.equal(record.attribution.session_id, 'claude-session-1')
+    })
   },
 )

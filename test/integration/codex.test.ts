@@ -49,7 +49,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   let secret: string
 
   /** `codex exec PROMPT` for `model` in a fresh home and CODEX_HOME, talking to nothing but the gateway; its exit code checked unless `expectFailure`. */
-  async function codex(prompt: string, model: string, opts: { key?: string; expectFailure?: boolean } = {}) {
+  async function codex(prompt: string, model: string, opts: { key?: string; expectFailure?: boolean; headers?: Record<string, string> } = {}) {
     const home = tempDir('gw-codex-home-')
     const codexHome = path.join(home, '.codex')
     fs.mkdirSync(codexHome)
@@ -75,6 +75,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
         `base_url = "${gateway.url}/v1"`,
         'env_key = "GW_KEY"',
         'wire_api = "responses"',
+        ...(opts.headers ? [`http_headers = { ${Object.entries(opts.headers).map(([k, v]) => `"${k}" = "${v}"`).join(', ')} }`] : []),
         '',
       ].join('\n'),
     )
@@ -262,5 +263,21 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(record.status, 400)
     assert.equal(record.error?.type, 'invalid_request_error')
     assert.equal(record.provider, 'anthropic')
+  })
+
+  it('a session limit on the key: the next run stops with the gateway\'s message, printed once, nothing sent upstream', async () => {
+    const { secret: limited } = gateway.gateway.keys.create('codex-limited', { policy: { max_session_requests: 1 } })
+    const headers = { 'X-Gw-Session-Id': 'codex-session-1' }
+    await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers })
+    const seen = openai.received.length
+    const count = recordCount(gateway.gateway)
+    const run = await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers, expectFailure: true })
+    assert.match(run.stderr, /this session reached its limit of 1 requests set on key \\"codex-limited\\" \(1 made\) \[rule: max_session_requests\]/)
+    assert.equal(openai.received.length, seen, 'nothing reached the provider')
+    const [record, ...more] = await newRecords(gateway.gateway, count)
+    assert.equal(more.length, 0, 'Codex does not retry it')
+    assert.equal(record.status, 400)
+    assert.equal(record.error?.code, 'policy_violation')
+    assert.equal(record.attribution.session_id, 'codex-session-1')
   })
 })

@@ -89,6 +89,7 @@ describe('management contract over HTTP and the CLI', () => {
     'sessions.get': { id: 'contract-session' },
     'settings.get': {},
     'settings.update': { log_bodies: true },
+    'sessions.alerts': { since: 0 },
     'playground.chat': { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
   })
 

@@ -15,6 +15,7 @@ import { priceHandlers } from './handlers/prices'
 import { requestHandlers } from './handlers/requests'
 import { sessionHandlers } from './handlers/sessions'
 import { settingsHandlers } from './handlers/settings'
+import { sessionAlertHandlers } from './handlers/sessionAlerts'
 import type { Handlers } from './handlers/types'
 
 /** Exactly one handler per contract operation: a missing or extra one fails the type check. */
@@ -29,6 +30,7 @@ export const handlers: Handlers<OperationName> = {
   ...sessionHandlers,
   ...settingsHandlers,
   ...playgroundHandlers,
+  ...sessionAlertHandlers,
 }
 
 export interface Invocation {

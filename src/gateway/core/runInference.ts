@@ -94,6 +94,7 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
   const error = finished.error ?? null
   const record = ctx.toRecord(finished.status, finished.outcome, error)
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
+  gw.sessions.recorded(ctx.sessionHold, record)
   logInference(call.log, ctx, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted') sink.abandon()
   else if (error) sink.error(error)

@@ -9,6 +9,7 @@ import type { Target } from './resolveModel'
 import type { Preset } from '../../contract/presets'
 import type { AliasMatch } from './aliases'
 import type { Reservation } from './balances'
+import type { SessionHold } from './sessionSpend'
 
 /**
  * Request ids sort by creation time: `req_`, the millisecond in 8 base-62 digits (0-9, A-Z, a-z
@@ -98,6 +99,8 @@ export class RequestContext {
   /** The model alias that steered the request. */
   alias: AliasMatch | null = null
   reservation: Reservation | null = null
+  /** The request's place in its session's limits, until it is recorded. */
+  sessionHold: SessionHold | null = null
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false

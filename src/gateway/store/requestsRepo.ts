@@ -129,6 +129,19 @@ export class RequestsRepo {
     for (const [name, value] of Object.entries(r.dimensions)) this.insertDimension.run(r.id, name, value, at)
   }
 
+  /**
+   * One session's recorded cost and requests on one key, token counts aside (they cost nothing).
+   * `+key_id` keeps the planner on the session index: by key it would read every request the key made.
+   */
+  sessionTotals(keyId: string, sessionId: string): { usd: number; requests: number } {
+    return this.db
+      .prepare(
+        `SELECT COALESCE(SUM(cost_usd), 0) AS usd, COUNT(*) AS requests FROM requests
+         WHERE session_id = ? AND +key_id = ? AND endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`,
+      )
+      .get(sessionId, keyId) as { usd: number; requests: number }
+  }
+
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */
   madeUpstream(upstreamId: string): { provider: string; key_id: string } | undefined {
     return this.db.prepare(`SELECT provider, key_id FROM requests WHERE upstream_id = ? ORDER BY created_at DESC LIMIT 1`).get(upstreamId) as

@@ -17,6 +17,7 @@ import { ModelsScreen } from './screens/models/ModelsScreen'
 import { ProvidersScreen } from './screens/providers/ProvidersScreen'
 import { UsersScreen } from './screens/users/UsersScreen'
 import { SettingsScreen } from './screens/settings/SettingsScreen'
+import { SessionAlertBanner } from './components/SessionAlertBanner'
 
 interface NavItem {
   id: string
@@ -129,6 +130,7 @@ export function Layout() {
       </a>
       <Sidebar current={top} />
       <main className="content" id="main" ref={main} tabIndex={-1} data-testid={`screen-${top}`}>
+        <SessionAlertBanner />
         <Screen key={route.path} segments={route.segments} />
       </main>
     </div>

@@ -122,6 +122,8 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
   const [maxTokens, setMaxTokens] = useState(p.max_tokens?.toString() ?? '')
   const [maxCost, setMaxCost] = useState(p.max_cost_per_request_usd?.toString() ?? '')
   const [rpm, setRpm] = useState(p.rpm?.toString() ?? '')
+  const [sessionUsd, setSessionUsd] = useState(p.max_session_usd?.toString() ?? '')
+  const [sessionRequests, setSessionRequests] = useState(p.max_session_requests?.toString() ?? '')
   const u = useKeyUpdate(k, onSaved, 'Policy')
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -134,9 +136,13 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
     const mt = numOrUndef(maxTokens)
     const mc = numOrUndef(maxCost)
     const r = numOrUndef(rpm)
+    const su = numOrUndef(sessionUsd)
+    const sr = numOrUndef(sessionRequests)
     if (mt !== undefined) policy.max_tokens = mt
     if (mc !== undefined) policy.max_cost_per_request_usd = mc
     if (r !== undefined) policy.rpm = r
+    if (su !== undefined) policy.max_session_usd = su
+    if (sr !== undefined) policy.max_session_requests = sr
     u.save({ policy })
   }
   const err = (f: string) => errorAt(u.errors, `policy.${f}`)
@@ -159,6 +165,12 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
           </Field>
           <Field label="Requests per minute" error={err('rpm')} hint="Sliding window; more get 429.">
             <input inputMode="numeric" value={rpm} onChange={(e) => setRpm(e.target.value)} disabled={disabled} placeholder="unlimited" data-testid="policy-rpm" />
+          </Field>
+          <Field label="Max spend per session (USD)" error={err('max_session_usd')} hint="Per session id (a coding agent's session); requests in flight count.">
+            <input inputMode="decimal" value={sessionUsd} onChange={(e) => setSessionUsd(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="policy-session-usd" />
+          </Field>
+          <Field label="Max requests per session" error={err('max_session_requests')} hint="Stops a looping agent; requests in flight count.">
+            <input inputMode="numeric" value={sessionRequests} onChange={(e) => setSessionRequests(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="policy-session-requests" />
           </Field>
         </div>
         <Checkbox label="Presets only (the model must be a preset, or the key's default preset applies)" checked={presetOnly} onChange={setPresetOnly} disabled={disabled} testId="policy-preset-only" />
