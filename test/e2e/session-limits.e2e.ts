@@ -64,7 +64,7 @@ describe('session limits and the session alert in the dashboard', { skip: skip ?
 
     const alert = shell.sessionAlert('sess-e2e')
     await alert.waitFor()
-    assert.match(await alert.innerText(), /Session sess-e2e on key claude-code passed \$0\.000009: it has cost \$0\.0000096\./)
+    assert.match(await alert.innerText(), /Session sess-e2e \(openai-js \d+\.\d+\.\d+\) on key claude-code passed \$0\.000009: it has cost \$0\.0000096\./)
     await screenshot(w.page, 'session-alert-banner')
     await alert.getByTestId('session-alert-requests').click()
     await requests.waitForLoaded()

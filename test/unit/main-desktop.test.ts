@@ -414,7 +414,8 @@ describe('the desktop app (createDesktop)', () => {
     assert.equal(n.shown, 1)
     assert.deepEqual(n.options, {
       title: 'A session passed $0.00001',
-      body: 'Session sess-loop on key "laptop" has cost $0.000014. Open the dashboard to see its requests.',
+      // Node's fetch names itself "node" in its user agent: the tool the gateway recognised.
+      body: 'Session sess-loop (node) on key "laptop" has cost $0.000014. Open the dashboard to see its requests.',
     })
     const shown = windows.at(-1)!.shown
     n.emit('click')
