@@ -64,10 +64,16 @@ const money = z.number().finite().refine((n) => n !== 0, 'must not be zero')
 
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
-  'keys.get': op({
-    summary: 'One key with its ledger',
+  'keys.find': op({
+    summary: 'The key a person named: its id, its exact name, or the gw- prefix copied from a listing',
     access: 'user',
-    input: z.object({ id: z.string() }).strict(),
+    input: z.object({ ref: z.string().trim().min(1, 'is required') }).strict(),
+    output: keySummary,
+  }),
+  'keys.get': op({
+    summary: 'One key with its ledger (newest first)',
+    access: 'user',
+    input: z.object({ id: z.string(), ledger_limit: z.number().int().min(1).max(10_000).default(200) }).strict(),
     output: z.object({ key: keySummary, ledger: z.array(ledgerEntry) }),
   }),
   'keys.create': op({
@@ -90,7 +96,7 @@ export const keyOps = {
     input: settings.extend({ id: z.string() }).strict(),
     output: keySummary,
   }),
-  'keys.revoke': op({ summary: 'Revoke a key; its next request gets 401', access: 'user', input: z.object({ id: z.string() }).strict(), output: keySummary }),
+  'keys.revoke': op({ summary: 'Revoke a key; its next request gets 401 (409 if it already was)', access: 'user', input: z.object({ id: z.string() }).strict(), output: keySummary }),
   'keys.topUp': op({
     summary: 'Add to a key’s prepaid balance (makes an unlimited key prepaid)',
     access: 'admin',

@@ -45,3 +45,6 @@ export interface AdminContext {
 /** The signed-in user; the dispatcher checks access before a handler runs. */
 export const me = (ctx: AdminContext): User => ctx.caller.user!
 export const isAdmin = (ctx: AdminContext) => ctx.caller.user?.role === 'admin'
+
+/** Who made a change, for ledgers and preset history: the operator's name is already `cli:<login>`; dashboard users are `user:<name>`. */
+export const actorOf = (ctx: AdminContext) => (ctx.caller.operator ? me(ctx).username : `user:${me(ctx).username}`)

@@ -140,6 +140,8 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   const primary = await resolveModel(gw, steering.model)
   ctx.target = primary
   const control = wire.control(body)
+  // A key's balance and period spend are read from the store when not in memory (after a change, once a period).
+  for (let loading = gw.balances.loading(ctx.key); loading; loading = gw.balances.loading(ctx.key)) await loading
   admit(gw, ctx, body, control)
   const local = wire.answerLocally?.(ctx, body, primary, sink)
   if (local) return local

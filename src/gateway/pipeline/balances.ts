@@ -42,18 +42,40 @@ export class Balances {
   private reserved = new Map<string, bigint>()
   private daily = new Map<string, Spend>()
   private monthly = new Map<string, Spend>()
+  /** Balances are read from the ledger again before the next admission. */
+  private stale = true
 
-  /** `flushPending` writes queued records, so spend read from the store is complete. */
+  /** `committed` resolves once queued records (and debits riding with them) are in the store, so sums read from it are complete. */
   constructor(
     private readonly ledger: LedgerRepo,
-    private readonly flushPending: () => void,
+    private readonly committed: () => Promise<void>,
   ) {}
 
-  /** After a configuration change (a top-up from another process); pending records must be flushed first. */
+  /** After a configuration change (a top-up from another process): balances and spend are read again before the next admission. */
   reload(): void {
-    this.balances = this.ledger.balances()
+    this.stale = true
     this.daily.clear()
     this.monthly.clear()
+  }
+
+  /**
+   * Null when what `admit` needs for this key is in memory (almost always); otherwise a promise
+   * that reads it from the store once the record writer has committed what it holds. Waiting for
+   * the record thread is awaited, never blocked on: other requests are served meanwhile.
+   */
+  loading(key: KeyRow, now = Date.now()): Promise<void> | null {
+    const day = startOfUtcDay(now)
+    const month = startOfUtcMonth(now)
+    const missing = (limit: number | null, cache: Map<string, Spend>, since: number) => limit !== null && cache.get(key.id)?.since !== since
+    if (!this.stale && !missing(key.daily_limit_usd, this.daily, day) && !missing(key.monthly_limit_usd, this.monthly, month)) return null
+    return this.committed().then(() => {
+      if (this.stale) {
+        this.balances = this.ledger.balances()
+        this.stale = false
+      }
+      if (missing(key.daily_limit_usd, this.daily, day)) this.daily.set(key.id, { since: day, usd: this.ledger.spendSince(key.id, day) })
+      if (missing(key.monthly_limit_usd, this.monthly, month)) this.monthly.set(key.id, { since: month, usd: this.ledger.spendSince(key.id, month) })
+    })
   }
 
   balanceOf(keyId: string): bigint {
@@ -106,7 +128,7 @@ export class Balances {
   private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since) {
-      this.flushPending()
+      // `loading` filled the cache in this same turn; only a period that began in between gets here.
       spend = { since, usd: this.ledger.spendSince(key.id, since) }
       cache.set(key.id, spend)
     }

@@ -63,7 +63,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
   async 'providers.test'(ctx, input) {
     const provider = ctx.gw.registry.get(input.id)
     if (!provider) throw notFound(`provider ${input.id}`)
-    const s = await probeProvider(ctx.gw.registry.dispatcher(provider), ctx.gw.registry, provider, 10_000)
+    const s = await probeProvider(ctx.gw.registry.dispatcher(provider), ctx.gw.registry, provider, input.timeout_ms)
     return s.ok ? { ok: true as const, latency_ms: s.latency_ms, models: s.models.length, checked_at: s.checked_at } : s
   },
 

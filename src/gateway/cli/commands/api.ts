@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { operations } from '../../../contract'
+import { operations, type ContractError, type Input, type OperationName, type Output } from '../../../contract'
 import type { PlaygroundEvent } from '../../../contract/playground'
 import { AdminService, type Invocation } from '../../admin/adminService'
 import { VERSION } from '../../app'
@@ -58,3 +58,31 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
 /** Runs one management operation as the local operator. */
 export const invokeAsOperator = (dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>
   withOperator(dataDir, io, (invoke) => invoke(name, input, onEvent))
+
+/** One management operation whose refusal is the CLI's error line. */
+export type Operate = <N extends OperationName>(name: N, input: Input<N>) => Promise<Output<N>>
+
+/**
+ * The admin service's refusal as the CLI says it: the message as every transport has it, with a
+ * field the command takes as a flag named as that flag (`kind: …` → `--kind: …`).
+ */
+export function refusal(error: ContractError, flags: Record<string, string> = {}): Error {
+  const flag = error.field === undefined ? undefined : flags[error.field]
+  const prefix = `${error.field}: `
+  return new Error(flag && error.message.startsWith(prefix) ? `${flag}: ${error.message.slice(prefix.length)}` : error.message)
+}
+
+/** Runs `fn` with operations as the local operator on one open store; a refusal throws. */
+export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>, flags: Record<string, string> = {}) =>
+  withOperator(dataDir, io, (invoke) => {
+    const run = async <N extends OperationName>(name: N, input: Input<N>): Promise<Output<N>> => {
+      const { result } = await invoke(name, input)
+      if (!result.ok) throw refusal(result.error, flags)
+      return result.value as Output<N>
+    }
+    return fn(run)
+  })
+
+/** Runs one operation as the local operator; a refusal throws. */
+export const operate = <N extends OperationName>(dataDir: string | undefined, io: CliIo, name: N, input: Input<N>, flags?: Record<string, string>) =>
+  operating(dataDir, io, (run) => run(name, input), flags)
