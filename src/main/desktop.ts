@@ -298,7 +298,7 @@ export function createDesktop(d: DesktopDeps): Desktop {
       return
     }
     if (quitting) return
-    await session.restore(running!.gateway.db)
+    await session.restore(running!.admin)
     unregisterIpc = registerIpc(d.ipcMain, {
       admin: () => running?.admin ?? null,
       session,

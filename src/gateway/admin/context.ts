@@ -1,7 +1,7 @@
 import type { User } from '../../contract/auth'
 import type { PlaygroundEvent } from '../../contract/playground'
 import type { Gateway } from '../gateway'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import type { ClientAbort } from '../upstream/clientAbort'
 import type { SignInThrottle } from '../auth/throttle'
 
 /** What the gateway says of itself: where it listens, its version, where it keeps data and its log. */

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminService } from '../../admin/adminService'
 import type { Caller } from '../../admin/context'
-import { UsersRepo } from '../../store/usersRepo'
 import { operations } from '../../../contract'
 import { abortWhenGone } from '../abortWhenGone'
 import { openApiDocument } from './openapi'
@@ -57,7 +56,7 @@ export function apiRoutes(app: FastifyInstance, admin: AdminService): void {
     }
     const token = cookie(req, SESSION_COOKIE)
     const caller: Caller = {
-      user: token ? (new UsersRepo(admin.gw.db).userForSession(token) ?? null) : null,
+      user: admin.userFor(token),
       sessionToken: token,
       address: req.ip,
     }

@@ -1,7 +1,7 @@
 import type { Sink } from '../../core/sink'
 import { OK, type Finished } from '../../core/wire'
 import { ApiError } from '../../errors'
-import type { ClientAbort } from '../../pipeline/clientAbort'
+import type { ClientAbort } from '../../upstream/clientAbort'
 import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
