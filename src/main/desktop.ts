@@ -50,7 +50,8 @@ export interface TrayLike {
   destroy(): void
 }
 
-export interface DesktopDeps {
+/** `Image`: what nativeImage makes and the tray takes (Electron's NativeImage; anything in tests). */
+export interface DesktopDeps<Image = unknown> {
   app: AppLike
   BrowserWindow: WindowCtor
   ipcMain: IpcMainLike
@@ -64,8 +65,8 @@ export interface DesktopDeps {
   clipboard: { writeText(text: string): void }
   Menu: { buildFromTemplate(template: MenuItem[]): unknown }
   /** Absent where a tray cannot be made; then closing the window quits. */
-  Tray?: new (image: unknown) => TrayLike
-  nativeImage?: { createFromBuffer(buffer: Buffer, options?: { scaleFactor?: number }): unknown }
+  Tray?: new (image: Image) => TrayLike
+  nativeImage?: { createFromBuffer(buffer: Buffer, options?: { scaleFactor?: number }): Image }
   screen?: { getAllDisplays(): Array<{ workArea: Rect }> }
   startGateway: typeof StartGateway
   /** Folder of the built renderer (served as app://gw/) and path of the built preload. */
@@ -106,7 +107,7 @@ export interface Desktop {
  * contract, a hardened window served from app://gw/, a tray, remembered window bounds, start at
  * login, and a shutdown that closes the gateway (flushing request records) before the app exits.
  */
-export function createDesktop(d: DesktopDeps): Desktop {
+export function createDesktop<Image>(d: DesktopDeps<Image>): Desktop {
   const { app } = d
   const env = d.env ?? process.env
   const platform = d.platform ?? process.platform
