@@ -1,9 +1,10 @@
-import os from 'node:os'
 import { operations, type ContractError, type Input, type OperationName, type Output } from '../../../contract'
 import type { PlaygroundEvent } from '../../../contract/playground'
 import { AdminService, type Invocation } from '../../admin/adminService'
+import { operatorCaller } from '../../admin/context'
 import { VERSION } from '../../app'
 import { resolveConfig } from '../../config'
+import { findRunning, OPERATOR_HEADER } from '../../http/api/runningGateway'
 import { Gateway } from '../../gateway'
 import { parse, table, type CliIo, type Command } from '../shared'
 
@@ -48,8 +49,7 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
   const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
-    const operator = { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin' as const, created_at: 0 }
-    return await fn((name, input, onEvent) => admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, onEvent))
+    return await fn((name, input, onEvent) => admin.invoke(name, input, operatorCaller(), onEvent))
   } finally {
     await gw.close()
   }
@@ -86,3 +86,24 @@ export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operat
 /** Runs one operation as the local operator; a refusal throws. */
 export const operate = <N extends OperationName>(dataDir: string | undefined, io: CliIo, name: N, input: Input<N>, flags?: Record<string, string>) =>
   operating(dataDir, io, (run) => run(name, input), flags)
+
+/**
+ * The gateway running on the data dir, as an operator reaches it over its management API (with
+ * the token it announced), or null when none runs there. Its answers come from its own process:
+ * its environment, its keychain, its connections.
+ */
+export function runningOperator(dataDir: string | undefined, io: CliIo): { url: string; run: Operate } | null {
+  const running = findRunning(resolveConfig({ dataDir }, io.env).dataDir)
+  if (!running) return null
+  const run = async <N extends OperationName>(name: N, input: Input<N>): Promise<Output<N>> => {
+    const res = await fetch(`${running.url}/api/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [OPERATOR_HEADER]: running.operator_token },
+      body: JSON.stringify(input),
+    })
+    const body = (await res.json()) as Output<N> | { error: ContractError }
+    if (!res.ok) throw refusal((body as { error: ContractError }).error)
+    return body as Output<N>
+  }
+  return { url: running.url, run }
+}

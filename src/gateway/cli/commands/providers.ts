@@ -1,7 +1,8 @@
+import type { Output } from '../../../contract'
 import { providerWire } from '../../../contract/providers'
 import { envVarFor } from '../../secrets/secretStore'
 import { number, parse, table, type Command } from '../shared'
-import { operate } from './api'
+import { operate, operating, runningOperator } from './api'
 
 /** The contract's fields as this command's flags, so a refusal names what the person typed. */
 const FLAGS = {
@@ -91,15 +92,52 @@ export const providersRemove: Command = async (args, io) => {
   return 0
 }
 
-/** "Test connection": the provider's cheapest real call, reporting latency or its exact error. */
+type Status = Output<'providers.test'>
+
+/**
+ * "Test connection": the provider's cheapest real call, reporting latency or its exact error.
+ * With a gateway running on the data dir, the test is that gateway's own (its environment and
+ * keychain hold the key it uses); otherwise this shell's, and a missing key is explained with
+ * where each process looks.
+ */
 export const providersTest: Command = async (args, io) => {
   const { values, positionals } = parse(args, { 'timeout-ms': { type: 'string' } })
   const id = positionals[0]
   if (!id) throw new Error('providers test needs ID')
   const timeout = values['timeout-ms'] === undefined ? 10_000 : number(values['timeout-ms'], '--timeout-ms', (n) => Number.isInteger(n) && n > 0, 'a positive whole number')
-  const status = await operate(values['data-dir'], io, 'providers.test', { id, timeout_ms: timeout }, FLAGS)
-  if (values.json) io.out(JSON.stringify({ provider: id, ...status }))
-  else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models} models listed`)
-  else io.out(`${id}: failed: ${status.reason}`)
+  const input = { id, timeout_ms: timeout }
+  let status: Status | null = null
+  let by = 'this shell'
+  const running = runningOperator(values['data-dir'], io)
+  if (running) {
+    try {
+      status = await running.run('providers.test', input)
+      by = `the running gateway at ${running.url}`
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err
+      // fetch's TypeError: nothing answers there (a gateway killed before it could withdraw its file).
+      io.err(`gw: the gateway announced at ${running.url} does not answer (${(err.cause as Error)?.message ?? err.message}); testing from this shell`)
+    }
+  }
+  if (!status) {
+    status = await operating(
+      values['data-dir'],
+      io,
+      async (run) => {
+        const tested = await run('providers.test', input)
+        if (tested.ok) return tested
+        const provider = (await run('providers.list', {})).find((p) => p.id === id)
+        if (!provider || provider.credential || provider.local) return tested
+        const reason =
+          `this shell has no ${envVarFor(id)} and ${io.secrets.description} holds no key for ${id}, and no gateway is running on this data dir ` +
+          `(one that is would be tested with the key in its own environment). Run \`gw providers set ${id} --api-key-stdin\`, or export ${envVarFor(id)} here and in the gateway's environment`
+        return { ...tested, reason }
+      },
+      FLAGS,
+    )
+  }
+  if (values.json) io.out(JSON.stringify({ provider: id, ...status, tested_by: by }))
+  else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models} models listed (tested by ${by})`)
+  else io.out(`${id}: failed: ${status.reason} (tested by ${by})`)
   return status.ok ? 0 : 1
 }
