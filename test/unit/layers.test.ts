@@ -8,7 +8,7 @@ import { ROOT } from '../support/build'
  * The gateway's layers, highest first: a module may import its own layer and those below it,
  * never one above. Transports (HTTP, the CLI, Electron's main process) call the admin service and
  * the core; the core runs the wires; the wires call providers through routing; everything ends in
- * the store. `src/contract` and the shared modules (errors, log, configuration, pure helpers) are
+ * the store. `src/contract`, `src/shared` and the shared modules (errors, log, configuration, pure helpers) are
  * usable by all.
  */
 const LAYERS: Array<{ name: string; modules: string[] }> = [
@@ -26,7 +26,7 @@ const LAYERS: Array<{ name: string; modules: string[] }> = [
 ]
 
 /** Importable from any layer; they import nothing of the layers themselves. */
-const SHARED = ['../contract', 'errors.ts', 'log.ts', 'config.ts', 'version.ts', 'boundedJson.ts', 'slidingWindow.ts', 'keys', 'pricing/types.ts']
+const SHARED = ['../contract', '../shared', 'errors.ts', 'log.ts', 'config.ts', 'version.ts', 'boundedJson.ts', 'slidingWindow.ts', 'keys', 'pricing/types.ts']
 
 /**
  * Upward imports that stay, each for its reason. A new entry needs one as good.
@@ -97,6 +97,17 @@ describe('layers point down only', () => {
     }
     assert.deepEqual(upward, [])
     assert.deepEqual(Object.keys(ALLOWED).filter((e) => !used.has(e)), [], 'an allowed upward import no longer made: remove it from ALLOWED')
+  })
+
+  it('src/shared imports no Node module and nothing of the gateway: the dashboard imports it too', () => {
+    const offending = sourceFiles(path.join(ROOT, 'src/shared')).flatMap((file) => {
+      const text = fs.readFileSync(file, 'utf8')
+      return [...text.matchAll(/(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)]
+        .map((m) => m[1] ?? m[2])
+        .filter((spec) => !spec.startsWith('./'))
+        .map((spec) => `${path.relative(ROOT, file)} imports ${spec}`)
+    })
+    assert.deepEqual(offending, [])
   })
 
   it('the CLI reaches data only through the admin service: no module under cli/ imports a repository or the store', () => {

@@ -4,7 +4,7 @@ import type { ApiError } from '../errors'
 import type { ClientAbort } from '../upstream/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { UpstreamResponse } from '../upstream/client'
-import { SseParser, type SseEvent } from '../upstream/sse'
+import { SseParser, type SseEvent } from '../../shared/sse'
 import { upstreamStreamError } from '../upstream/upstreamErrors'
 
 /** What a stream relay does with the provider's events, whatever its wire. */

@@ -9,7 +9,7 @@ import type { NormalizedUsage } from '../../pricing/types'
 import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
 import type { UpstreamResponse } from '../../upstream/client'
-import type { SseEvent } from '../../upstream/sse'
+import type { SseEvent } from '../../../shared/sse'
 import { endStream, failStream, pumpSse } from '../pumpSse'
 import { partialUsage } from '../../pipeline/estimate'
 

@@ -10,7 +10,7 @@ import type { AnthropicUsage } from '../../providers/anthropic/types'
 import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
-import type { SseEvent } from '../../upstream/sse'
+import type { SseEvent } from '../../../shared/sse'
 import { endStream, failStream, pumpSse } from '../pumpSse'
 
 /** A later report replaces a field only with a number: message_delta may send nulls for what message_start told. */
