@@ -100,7 +100,7 @@ export class Gateway {
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.clock = options.clock ?? Date.now
-    this.balances = new Balances(this.ledger, () => this.records.flushed())
+    this.balances = new Balances(this.ledger, this.records)
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
     const prune = () => void this.pruneRecords().catch((err) => this.logger.error({ err }, 'request records: could not prune'))

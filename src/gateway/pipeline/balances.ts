@@ -1,6 +1,7 @@
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { picoToUsdNumber, type LedgerRepo } from '../store/ledgerRepo'
+import type { RecordWriter } from '../store/recordWriter'
 
 export interface Reservation {
   keyId: string
@@ -45,10 +46,10 @@ export class Balances {
   /** Balances are read from the ledger again before the next admission. */
   private stale = true
 
-  /** `committed` resolves once queued records (and debits riding with them) are in the store, so sums read from it are complete. */
+  /** `records`: the writer whose queued records (and debits riding with them) the store's sums must include. */
   constructor(
     private readonly ledger: LedgerRepo,
-    private readonly committed: () => Promise<void>,
+    private readonly records: Pick<RecordWriter, 'flushed' | 'unwritten'>,
   ) {}
 
   /** After a configuration change (a top-up from another process): balances and spend are read again before the next admission. */
@@ -60,22 +61,34 @@ export class Balances {
 
   /**
    * Null when what `admit` needs for this key is in memory (almost always); otherwise a promise
-   * that reads it from the store once the record writer has committed what it holds. Waiting for
-   * the record thread is awaited, never blocked on: other requests are served meanwhile.
+   * that reads it from the store once the record writer has committed what it held. Waiting for
+   * the record thread is awaited, never blocked on: other requests are served meanwhile, and
+   * those of this key that end meanwhile are counted too (see `spendSince`).
    */
   loading(key: KeyRow, now = Date.now()): Promise<void> | null {
     const day = startOfUtcDay(now)
     const month = startOfUtcMonth(now)
     const missing = (limit: number | null, cache: Map<string, Spend>, since: number) => limit !== null && cache.get(key.id)?.since !== since
     if (!this.stale && !missing(key.daily_limit_usd, this.daily, day) && !missing(key.monthly_limit_usd, this.monthly, month)) return null
-    return this.committed().then(() => {
+    return this.records.flushed().then(() => {
       if (this.stale) {
         this.balances = this.ledger.balances()
         this.stale = false
       }
-      if (missing(key.daily_limit_usd, this.daily, day)) this.daily.set(key.id, { since: day, usd: this.ledger.spendSince(key.id, day) })
-      if (missing(key.monthly_limit_usd, this.monthly, month)) this.monthly.set(key.id, { since: month, usd: this.ledger.spendSince(key.id, month) })
+      if (missing(key.daily_limit_usd, this.daily, day)) this.daily.set(key.id, { since: day, usd: this.spendSince(key.id, day) })
+      if (missing(key.monthly_limit_usd, this.monthly, month)) this.monthly.set(key.id, { since: month, usd: this.spendSince(key.id, month) })
     })
+  }
+
+  /**
+   * What the key spent since `since`: the store's sum plus its records still in the writer (pushed
+   * while the flush was awaited). Those are listed before the store is read, so none is missed;
+   * one the thread commits in between is counted twice, which errs towards refusing, never
+   * towards letting a limit be passed.
+   */
+  private spendSince(keyId: string, since: number): number {
+    const pending = this.records.unwritten(keyId).filter((r) => Date.parse(r.created_at) >= since)
+    return this.ledger.spendSince(keyId, since) + pending.reduce((sum, r) => sum + (r.cost?.final_usd ?? 0), 0)
   }
 
   balanceOf(keyId: string): bigint {
@@ -129,7 +142,7 @@ export class Balances {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since) {
       // `loading` filled the cache in this same turn; only a period that began in between gets here.
-      spend = { since, usd: this.ledger.spendSince(key.id, since) }
+      spend = { since, usd: this.spendSince(key.id, since) }
       cache.set(key.id, spend)
     }
     if (spend.usd >= limit) {

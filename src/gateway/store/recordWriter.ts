@@ -116,6 +116,17 @@ export class RecordWriter {
     while (this.worker && Atomics.load(this.state, ATTEMPTED) < target) await this.workerMoved()
   }
 
+  /**
+   * This key's records pushed and not yet known to be committed (queued, or in a batch the
+   * thread has not reported written). Read before the store is: what is not listed here was
+   * committed before that read began.
+   */
+  unwritten(keyId: string): RequestRecord[] {
+    const written = Atomics.load(this.state, WRITTEN)
+    const batches = this.sent.filter((b) => b.seq > written).map((b) => b.items)
+    return [...batches, this.queue].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+  }
+
   async close(): Promise<void> {
     await this.flushed()
     this.closed = true
