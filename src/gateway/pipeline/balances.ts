@@ -66,17 +66,19 @@ export class Balances {
    * those of this key that end meanwhile are counted too (see `spendSince`).
    */
   loading(key: KeyRow, now = Date.now()): Promise<void> | null {
-    const day = startOfUtcDay(now)
-    const month = startOfUtcMonth(now)
-    const missing = (limit: number | null, cache: Map<string, Spend>, since: number) => limit !== null && cache.get(key.id)?.since !== since
-    if (!this.stale && !missing(key.daily_limit_usd, this.daily, day) && !missing(key.monthly_limit_usd, this.monthly, month)) return null
+    // On every request: no allocation unless something must be read.
+    const day = key.daily_limit_usd === null ? null : startOfUtcDay(now)
+    const month = key.monthly_limit_usd === null ? null : startOfUtcMonth(now)
+    const dayMissing = day !== null && this.daily.get(key.id)?.since !== day
+    const monthMissing = month !== null && this.monthly.get(key.id)?.since !== month
+    if (!this.stale && !dayMissing && !monthMissing) return null
     return this.records.flushed().then(() => {
       if (this.stale) {
         this.balances = this.ledger.balances()
         this.stale = false
       }
-      if (missing(key.daily_limit_usd, this.daily, day)) this.daily.set(key.id, { since: day, usd: this.spendSince(key.id, day) })
-      if (missing(key.monthly_limit_usd, this.monthly, month)) this.monthly.set(key.id, { since: month, usd: this.spendSince(key.id, month) })
+      if (day !== null && this.daily.get(key.id)?.since !== day) this.daily.set(key.id, { since: day, usd: this.spendSince(key.id, day) })
+      if (month !== null && this.monthly.get(key.id)?.since !== month) this.monthly.set(key.id, { since: month, usd: this.spendSince(key.id, month) })
     })
   }
 
