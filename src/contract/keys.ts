@@ -68,10 +68,16 @@ const money = z.number().finite().refine((n) => n !== 0, 'must not be zero')
 
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
-  'keys.get': op({
-    summary: 'One key with its ledger and what it spent in the current UTC day and month (what its limits count)',
+  'keys.find': op({
+    summary: 'The key a person named: its id, its exact name, or the gw- prefix copied from a listing',
     access: 'user',
-    input: z.object({ id: z.string() }).strict(),
+    input: z.object({ ref: z.string().trim().min(1, 'is required') }).strict(),
+    output: keySummary,
+  }),
+  'keys.get': op({
+    summary: 'One key with its ledger (newest first) and what it spent in the current UTC day and month (what its limits count)',
+    access: 'user',
+    input: z.object({ id: z.string(), ledger_limit: z.number().int().min(1).max(10_000).default(200) }).strict(),
     output: z.object({ key: keySummary, ledger: z.array(ledgerEntry), spent: z.object({ today_usd: usd, month_usd: usd }) }),
   }),
   'keys.create': op({
@@ -94,7 +100,7 @@ export const keyOps = {
     input: settings.extend({ id: z.string() }).strict(),
     output: keySummary,
   }),
-  'keys.revoke': op({ summary: 'Revoke a key; its next request gets 401', access: 'user', input: z.object({ id: z.string() }).strict(), output: keySummary }),
+  'keys.revoke': op({ summary: 'Revoke a key; its next request gets 401 (409 if it already was)', access: 'user', input: z.object({ id: z.string() }).strict(), output: keySummary }),
   'keys.topUp': op({
     summary: 'Add to a key’s prepaid balance (makes an unlimited key prepaid)',
     access: 'admin',

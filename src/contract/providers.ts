@@ -70,7 +70,7 @@ export const providerOps = {
   'providers.test': op({
     summary: 'Test connection: the provider’s cheapest real call',
     access: 'admin',
-    input: z.object({ id: z.string() }).strict(),
+    input: z.object({ id: z.string(), timeout_ms: z.number().int().positive().max(600_000).default(10_000) }).strict(),
     output: providerStatus,
   }),
   'models.list': op({ summary: 'Catalog and provider models with prices, limits and availability', access: 'user', input: empty, output: z.array(modelEntry) }),

@@ -28,6 +28,8 @@ export interface AppOptions {
   admin?: AdminService
   /** The built dashboard to serve at `/`; absent or missing means no dashboard over HTTP. */
   dashboardDir?: string
+  /** Makes a management call the local operator's (see http/api/runningGateway.ts). */
+  operatorToken?: string
 }
 
 /** Headers for the dashboard's pages: no inline scripts, no framing, no sniffing. */
@@ -219,7 +221,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   inferenceRoutes(app, gw)
   modelsRoutes(app, gw)
   responsesRoutes(app, gw)
-  if (options.admin) apiRoutes(app, options.admin)
+  if (options.admin) apiRoutes(app, options.admin, options.operatorToken)
   const dashboard = options.dashboardDir ?? defaultDashboardDir
   if (options.admin && fs.existsSync(path.join(dashboard, 'index.html'))) {
     app.register(fastifyStatic, {

@@ -1,9 +1,15 @@
 import os from 'node:os'
 import path from 'node:path'
 import { parseLogLevel, type LogLevel } from './log'
-import { DEFAULT_UPSTREAM_CONNECTIONS } from './upstream/client'
 
 export const APP_NAME = 'GW Gateway'
+
+/**
+ * Connections to one provider (one origin) when GW_UPSTREAM_CONNECTIONS does not say: enough for
+ * a burst of 1,000 concurrent streams from local agents to start at once, and still a bound on the
+ * sockets (two per stream, with the client's) a runaway script can make the gateway open.
+ */
+export const DEFAULT_UPSTREAM_CONNECTIONS = 1024
 
 export interface GatewayConfig {
   host: string

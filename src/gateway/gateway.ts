@@ -105,16 +105,16 @@ export class Gateway {
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.clock = options.clock ?? Date.now
-    this.balances = new Balances(this.ledger, () => this.records.flush())
-    this.sessions = new SessionSpend(
-      (keyId, sessionId) => this.requests.sessionTotals(keyId, sessionId),
-      () => this.records.flush(),
-      { threshold: () => this.settings.session_alert_usd, raise: (alert) => this.sessionAlerts.raise(alert) },
-    )
+    this.balances = new Balances(this.ledger, this.records)
+    this.sessions = new SessionSpend((keyId, sessionId) => this.requests.sessionTotals(keyId, sessionId), this.records, {
+      threshold: () => this.settings.session_alert_usd,
+      raise: (alert) => this.sessionAlerts.raise(alert),
+    })
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
-    this.pruneRecords()
-    this.pruneTimer = setInterval(() => this.pruneRecords(), 3600_000)
+    const prune = () => void this.pruneRecords().catch((err) => this.logger.error({ err }, 'request records: could not prune'))
+    prune()
+    this.pruneTimer = setInterval(prune, 3600_000)
     this.pruneTimer.unref()
   }
 
@@ -134,8 +134,7 @@ export class Gateway {
     this.keyIndex.reload(this.keys.all())
     this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))
     this.aliases.reload(this.aliasesRepo.all())
-    // Usage debits still queued would be missing from the ledger's sums.
-    this.records.flush()
+    // Read again before the next admission, once usage debits still queued are committed.
     this.balances.reload()
     this.registry.reload()
     this.priceBook.reload(this.prices.all(), this.prices.calendars())
@@ -149,10 +148,10 @@ export class Gateway {
   }
 
   /** Deletes records older than the retention setting; their tags, dimensions and bodies go with them. */
-  pruneRecords(now = Date.now()): number {
+  async pruneRecords(now = Date.now()): Promise<number> {
     const days = this.settings.retention_days
     if (days === null) return 0
-    this.records.flush()
+    await this.records.flushed()
     return this.db.prepare(`DELETE FROM requests WHERE created_at < ?`).run(now - days * 86_400_000).changes
   }
 

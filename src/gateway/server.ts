@@ -3,6 +3,7 @@ import { Gateway, type GatewayOptions } from './gateway'
 import { buildApp, VERSION, type AppOptions } from './app'
 import { AdminService } from './admin/adminService'
 import { openLog } from './log'
+import { announceRunning, newOperatorToken } from './http/api/runningGateway'
 
 export interface RunningGateway {
   url: string
@@ -37,7 +38,8 @@ export async function startGateway(
     host: overrides.host !== undefined || env.GW_HOST ? resolved.host : gateway.settings.bind,
   }
   const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir, log_file: log.file })
-  const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir })
+  const operatorToken = newOperatorToken()
+  const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir, operatorToken })
   try {
     await app.listen({ host: config.host, port: config.port })
   } catch (err) {
@@ -51,6 +53,7 @@ export async function startGateway(
   let closing: Promise<void> | null = null
   const url = `http://${host}:${port}`
   admin.setBaseUrl(`${url}/v1`)
+  const announced = announceRunning(config.dataDir, url, operatorToken)
   return {
     url,
     config: { ...config, port },
@@ -58,6 +61,7 @@ export async function startGateway(
     admin,
     close: () =>
       (closing ??= (async () => {
+        announced.withdraw()
         await app.close()
         await gateway.close()
         log.logger.info('stopped')

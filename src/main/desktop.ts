@@ -52,7 +52,8 @@ export interface TrayLike {
   destroy(): void
 }
 
-export interface DesktopDeps {
+/** `Image`: what nativeImage makes and the tray takes (Electron's NativeImage; anything in tests). */
+export interface DesktopDeps<Image = unknown> {
   app: AppLike
   BrowserWindow: WindowCtor
   ipcMain: IpcMainLike
@@ -66,8 +67,8 @@ export interface DesktopDeps {
   clipboard: { writeText(text: string): void }
   Menu: { buildFromTemplate(template: MenuItem[]): unknown }
   /** Absent where a tray cannot be made; then closing the window quits. */
-  Tray?: new (image: unknown) => TrayLike
-  nativeImage?: { createFromBuffer(buffer: Buffer, options?: { scaleFactor?: number }): unknown }
+  Tray?: new (image: Image) => TrayLike
+  nativeImage?: { createFromBuffer(buffer: Buffer, options?: { scaleFactor?: number }): Image }
   screen?: { getAllDisplays(): Array<{ workArea: Rect }> }
   /** Electron's Notification where the platform supports it: session alerts become desktop notifications. */
   Notification?: NotificationCtor
@@ -110,7 +111,7 @@ export interface Desktop {
  * contract, a hardened window served from app://gw/, a tray, remembered window bounds, start at
  * login, and a shutdown that closes the gateway (flushing request records) before the app exits.
  */
-export function createDesktop(d: DesktopDeps): Desktop {
+export function createDesktop<Image>(d: DesktopDeps<Image>): Desktop {
   const { app } = d
   const env = d.env ?? process.env
   const platform = d.platform ?? process.platform
@@ -306,7 +307,7 @@ export function createDesktop(d: DesktopDeps): Desktop {
       return
     }
     if (quitting) return
-    await session.restore(running!.gateway.db)
+    await session.restore(running!.admin)
     unregisterIpc = registerIpc(d.ipcMain, {
       admin: () => running?.admin ?? null,
       session,

@@ -9,16 +9,16 @@ import { createDesktop } from './desktop'
 // Electron's modules as parameters so they can be tested without Electron.
 const desktop = createDesktop({
   app,
-  BrowserWindow: BrowserWindow as never,
-  ipcMain: ipcMain as never,
-  protocol: protocol as never,
-  session: session as never,
+  BrowserWindow: BrowserWindow,
+  ipcMain: ipcMain,
+  protocol: protocol,
+  session: session,
   shell,
-  dialog: dialog as never,
+  dialog: dialog,
   clipboard,
-  Menu: Menu as never,
-  Tray: Tray as never,
-  nativeImage: nativeImage as never,
+  Menu: Menu,
+  Tray: Tray,
+  nativeImage: nativeImage,
   // Asked once the gateway starts, after the app is ready.
   get Notification() {
     return Notification.isSupported() ? Notification : undefined

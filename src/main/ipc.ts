@@ -1,7 +1,7 @@
 import { CANCEL_CHANNEL, channelOf, operations, type ContractError, type OperationName, type Output, type Result } from '../contract'
 import type { AdminService } from '../gateway/admin/adminService'
 import type { Caller } from '../gateway/admin/context'
-import { ClientAbort } from '../gateway/pipeline/clientAbort'
+import { ClientAbort } from '../gateway/upstream/clientAbort'
 import type { DesktopSession } from './session'
 
 export interface IpcSenderFrame {
@@ -80,7 +80,7 @@ export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => vo
       const admin = options.admin()
       if (!admin) return failure(GATEWAY_OFF)
       const { session } = options
-      const caller: Caller = { user: session.user(admin.gw.db), sessionToken: session.token, address: 'local' }
+      const caller: Caller = { user: session.user(admin), sessionToken: session.token, address: 'local' }
       let abort: ClientAbort | undefined
       let calls: Map<string, ClientAbort> | undefined
       if (streaming) {

@@ -1,8 +1,7 @@
 import type { User } from '../contract/auth'
 import type { SessionChange } from '../gateway/admin/context'
-import type { Db } from '../gateway/store/db'
+import type { AdminService } from '../gateway/admin/adminService'
 import type { SecretStore } from '../gateway/secrets/secretStore'
-import { UsersRepo } from '../gateway/store/usersRepo'
 
 /** The keychain account that holds a "stay signed in" session token. */
 export const SESSION_ACCOUNT = 'session'
@@ -21,12 +20,12 @@ export class DesktopSession {
   ) {}
 
   /** The signed-in user, or null (no token, or it expired or was ended elsewhere). */
-  user(db: Db): User | null {
-    return this.token ? (new UsersRepo(db).userForSession(this.token) ?? null) : null
+  user(admin: AdminService): User | null {
+    return admin.userFor(this.token)
   }
 
   /** Restores a kept session at start; a token the store no longer knows is removed from the keychain. */
-  async restore(db: Db): Promise<User | null> {
+  async restore(admin: AdminService): Promise<User | null> {
     if (!this.keychain) return null
     let kept: string | null
     try {
@@ -36,7 +35,7 @@ export class DesktopSession {
       return null
     }
     if (!kept) return null
-    const user = new UsersRepo(db).userForSession(kept) ?? null
+    const user = admin.userFor(kept)
     if (user) this.token = kept
     else await this.forget()
     return user

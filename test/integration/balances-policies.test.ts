@@ -1,8 +1,11 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { gwCli, json, startTestGateway, type TestGateway } from '../support/harness'
 import type { KeySettings } from '../../src/gateway/store/keysRepo'
+import { DB_FILE } from '../../src/gateway/store/db'
 
 /** The fake's default usage (12 prompt, 5 completion tokens) on gpt-4o-mini: 12 × $0.15 + 5 × $0.60 per 1M. */
 const C = 0.0000048
@@ -91,6 +94,36 @@ describe('balances', () => {
     const shown = JSON.parse((await gwCli(['api', 'keys.get', '--input', JSON.stringify({ id }), '--json'], { dataDir: t.dataDir })).stdout)
     assert.equal(Math.round(shown.spent.today_usd * 1e12), Math.round(3 * C * 1e12))
     assert.equal(Math.round(shown.spent.month_usd * 1e12), Math.round(3 * C * 1e12))
+  })
+
+  it("a spend check waiting on a stalled record thread holds up only its own request: others are answered meanwhile", async () => {
+    const limited = keyWith('limited-stalled', { daily_limit_usd: 1 })
+    const busy = keyWith('busy', {})
+    await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
+    await t.records()
+    // Another process holds the store's write lock: the record thread waits on it (busy_timeout, 5 s).
+    const lock = new Database(path.join(t.dataDir, DB_FILE))
+    lock.exec('BEGIN IMMEDIATE')
+    let waiting: Promise<unknown> | undefined
+    try {
+      await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
+      await new Promise((r) => setTimeout(r, 150))
+      let answered = false
+      // The key's first request of the day reads its spend once the records before it are committed.
+      waiting = limited.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).then(() => (answered = true))
+      await new Promise((r) => setTimeout(r, 300))
+      assert.equal(answered, false, 'the spend check waits for the record thread')
+      const started = Date.now()
+      const other = await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
+      assert.ok(other.choices[0].message.content)
+      assert.equal((await fetch(`${t.url}/healthz`)).status, 200)
+      assert.ok(Date.now() - started < 2000, `other requests were answered while it waited (${Date.now() - started} ms)`)
+      assert.equal(answered, false)
+    } finally {
+      lock.exec('COMMIT')
+      lock.close()
+    }
+    await waiting
   })
 
   it('an aborted stream pays for what was generated, flagged as estimated', async () => {

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { gwCli, readSse, startTestGateway, tempDir, type TestGateway } from '../support/harness'
-import { MAX_SSE_LINE_CHARS } from '../../src/gateway/upstream/sse'
+import { MAX_SSE_LINE_CHARS } from '../../src/shared/sse'
 
 const chat = (t: TestGateway, init: RequestInit = {}) =>
   fetch(`${t.baseURL}/chat/completions`, {

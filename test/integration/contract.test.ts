@@ -62,6 +62,7 @@ describe('management contract over HTTP and the CLI', () => {
     'aliases.set': { pattern: 'contract-*', to: 'gpt-4o-mini' },
     'aliases.remove': { pattern: 'contract-*' },
     'keys.list': {},
+    'keys.find': { ref: ids.key },
     'keys.get': { id: ids.key },
     'keys.create': { name: 'made-by-contract-test' },
     'keys.update': { id: ids.key, policy: { rpm: 100 } },
@@ -263,7 +264,7 @@ describe('settings take effect', () => {
       await t.records(2)
       gw.settingsRepo.write({ retention_days: 7 })
       gw.refresh()
-      assert.equal(gw.pruneRecords(), 1)
+      assert.equal(await gw.pruneRecords(), 1)
       assert.equal(gw.requests.list().length, 1)
       assert.equal(gw.db.prepare(`SELECT count(*) FROM request_tags`).pluck().get(), 0)
     } finally {

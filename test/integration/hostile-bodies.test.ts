@@ -5,7 +5,7 @@ import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropi
 import { MAX_JSON_DEPTH } from '../../src/gateway/boundedJson'
 import { resolveModel } from '../../src/gateway/pipeline/resolveModel'
 import { RequestContext } from '../../src/gateway/pipeline/requestContext'
-import { ClientAbort } from '../../src/gateway/pipeline/clientAbort'
+import { ClientAbort } from '../../src/gateway/upstream/clientAbort'
 import { route } from '../../src/gateway/routing/route'
 
 /** `n` arrays inside each other, as JSON text. */

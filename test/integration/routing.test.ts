@@ -1,5 +1,7 @@
 import { after, before, beforeEach, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
 import OpenAI from 'openai'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
@@ -248,15 +250,36 @@ describe('gw providers test', () => {
   })
   after(() => t.close())
 
-  it('makes the cheapest real call and reports latency, or the exact error', async () => {
-    const ok = await gwCli(['providers', 'test', 'openai', '--json'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: t.fake.apiKey } })
+  it('from a shell without the key, tests through the running gateway, whose environment holds it', async () => {
+    const file = path.join(t.dataDir, 'gateway.json')
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the operator token is readable by the data dir\'s owner only')
+    const ok = await gwCli(['providers', 'test', 'openai', '--json'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: '' } })
     const status = JSON.parse(ok.stdout)
     assert.equal(status.ok, true)
     assert.ok(status.latency_ms >= 0)
+    assert.equal(status.tested_by, `the running gateway at ${t.url}`)
     assert.equal(t.fake.received.at(-1)!.path, '/v1/models')
+    const text = await gwCli(['providers', 'test', 'openai'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: '' } })
+    assert.match(text.stdout, new RegExp(`^openai: ok in \\d+ ms, \\d+ models listed \\(tested by the running gateway at ${t.url}\\)`))
+    // The token is the only way in: a wrong one is an anonymous caller.
+    const refused = await fetch(`${t.url}/api/providers.test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-gw-operator': 'x'.repeat(43) },
+      body: JSON.stringify({ id: 'openai' }),
+    })
+    assert.equal(refused.status, 401)
+  })
+
+  it('with no gateway running, tests from this shell: the exact error, or where each process looks for a missing key', async () => {
+    await t.running.close()
+    assert.equal(fs.existsSync(path.join(t.dataDir, 'gateway.json')), false, 'a stopped gateway withdraws its announcement')
     const bad = await gwCli(['providers', 'test', 'openai'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: 'sk-wrong' } }).catch((e) => e)
     assert.equal(bad.code, 1)
     assert.match(bad.stdout, /openai: failed: openai answered 401: Incorrect API key provided/)
+    assert.match(bad.stdout, /\(tested by this shell\)/)
     assert.equal(bad.stdout.includes('sk-wrong'), false)
+    const none = await gwCli(['providers', 'test', 'openai'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: '', GW_KEYCHAIN_SERVICE: `gw-empty-${process.pid}` } }).catch((e) => e)
+    assert.equal(none.code, 1)
+    assert.match(none.stdout, /openai: failed: this shell has no OPENAI_API_KEY and .* holds no key for openai, and no gateway is running on this data dir/)
   })
 })

@@ -1,7 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { resolveConfig } from '../../src/gateway/config'
-import { DEFAULT_UPSTREAM_CONNECTIONS } from '../../src/gateway/upstream/client'
+import { DEFAULT_UPSTREAM_CONNECTIONS, resolveConfig } from '../../src/gateway/config'
 
 describe('upstream connections setting', () => {
   it('defaults to enough connections for a burst of 1,000 streams', () => {

@@ -183,17 +183,17 @@ describe('IPC transport for the management contract', () => {
 
     // A restart: a fresh session restores the kept token.
     const again = new DesktopSession(keychain)
-    assert.equal((await again.restore(running.gateway.db))?.username, 'owner')
+    assert.equal((await again.restore(running.admin))?.username, 'owner')
     assert.equal(again.token, kept)
 
     await gw['auth.signOut']({})
     assert.equal(keychain.map.has(SESSION_ACCOUNT), false, 'sign-out removes it')
     const third = new DesktopSession(keychain)
-    assert.equal(await third.restore(running.gateway.db), null)
+    assert.equal(await third.restore(running.admin), null)
 
     // A kept token the store no longer knows is dropped at start.
     keychain.map.set(SESSION_ACCOUNT, 'stale-token')
-    assert.equal(await new DesktopSession(keychain).restore(running.gateway.db), null)
+    assert.equal(await new DesktopSession(keychain).restore(running.admin), null)
     assert.equal(keychain.map.has(SESSION_ACCOUNT), false)
 
     await gw['auth.signIn']({ username: 'owner', password: 'correct-horse-battery', remember: false })

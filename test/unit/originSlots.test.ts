@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { OriginSlots } from '../../src/gateway/upstream/originSlots'
-import { ClientAbort } from '../../src/gateway/pipeline/clientAbort'
+import { ClientAbort } from '../../src/gateway/upstream/clientAbort'
 
 const A = 'https://api.example.com'
 const B = 'http://127.0.0.1:11434'

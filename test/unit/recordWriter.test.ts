@@ -178,4 +178,30 @@ describe('request records written by their own thread', () => {
     assert.deepEqual(storedIds(), ['x', 'y'])
     assert.deepEqual(errors, [])
   })
+
+  it('flushed() waits for a record thread stalled on a lock without blocking the event loop', async () => {
+    const w = open()
+    w.start()
+    await eventually(threadReady(w))
+    // Another process holds the write lock: the thread's insert waits on it (busy_timeout).
+    const other = new Database(db.name)
+    other.exec('BEGIN IMMEDIATE')
+    w.push(record('stalled'))
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 10)
+    let settled = false
+    const flushing = w.flushed().then(() => (settled = true))
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      assert.equal(settled, false, 'the flush is still waiting for the thread')
+      assert.ok(ticks >= 10, `timers kept firing while the flush waited (${ticks} ticks in 300 ms)`)
+    } finally {
+      other.exec('COMMIT')
+      other.close()
+    }
+    await flushing
+    clearInterval(ticker)
+    assert.deepEqual(storedIds(), ['stalled'])
+    assert.deepEqual(errors, [])
+  })
 })

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { MAX_SSE_LINE_CHARS, SseLimitError, SseParser } from '../../src/gateway/upstream/sse'
+import { MAX_SSE_LINE_CHARS, SseLimitError, SseParser } from '../../src/shared/sse'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 

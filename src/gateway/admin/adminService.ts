@@ -1,8 +1,10 @@
 import { operations, type OperationName, type Result } from '../../contract'
+import type { User } from '../../contract/auth'
 import type { PlaygroundEvent } from '../../contract/playground'
 import { SignInThrottle } from '../auth/throttle'
 import type { Gateway } from '../gateway'
-import { ClientAbort } from '../pipeline/clientAbort'
+import { UsersRepo } from '../store/usersRepo'
+import { ClientAbort } from '../upstream/clientAbort'
 import { AdminError } from './adminError'
 import type { AdminContext, Caller, GatewayStatus, SessionChange } from './context'
 import { aliasHandlers } from './handlers/aliases'
@@ -50,6 +52,11 @@ export class AdminService {
     readonly gw: Gateway,
     private status: GatewayStatus,
   ) {}
+
+  /** The user a session token belongs to, or null (none, expired or ended): every transport's one session lookup. */
+  userFor(token: string | null): User | null {
+    return token ? (new UsersRepo(this.gw.db).userForSession(token) ?? null) : null
+  }
 
   /** Known once the server listens. */
   setBaseUrl(baseUrl: string): void {

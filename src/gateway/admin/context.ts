@@ -1,7 +1,8 @@
+import os from 'node:os'
 import type { User } from '../../contract/auth'
 import type { PlaygroundEvent } from '../../contract/playground'
 import type { Gateway } from '../gateway'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import type { ClientAbort } from '../upstream/clientAbort'
 import type { SignInThrottle } from '../auth/throttle'
 
 /** What the gateway says of itself: where it listens, its version, where it keeps data and its log. */
@@ -45,3 +46,14 @@ export interface AdminContext {
 /** The signed-in user; the dispatcher checks access before a handler runs. */
 export const me = (ctx: AdminContext): User => ctx.caller.user!
 export const isAdmin = (ctx: AdminContext) => ctx.caller.user?.role === 'admin'
+
+/** Who made a change, for ledgers and preset history: the operator's name is already `cli:<login>`; dashboard users are `user:<name>`. */
+export const actorOf = (ctx: AdminContext) => (ctx.caller.operator ? me(ctx).username : `user:${me(ctx).username}`)
+
+/** The local operator (the CLI, or a caller presenting the running gateway's operator token): an admin that owns nothing. */
+export const operatorCaller = (address = 'local'): Caller => ({
+  user: { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin', created_at: 0 },
+  sessionToken: null,
+  address,
+  operator: true,
+})

@@ -1,13 +1,5 @@
-import os from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { resolveConfig } from '../config'
-import { openDatabase, type Db } from '../store/db'
 import { KeychainSecretStore, type SecretStore } from '../secrets/secretStore'
-import { ProviderRegistry } from '../providers/registry'
-import { ProvidersRepo } from '../store/providersRepo'
-import { PricesRepo } from '../store/pricesRepo'
-import { PriceBook } from '../pricing/priceBook'
-import { builtinCatalog } from '../pricing/catalog'
 
 export interface CliIo {
   out(text: string): void
@@ -43,27 +35,6 @@ const common = { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } as 
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   return parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true })
 }
-
-/** Opens the store of `--data-dir` (or the default), runs `fn`, and closes it. */
-export async function withStore<T>(dataDir: string | undefined, io: CliIo, fn: (db: Db) => Promise<T> | T): Promise<T> {
-  const db = openDatabase(resolveConfig({ dataDir }, io.env).dataDir)
-  try {
-    return await fn(db)
-  } finally {
-    db.close()
-  }
-}
-
-/** The providers and prices a running gateway would see, for checks the CLI makes itself. */
-export function modelDirectory(db: Db, io: CliIo) {
-  const priceBook = new PriceBook(builtinCatalog)
-  const prices = new PricesRepo(db)
-  priceBook.reload(prices.all(), prices.calendars())
-  return { registry: new ProviderRegistry(new ProvidersRepo(db), io.secrets, io.env), priceBook }
-}
-
-/** Who made a change, for ledgers and preset history. */
-export const cliActor = () => `cli:${os.userInfo().username}`
 
 export function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))

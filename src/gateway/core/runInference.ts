@@ -2,17 +2,17 @@ import type { Logger } from 'pino'
 import type { Preset } from '../../contract/presets'
 import type { Settings } from '../../contract/settings'
 import { ApiError } from '../errors'
-import { admit, policyRefusal, type AdmitDeps } from '../pipeline/admit'
+import { admit, policyOf, policyRefusal, type AdmitDeps } from '../pipeline/admit'
 import { resolveAttribution } from '../pipeline/attribution'
 import type { KeyIndex } from '../pipeline/authenticate'
 import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import type { ClientAbort } from '../upstream/clientAbort'
 import { pricedIfSentNowhere } from '../pipeline/cost'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
 import type { AliasTable } from '../pipeline/aliases'
-import { ClientAborted } from '../providers/sendToProvider'
+import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
 import type { KeyRow } from '../store/keysRepo'
@@ -142,6 +142,11 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   const primary = await resolveModel(gw, steering.model)
   ctx.target = primary
   const control = wire.control(body)
+  // A key's balance and period spend are read from the store when not in memory (after a change, once a period).
+  for (let loading = gw.balances.loading(ctx.key); loading; loading = gw.balances.loading(ctx.key)) await loading
+  // A watched session is read once, the same way.
+  const sessionLoading = gw.sessions.loading(ctx.key, policyOf(ctx.key), ctx.attribution.attribution.session_id)
+  if (sessionLoading) await sessionLoading
   admit(gw, ctx, body, control)
   const local = wire.answerLocally?.(ctx, body, primary, sink)
   if (local) return local

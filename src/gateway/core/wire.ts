@@ -1,7 +1,7 @@
 import type { Preset } from '../../contract/presets'
 import type { ApiError } from '../errors'
 import type { AdmitOptions } from '../pipeline/admit'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import type { ClientAbort } from '../upstream/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { ClientAbort } from '../pipeline/clientAbort'
+import { ClientAbort } from '../upstream/clientAbort'
 
 /** Fires when the client goes away: the connection closes before the answer was written in full. */
 export function abortWhenGone(res: ServerResponse): ClientAbort {

@@ -16,7 +16,7 @@ const UNBOUNDED_OUTPUT_TOKENS = 32_768
 const policies = new WeakMap<KeyRow, KeyPolicy>()
 
 /** Policies are validated on save; parsing again here guards against a hand-edited store. */
-function policyOf(key: KeyRow): KeyPolicy {
+export function policyOf(key: KeyRow): KeyPolicy {
   let p = policies.get(key)
   if (!p) {
     p = keyPolicy.parse(JSON.parse(key.policy))

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { picoToUsdNumber, type LedgerRepo } from '../store/ledgerRepo'
+import type { RecordWriter } from '../store/recordWriter'
 
 export interface Reservation {
   keyId: string
@@ -43,18 +44,54 @@ export class Balances {
   private reserved = new Map<string, bigint>()
   private daily = new Map<string, Spend>()
   private monthly = new Map<string, Spend>()
+  /** Balances are read from the ledger again before the next admission. */
+  private stale = true
 
-  /** `flushPending` writes queued records, so spend read from the store is complete. */
+  /** `records`: the writer whose queued records (and debits riding with them) the store's sums must include. */
   constructor(
     private readonly ledger: LedgerRepo,
-    private readonly flushPending: () => void,
+    private readonly records: Pick<RecordWriter, 'flushed' | 'unwritten'>,
   ) {}
 
-  /** After a configuration change (a top-up from another process); pending records must be flushed first. */
+  /** After a configuration change (a top-up from another process): balances and spend are read again before the next admission. */
   reload(): void {
-    this.balances = this.ledger.balances()
+    this.stale = true
     this.daily.clear()
     this.monthly.clear()
+  }
+
+  /**
+   * Null when what `admit` needs for this key is in memory (almost always); otherwise a promise
+   * that reads it from the store once the record writer has committed what it held. Waiting for
+   * the record thread is awaited, never blocked on: other requests are served meanwhile, and
+   * those of this key that end meanwhile are counted too (see `spendSince`).
+   */
+  loading(key: KeyRow, now = Date.now()): Promise<void> | null {
+    // On every request: no allocation unless something must be read.
+    const day = key.daily_limit_usd === null ? null : startOfUtcDay(now)
+    const month = key.monthly_limit_usd === null ? null : startOfUtcMonth(now)
+    const dayMissing = day !== null && this.daily.get(key.id)?.since !== day
+    const monthMissing = month !== null && this.monthly.get(key.id)?.since !== month
+    if (!this.stale && !dayMissing && !monthMissing) return null
+    return this.records.flushed().then(() => {
+      if (this.stale) {
+        this.balances = this.ledger.balances()
+        this.stale = false
+      }
+      if (day !== null && this.daily.get(key.id)?.since !== day) this.daily.set(key.id, { since: day, usd: this.spendSince(key.id, day) })
+      if (month !== null && this.monthly.get(key.id)?.since !== month) this.monthly.set(key.id, { since: month, usd: this.spendSince(key.id, month) })
+    })
+  }
+
+  /**
+   * What the key spent since `since`: the store's sum plus its records still in the writer (pushed
+   * while the flush was awaited). Those are listed before the store is read, so none is missed;
+   * one the thread commits in between is counted twice, which errs towards refusing, never
+   * towards letting a limit be passed.
+   */
+  private spendSince(keyId: string, since: number): number {
+    const pending = this.records.unwritten(keyId).filter((r) => Date.parse(r.created_at) >= since)
+    return this.ledger.spendSince(keyId, since) + pending.reduce((sum, r) => sum + (r.cost?.final_usd ?? 0), 0)
   }
 
   balanceOf(keyId: string): bigint {
@@ -107,8 +144,8 @@ export class Balances {
   private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since) {
-      this.flushPending()
-      spend = { since, usd: this.ledger.spendSince(key.id, since) }
+      // `loading` filled the cache in this same turn; only a period that began in between gets here.
+      spend = { since, usd: this.spendSince(key.id, since) }
       cache.set(key.id, spend)
     }
     if (spend.usd >= limit) {

@@ -1,17 +1,17 @@
 import { ApiError } from '../errors'
+import { SlidingWindow } from '../slidingWindow'
 
 const WINDOW_MS = 60_000
 
 /** Requests per minute per key over a sliding window, in memory. */
 export class RateLimiter {
-  private readonly hits = new Map<string, number[]>()
+  private readonly window = new SlidingWindow(WINDOW_MS)
 
   check(keyId: string, keyName: string, rpm: number | undefined, now = Date.now()): void {
     if (rpm === undefined) return
-    const recent = (this.hits.get(keyId) ?? []).filter((t) => t > now - WINDOW_MS)
-    if (recent.length >= rpm) {
-      const retryAfter = Math.max(1, Math.ceil((recent[0] + WINDOW_MS - now) / 1000))
-      this.hits.set(keyId, recent)
+    const waitMs = this.window.take([keyId], rpm, now)
+    if (waitMs > 0) {
+      const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
       throw new ApiError(
         429,
         'requests',
@@ -21,7 +21,5 @@ export class RateLimiter {
         { 'retry-after': String(retryAfter) },
       )
     }
-    recent.push(now)
-    this.hits.set(keyId, recent)
   }
 }

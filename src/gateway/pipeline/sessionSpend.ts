@@ -2,6 +2,7 @@ import type { KeyPolicy } from '../../contract/keys'
 import type { SessionAlert } from '../../contract/sessionAlerts'
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
+import type { RecordWriter } from '../store/recordWriter'
 import { usdToPico } from '../store/ledgerRepo'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
 import { usd } from './balances'
@@ -47,8 +48,8 @@ const keyOf = (keyId: string, sessionId: string) => `${keyId}\n${sessionId}`
 
 /**
  * Each session's spend and request count per key, in memory, for the keys' per-session limits
- * and the settings' session alert. A session is read from the store once (queued records flushed
- * first), and from then on every record of it is added as it is queued, so memory and store
+ * and the settings' session alert. A session is read from the store once (`loading`, after the
+ * record writer committed what it held), and from then on every record of it is added as it is queued, so memory and store
  * agree. Admission works as a prepaid balance's does: a request is admitted only when the
  * session's recorded cost, what its requests in flight reserved and this request's expected cost
  * stay within the limit (and its recorded and in-flight requests below the request limit), so
@@ -59,13 +60,26 @@ export class SessionSpend {
 
   constructor(
     private readonly totalsOf: (keyId: string, sessionId: string) => SessionTotals,
-    private readonly flushPending: () => void,
+    private readonly records: Pick<RecordWriter, 'flushed' | 'unwritten'>,
     private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
   ) {}
 
   /** Whether a request of this session is held against it: its key limits sessions, or sessions raise alerts. */
   private watches(policy: KeyPolicy, sessionId: string | null): sessionId is string {
     return sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined || this.alerts.threshold() !== null)
+  }
+
+  /**
+   * Null when this request's session is not watched or is in memory; otherwise a promise that
+   * reads it from the store once the record writer has committed what it held (awaited, never
+   * blocked on), counting the session's records still in the writer. A record the thread commits
+   * in between is counted twice, which errs towards refusing, never towards passing a limit.
+   */
+  loading(key: KeyRow, policy: KeyPolicy, sessionId: string | null): Promise<void> | null {
+    if (!this.watches(policy, sessionId) || this.sessions.has(keyOf(key.id, sessionId))) return null
+    return this.records.flushed().then(() => {
+      if (!this.sessions.has(keyOf(key.id, sessionId))) this.read(key, sessionId)
+    })
   }
 
   /**
@@ -133,18 +147,21 @@ export class SessionSpend {
     }
   }
 
+  /** The session `loading` read; one evicted since (it had nothing in flight) is read again, in this turn. */
   private session(key: KeyRow, sessionId: string): Session {
-    const id = keyOf(key.id, sessionId)
-    let s = this.sessions.get(id)
-    if (s) {
-      s.keyName = key.name
-      return s
-    }
-    this.flushPending()
+    const s = this.sessions.get(keyOf(key.id, sessionId)) ?? this.read(key, sessionId)
+    s.keyName = key.name
+    return s
+  }
+
+  /** A session as the store has it, plus its records still in the writer. */
+  private read(key: KeyRow, sessionId: string): Session {
+    const pending = this.records.unwritten(key.id).filter((r) => r.attribution.session_id === sessionId && !isTokenCount(r))
     const totals = this.totalsOf(key.id, sessionId)
-    s = { keyName: key.name, spentPico: usdToPico(totals.usd), requests: totals.requests, reservedPico: 0n, inFlight: 0 }
+    const pendingPico = pending.reduce((sum, r) => sum + (r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n), 0n)
+    const s = { keyName: key.name, spentPico: usdToPico(totals.usd) + pendingPico, requests: totals.requests + pending.length, reservedPico: 0n, inFlight: 0 }
     this.evictIdle()
-    this.sessions.set(id, s)
+    this.sessions.set(keyOf(key.id, sessionId), s)
     return s
   }
 

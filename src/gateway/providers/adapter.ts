@@ -1,7 +1,7 @@
 import type { ApiError } from '../errors'
 import type { NormalizedUsage } from '../pricing/types'
 import type { Redactor } from '../secrets/redactor'
-import type { SseEvent } from '../upstream/sse'
+import type { SseEvent } from '../../shared/sse'
 
 /** An OpenAI `chat.completion.chunk`, as the client receives it. */
 export type Chunk = Record<string, unknown> & {

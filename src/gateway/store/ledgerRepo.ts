@@ -1,5 +1,6 @@
 import type { Db } from './db'
 import { bumpConfigRev } from './configRev'
+import { picoToUsdNumber } from '../../contract/money'
 
 export type LedgerKind = 'top_up' | 'adjustment' | 'usage'
 
@@ -14,17 +15,7 @@ export interface LedgerEntry {
   note: string | null
 }
 
-export const PICO_PER_USD = 1_000_000_000_000n
-
-/** Whole pico-dollars from a USD amount given by a person (at most 12 decimals count). */
-export function usdToPico(usd: number): bigint {
-  if (!Number.isFinite(usd)) throw new Error(`not a USD amount: ${usd}`)
-  const [whole, frac = ''] = Math.abs(usd).toFixed(12).split('.')
-  const pico = BigInt(whole) * PICO_PER_USD + BigInt(frac.padEnd(12, '0'))
-  return usd < 0 ? -pico : pico
-}
-
-export const picoToUsdNumber = (pico: bigint) => Number(pico) / 1e12
+export { PICO_PER_USD, picoToUsdNumber, usdToPico } from '../../contract/money'
 
 /**
  * The prepaid balance of a key is the sum of its ledger entries: top-ups and adjustments made by

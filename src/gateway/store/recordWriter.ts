@@ -64,9 +64,11 @@ const FLUSH_TIMEOUT_MS = 30_000
  * thread's event loop). A row at fault is set aside and reported, never retried: the rest of its
  * batch commits.
  *
- * `flush()` is synchronous and returns once everything pushed so far has been tried, so a read
- * that follows it (the Requests screen, a spend-limit check) sees every record. `close()` flushes
- * and stops the thread, so a clean shutdown loses nothing. If the thread cannot start or dies,
+ * `flushed()` resolves once everything pushed so far has been tried, so a read that follows it
+ * (the Requests screen, a spend-limit check) sees every record; it waits without blocking the
+ * event loop, which goes on serving while the thread writes (or is stalled on a lock). `flush()`
+ * does the same synchronously, for callers that cannot wait (tests reading the store at once).
+ * `close()` flushes and stops the thread, so a clean shutdown loses nothing. If the thread cannot start or dies,
  * the writer says why and writes on the event loop instead, beginning with every batch the
  * thread had not committed.
  */
@@ -101,14 +103,32 @@ export class RecordWriter {
     if (!this.failed) this.ensureWorker()
   }
 
-  /** Hands the queue over and waits until all of it has been tried. */
+  /** Hands the queue over and blocks until all of it has been tried (at most 30 s a batch). */
   flush(): void {
     this.post()
     while (this.worker && Atomics.load(this.state, ATTEMPTED) < this.lastSent()) this.waitForWorker()
   }
 
+  /** Hands the queue over and resolves once all of it has been tried; the event loop runs meanwhile. */
+  async flushed(): Promise<void> {
+    this.post()
+    const target = this.lastSent()
+    while (this.worker && Atomics.load(this.state, ATTEMPTED) < target) await this.workerMoved()
+  }
+
+  /**
+   * This key's records pushed and not yet known to be committed (queued, or in a batch the
+   * thread has not reported written). Read before the store is: what is not listed here was
+   * committed before that read began.
+   */
+  unwritten(keyId: string): RequestRecord[] {
+    const written = Atomics.load(this.state, WRITTEN)
+    const batches = this.sent.filter((b) => b.seq > written).map((b) => b.items)
+    return [...batches, this.queue].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+  }
+
   async close(): Promise<void> {
-    this.flush()
+    await this.flushed()
     this.closed = true
     const worker = this.worker
     if (!worker) return
@@ -181,12 +201,29 @@ export class RecordWriter {
   private waitForWorker(): void {
     const deadline = Date.now() + FLUSH_TIMEOUT_MS
     const seen = Atomics.load(this.state, ATTEMPTED)
-    // Short waits, so a thread that died without a word (threadId turns -1) is noticed.
-    while (Atomics.load(this.state, ATTEMPTED) === seen) {
-      if (this.worker?.threadId === -1) return this.fallBack(new Error('the record thread stopped'))
-      if (Date.now() > deadline) return this.fallBack(new Error(`the record thread did not answer in ${FLUSH_TIMEOUT_MS / 1000} s`))
-      Atomics.wait(this.state, ATTEMPTED, seen, 50)
+    while (this.stillWaiting(seen, deadline)) Atomics.wait(this.state, ATTEMPTED, seen, 50)
+  }
+
+  /** Like waitForWorker, awaiting the thread's notification instead of blocking on it. */
+  private async workerMoved(): Promise<void> {
+    const deadline = Date.now() + FLUSH_TIMEOUT_MS
+    const seen = Atomics.load(this.state, ATTEMPTED)
+    while (this.stillWaiting(seen, deadline)) {
+      const wait = Atomics.waitAsync(this.state, ATTEMPTED, seen, 50)
+      if (wait.async) await wait.value
     }
+  }
+
+  /**
+   * Whether the thread has yet to attempt past `seen`. Waits are short, so a thread that died
+   * without a word (threadId turns -1) or stopped answering is noticed: it is then given up on.
+   */
+  private stillWaiting(seen: number, deadline: number): boolean {
+    if (!this.worker || Atomics.load(this.state, ATTEMPTED) !== seen) return false
+    if (this.worker.threadId === -1) this.fallBack(new Error('the record thread stopped'))
+    else if (Date.now() > deadline) this.fallBack(new Error(`the record thread did not answer in ${FLUSH_TIMEOUT_MS / 1000} s`))
+    else return true
+    return false
   }
 
   /** From here on, batches are written on this thread, starting with those the record thread had not committed. */

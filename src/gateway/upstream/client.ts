@@ -1,6 +1,7 @@
 import { Agent, errors, request, type Dispatcher } from 'undici'
-import { AbortEmitter, type ClientAbort } from '../pipeline/clientAbort'
+import { AbortEmitter, type ClientAbort } from './clientAbort'
 import { OriginSlots } from './originSlots'
+import { DEFAULT_UPSTREAM_CONNECTIONS } from '../config'
 
 export interface UpstreamTimeouts {
   connectMs: number
@@ -13,13 +14,6 @@ export interface UpstreamTimeouts {
 export type CallDeadlines = Omit<UpstreamTimeouts, 'connectMs'>
 
 export const defaultTimeouts: UpstreamTimeouts = { connectMs: 10_000, firstByteMs: 600_000, idleMs: 300_000 }
-
-/**
- * Connections to one provider (one origin) when GW_UPSTREAM_CONNECTIONS does not say: enough for
- * a burst of 1,000 concurrent streams from local agents to start at once, and still a bound on the
- * sockets (two per stream, with the client's) a runaway script can make the gateway open.
- */
-export const DEFAULT_UPSTREAM_CONNECTIONS = 1024
 
 export interface UpstreamAgentOptions {
   connectMs?: number

@@ -1,5 +1,5 @@
 import { errors } from 'undici'
-import type { AbortEmitter } from '../pipeline/clientAbort'
+import type { AbortEmitter } from './clientAbort'
 
 /** The two kinds of signal a call carries: a request's own (undici-shaped) or a caller's AbortSignal. */
 type CallSignal = AbortEmitter | AbortSignal

@@ -2,7 +2,7 @@ import { errors as undiciErrors } from 'undici'
 import { ApiError } from '../errors'
 import type { Redactor } from '../secrets/redactor'
 import { envVarFor } from '../secrets/secretStore'
-import { SseLimitError } from './sse'
+import { SseLimitError } from '../../shared/sse'
 
 interface ParsedError {
   message: string

@@ -1,10 +1,10 @@
 import type { Sink } from '../core/sink'
 import { OK, type Finished } from '../core/wire'
 import type { ApiError } from '../errors'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import type { ClientAbort } from '../upstream/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { UpstreamResponse } from '../upstream/client'
-import { SseParser, type SseEvent } from '../upstream/sse'
+import { SseParser, type SseEvent } from '../../shared/sse'
 import { upstreamStreamError } from '../upstream/upstreamErrors'
 
 /** What a stream relay does with the provider's events, whatever its wire. */

@@ -2,8 +2,8 @@ import type { KeySummary } from '../../../contract/keys'
 import { KeysRepo, toKeyInfo, type KeyRow } from '../../store/keysRepo'
 import { LedgerRepo, picoToUsdNumber, usdToPico } from '../../store/ledgerRepo'
 import { UsersRepo } from '../../store/usersRepo'
-import { forbidden, invalid, notFound } from '../adminError'
-import { isAdmin, me, type AdminContext } from '../context'
+import { conflict, forbidden, invalid, notFound } from '../adminError'
+import { actorOf, isAdmin, me, type AdminContext } from '../context'
 import type { Handlers } from './types'
 import { startOfUtcDay, startOfUtcMonth } from '../../pipeline/balances'
 
@@ -40,19 +40,31 @@ function checkPreset(ctx: AdminContext, name: string | null | undefined): void {
   if (name && !ctx.gw.presetsRepo.get(name)) throw invalid('default_preset', `no preset named ${name}`)
 }
 
-const actor = (ctx: AdminContext) => `user:${me(ctx).username}`
+/** A key by id, exact name or gw- prefix, among those the caller may see. */
+function findVisibleKey(ctx: AdminContext, ref: string): KeyRow {
+  let found: KeyRow | undefined
+  try {
+    found = new KeysRepo(ctx.gw.db).find(ref)
+  } catch (err) {
+    throw conflict((err as Error).message)
+  }
+  if (!found) throw notFound(`key "${ref}"`)
+  return visibleKey(ctx, found.id)
+}
 
-export const keyHandlers: Handlers<'keys.list' | 'keys.get' | 'keys.create' | 'keys.update' | 'keys.revoke' | 'keys.topUp' | 'keys.adjust'> = {
+export const keyHandlers: Handlers<'keys.list' | 'keys.find' | 'keys.get' | 'keys.create' | 'keys.update' | 'keys.revoke' | 'keys.topUp' | 'keys.adjust'> = {
   'keys.list': (ctx) => visibleKeys(ctx).map((k) => summarize(ctx, k)),
 
-  'keys.get'(ctx, input) {
+  'keys.find': (ctx, input) => summarize(ctx, findVisibleKey(ctx, input.ref)),
+
+  async 'keys.get'(ctx, input) {
     const key = visibleKey(ctx, input.id)
     const ledger = new LedgerRepo(ctx.gw.db)
     // The figures the spend limits are checked against, queued records included.
-    ctx.gw.records.flush()
+    await ctx.gw.records.flushed()
     const now = ctx.gw.clock()
     const spent = { today_usd: ledger.spendSince(key.id, startOfUtcDay(now)), month_usd: ledger.spendSince(key.id, startOfUtcMonth(now)) }
-    return { key: summarize(ctx, key), ledger: ledger.entries(key.id, 200), spent }
+    return { key: summarize(ctx, key), ledger: ledger.entries(key.id, input.ledger_limit), spent }
   },
 
   'keys.create'(ctx, input) {
@@ -69,7 +81,7 @@ export const keyHandlers: Handlers<'keys.list' | 'keys.get' | 'keys.create' | 'k
         balanceUsd: input.balance_usd,
         ownerId: input.owner_id ?? (ctx.caller.operator ? null : me(ctx).id),
       },
-      actor(ctx),
+      actorOf(ctx),
     )
     return { secret, key: summarize(ctx, new KeysRepo(ctx.gw.db).byId(info.id)!) }
   },
@@ -85,20 +97,20 @@ export const keyHandlers: Handlers<'keys.list' | 'keys.get' | 'keys.create' | 'k
 
   'keys.revoke'(ctx, input) {
     const key = visibleKey(ctx, input.id)
-    new KeysRepo(ctx.gw.db).revoke(key.id)
+    if (!new KeysRepo(ctx.gw.db).revoke(key.id)) throw conflict(`key ${key.id} (${key.name}) was already revoked`)
     return summarize(ctx, new KeysRepo(ctx.gw.db).byId(key.id)!)
   },
 
   'keys.topUp'(ctx, input) {
     const key = visibleKey(ctx, input.id)
-    new LedgerRepo(ctx.gw.db).credit(key.id, usdToPico(input.amount_usd), 'top_up', actor(ctx), input.note ?? null)
+    new LedgerRepo(ctx.gw.db).credit(key.id, usdToPico(input.amount_usd), 'top_up', actorOf(ctx), input.note ?? null)
     return summarize(ctx, new KeysRepo(ctx.gw.db).byId(key.id)!)
   },
 
   'keys.adjust'(ctx, input) {
     const key = visibleKey(ctx, input.id)
     if (!key.prepaid) throw invalid('id', `key ${key.name} has no prepaid balance; top it up to give it one`)
-    new LedgerRepo(ctx.gw.db).credit(key.id, usdToPico(input.amount_usd), 'adjustment', actor(ctx), input.note)
+    new LedgerRepo(ctx.gw.db).credit(key.id, usdToPico(input.amount_usd), 'adjustment', actorOf(ctx), input.note)
     return summarize(ctx, new KeysRepo(ctx.gw.db).byId(key.id)!)
   },
 }

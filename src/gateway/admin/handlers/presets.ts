@@ -5,7 +5,7 @@ import { lookupModel } from '../../pipeline/resolveModel'
 import { adapterFor } from '../../providers/kinds'
 import { upstreamChatBody, type ChatBody } from '../../wires/chat/chatBody'
 import { AdminError, conflict, invalid, notFound } from '../adminError'
-import { me, type AdminContext } from '../context'
+import { actorOf, type AdminContext } from '../context'
 import type { Handlers } from './types'
 
 function validated(ctx: AdminContext, input: unknown) {
@@ -31,14 +31,14 @@ export const presetHandlers: Handlers<'presets.list' | 'presets.get' | 'presets.
     return { preset, versions: ctx.gw.presetsRepo.versions(input.name), default_of_keys: ctx.gw.presetsRepo.keysUsing(input.name) }
   },
 
-  'presets.save': (ctx, input) => ctx.gw.presetsRepo.save(validated(ctx, input), `user:${me(ctx).username}`),
+  'presets.save': (ctx, input) => ctx.gw.presetsRepo.save(validated(ctx, input), actorOf(ctx)),
 
   'presets.restore'(ctx, input) {
     const old = ctx.gw.presetsRepo.versions(input.name).find((v) => v.version === input.version)
     if (!old) throw notFound(`version ${input.version} of preset ${input.name}`)
     const { version: _v, created_at: _c, created_by: _b, ...fields } = old
     // An old version is checked again: its model may have gone since.
-    return ctx.gw.presetsRepo.save(validated(ctx, fields), `user:${me(ctx).username}`)
+    return ctx.gw.presetsRepo.save(validated(ctx, fields), actorOf(ctx))
   },
 
   'presets.delete'(ctx, input) {

@@ -1,11 +1,9 @@
 import { requestIdFloor } from '../../pipeline/requestContext'
 import { repriceBatch } from '../../pricing/reprice'
 import { notFound } from '../adminError'
-import { me, type AdminContext } from '../context'
+import { actorOf } from '../context'
 import type { Handlers } from './types'
 
-/** The local operator's name is already `cli:<login>`; dashboard users are `user:<name>`. */
-const actor = (ctx: AdminContext) => (ctx.caller.operator ? me(ctx).username : `user:${me(ctx).username}`)
 const today = (now: number) => new Date(now).toISOString().slice(0, 10)
 
 export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice'> = {
@@ -40,12 +38,12 @@ export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set'
     return { ok: true as const }
   },
 
-  'prices.reprice'(ctx, input) {
+  async 'prices.reprice'(ctx, input) {
     // Records still queued in the writer would be missed by this batch.
-    ctx.gw.records.flush()
+    await ctx.gw.records.flushed()
     ctx.gw.refresh()
     // Ids sort by time, so the scan walks the id index from the first id of `since` on.
     const cursor = input.cursor ?? requestIdFloor(Date.parse(`${input.since}T00:00:00Z`))
-    return repriceBatch(ctx.gw.db, ctx.gw.priceBook, { ...input, cursor, dryRun: input.dry_run, actor: actor(ctx) }, ctx.gw.clock())
+    return repriceBatch(ctx.gw.db, ctx.gw.priceBook, { ...input, cursor, dryRun: input.dry_run, actor: actorOf(ctx) }, ctx.gw.clock())
   },
 }

@@ -3,7 +3,7 @@ import { probeProvider } from '../../providers/health'
 import { providerKinds } from '../../providers/kinds'
 import type { Provider } from '../../providers/registry'
 import { envVarFor } from '../../secrets/secretStore'
-import { listModels } from '../../http/v1/models'
+import { listModels } from '../../core/modelList'
 import { AdminError, invalid, notFound } from '../adminError'
 import type { AdminContext } from '../context'
 import type { Handlers } from './types'
@@ -63,7 +63,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
   async 'providers.test'(ctx, input) {
     const provider = ctx.gw.registry.get(input.id)
     if (!provider) throw notFound(`provider ${input.id}`)
-    const s = await probeProvider(ctx.gw.registry.dispatcher(provider), ctx.gw.registry, provider, 10_000)
+    const s = await probeProvider(ctx.gw.registry.dispatcher(provider), ctx.gw.registry, provider, input.timeout_ms)
     return s.ok ? { ok: true as const, latency_ms: s.latency_ms, models: s.models.length, checked_at: s.checked_at } : s
   },
 

@@ -22,20 +22,20 @@ function withGwBlock(record: RequestRecord, bodies: LoggedBodies | null): Logged
 export const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
 
 export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 'requests.get' | 'analytics.overview' | 'analytics.groupBy'> = {
-  'requests.list'(ctx, input) {
+  async 'requests.list'(ctx, input) {
     // Queued records would be missing from the page a user opens right after a request.
-    ctx.gw.records.flush()
+    await ctx.gw.records.flushed()
     return listRequests(ctx.gw.db, input, scope(ctx))
   },
 
-  'requests.export'(ctx, input) {
-    ctx.gw.records.flush()
+  async 'requests.export'(ctx, input) {
+    await ctx.gw.records.flushed()
     const { rows, truncated } = exportRequests(ctx.gw.db, input, scope(ctx))
     return { csv: requestsCsv(rows), rows: rows.length, truncated }
   },
 
-  'requests.get'(ctx, input) {
-    ctx.gw.records.flush()
+  async 'requests.get'(ctx, input) {
+    await ctx.gw.records.flushed()
     const record = ctx.gw.requests.get(input.id)
     const allowed = scope(ctx).keyIds
     if (!record || (allowed !== null && !allowed.includes(record.key_id ?? ''))) throw notFound(`request ${input.id}`)
@@ -46,13 +46,13 @@ export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 're
     }
   },
 
-  'analytics.overview'(ctx, input) {
-    ctx.gw.records.flush()
+  async 'analytics.overview'(ctx, input) {
+    await ctx.gw.records.flushed()
     return overview(ctx.gw.db, input, scope(ctx))
   },
 
-  'analytics.groupBy'(ctx, input) {
-    ctx.gw.records.flush()
+  async 'analytics.groupBy'(ctx, input) {
+    await ctx.gw.records.flushed()
     return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, unpriced, tokens, errors }) => ({ value, requests, cost_usd, unpriced, tokens, errors }))
   },
 }

@@ -12,15 +12,15 @@ function named<T extends SessionFigures>(ctx: AdminContext, sessions: T[]): Arra
 }
 
 export const sessionHandlers: Handlers<'sessions.list' | 'sessions.get'> = {
-  'sessions.list'(ctx, input) {
+  async 'sessions.list'(ctx, input) {
     // Queued records would be missing from a session a user opens while its tool is still working.
-    ctx.gw.records.flush()
+    await ctx.gw.records.flushed()
     const { items, total } = listSessions(ctx.gw.db, input, scope(ctx))
     return { items: named(ctx, items), total }
   },
 
-  'sessions.get'(ctx, input) {
-    ctx.gw.records.flush()
+  async 'sessions.get'(ctx, input) {
+    await ctx.gw.records.flushed()
     const found = getSession(ctx.gw.db, input, scope(ctx))
     if (!found) throw notFound(`session ${input.id}`)
     return { session: named(ctx, [found.session])[0], requests: found.requests }

@@ -13,8 +13,8 @@ export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'ga
   // Over HTTP and the CLI the path is the answer; the desktop app's IPC transport also opens the folder.
   'gateway.showLog': (ctx) => ({ path: ctx.status.log_file, shown: false }),
 
-  'gateway.status'(ctx) {
-    ctx.gw.records.flush()
+  async 'gateway.status'(ctx) {
+    await ctx.gw.records.flushed()
     return {
       ...ctx.status,
       keys: ctx.gw.keys.all().filter((k) => k.revoked_at === null).length,

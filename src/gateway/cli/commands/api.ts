@@ -1,9 +1,10 @@
-import os from 'node:os'
-import { operations } from '../../../contract'
+import { operations, type ContractError, type Input, type OperationName, type Output } from '../../../contract'
 import type { PlaygroundEvent } from '../../../contract/playground'
 import { AdminService, type Invocation } from '../../admin/adminService'
+import { operatorCaller } from '../../admin/context'
 import { VERSION } from '../../app'
 import { resolveConfig } from '../../config'
+import { findRunning, OPERATOR_HEADER } from '../../http/api/runningGateway'
 import { Gateway } from '../../gateway'
 import { parse, table, type CliIo, type Command } from '../shared'
 
@@ -48,25 +49,61 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
   const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
-    const operator = { id: 'operator', username: `cli:${os.userInfo().username}`, role: 'admin' as const, created_at: 0 }
-    return await fn((name, input, onEvent) => admin.invoke(name, input, { user: operator, sessionToken: null, address: 'local', operator: true }, onEvent))
+    return await fn((name, input, onEvent) => admin.invoke(name, input, operatorCaller(), onEvent))
   } finally {
     await gw.close()
   }
 }
 
-type Operate = <T>(name: string, input: unknown) => Promise<T>
-
-/** Runs operations as the local operator, on one open store; a refusal throws, naming the field the contract found wrong. */
-export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>) =>
-  withOperator(dataDir, io, (invoke) =>
-    fn(async <T>(name: string, input: unknown) => {
-      const { result } = await invoke(name, input)
-      if (!result.ok) throw new Error(result.error.field ? `${result.error.field}: ${result.error.message}` : result.error.message)
-      return result.value as T
-    }),
-  )
-
 /** Runs one management operation as the local operator. */
 export const invokeAsOperator = (dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>
   withOperator(dataDir, io, (invoke) => invoke(name, input, onEvent))
+
+/** One management operation whose refusal is the CLI's error line. */
+export type Operate = <N extends OperationName>(name: N, input: Input<N>) => Promise<Output<N>>
+
+/**
+ * The admin service's refusal as the CLI says it: the message as every transport has it, with a
+ * field the command takes as a flag named as that flag (`kind: …` → `--kind: …`).
+ */
+export function refusal(error: ContractError, flags: Record<string, string> = {}): Error {
+  const flag = error.field === undefined ? undefined : flags[error.field]
+  const prefix = `${error.field}: `
+  return new Error(flag && error.message.startsWith(prefix) ? `${flag}: ${error.message.slice(prefix.length)}` : error.message)
+}
+
+/** Runs `fn` with operations as the local operator on one open store; a refusal throws. */
+export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>, flags: Record<string, string> = {}) =>
+  withOperator(dataDir, io, (invoke) => {
+    const run = async <N extends OperationName>(name: N, input: Input<N>): Promise<Output<N>> => {
+      const { result } = await invoke(name, input)
+      if (!result.ok) throw refusal(result.error, flags)
+      return result.value as Output<N>
+    }
+    return fn(run)
+  })
+
+/** Runs one operation as the local operator; a refusal throws. */
+export const operate = <N extends OperationName>(dataDir: string | undefined, io: CliIo, name: N, input: Input<N>, flags?: Record<string, string>) =>
+  operating(dataDir, io, (run) => run(name, input), flags)
+
+/**
+ * The gateway running on the data dir, as an operator reaches it over its management API (with
+ * the token it announced), or null when none runs there. Its answers come from its own process:
+ * its environment, its keychain, its connections.
+ */
+export function runningOperator(dataDir: string | undefined, io: CliIo): { url: string; run: Operate } | null {
+  const running = findRunning(resolveConfig({ dataDir }, io.env).dataDir)
+  if (!running) return null
+  const run = async <N extends OperationName>(name: N, input: Input<N>): Promise<Output<N>> => {
+    const res = await fetch(`${running.url}/api/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [OPERATOR_HEADER]: running.operator_token },
+      body: JSON.stringify(input),
+    })
+    const body = (await res.json()) as Output<N> | { error: ContractError }
+    if (!res.ok) throw refusal((body as { error: ContractError }).error)
+    return body as Output<N>
+  }
+  return { url: running.url, run }
+}

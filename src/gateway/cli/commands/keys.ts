@@ -1,10 +1,7 @@
-import { keyPolicy, type KeyPolicy } from '../../../contract/keys'
-import { describeIssues } from '../../../contract/presets'
-import type { Db } from '../../store/db'
-import { KeysRepo, toKeyInfo, type KeyInfo, type KeyRow, type KeySettings } from '../../store/keysRepo'
-import { LedgerRepo, picoToUsdNumber } from '../../store/ledgerRepo'
-import { PresetsRepo } from '../../store/presetsRepo'
-import { cliActor, list, nonNegativeUsd, number, parse, table, when, withStore, type Command } from '../shared'
+import type { Input } from '../../../contract'
+import type { KeyPolicy, KeySummary } from '../../../contract/keys'
+import { list, nonNegativeUsd, number, parse, table, when, type Command } from '../shared'
+import { operate, operating, type Operate } from './api'
 
 /** Flags shared by `keys create` and `keys update`; on update, `none` clears a setting. */
 const settingFlags = {
@@ -22,11 +19,27 @@ const settingFlags = {
   'monthly-limit': { type: 'string' },
 } as const
 
+/** The contract's fields as the flags that set them, so a refusal names what the person typed. */
+const FLAGS = {
+  name: '--name',
+  default_preset: '--default-preset',
+  'policy.allowed_models': '--allow-models',
+  'policy.allowed_providers': '--allow-providers',
+  'policy.max_tokens': '--max-tokens',
+  'policy.max_cost_per_request_usd': '--max-cost-usd',
+  'policy.rpm': '--rpm',
+  daily_limit_usd: '--daily-limit',
+  monthly_limit_usd: '--monthly-limit',
+  balance_usd: '--balance',
+}
+
 type SettingValues = { [K in keyof typeof settingFlags]?: (typeof settingFlags)[K]['type'] extends 'boolean' ? boolean : string }
+type KeySettings = Pick<Input<'keys.update'>, 'default_preset' | 'policy' | 'daily_limit_usd' | 'monthly_limit_usd'>
 
 const NONE = 'none'
 
-function readSettings(v: SettingValues, current: KeyPolicy, db: Db): KeySettings {
+/** The settings the flags change, over the key's `current` policy (a flag changes one rule, not the others). */
+function readSettings(v: SettingValues, current: KeyPolicy): KeySettings {
   const settings: KeySettings = {}
   const policy: KeyPolicy = { ...current }
   const optional = <T>(value: string | undefined, parseValue: (s: string) => T, set: (x: T | undefined) => void) => {
@@ -35,11 +48,7 @@ function readSettings(v: SettingValues, current: KeyPolicy, db: Db): KeySettings
   }
   const positiveInt = (flag: string) => (s: string) => number(s, flag, (n) => Number.isInteger(n) && n > 0, 'a positive integer')
   const usd = (flag: string) => (s: string) => nonNegativeUsd(s, flag)!
-  if (v['default-preset'] !== undefined) {
-    const name = v['default-preset']
-    if (name !== NONE && !new PresetsRepo(db).get(name)) throw new Error(`--default-preset: no preset named ${name} (create it with gw presets set)`)
-    settings.default_preset = name === NONE ? null : name
-  }
+  if (v['default-preset'] !== undefined) settings.default_preset = v['default-preset'] === NONE ? null : v['default-preset']
   optional(v['allow-models'], (s) => list(s)!, (x) => (policy.allowed_models = x))
   optional(v['allow-providers'], (s) => list(s)!, (x) => (policy.allowed_providers = x))
   if (v['preset-only']) policy.preset_only = true
@@ -52,13 +61,11 @@ function readSettings(v: SettingValues, current: KeyPolicy, db: Db): KeySettings
   optional(v['daily-limit'], usd('--daily-limit'), (x) => (settings.daily_limit_usd = x ?? null))
   optional(v['monthly-limit'], usd('--monthly-limit'), (x) => (settings.monthly_limit_usd = x ?? null))
   for (const k of Object.keys(policy) as Array<keyof KeyPolicy>) if (policy[k] === undefined) delete policy[k]
-  const checked = keyPolicy.safeParse(policy)
-  if (!checked.success) throw new Error(`invalid policy: ${describeIssues(checked.error)}`)
-  settings.policy = checked.data
+  settings.policy = policy
   return settings
 }
 
-function describe(info: KeyInfo, balanceUsd: number | null): string[] {
+function describe(info: KeySummary): string[] {
   const p = info.policy
   const rules = [
     p.allowed_models && `models ${p.allowed_models.join(',')}`,
@@ -77,71 +84,59 @@ function describe(info: KeyInfo, balanceUsd: number | null): string[] {
     info.name,
     info.masked,
     info.default_preset ?? '-',
-    balanceUsd === null ? 'unlimited' : `$${balanceUsd}`,
+    info.balance_usd === null ? 'unlimited' : `$${info.balance_usd}`,
     rules.join('; ') || '-',
     when(info.last_used_at),
     info.revoked_at ? `revoked ${when(info.revoked_at)}` : 'active',
   ]
 }
 
-const withBalance = (db: Db, row: KeyRow) => ({
-  ...toKeyInfo(row),
-  balance_usd: row.prepaid ? picoToUsdNumber(new LedgerRepo(db).balance(row.id)) : null,
-})
-
-export function findKey(db: Db, ref: string | undefined, usage: string): KeyRow {
+/** The key a person named (id, name or gw- prefix), as the admin service finds it. */
+export function findKey(run: Operate, ref: string | undefined, usage: string): Promise<KeySummary> {
   if (!ref) throw new Error(usage)
-  const key = new KeysRepo(db).find(ref)
-  if (!key) throw new Error(`no key matches "${ref}"`)
-  return key
+  return run('keys.find', { ref })
 }
 
 export const keysCreate: Command = async (args, io) => {
   const { values } = parse(args, { name: { type: 'string' }, balance: { type: 'string' }, ...settingFlags })
   if (!values.name) throw new Error('keys create needs --name NAME')
-  return withStore(values['data-dir'], io, (db) => {
-    const settings = readSettings(values, {}, db)
-    const balanceUsd = nonNegativeUsd(values.balance, '--balance') ?? undefined
-    const { secret, info } = new KeysRepo(db).create(values.name!, { ...settings, balanceUsd }, cliActor())
-    io.out(values.json ? JSON.stringify({ secret, ...info, balance_usd: balanceUsd ?? null }) : secret)
-    return 0
-  })
+  const settings = readSettings(values, {})
+  const balanceUsd = nonNegativeUsd(values.balance, '--balance') ?? undefined
+  const { secret, key } = await operate(values['data-dir'], io, 'keys.create', { name: values.name, ...settings, balance_usd: balanceUsd }, FLAGS)
+  io.out(values.json ? JSON.stringify({ secret, ...key }) : secret)
+  return 0
 }
 
 export const keysUpdate: Command = async (args, io) => {
   const { values, positionals } = parse(args, settingFlags)
-  return withStore(values['data-dir'], io, (db) => {
-    const key = findKey(db, positionals[0], 'keys update needs KEY (id, name or gw- prefix)')
-    const info = new KeysRepo(db).update(key.id, readSettings(values, toKeyInfo(key).policy, db))
-    io.out(values.json ? JSON.stringify(info) : `updated ${info.id} (${info.name})`)
-    return 0
-  })
+  const info = await operating(
+    values['data-dir'],
+    io,
+    async (run) => {
+      const key = await findKey(run, positionals[0], 'keys update needs KEY (id, name or gw- prefix)')
+      return run('keys.update', { id: key.id, ...readSettings(values, key.policy) })
+    },
+    FLAGS,
+  )
+  io.out(values.json ? JSON.stringify(info) : `updated ${info.id} (${info.name})`)
+  return 0
 }
 
 export const keysList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  return withStore(values['data-dir'], io, (db) => {
-    const keys = new KeysRepo(db).all().map((row) => withBalance(db, row))
-    if (values.json) io.out(JSON.stringify(keys, null, 2))
-    else if (keys.length === 0) io.out('No keys yet. Create one with: gw keys create --name NAME')
-    else {
-      io.out(
-        table([
-          ['ID', 'NAME', 'KEY', 'DEFAULT PRESET', 'BALANCE', 'POLICY', 'LAST USED', 'STATE'],
-          ...keys.map((k) => describe(k, k.balance_usd)),
-        ]),
-      )
-    }
-    return 0
-  })
+  const keys = await operate(values['data-dir'], io, 'keys.list', {})
+  if (values.json) io.out(JSON.stringify(keys, null, 2))
+  else if (keys.length === 0) io.out('No keys yet. Create one with: gw keys create --name NAME')
+  else io.out(table([['ID', 'NAME', 'KEY', 'DEFAULT PRESET', 'BALANCE', 'POLICY', 'LAST USED', 'STATE'], ...keys.map(describe)]))
+  return 0
 }
 
 export const keysRevoke: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
-  return withStore(values['data-dir'], io, (db) => {
-    const key = findKey(db, positionals[0], 'keys revoke needs KEY (id, name or gw- prefix)')
-    if (!new KeysRepo(db).revoke(key.id)) throw new Error(`key ${key.id} was already revoked`)
-    io.out(`revoked ${key.id} (${key.name})`)
-    return 0
+  const key = await operating(values['data-dir'], io, async (run) => {
+    const found = await findKey(run, positionals[0], 'keys revoke needs KEY (id, name or gw- prefix)')
+    return run('keys.revoke', { id: found.id })
   })
+  io.out(`revoked ${key.id} (${key.name})`)
+  return 0
 }

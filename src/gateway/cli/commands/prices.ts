@@ -1,9 +1,8 @@
 import fs from 'node:fs'
-import type { Output } from '../../../contract'
-import { usdToPico } from '../../store/ledgerRepo'
-import { PricesRepo } from '../../store/pricesRepo'
-import { operating } from './api'
-import { nonNegativeUsd, number, parse, table, withStore, type CliIo, type Command } from '../shared'
+import type { Input, Output } from '../../../contract'
+import { usdToPico } from '../../../contract/money'
+import { operate, operating } from './api'
+import { nonNegativeUsd, number, parse, table, type CliIo, type Command } from '../shared'
 
 function readRow(file: string, io: CliIo): Promise<unknown> | unknown {
   const parseJson = (text: string) => {
@@ -53,55 +52,52 @@ export const pricesSet: Command = async (args, io) => {
   const row: Record<string, unknown> = { ...fromFile }
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) row[k] = v
   if (row.input === undefined) throw new Error('prices set needs --input USD (per 1M tokens) or a --file row with "input"')
-  await operating(values['data-dir'], io, (operate) => operate('prices.set', { model, row, as_of: values['as-of'], note: values.note ?? null }))
+  await operate(values['data-dir'], io, 'prices.set', { model, row: row as Input<'prices.set'>['row'], as_of: values['as-of'], note: values.note ?? null })
   io.out(`price for ${model} saved`)
   return 0
 }
 
 export const pricesList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  return withStore(values['data-dir'], io, (db) => {
-    const prices = new PricesRepo(db).all()
-    if (values.json) io.out(JSON.stringify(prices, null, 2))
-    else if (prices.length === 0) io.out('No price overrides; the built-in catalog applies (see GET /v1/models).')
-    else {
-      const n = (v: number | undefined) => (v === undefined ? '-' : String(v))
-      const extras = (r: (typeof prices)[number]['row']) =>
-        [
-          r.long_context && `long context >${r.long_context.above_prompt_tokens}`,
-          r.schedule?.length && `${r.schedule.length} dated row(s)`,
-          r.peak && `peak hours${r.peak.calendar ? ` (${r.peak.calendar} holidays)` : ''}`,
-        ]
-          .filter(Boolean)
-          .join(', ')
-      io.out(
-        table([
-          ['MODEL', 'INPUT', 'CACHED', 'WRITE', 'WRITE 1H', 'OUTPUT', 'ALSO', 'AS OF', 'NOTE'],
-          ...prices.map((p) => [
-            p.model,
-            n(p.row.input),
-            n(p.row.cached_input),
-            n(p.row.cache_write),
-            n(p.row.cache_write_1h),
-            n(p.row.output),
-            extras(p.row),
-            p.as_of,
-            p.note ?? '',
-          ]),
+  const { overrides: prices } = await operate(values['data-dir'], io, 'prices.list', {})
+  if (values.json) io.out(JSON.stringify(prices, null, 2))
+  else if (prices.length === 0) io.out('No price overrides; the built-in catalog applies (see GET /v1/models).')
+  else {
+    const n = (v: number | undefined) => (v === undefined ? '-' : String(v))
+    const extras = (r: (typeof prices)[number]['row']) =>
+      [
+        r.long_context && `long context >${r.long_context.above_prompt_tokens}`,
+        r.schedule?.length && `${r.schedule.length} dated row(s)`,
+        r.peak && `peak hours${r.peak.calendar ? ` (${r.peak.calendar} holidays)` : ''}`,
+      ]
+        .filter(Boolean)
+        .join(', ')
+    io.out(
+      table([
+        ['MODEL', 'INPUT', 'CACHED', 'WRITE', 'WRITE 1H', 'OUTPUT', 'ALSO', 'AS OF', 'NOTE'],
+        ...prices.map((p) => [
+          p.model,
+          n(p.row.input),
+          n(p.row.cached_input),
+          n(p.row.cache_write),
+          n(p.row.cache_write_1h),
+          n(p.row.output),
+          extras(p.row),
+          p.as_of,
+          p.note ?? '',
         ]),
-      )
-    }
-    return 0
-  })
+      ]),
+    )
+  }
+  return 0
 }
 
 export const pricesRemove: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
-  return withStore(values['data-dir'], io, (db) => {
-    if (!positionals[0] || !new PricesRepo(db).remove(positionals[0])) throw new Error(`no price override for "${positionals[0] ?? ''}"`)
-    io.out(`price override for ${positionals[0]} removed`)
-    return 0
-  })
+  if (!positionals[0]) throw new Error('prices remove needs PROVIDER/MODEL')
+  await operate(values['data-dir'], io, 'prices.remove', { model: positionals[0] })
+  io.out(`price override for ${positionals[0]} removed`)
+  return 0
 }
 
 type RepriceBatch = Output<'prices.reprice'>
@@ -109,15 +105,16 @@ type RepriceBatch = Output<'prices.reprice'>
 /** `gw prices reprice --since DATE [--model M] [--dry-run]`: every batch of the `prices.reprice` operation in turn. */
 export const pricesReprice: Command = async (args, io) => {
   const { values } = parse(args, { since: { type: 'string' }, model: { type: 'string' }, 'dry-run': { type: 'boolean' }, batch: { type: 'string' } })
-  if (!values.since) throw new Error('prices reprice needs --since YYYY-MM-DD (UTC)')
+  const since = values.since
+  if (!since) throw new Error('prices reprice needs --since YYYY-MM-DD (UTC)')
   const limit = positiveInt(values.batch, '--batch') ?? 500
   const dryRun = values['dry-run'] ?? false
   const total = { examined: 0, changed: 0, delta_pico: 0n, adjustments: 0 }
   const sample: RepriceBatch['sample'] = []
-  await operating(values['data-dir'], io, async (operate) => {
+  await operating(values['data-dir'], io, async (run) => {
     let cursor: string | undefined
     do {
-      const b = await operate<RepriceBatch>('prices.reprice', { since: values.since, model: values.model, dry_run: dryRun, cursor, limit })
+      const b = await run('prices.reprice', { since, model: values.model, dry_run: dryRun, cursor, limit })
       total.examined += b.examined
       total.changed += b.changed
       total.delta_pico += usdToPico(b.delta_usd)

@@ -1,12 +1,21 @@
+import type { Output } from '../../../contract'
 import { providerWire } from '../../../contract/providers'
-import { builtinProviders } from '../../providers/builtin'
-import { providerKinds } from '../../providers/kinds'
-import { envVarFor, resolveCredential } from '../../secrets/secretStore'
-import { ProvidersRepo, type ProviderTimeouts } from '../../store/providersRepo'
-import { ProviderRegistry } from '../../providers/registry'
-import { probeProvider } from '../../providers/health'
-import { createUpstreamAgent } from '../../upstream/client'
-import { number, parse, table, withStore, type Command } from '../shared'
+import { envVarFor } from '../../secrets/secretStore'
+import { number, parse, table, type Command } from '../shared'
+import { operate, operating, runningOperator } from './api'
+
+/** The contract's fields as this command's flags, so a refusal names what the person typed. */
+const FLAGS = {
+  id: 'ID',
+  kind: '--kind',
+  base_url: '--base-url',
+  wire: '--wire',
+  api_key: '--api-key-stdin',
+  'timeouts.connect_ms': '--connect-timeout-ms',
+  'timeouts.first_byte_ms': '--first-byte-timeout-ms',
+  'timeouts.idle_ms': '--idle-timeout-ms',
+  timeout_ms: '--timeout-ms',
+}
 
 export const providersSet: Command = async (args, io) => {
   const { values, positionals } = parse(args, {
@@ -19,120 +28,116 @@ export const providersSet: Command = async (args, io) => {
     wire: { type: 'string' },
   })
   const id = positionals[0]
-  if (!id || !/^[a-z0-9][a-z0-9_-]{0,39}$/.test(id)) {
-    throw new Error('providers set needs ID: lower-case letters, digits, - and _ (it becomes the model prefix, ID/model)')
-  }
-  const builtin = builtinProviders.find((p) => p.id === id)
-  const kind = values.kind ?? builtin?.kind
-  if (!kind) throw new Error(`${id} is not a built-in provider: give --kind (${providerKinds().join(', ')}) and --base-url`)
-  if (!providerKinds().includes(kind)) throw new Error(`unknown --kind "${kind}" (known: ${providerKinds().join(', ')})`)
-  const baseUrl = values['base-url'] ?? null
-  if (baseUrl !== null && !/^https?:\/\/\S+$/.test(baseUrl)) throw new Error(`--base-url must be an http(s) URL, got "${baseUrl}"`)
-  if (!builtin && !baseUrl) throw new Error(`${id} is not a built-in provider: give --base-url`)
+  if (!id) throw new Error('providers set needs ID: lower-case letters, digits, - and _ (it becomes the model prefix, ID/model)')
   const wire = values.wire === undefined ? undefined : providerWire.safeParse(values.wire).data
   if (values.wire !== undefined && !wire) throw new Error(`--wire must be one of ${providerWire.options.join(', ')}, got "${values.wire}"`)
-  if (wire && kind !== 'openai') throw new Error(`--wire applies to providers of kind openai; ${id} is of kind ${kind}`)
-  let secret: string | null = null
+  let secret: string | undefined
   if (values['api-key-stdin']) {
     secret = (await io.readStdin()).trim()
     if (!secret) throw new Error('--api-key-stdin read an empty key')
-    try {
-      await io.secrets.set(id, secret)
-    } catch (err) {
-      throw new Error(
-        `could not store the key for ${id} in ${io.secrets.description}: ${(err as Error).message}. ` +
-          `Set ${envVarFor(id)} in the gateway's environment instead.`,
-        { cause: err },
-      )
-    }
   }
   const ms = (v: string | undefined, flag: string) =>
     v === undefined ? undefined : number(v, flag, (n) => Number.isInteger(n) && n > 0, 'a positive whole number of milliseconds')
-  const timeouts: ProviderTimeouts = {
+  const timeouts = {
     connect_ms: ms(values['connect-timeout-ms'], '--connect-timeout-ms'),
     first_byte_ms: ms(values['first-byte-timeout-ms'], '--first-byte-timeout-ms'),
     idle_ms: ms(values['idle-timeout-ms'], '--idle-timeout-ms'),
   }
-  for (const k of Object.keys(timeouts) as Array<keyof ProviderTimeouts>) if (timeouts[k] === undefined) delete timeouts[k]
-  return withStore(values['data-dir'], io, (db) => {
-    new ProvidersRepo(db).upsert(id, kind, baseUrl, timeouts, wire)
-    io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${io.secrets.description})` : ''}`)
-    return 0
-  })
+  await operate(
+    values['data-dir'],
+    io,
+    'providers.set',
+    // The flags given are the provider's whole setting, as they always were from the CLI: no --base-url means the built-in's.
+    { id, kind: values.kind, base_url: values['base-url'] ?? null, api_key: secret, timeouts, wire },
+    FLAGS,
+  )
+  io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${io.secrets.description})` : ''}`)
+  return 0
 }
 
 export const providersList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  return withStore(values['data-dir'], io, async (db) => {
-    const rows = new Map(new ProvidersRepo(db).all().map((r) => [r.id, r]))
-    const ids = [...new Set([...builtinProviders.map((p) => p.id), ...rows.keys()])]
-    const providers = await Promise.all(
-      ids.map(async (id) => {
-        const builtin = builtinProviders.find((p) => p.id === id)
-        const row = rows.get(id)
-        const cred = await resolveCredential(id, io.secrets, io.env)
-        const kind = row?.kind ?? builtin!.kind
-        return {
-          id,
-          kind,
-          wire: kind === 'openai' ? (row?.wire ?? builtin?.wire ?? 'chat') : null,
-          base_url: row?.base_url ?? builtin?.baseUrl ?? null,
-          local: builtin?.local ?? false,
-          credential: cred ? { source: cred.source, last4: cred.value.slice(-4) } : null,
-        }
-      }),
-    )
-    if (values.json) io.out(JSON.stringify(providers, null, 2))
-    else {
-      io.out(
-        table([
-          ['ID', 'KIND', 'WIRE', 'BASE URL', 'KEY'],
-          ...providers.map((p) => [
-            p.id,
-            p.kind,
-            p.wire ?? '-',
-            p.base_url ?? '-',
-            p.credential ? `…${p.credential.last4} (${p.credential.source})` : p.local ? 'not needed' : `none (${envVarFor(p.id)})`,
-          ]),
+  const providers = (await operate(values['data-dir'], io, 'providers.list', {})).map((p) => ({
+    id: p.id,
+    kind: p.kind,
+    wire: p.wire,
+    base_url: p.base_url,
+    local: p.local,
+    credential: p.credential,
+  }))
+  if (values.json) io.out(JSON.stringify(providers, null, 2))
+  else {
+    io.out(
+      table([
+        ['ID', 'KIND', 'WIRE', 'BASE URL', 'KEY'],
+        ...providers.map((p) => [
+          p.id,
+          p.kind,
+          p.wire ?? '-',
+          p.base_url ?? '-',
+          p.credential ? `…${p.credential.last4} (${p.credential.source})` : p.local ? 'not needed' : `none (${envVarFor(p.id)})`,
         ]),
-      )
-    }
-    return 0
-  })
+      ]),
+    )
+  }
+  return 0
 }
 
 export const providersRemove: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
   const id = positionals[0]
   if (!id) throw new Error('providers remove needs ID')
-  return withStore(values['data-dir'], io, async (db) => {
-    const removed = new ProvidersRepo(db).remove(id)
-    const hadKey = await io.secrets.delete(id).catch(() => false)
-    if (!removed && !hadKey) throw new Error(`no stored provider or key named ${id}`)
-    io.out(`removed ${id}${hadKey ? ' and its key' : ''}`)
-    return 0
-  })
+  await operate(values['data-dir'], io, 'providers.remove', { id })
+  io.out(`removed ${id}`)
+  return 0
 }
 
-/** "Test connection": the provider's cheapest real call, reporting latency or its exact error. */
+type Status = Output<'providers.test'>
+
+/**
+ * "Test connection": the provider's cheapest real call, reporting latency or its exact error.
+ * With a gateway running on the data dir, the test is that gateway's own (its environment and
+ * keychain hold the key it uses); otherwise this shell's, and a missing key is explained with
+ * where each process looks.
+ */
 export const providersTest: Command = async (args, io) => {
   const { values, positionals } = parse(args, { 'timeout-ms': { type: 'string' } })
   const id = positionals[0]
   if (!id) throw new Error('providers test needs ID')
-  const timeout = values['timeout-ms'] === undefined ? 10_000 : number(values['timeout-ms'], '--timeout-ms', (n) => n > 0, 'a positive number')
-  return withStore(values['data-dir'], io, async (db) => {
-    const agent = createUpstreamAgent()
+  const timeout = values['timeout-ms'] === undefined ? 10_000 : number(values['timeout-ms'], '--timeout-ms', (n) => Number.isInteger(n) && n > 0, 'a positive whole number')
+  const input = { id, timeout_ms: timeout }
+  let status: Status | null = null
+  let by = 'this shell'
+  const running = runningOperator(values['data-dir'], io)
+  if (running) {
     try {
-      const registry = new ProviderRegistry(new ProvidersRepo(db), io.secrets, io.env, agent)
-      const provider = registry.get(id)
-      if (!provider) throw new Error(`no provider named ${id} (see gw providers list)`)
-      const status = await probeProvider(agent, registry, provider, timeout)
-      if (values.json) io.out(JSON.stringify({ provider: id, ...status }))
-      else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models.length} models listed`)
-      else io.out(`${id}: failed: ${status.reason}`)
-      return status.ok ? 0 : 1
-    } finally {
-      await agent.close()
+      status = await running.run('providers.test', input)
+      by = `the running gateway at ${running.url}`
+    } catch (err) {
+      if (!(err instanceof TypeError)) throw err
+      // fetch's TypeError: nothing answers there (a gateway killed before it could withdraw its file).
+      io.err(`gw: the gateway announced at ${running.url} does not answer (${(err.cause as Error)?.message ?? err.message}); testing from this shell`)
     }
-  })
+  }
+  if (!status) {
+    status = await operating(
+      values['data-dir'],
+      io,
+      async (run) => {
+        const tested = await run('providers.test', input)
+        if (tested.ok) return tested
+        const provider = (await run('providers.list', {})).find((p) => p.id === id)
+        if (!provider || provider.credential || provider.local) return tested
+        const reason =
+          `this shell has no ${envVarFor(id)} and ${io.secrets.description} holds no key for ${id}, and no gateway is running on this data dir ` +
+          `(one that is would be tested with the key in its own environment). Run \`gw providers set ${id} --api-key-stdin\`, or export ${envVarFor(id)} here and in the gateway's environment`
+        return { ...tested, reason }
+      },
+      FLAGS,
+    )
+  }
+  if (values.json) io.out(JSON.stringify({ provider: id, ...status, tested_by: by }))
+  else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models} models listed (tested by ${by})`)
+  else io.out(`${id}: failed: ${status.reason} (tested by ${by})`)
+  return status.ok ? 0 : 1
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AdminService } from '../../admin/adminService'
-import type { Caller } from '../../admin/context'
-import { UsersRepo } from '../../store/usersRepo'
+import { operatorCaller, type Caller } from '../../admin/context'
 import { operations } from '../../../contract'
 import { abortWhenGone } from '../abortWhenGone'
 import { openApiDocument } from './openapi'
+import { OPERATOR_HEADER, presentsOperatorToken } from './runningGateway'
 
 export const SESSION_COOKIE = 'gw_session'
 
@@ -46,8 +46,12 @@ function sessionCookie(reply: FastifyReply, secure: boolean, value: string, maxA
   reply.header('set-cookie', attrs.join('; '))
 }
 
-/** `POST /api/<operation>`: the management contract over HTTP, for the browser dashboard and scripts. */
-export function apiRoutes(app: FastifyInstance, admin: AdminService): void {
+/**
+ * `POST /api/<operation>`: the management contract over HTTP, for the browser dashboard and
+ * scripts. A call presenting `operatorToken` (from the data dir's gateway.json) is the local
+ * operator's, as the CLI's own calls are.
+ */
+export function apiRoutes(app: FastifyInstance, admin: AdminService, operatorToken?: string): void {
   app.get('/api/openapi.json', async () => openApiDocument())
 
   app.post('/api/:operation', async (req, reply) => {
@@ -56,11 +60,10 @@ export function apiRoutes(app: FastifyInstance, admin: AdminService): void {
       return reply.code(403).send({ error: { status: 403, code: 'cross_site', message: 'Cross-site requests to the management API are refused.' } })
     }
     const token = cookie(req, SESSION_COOKIE)
-    const caller: Caller = {
-      user: token ? (new UsersRepo(admin.gw.db).userForSession(token) ?? null) : null,
-      sessionToken: token,
-      address: req.ip,
-    }
+    const caller: Caller =
+      operatorToken !== undefined && presentsOperatorToken(req.headers[OPERATOR_HEADER], operatorToken)
+        ? operatorCaller(req.ip)
+        : { user: admin.userFor(token), sessionToken: token, address: req.ip }
     const secure = req.protocol === 'https'
     const op = Object.hasOwn(operations, name) ? operations[name as keyof typeof operations] : undefined
     if (op && 'stream' in op && op.stream) {

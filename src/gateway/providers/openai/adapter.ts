@@ -3,7 +3,7 @@ import { ApiError } from '../../errors'
 import { normalizeUsage, type ReasoningConvention } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
-import type { SseEvent } from '../../upstream/sse'
+import type { SseEvent } from '../../../shared/sse'
 import type { Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
 
 type Message = { tool_calls?: Array<{ id?: unknown }>; content?: unknown }

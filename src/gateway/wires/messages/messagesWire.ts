@@ -1,6 +1,6 @@
 import type { Sink } from '../../core/sink'
 import { OK, type Finished, type InboundWire } from '../../core/wire'
-import type { ClientAbort } from '../../pipeline/clientAbort'
+import type { ClientAbort } from '../../upstream/clientAbort'
 import { costOf } from '../../pipeline/cost'
 import { sessionOfUserId } from '../../pipeline/recogniseTool'
 import type { RequestContext } from '../../pipeline/requestContext'

@@ -1,5 +1,6 @@
 import type { GwApi, Input, OperationName, Output, StreamingName } from '../../../contract'
 import type { PlaygroundEvent } from '../../../contract/playground'
+import { SseParser, type SseEvent } from '../../../shared/sse'
 import { ApiError, toApiError } from './errors'
 
 declare global {
@@ -64,19 +65,13 @@ async function httpStream(input: unknown, onEvent: (e: PlaygroundEvent) => void,
   }
   if (!res.ok) throw await errorFrom(res)
   if (!res.body) throw new ApiError({ code: 'http_error', status: res.status, message: 'the gateway sent no stream' })
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ''
-  const flush = (block: string) => {
-    const data = block
-      .split(/\r?\n/)
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).replace(/^ /, ''))
-      .join('\n')
-    if (!data || data === '[DONE]') return
-    onEvent(JSON.parse(data) as PlaygroundEvent)
+  const reader = res.body.getReader()
+  const parser = new SseParser()
+  const deliver = (events: SseEvent[]) => {
+    for (const e of events) if (e.data !== '[DONE]') onEvent(JSON.parse(e.data) as PlaygroundEvent)
   }
   for (;;) {
-    let chunk: ReadableStreamReadResult<string>
+    let chunk: ReadableStreamReadResult<Uint8Array>
     try {
       chunk = await reader.read()
     } catch (err) {
@@ -84,17 +79,10 @@ async function httpStream(input: unknown, onEvent: (e: PlaygroundEvent) => void,
       if (signal?.aborted) return
       throw err
     }
-    const { value, done } = chunk
-    if (done) break
-    buffer += value
-    let at: number
-    while ((at = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, at)
-      buffer = buffer.slice(at).replace(/^\r?\n\r?\n/, '')
-      flush(block)
-    }
+    if (chunk.done) break
+    deliver(parser.push(chunk.value))
   }
-  if (buffer.trim()) flush(buffer)
+  deliver(parser.end())
 }
 
 function bridge(): GwApi | undefined {

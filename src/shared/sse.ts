@@ -18,7 +18,8 @@ const CR = 13
 const LF = 10
 
 /**
- * Incremental SSE parser for upstream streams: accepts \n, \r\n and \r line ends, multi-line
+ * Incremental SSE parser, for providers' streams in the gateway and the Playground's in the
+ * dashboard (pure: no Node module, so both can use it): accepts \n, \r\n and \r line ends, multi-line
  * `data:` fields, `event:` names, and comment lines (`: keep-alive`, `: OPENROUTER PROCESSING`),
  * and keeps partial lines (and partial UTF-8 sequences, through the decoder) across reads.
  *

@@ -1,14 +1,14 @@
 import { ApiError } from '../errors'
-import type { ClientAbort } from '../pipeline/clientAbort'
+import type { ClientAbort } from '../upstream/clientAbort'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl, type UpstreamResponse } from '../upstream/client'
 import { upstreamNetworkError } from '../upstream/upstreamErrors'
-import { retryAfterMs } from '../routing/routingConfig'
-import type { SerialisedRequest } from './adapter'
-import { adapterFor } from './kinds'
-import type { ProviderRegistry } from './registry'
+import { retryAfterMs } from './routingConfig'
+import type { SerialisedRequest } from '../providers/adapter'
+import { adapterFor } from '../providers/kinds'
+import type { ProviderRegistry } from '../providers/registry'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
 export class ClientAborted extends Error {}
