@@ -1,6 +1,6 @@
 import type { SessionAlert } from '../contract/sessionAlerts'
 import { usd } from '../gateway/pipeline/balances'
-import type { SessionAlerts } from '../gateway/sessionAlerts'
+import type { SessionAlerts } from '../gateway/pipeline/sessionAlerts'
 import { usdToPico } from '../gateway/store/ledgerRepo'
 
 /** A structural view of Electron's Notification, so tests can pass a fake. */

@@ -9,7 +9,7 @@ import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import { startTestGateway, type TestGateway } from '../support/harness'
 
-const CSV_HEADER = 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source'
+const CSV_HEADER = 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool'
 
 interface Res {
   status: number

@@ -99,6 +99,7 @@ describe('requests.list query', () => {
       priced: true,
       latency_ms: 300,
       source: 'api',
+      source_tool: null,
     })
     const r04 = out.items.find((i) => i.id === 'r04')!
     assert.equal(r04.cost_usd, null)
@@ -320,9 +321,9 @@ describe('requests.export', () => {
 
   it('writes RFC 4180 CSV: quoted where needed, formulas defused, unpriced as an empty cost and priced=false', () => {
     const lines = requestsCsv(exportRequests(db, { filter: { key_id: 'key_x' } }, ALL).rows).split('\r\n')
-    assert.equal(lines[0], 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source')
-    assert.equal(lines[1], `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api`)
-    assert.equal(lines[2], `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api`)
+    assert.equal(lines[0], 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool')
+    assert.equal(lines[1], `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,`)
+    assert.equal(lines[2], `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,`)
     assert.equal(lines[3], '', 'the file ends with a line end')
   })
 })

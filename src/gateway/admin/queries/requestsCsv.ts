@@ -19,6 +19,7 @@ const COLUMNS: Array<keyof RequestRow> = [
   'priced',
   'latency_ms',
   'source',
+  'source_tool',
 ]
 
 /**

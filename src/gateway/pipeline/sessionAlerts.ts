@@ -1,4 +1,4 @@
-import type { SessionAlert } from '../contract/sessionAlerts'
+import type { SessionAlert } from '../../contract/sessionAlerts'
 
 /** Alerts kept for the dashboard to poll; older ones were seen or are stale. */
 const KEPT = 200
