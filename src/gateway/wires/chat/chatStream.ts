@@ -43,8 +43,8 @@ export interface ChunkEncoder {
   readonly complete: boolean
   /** The last events of a complete stream, the `gw` block (routing and cost) among them. */
   last(gw: GwBlock, usage: NormalizedUsage | null): object[]
-  /** Events held back that still go out before an error ending the stream. */
-  owed(): object[]
+  /** Events held back, or owed for `error`, that still go out before the error event ending the stream. */
+  owed(error: ApiError): object[]
   /** The answer as logged for the request detail: its text and how it ended. */
   logged(text: string): string
 }
@@ -147,7 +147,7 @@ export async function relayChatStream(
   }
 
   /** Ends the stream with `error`, after the events still owed unless the answer must stay unfinished. */
-  const fail = (error: ApiError, owed = true): Finished => failStream(sink, owed ? encoder.owed() : [], error, partial)
+  const fail = (error: ApiError, owed = true): Finished => failStream(sink, owed ? encoder.owed(error) : [], error, partial)
 
   const relay = (chunk: Chunk, asSent?: string) => {
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return encoder.usage(chunk)
