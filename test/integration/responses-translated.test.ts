@@ -349,7 +349,7 @@ describe('POST /v1/responses translated to chat completions for providers that d
     assert.equal(openai.received.length, seen, 'nothing reached the provider')
   })
 
-  it("a provider's error before the stream is the client's in OpenAI's shape; one during the stream ends it with the error event, priced on what was sent", async () => {
+  it("a provider's error before the stream is the client's in OpenAI's shape; one during the stream ends it with response.failed, priced on what was sent", async () => {
     openai.script({ kind: 'status', status: 400, body: { error: { message: 'This model does not take that.', type: 'invalid_request_error', param: 'messages', code: null } } })
     const before: any = await client.responses.create({ model: MODEL, input: 'Hi' }).catch((e) => e)
     assert.equal(before.status, 400)
@@ -374,16 +374,12 @@ describe('POST /v1/responses translated to chat completions for providers that d
       evs.slice(0, 4).map(([n]) => n),
       ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added'],
     )
-    // Ended as the API ends a failed response, then the error event.
-    assert.deepEqual(
-      evs.slice(-2).map(([n]) => n),
-      ['response.failed', 'error'],
-    )
-    const failed = evs.at(-2)![1]
+    // Ended as the API ends a failed response.
+    assert.equal(evs.at(-1)![0], 'response.failed')
+    const failed = evs.at(-1)![1]
     assert.equal(failed.response.status, 'failed')
     assert.match(failed.response.error.message, /openai: The server had an error/)
     assert.ok(failed.response.output[0].content[0].text.length > 0, 'with the text sent so far')
-    assert.match(evs.at(-1)![1].message, /openai: The server had an error/)
     assert.ok(!evs.some(([n]) => n === 'response.completed'))
     const [rec] = await newRecords(gateway.gateway, count)
     assert.equal(rec.outcome, 'error')
@@ -391,14 +387,10 @@ describe('POST /v1/responses translated to chat completions for providers that d
     assert.ok(rec.cost!.final_usd! > 0, 'a broken stream is not free')
 
     openai.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'error-event' })
-    // The SDK's stream helper rejects with the error event; its accumulated response is the failed one.
-    const stream = client.responses.stream({ model: MODEL, input: 'Hi' })
-    let failedEvent: any = null
-    stream.on('response.failed', (e) => (failedEvent = e))
-    const thrown: any = await stream.finalResponse().catch((e) => e)
-    assert.equal(thrown.type, 'error')
-    assert.match(thrown.message, /openai: The server had an error/)
-    assert.equal(failedEvent?.response.status, 'failed')
+    // The SDK's stream helper returns the failed response, as for OpenAI's own.
+    const sdk = await client.responses.stream({ model: MODEL, input: 'Hi' }).finalResponse()
+    assert.equal(sdk.status, 'failed')
+    assert.match(sdk.error!.message, /openai: The server had an error/)
   })
 
   it('Anthropic through its adapter: text and tools, streamed and not, cache reads and writes priced exactly', async () => {

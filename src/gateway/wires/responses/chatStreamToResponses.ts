@@ -3,10 +3,9 @@ import type { ApiError } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { Chunk } from '../../providers/adapter'
-import type { ChunkEncoder } from '../chat/chatStream'
+import { readFirstChoice, type Choice, type ChoiceReader, type ChunkEncoder, type ToolFragment } from '../chat/chatStream'
 import { callIdOf, callItem, ending, messageItem, responseObject, responsesId, responsesUsage, type ResponseShape } from './chatToResponse'
 
-type ToolFragment = NonNullable<NonNullable<NonNullable<Chunk['choices']>[number]['delta']>['tool_calls']>[number]
 type Obj = Record<string, unknown>
 
 /** One output item being written: the answer's text, or a tool call (its chat name and arguments so far). */
@@ -22,7 +21,7 @@ type Item = { index: number; id: string; text: string } | { index: number; id: s
  * arguments stream as `function_call_arguments.delta`; a custom tool's input, which the model
  * writes inside a JSON object, goes out whole when the call ends.
  */
-export class ResponsesEvents implements ChunkEncoder {
+export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
   private seq = 0
   private started = false
   private readonly id = responsesId('resp')
@@ -32,7 +31,7 @@ export class ResponsesEvents implements ChunkEncoder {
   /** The provider's tool-call index → its item. */
   private readonly calls = new Map<number, Item>()
   private finish: unknown = null
-  private finished = false
+  private done = false
 
   constructor(
     private readonly ctx: RequestContext,
@@ -42,24 +41,20 @@ export class ResponsesEvents implements ChunkEncoder {
 
   chunk(chunk: Chunk): void {
     if (!this.started) this.start()
-    // Responses has no `n`: the translated request asked for one choice.
-    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
-    if (!choice || this.finished) return
-    const d = choice.delta
-    for (const v of [d?.content, d?.refusal]) if (typeof v === 'string' && v !== '') this.text(v)
-    for (const call of d?.tool_calls ?? []) this.toolFragment(call)
-    if (choice.finish_reason) {
-      this.finish = choice.finish_reason
-      this.close()
-      this.finished = true
-    }
+    if (!this.complete) readFirstChoice(chunk, this)
+  }
+
+  finished(choice: Choice): void {
+    this.finish = choice.finish_reason
+    this.close()
+    this.done = true
   }
 
   /** The usage chunk carries nothing else; the relay keeps its counts. */
   usage(): void {}
 
   get complete(): boolean {
-    return this.finished
+    return this.done
   }
 
   last(gw: object, usage: NormalizedUsage | null): object[] {
@@ -68,13 +63,19 @@ export class ResponsesEvents implements ChunkEncoder {
     return [this.numbered({ type: end.status === 'completed' ? 'response.completed' : 'response.incomplete', response })]
   }
 
+  /** Nothing is held back. */
+  owed(): object[] {
+    return []
+  }
+
   /**
    * A stream that failed after it began ends as the API ends a failed response: `response.failed`
    * with the output so far and the error (the SDKs' stream helpers return it as the final response,
-   * Codex retries on it), then the `error` event. Its usage is the record's, estimated.
+   * Codex retries on it). Its usage is the record's, estimated. Before `response.created`, the
+   * `error` event.
    */
-  owed(error: ApiError): object[] {
-    if (!this.started) return []
+  failed(error: ApiError): object[] | null {
+    if (!this.started) return null
     // The item being written when it broke off, as far as it got.
     if (this.open) this.output[this.open.index] = this.itemOf(this.open, 'incomplete')
     const response = { ...this.response('failed', null, null), error: { code: error.code ?? error.type, message: error.message } }
@@ -82,7 +83,7 @@ export class ResponsesEvents implements ChunkEncoder {
   }
 
   logged(text: string): string {
-    return JSON.stringify({ content: text, status: this.finished ? ending(this.finish).status : null })
+    return JSON.stringify({ content: text, status: this.done ? ending(this.finish).status : null })
   }
 
   private response(status: string, incomplete_details: unknown, usage: unknown): Obj {
@@ -98,7 +99,7 @@ export class ResponsesEvents implements ChunkEncoder {
     this.emit({ type: 'response.in_progress', response })
   }
 
-  private text(delta: string): void {
+  text(delta: string): void {
     if (!this.open || !('text' in this.open)) {
       const item = { index: this.begin(), id: responsesId('msg'), text: '' }
       this.open = item
@@ -115,7 +116,7 @@ export class ResponsesEvents implements ChunkEncoder {
    * the fragments of parallel calls, but nothing forbids it: a late fragment goes to its own
    * item's arguments, which the SDKs accumulate by output index, rather than being lost.
    */
-  private toolFragment(fragment: ToolFragment): void {
+  toolFragment(fragment: ToolFragment): void {
     const k = fragment.index ?? 0
     let item = this.calls.get(k)
     if (item === undefined) {

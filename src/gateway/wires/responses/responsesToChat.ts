@@ -23,7 +23,6 @@ const DROPPED: Record<string, string> = {
   top_logprobs: 'not translated to chat completions',
   max_tool_calls: 'chat completions has no cap on tool calls',
   stream_options: 'the stream is written by the gateway',
-  background: 'answered in the foreground',
 }
 
 /**
@@ -34,6 +33,7 @@ const REFUSED: Record<string, string> = {
   previous_response_id: 'continuing a stored response needs a provider that serves the Responses API; send the whole conversation in input instead',
   conversation: 'a stored conversation needs a provider that serves the Responses API; send the whole conversation in input instead',
   prompt: 'stored prompt templates are resolved by OpenAI only; send the instructions and input themselves',
+  background: 'only a provider that serves the Responses API runs responses in the background',
 }
 
 /** What the translation reads (anything else is dropped as unknown). */
@@ -261,9 +261,9 @@ export function responsesToChat(body: ResponsesBody, target: ChatTarget = {}): {
   for (const field of Object.keys(body)) {
     const value = body[field]
     if (TRANSLATED.has(field) || value === undefined || value === null) continue
+    // What the translated path does anyway.
+    if ((field === 'store' || field === 'background') && value === false) continue
     if (Object.hasOwn(REFUSED, field)) throw invalidRequest(`${field} cannot be sent to ${body.model}: ${REFUSED[field]}.`, field, 'unsupported_parameter')
-    if (field === 'background' && value === true) throw invalidRequest(`background cannot be sent to ${body.model}: only a provider that serves the Responses API runs responses in the background.`, field, 'unsupported_parameter')
-    if (field === 'store' && value === false) continue
     drops.add({ name: field, reason: DROPPED[field] ?? 'not a Responses field the gateway translates to chat completions' })
   }
   const { tools, names } = translateTools(body, drops.add)
