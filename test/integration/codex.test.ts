@@ -294,6 +294,51 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assertUsd(record.cost?.final_usd, 0.00252, 'final cost')
   })
 
+  it('translated, a tool round trip: the model calls Codex\'s shell tool by its chat name, Codex runs it and sends the output back, the answer printed', async () => {
+    // Codex's shell tool, as the gateway offered it on the previous turn.
+    chat.script({ kind: 'reply', content: 'Ready.' })
+    const seen = chat.received.length
+    await codex('Say ready', 'mistral/devstral-2512')
+    const offered: any[] = chat.received[seen].body.tools
+    const shell = offered.find((t) => /^(shell|exec_command|shell_command)$/.test(t.function.name))
+    assert.ok(shell, `a shell tool among ${offered.map((t) => t.function.name).join(', ')}`)
+    const props = shell.function.parameters.properties ?? {}
+    const args = props.command?.type === 'array' ? { command: ['echo', 'gw-round-trip'] } : props.cmd ? { cmd: 'echo gw-round-trip' } : { command: 'echo gw-round-trip' }
+
+    chat.script(
+      { kind: 'reply', toolCalls: [{ id: 'call_shell_1', name: shell.function.name, arguments: JSON.stringify(args) }] },
+      { kind: 'reply', content: 'The command printed gw-round-trip.' },
+    )
+    const before = chat.received.length
+    const count = recordCount(gateway.gateway)
+    const run = await codex('Run echo gw-round-trip', 'mistral/devstral-2512')
+    assert.match(run.stdout, /The command printed gw-round-trip\./)
+
+    const [first, second, ...others] = chat.received.slice(before)
+    assert.equal(others.length, 0, 'two turns reached the provider')
+    assert.equal(first.body.messages.at(-1).role, 'user')
+    // The call as the assistant turn, the output as its tool message: Codex sent back the function_call and its output.
+    const messages: any[] = second.body.messages
+    const call = messages.find((m) => m.role === 'assistant' && m.tool_calls)
+    assert.deepEqual(
+      call.tool_calls.map((c: any) => [c.id, c.function.name]),
+      [['call_shell_1', shell.function.name]],
+    )
+    const output = messages.find((m) => m.role === 'tool')
+    assert.equal(output.tool_call_id, 'call_shell_1')
+    assert.match(output.content, /gw-round-trip/)
+    assert.ok(messages.indexOf(output) === messages.indexOf(call) + 1, 'the output right after its call')
+
+    const records = await newRecords(gateway.gateway, count)
+    assert.deepEqual(
+      records.map((r) => [r.endpoint, r.provider, r.outcome]),
+      [
+        ['responses', 'mistral', 'ok'],
+        ['responses', 'mistral', 'ok'],
+      ],
+    )
+  })
+
   it('translated to Anthropic through its adapter: the answer printed, the record priced with cache reads', async () => {
     const text = 'Hello from Claude, through the gateway.'
     anthropic.script({ kind: 'reply', text, usage: { input_tokens: 2_000, cache_read_input_tokens: 10_000, output_tokens: 100 } })
