@@ -4,6 +4,9 @@ import type { UpstreamRequest } from '../providers/adapter'
 import type { ChatBody } from './chat/chatBody'
 import { chatRequestFor } from './chat/chatWire'
 
+/** A JSON object (not an array, not null). */
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
 /** A field of the caller's request that was not sent, and why: it goes to the record's `ignored`. */
 export interface Dropped {
   name: string

@@ -1,11 +1,10 @@
 import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
 import type { MessagesBody } from './messagesBody'
-import { limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
 
 type Obj = Record<string, unknown>
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 
 /**

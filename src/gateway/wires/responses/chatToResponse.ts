@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { ResponsesBody } from './responsesBody'
-import { isObj, type ToolNames } from './responsesTools'
+import { isObj } from '../translatedChat'
+import type { ToolNames } from './responsesTools'
 
 type Obj = Record<string, unknown>
 

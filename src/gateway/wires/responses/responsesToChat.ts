@@ -1,8 +1,8 @@
 import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
-import { limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
 import type { ResponsesBody } from './responsesBody'
-import { isObj, translateToolChoice, translateTools, type ToolNames } from './responsesTools'
+import { translateToolChoice, translateTools, type ToolNames } from './responsesTools'
 
 type Obj = Record<string, unknown>
 

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto'
 import { invalidRequest } from '../../errors'
-import type { Dropped } from '../translatedChat'
+import { isObj, type Dropped } from '../translatedChat'
 import type { ResponsesBody } from './responsesBody'
 
 type Obj = Record<string, unknown>
-
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A tool as the caller named it: its name, the namespace it sits in, and whether it is a custom (free-text input) tool. */
 export interface ToolName {
