@@ -185,7 +185,7 @@ export function startMock(port = 0): Promise<http.Server> {
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const route = req.method !== 'POST' ? null : req.url?.endsWith('/chat/completions') ? serve : req.url?.endsWith('/messages') ? serveMessages : req.url?.endsWith('/responses') ? serveResponses : null
-      let body: Body | null = null
+      let body: Body | null
       try {
         body = route && JSON.parse(Buffer.concat(chunks).toString())
       } catch {

@@ -36,7 +36,7 @@ const record = (id: string): RequestRecord => ({
   provider: 'openai',
   upstream_model: 'gpt-4o-mini',
   stream: false,
-  attribution: { user_id: 'bench', trace_id: null, session_id: null, tags: [], extra: {}, auto_cache: null },
+  attribution: { user_id: 'bench', trace_id: null, session_id: null, session_derived: false, tags: [], extra: {}, auto_cache: null },
   dimensions: {},
   ignored: [],
   usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21, cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 },

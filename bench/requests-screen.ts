@@ -43,8 +43,8 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]
 /** Zipf-like: low indexes far more often. */
 const skewed = <T>(xs: readonly T[], s = 1.2) => xs[Math.min(xs.length - 1, Math.floor(xs.length * Math.pow(rand(), 1 + s)))]
 
-const PROVIDERS = ['openai', 'anthropic', 'gemini', 'mistral', 'deepseek', 'ollama'] as const
-const MODELS: Array<{ model: string; provider: (typeof PROVIDERS)[number]; inUsd: number; outUsd: number; priced: boolean }> = [
+type Provider = 'openai' | 'anthropic' | 'gemini' | 'mistral' | 'deepseek' | 'ollama'
+const MODELS: Array<{ model: string; provider: Provider; inUsd: number; outUsd: number; priced: boolean }> = [
   { model: 'openai/gpt-4o', provider: 'openai', inUsd: 2.5, outUsd: 10, priced: true },
   { model: 'openai/gpt-4o-mini', provider: 'openai', inUsd: 0.15, outUsd: 0.6, priced: true },
   { model: 'openai/gpt-4.1', provider: 'openai', inUsd: 2, outUsd: 8, priced: true },
@@ -125,6 +125,7 @@ function makeRecord(i: number, keyIds: string[]): RequestRecord {
       user_id: rand() < 0.75 ? skewed(USERS, 1) : null,
       trace_id: rand() < 0.3 ? `trace-${Math.floor(rand() * 20000)}` : null,
       session_id: rand() < 0.4 ? `sess-${Math.floor(rand() * 5000)}` : null,
+      session_derived: false,
       tags,
       extra: rand() < 0.2 ? { app_version: `1.${Math.floor(rand() * 20)}.0` } : {},
       auto_cache: null,

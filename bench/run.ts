@@ -181,8 +181,7 @@ if (SCEN.has('A')) {
       responsesStream: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responsesStream },
     }
   }
-  const WIRES = ['chat', 'messages', 'responses', 'responsesStream'] as const
-  type Wire = (typeof WIRES)[number]
+  type Wire = 'chat' | 'messages' | 'responses' | 'responsesStream'
   const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
     const n = nativeWires(t)
     return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...(['messages', 'responses', 'responsesStream'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]

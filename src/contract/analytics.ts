@@ -41,10 +41,10 @@ export const analyticsOps = {
     }),
   }),
   'analytics.groupBy': op({
-    summary: 'Requests, cost and tokens grouped by model, key, user, tag, provider, preset or a dimension',
+    summary: 'Requests, cost and tokens grouped by model (requested or served), key, user, tag, provider, preset, session, trace, tool or a dimension',
     access: 'user',
     input: range.extend({
-      by: z.union([z.enum(['model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace']), z.string().regex(/^dimension:[a-z0-9_-]{1,64}$/)]),
+      by: z.union([z.enum(['model', 'served_model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace', 'tool']), z.string().regex(/^dimension:[a-z0-9_-]{1,64}$/)]),
       limit: z.number().int().min(1).max(100).default(10),
     }),
     output: z.array(group),

@@ -9,8 +9,10 @@ import { providerOps } from './providers'
 import { priceOps } from './prices'
 import { requestOps } from './requests'
 import { analyticsOps } from './analytics'
+import { sessionOps } from './sessions'
 import { settingsOps } from './settings'
 import { playgroundOps } from './playground'
+import { sessionAlertOps } from './sessionAlerts'
 
 /**
  * The management contract: every operation that crosses a process boundary, with its input and
@@ -47,8 +49,10 @@ export const operations = {
   ...priceOps,
   ...requestOps,
   ...analyticsOps,
+  ...sessionOps,
   ...settingsOps,
   ...playgroundOps,
+  ...sessionAlertOps,
 } satisfies Record<string, Operation>
 
 export type Operations = typeof operations

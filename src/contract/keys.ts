@@ -19,6 +19,10 @@ export const keyPolicy = z
     max_cost_per_request_usd: z.number().positive().optional(),
     /** Requests per minute, sliding window. */
     rpm: z.number().int().positive().optional(),
+    /** What one session (its session id) may spend on this key: recorded cost plus what its requests in flight reserved. */
+    max_session_usd: z.number().positive().optional(),
+    /** Requests one session may make on this key, those in flight included (token counts aside). */
+    max_session_requests: z.number().int().positive().optional(),
   })
   .strict()
 
@@ -65,10 +69,10 @@ const money = z.number().finite().refine((n) => n !== 0, 'must not be zero')
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
   'keys.get': op({
-    summary: 'One key with its ledger',
+    summary: 'One key with its ledger and what it spent in the current UTC day and month (what its limits count)',
     access: 'user',
     input: z.object({ id: z.string() }).strict(),
-    output: z.object({ key: keySummary, ledger: z.array(ledgerEntry) }),
+    output: z.object({ key: keySummary, ledger: z.array(ledgerEntry), spent: z.object({ today_usd: usd, month_usd: usd }) }),
   }),
   'keys.create': op({
     summary: 'Create a key; the secret is in this answer only',

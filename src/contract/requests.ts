@@ -16,6 +16,8 @@ export const requestFilter = z
     user_id: z.string().optional(),
     trace_id: z.string().optional(),
     session_id: z.string().optional(),
+    /** The tool that sent the request, as recorded (`claude-code 2.1.330`). */
+    source_tool: z.string().optional(),
     tag: z.string().optional(),
     /** Dimension filters, name → value. */
     dimensions: z.record(z.string(), z.string()).optional(),
@@ -42,6 +44,7 @@ export const requestRow = z.object({
   priced: z.boolean(),
   latency_ms: z.number().int().nullable(),
   source: z.enum(['api', 'playground']),
+  source_tool: z.string().nullable(),
 })
 
 export const requestOps = {
@@ -58,6 +61,18 @@ export const requestOps = {
       })
       .strict(),
     output: z.object({ items: z.array(requestRow), total: z.number().int() }),
+  }),
+  'requests.export': op({
+    summary: 'Every request a filter matches, in the list order, as CSV (at most 100,000 rows; larger selections say truncated)',
+    access: 'user',
+    input: z
+      .object({
+        filter: requestFilter.default({}),
+        sort: z.enum(['created_at', 'latency_ms', 'cost_usd', 'total_tokens', 'status']).default('created_at'),
+        order: z.enum(['asc', 'desc']).default('desc'),
+      })
+      .strict(),
+    output: z.object({ csv: z.string(), rows: z.number().int(), truncated: z.boolean() }),
   }),
   'requests.get': op({
     summary: 'One record: attribution, dimensions, ignored attribution, attempts, cost, timings, bodies when logged',

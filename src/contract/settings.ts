@@ -12,6 +12,8 @@ export const settings = z.object({
   log_bodies: z.boolean(),
   /** Days to keep records; null keeps them forever. */
   retention_days: z.number().int().positive().nullable(),
+  /** A session whose cost passes this many USD raises an alert (dashboard banner, desktop notification); null for none. */
+  session_alert_usd: z.number().positive().nullable(),
 })
 export type Settings = z.infer<typeof settings>
 

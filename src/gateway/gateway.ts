@@ -16,6 +16,8 @@ import { LedgerRepo } from './store/ledgerRepo'
 import type { Preset } from '../contract/presets'
 import { Balances } from './pipeline/balances'
 import { RateLimiter } from './pipeline/rateLimiter'
+import { SessionSpend } from './pipeline/sessionSpend'
+import { SessionAlerts } from './sessionAlerts'
 import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
 import { ProviderRegistry } from './providers/registry'
 import { ProviderHealth } from './providers/health'
@@ -58,6 +60,9 @@ export class Gateway {
   readonly ledger: LedgerRepo
   readonly balances: Balances
   readonly rateLimiter = new RateLimiter()
+  /** Sessions that passed the settings' alert threshold. */
+  readonly sessionAlerts = new SessionAlerts()
+  readonly sessions: SessionSpend
   readonly settingsRepo: SettingsRepo
   /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
   settings!: Settings
@@ -101,6 +106,11 @@ export class Gateway {
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.clock = options.clock ?? Date.now
     this.balances = new Balances(this.ledger, () => this.records.flush())
+    this.sessions = new SessionSpend(
+      (keyId, sessionId) => this.requests.sessionTotals(keyId, sessionId),
+      () => this.records.flush(),
+      { threshold: () => this.settings.session_alert_usd, raise: (alert) => this.sessionAlerts.raise(alert) },
+    )
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
     this.pruneRecords()
@@ -119,6 +129,7 @@ export class Gateway {
       cors_origins: [],
       log_bodies: false,
       retention_days: null,
+      session_alert_usd: null,
     })
     this.keyIndex.reload(this.keys.all())
     this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))

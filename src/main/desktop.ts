@@ -10,7 +10,9 @@ import { DesktopPrefs, MIN_WINDOW, trackWindowState, visibleState, type Rect, ty
 import { APP_INDEX_URL, APP_SCHEME, PRIVILEGED_SCHEMES, appProtocolHandler } from './protocol'
 import { hardenSession, hardenWebContents, ownRendererCheck, secureWebPreferences, type SessionLike, type ShellLike, type WebContentsLike } from './security'
 import { DesktopSession } from './session'
+import { notifySessionAlerts, type NotificationCtor } from './sessionNotifications'
 import { trayMenu, trayTooltip, type MenuItem, type TrayState } from './tray'
+import type { ElectronListener } from './electronEvents'
 
 /** The gateway's log in the desktop app's log folder. */
 export const LOG_FILE_NAME = 'gw.log'
@@ -20,7 +22,7 @@ export const LOG_FILE_NAME = 'gw.log'
 export interface AppLike {
   requestSingleInstanceLock(): boolean
   whenReady(): Promise<unknown>
-  on(event: string, listener: (...args: any[]) => void): unknown
+  on(event: string, listener: ElectronListener): unknown
   quit(): void
   /** Electron's app.getPath; the app asks only for its log folder. */
   getPath(name: 'logs'): string
@@ -33,7 +35,7 @@ export interface AppLike {
 export interface WindowLike extends TrackedWindow {
   webContents: WebContentsLike
   loadURL(url: string): Promise<unknown>
-  once(event: string, listener: (...args: any[]) => void): unknown
+  once(event: string, listener: ElectronListener): unknown
   show(): void
   focus(): void
   restore(): void
@@ -46,7 +48,7 @@ export type WindowCtor = new (options: Record<string, unknown>) => WindowLike
 export interface TrayLike {
   setToolTip(text: string): void
   setContextMenu(menu: unknown): void
-  on(event: string, listener: (...args: any[]) => void): unknown
+  on(event: string, listener: ElectronListener): unknown
   destroy(): void
 }
 
@@ -67,6 +69,8 @@ export interface DesktopDeps {
   Tray?: new (image: unknown) => TrayLike
   nativeImage?: { createFromBuffer(buffer: Buffer, options?: { scaleFactor?: number }): unknown }
   screen?: { getAllDisplays(): Array<{ workArea: Rect }> }
+  /** Electron's Notification where the platform supports it: session alerts become desktop notifications. */
+  Notification?: NotificationCtor
   startGateway: typeof StartGateway
   /** Folder of the built renderer (served as app://gw/) and path of the built preload. */
   rendererDir: string
@@ -153,6 +157,7 @@ export function createDesktop(d: DesktopDeps): Desktop {
   let quitting = false
   let closed = false
   let unregisterIpc: (() => void) | null = null
+  let stopNotifying: (() => void) | null = null
 
   const start = (overrides: ConfigOverrides) => d.startGateway(overrides, { ...d.gatewayOptions, dashboardDir: d.rendererDir })
 
@@ -194,12 +199,15 @@ export function createDesktop(d: DesktopDeps): Desktop {
     const r = await startWithPortChoice(start, { dataDir, logFile }, askPort)
     if (!r) return false
     running = r
+    if (d.Notification) stopNotifying = notifySessionAlerts(r.gateway.sessionAlerts, d.Notification, () => void showWindow())
     return true
   }
 
   async function gatewayOff(): Promise<void> {
     const r = running
     running = null
+    stopNotifying?.()
+    stopNotifying = null
     // Closing flushes queued request records and closes the store.
     if (r) await r.close()
   }

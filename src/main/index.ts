@@ -1,5 +1,5 @@
 import path from 'node:path'
-import electron, { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, protocol, session, shell, Tray } from 'electron'
+import electron, { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, protocol, session, shell, Tray } from 'electron'
 import { APP_NAME } from '../gateway/config'
 import { KeychainSecretStore } from '../gateway/secrets/secretStore'
 import { startGateway } from '../gateway/server'
@@ -19,6 +19,10 @@ const desktop = createDesktop({
   Menu: Menu as never,
   Tray: Tray as never,
   nativeImage: nativeImage as never,
+  // Asked once the gateway starts, after the app is ready.
+  get Notification() {
+    return Notification.isSupported() ? Notification : undefined
+  },
   // Read lazily: the screen module is usable only once the app is ready.
   get screen() {
     return electron.screen

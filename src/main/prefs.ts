@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import type { ElectronListener } from './electronEvents'
 
 export interface WindowState {
   width: number
@@ -82,7 +83,7 @@ export function visibleState(state: WindowState, workAreas: Rect[]): WindowState
 }
 
 export interface TrackedWindow {
-  on(event: string, listener: (...args: any[]) => void): unknown
+  on(event: string, listener: ElectronListener): unknown
   getNormalBounds(): Rect
   isMaximized(): boolean
   isDestroyed(): boolean

@@ -1,4 +1,5 @@
 import { CONTENT_SECURITY_POLICY, isAppUrl } from './protocol'
+import type { ElectronListener } from './electronEvents'
 
 /** Which pages count as the app's own renderer: `app://gw/`, or the dev server's origin under `npm start`. */
 export function ownRendererCheck(devUrl: string | undefined): (url: string) => boolean {
@@ -31,7 +32,7 @@ export interface ShellLike {
 
 export interface WebContentsLike {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' } | { action: 'allow' }): void
-  on(event: string, listener: (...args: any[]) => void): unknown
+  on(event: string, listener: ElectronListener): unknown
 }
 
 /**

@@ -28,7 +28,7 @@ export class DesktopSession {
   /** Restores a kept session at start; a token the store no longer knows is removed from the keychain. */
   async restore(db: Db): Promise<User | null> {
     if (!this.keychain) return null
-    let kept: string | null = null
+    let kept: string | null
     try {
       kept = await this.keychain.get(SESSION_ACCOUNT)
     } catch (err) {

@@ -1,55 +1,17 @@
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { launch, openPage, screenshot, skipReason, type WatchedPage } from './support/browser'
+import { launch, skipReason, type WatchedPage } from './support/browser'
+import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
 import { startStack, type Stack } from './support/stack'
-import { AuthPage } from './pages/auth'
 import { Shell } from './pages/shell'
 import { OverviewPage } from './pages/overview'
 import { RequestsPage } from './pages/requests'
 import { KeysPage } from './pages/keys'
 
 const skip = skipReason()
-const PHONE = { width: 390, height: 844 }
-
-type Doc = { document: { documentElement: { scrollWidth: number } } }
-
-/** Asserts the page does not scroll sideways at 390 px, once its layout has settled after a resize. */
-async function assertNoSideScroll(page: Page, what: string): Promise<void> {
-  // A function, not a string: the dashboard's CSP refuses eval() when Playwright polls a string.
-  const fits = await page
-    .waitForFunction((w) => (globalThis as unknown as Doc).document.documentElement.scrollWidth <= w, PHONE.width, { timeout: 3_000 })
-    .then(() => true)
-    .catch(() => false)
-  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number
-  assert.ok(fits, `${what} is ${width} px wide at 390 px`)
-}
-
-/** Screenshots of the current screen at 1280 and 390 px, light and dark; ends at 1280 px, light. */
-async function shots(page: Page, name: string, waitFor: () => Promise<void>): Promise<void> {
-  for (const width of [1280, PHONE.width]) {
-    await page.setViewportSize({ width, height: PHONE.height })
-    for (const theme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: theme })
-      await waitFor()
-      await screenshot(page, `${name}-${width}-${theme}`)
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' })
-  await page.setViewportSize({ width: 1280, height: PHONE.height })
-}
-
-async function signedIn(stack: Stack, browser: Browser): Promise<WatchedPage> {
-  const w = await openPage(browser, stack.url)
-  const auth = new AuthPage(w.page)
-  await auth.open()
-  await auth.setupOwner('owner', 'owner-password-123')
-  await new Shell(w.page).waitForSignedIn('owner')
-  return w
-}
-
 describe('an empty Overview', { skip: skip ?? false }, () => {
   let stack: Stack
   let browser: Browser
@@ -166,6 +128,9 @@ describe('Overview, Requests and a key with traffic, at 1280 and 390 px', { skip
     await keys.id('key-detail').waitFor()
     // Its usage, like Overview, is a lower bound when part of it is unpriced.
     await keys.waitForText(keys.id('key-usage-totals'), /≥\s\$0\.0000\d+ \(1 unpriced request not included\)/)
+    // Beside its limits, what it spent: the priced request only, as the limits count.
+    await keys.waitForText(keys.id('key-spent-today'), '$0.0000048, no limit')
+    assert.equal(await keys.id('key-spent-month').innerText(), '$0.0000048, no limit')
     const empty = keys.id('ledger-empty')
     await keys.waitForText(empty, 'no balance')
     assert.doesNotMatch(await empty.innerText(), /cost of each priced request appear/)

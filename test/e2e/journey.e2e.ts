@@ -52,7 +52,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await overview.id('quickstart').waitFor()
     assert.equal(await overview.baseUrl(), stack.baseURL)
     assert.match(await overview.id('quickstart-snippet').innerText(), new RegExp(`curl ${stack.baseURL}/chat/completions`))
-    assert.deepEqual(await shell.navItems(), ['overview', 'playground', 'requests', 'keys', 'presets', 'models', 'providers', 'users', 'settings'])
+    assert.deepEqual(await shell.navItems(), ['overview', 'playground', 'requests', 'sessions', 'keys', 'presets', 'models', 'providers', 'users', 'settings'])
   })
 
   it('adds a provider key: it goes to the secret store, the input clears, only the last four show', async () => {

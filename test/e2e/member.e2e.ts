@@ -65,7 +65,7 @@ describe('a member sees only their own keys and requests', { skip: skip ?? false
     await auth.id('signin-error').waitFor()
     await auth.signIn('mia', 'mia-password-123', true)
     await shell.waitForSignedIn('mia')
-    assert.deepEqual(await shell.navItems(), ['overview', 'playground', 'requests', 'keys', 'presets', 'models'])
+    assert.deepEqual(await shell.navItems(), ['overview', 'playground', 'requests', 'sessions', 'keys', 'presets', 'models'])
     // Sign-in keeps the address the dashboard was at (the admin left it on Users).
     await settings.id('admins-only').waitFor()
     await shell.nav('overview')

@@ -82,11 +82,15 @@ describe('balances', () => {
   })
 
   it('a daily spend limit refuses with 402 naming the limit', async () => {
-    const { client } = keyWith('daily', { daily_limit_usd: 0.00001 })
+    const { id, client } = keyWith('daily', { daily_limit_usd: 0.00001 })
     for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     const err: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)
     assert.equal(err.status, 402)
     assert.match(err.message, /daily spend limit of \$0.00001/)
+    // The key's page shows the figure the limit counted: three priced requests, the fourth refused.
+    const shown = JSON.parse((await gwCli(['api', 'keys.get', '--input', JSON.stringify({ id }), '--json'], { dataDir: t.dataDir })).stdout)
+    assert.equal(Math.round(shown.spent.today_usd * 1e12), Math.round(3 * C * 1e12))
+    assert.equal(Math.round(shown.spent.month_usd * 1e12), Math.round(3 * C * 1e12))
   })
 
   it('an aborted stream pays for what was generated, flagged as estimated', async () => {

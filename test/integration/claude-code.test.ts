@@ -147,6 +147,11 @@ describe(
       assert.equal(record.cost?.cached_tokens, 20_000)
       assert.equal(record.cost?.cache_write_tokens, 3_000)
       assert.equal(record.cost?.estimated, false)
+      // The tool and its own session, recognised from what Claude Code sends (its session header, the same id as in metadata.user_id).
+      assert.equal(record.source_tool, `claude-code ${CLAUDE_CODE.version}`)
+      assert.match(record.attribution.session_id ?? '', /^[0-9a-f-]{36}$/)
+      assert.equal(record.attribution.session_derived, true)
+      assert.equal(JSON.parse(request.body.metadata.user_id).session_id, record.attribution.session_id)
       // claude-sonnet-4-5 per million: $3 input, $0.30 cache read, $3.75 5-minute write, $6 1-hour write, $15 output.
       // 1,000 × 3 + 20,000 × 0.30 + 2,000 × 3.75 + 1,000 × 6 + 50 × 15 = 3,000 + 6,000 + 7,500 + 6,000 + 750 = $0.02325 per million → 0.02325 USD
       assertUsd(record.cost?.final_usd, 0.02325, 'final cost')
@@ -180,6 +185,8 @@ describe(
       assert.match(refused.error?.message ?? '', /messages\.1\.role/)
 
       assert.equal(answered.status, 200)
+      assert.ok(refused.attribution.session_id && refused.attribution.session_derived, 'the refused request is in the session too')
+      assert.equal(answered.attribution.session_id, refused.attribution.session_id, 'one run of claude -p is one session')
       assert.equal(answered.model, 'claude-haiku-5-5', 'the record keeps the model Claude Code asked for')
       assert.deepEqual(answered.alias, { pattern: 'claude-haiku-*', target: 'anthropic/claude-haiku-4-5' })
       assert.equal(answered.provider, 'anthropic')
@@ -267,6 +274,25 @@ describe(
       // gpt-4o-mini per million: $0.15 input, $0.075 cached input, $0.60 output.
       // 20,000 × 0.15 + 10,000 × 0.075 + 40 × 0.60 = 3,000 + 750 + 24 = 3,774 per million → 0.003774 USD
       assertUsd(record.cost?.final_usd, 0.003774, 'final cost')
+    })
+
+    it("a session limit on the key: the next run stops with the gateway's message, printed once, nothing sent upstream", async () => {
+      const { secret: limited } = gateway.gateway.keys.create('claude-code-limited', { policy: { max_session_requests: 1 } })
+      const env = { ANTHROPIC_CUSTOM_HEADERS: 'X-Gw-Session-Id: claude-session-1' }
+      await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: limited, env })
+      const seen = anthropic.received.length
+      const count = recordCount(gateway.gateway)
+      const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: limited, env, expectFailure: true })
+      assert.equal(
+        run.stdout.trim(),
+        'API Error: 402 this session reached its limit of 1 requests set on key "claude-code-limited" (1 made) [rule: max_session_requests]',
+      )
+      assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
+      const [record, ...more] = await newRecords(gateway.gateway, count)
+      assert.equal(more.length, 0, 'Claude Code does not ask again')
+      assert.equal(record.status, 402)
+      assert.equal(record.error?.code, 'policy_violation')
+      assert.equal(record.attribution.session_id, 'claude-session-1')
     })
   },
 )

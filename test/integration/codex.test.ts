@@ -52,7 +52,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   let secret: string
 
   /** `codex exec PROMPT` for `model` in a fresh home and CODEX_HOME, talking to nothing but the gateway; its exit code checked unless `expectFailure`. */
-  async function codex(prompt: string, model: string, opts: { key?: string; expectFailure?: boolean } = {}) {
+  async function codex(prompt: string, model: string, opts: { key?: string; expectFailure?: boolean; headers?: Record<string, string> } = {}) {
     const home = tempDir('gw-codex-home-')
     const codexHome = path.join(home, '.codex')
     fs.mkdirSync(codexHome)
@@ -78,6 +78,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
         `base_url = "${gateway.url}/v1"`,
         'env_key = "GW_KEY"',
         'wire_api = "responses"',
+        ...(opts.headers ? [`http_headers = { ${Object.entries(opts.headers).map(([k, v]) => `"${k}" = "${v}"`).join(', ')} }`] : []),
         '',
       ].join('\n'),
     )
@@ -165,6 +166,10 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(record.usage?.completion_tokens, 300)
     assert.equal(record.usage?.reasoning_tokens, 120)
     assert.equal(record.cost?.estimated, false)
+    // The tool and its own session, recognised from what Codex sends.
+    assert.equal(record.source_tool, `codex_exec ${CODEX.version}`)
+    assert.equal(record.attribution.session_id, request.headers['session-id'])
+    assert.equal(record.attribution.session_derived, true)
     // gpt-5.1 per million: $1.25 input, $0.125 cached input, $10 output (reasoning is part of output_tokens).
     // 4,000 × 1.25 + 8,000 × 0.125 + 300 × 10 = 5,000 + 1,000 + 3,000 = 9,000 per million → 0.009 USD
     assertUsd(record.cost?.final_usd, 0.009, 'final cost')
@@ -220,6 +225,8 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
       assert.equal(more.length, 0, mode)
       assert.equal(broken.outcome, 'error', mode)
       assert.equal(answered.outcome, 'ok', mode)
+      assert.ok(broken.attribution.session_id, `${mode}: the broken stream is in the session`)
+      assert.equal(answered.attribution.session_id, broken.attribution.session_id, `${mode}: Codex's reconnection is in the same session`)
       // The fake's default usage, 30 input and 8 output tokens, at gpt-5.1's $1.25 / $10 per million: 37.5 + 80 → 0.0001175 USD.
       assertUsd(answered.cost?.final_usd, 0.0001175, `${mode}: second answer`)
       if (mode === 'response-failed') {
@@ -362,5 +369,21 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     // claude-sonnet-4-5 per million: $3 input, $0.30 cache reads, $15 output.
     // 2,000 × 3 + 10,000 × 0.30 + 100 × 15 = 6,000 + 3,000 + 1,500 = 10,500 per million → 0.0105 USD
     assertUsd(record.cost?.final_usd, 0.0105, 'final cost')
+  })
+
+  it('a session limit on the key: the next run stops with the gateway\'s message, printed once, nothing sent upstream', async () => {
+    const { secret: limited } = gateway.gateway.keys.create('codex-limited', { policy: { max_session_requests: 1 } })
+    const headers = { 'X-Gw-Session-Id': 'codex-session-1' }
+    await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers })
+    const seen = openai.received.length
+    const count = recordCount(gateway.gateway)
+    const run = await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers, expectFailure: true })
+    assert.match(run.stderr, /this session reached its limit of 1 requests set on key \\"codex-limited\\" \(1 made\) \[rule: max_session_requests\]/)
+    assert.equal(openai.received.length, seen, 'nothing reached the provider')
+    const [record, ...more] = await newRecords(gateway.gateway, count)
+    assert.equal(more.length, 0, 'Codex does not retry it')
+    assert.equal(record.status, 400)
+    assert.equal(record.error?.code, 'policy_violation')
+    assert.equal(record.attribution.session_id, 'codex-session-1')
   })
 })

@@ -9,6 +9,8 @@ import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import { startTestGateway, type TestGateway } from '../support/harness'
 
+const CSV_HEADER = 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source'
+
 interface Res {
   status: number
   body: any
@@ -29,7 +31,7 @@ describe('management contract over HTTP and the CLI', () => {
       body: JSON.stringify(input),
     })
     const text = await res.text()
-    let body: any = null
+    let body: any
     try {
       body = JSON.parse(text)
     } catch {
@@ -79,11 +81,15 @@ describe('management contract over HTTP and the CLI', () => {
     'prices.removeCalendar': { name: 'cn' },
     'prices.reprice': { since: '2026-01-01', dry_run: true },
     'requests.list': { filter: { model: 'gpt-4o-mini' }, limit: 10 },
+    'requests.export': { filter: { model: 'gpt-4o-mini' } },
     'requests.get': { id: ids.request },
     'analytics.overview': { from: Date.now() - 3600_000, to: Date.now() + 60_000 },
     'analytics.groupBy': { from: Date.now() - 3600_000, to: Date.now() + 60_000, by: 'model' },
+    'sessions.list': { filter: { from: Date.now() - 3600_000 } },
+    'sessions.get': { id: 'contract-session' },
     'settings.get': {},
     'settings.update': { log_bodies: true },
+    'sessions.alerts': { since: 0 },
     'playground.chat': { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
   })
 
@@ -104,7 +110,8 @@ describe('management contract over HTTP and the CLI', () => {
     await call('providers.set', { id: 'extra', kind: 'openai', base_url: 'http://127.0.0.1:9/v1' }, admin)
     await call('prices.set', { model: 'openai/contract-model', row: { input: 1 } }, admin)
     const client = new OpenAI({ baseURL: t.baseURL, apiKey: ids.keySecret, maxRetries: 0 })
-    ids.request = ((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] })) as any).gw.request_id
+    ids.request = ((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'X-Gw-Session-Id': 'contract-session' } })) as any).gw
+      .request_id
   })
   after(() => t.close())
 
@@ -174,6 +181,7 @@ describe('management contract over HTTP and the CLI', () => {
     assert.equal((await call('keys.get', { id: ids.key }, member)).status, 404)
     assert.equal((await call('requests.get', { id: ids.request }, member)).status, 404)
     assert.equal((await call('requests.list', {}, member)).body.total, 0)
+    assert.deepEqual((await call('requests.export', {}, member)).body, { csv: `${CSV_HEADER}\r\n`, rows: 0, truncated: false }, 'nobody else’s requests in an export')
     assert.equal((await call('playground.chat', { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, member)).status, 404)
     const limited = await call('keys.update', { id: mine.body.key.id, policy: {} }, member)
     assert.equal(limited.status, 403, 'members cannot set policies')
@@ -182,6 +190,9 @@ describe('management contract over HTTP and the CLI', () => {
     const listed = (await call('requests.list', {}, member)).body
     assert.equal(listed.total, 1)
     assert.equal(listed.items[0].source, 'playground')
+    const exported = (await call('requests.export', {}, member)).body
+    assert.equal(exported.rows, 1)
+    assert.ok(exported.csv.split('\r\n')[1].startsWith(`${listed.items[0].id},`))
   })
 
   it('every operation is reachable from the CLI as the local operator', async () => {

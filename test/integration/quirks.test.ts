@@ -63,7 +63,7 @@ describe('provider quirks, absorbed by the gateway', () => {
     const openrouter = await start('openrouter', { keepAlives: true, crlf: true, splitWrites: true, numericErrorCode: true }, ['openai/gpt-4o-mini'])
     const deepseek = await start('deepseek', { blankLinesBeforeJson: true, deepseekUsage: true, keepAlives: true }, ['deepseek-flash'])
     const together = await start('together', { bareModelList: true }, ['meta-llama/Llama-3.3-70B-Instruct-Turbo', 'Qwen/Qwen3-8B'])
-    const ollama = await start('ollama', { noAuth: true }, ['llama3.2'])
+    await start('ollama', { noAuth: true }, ['llama3.2'])
     dataDir = tempDir()
     running = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },

@@ -7,12 +7,16 @@ export interface RecordSpec {
   key?: string | null
   model?: string | null
   provider?: string | null
+  /** The model that answered, as the provider names it. */
+  upstream?: string | null
   preset?: string | null
   status?: number
   outcome?: RequestRecord['outcome']
   user?: string | null
   trace?: string | null
   session?: string | null
+  /** The tool that sent it (`source_tool`). */
+  tool?: string | null
   tags?: string[]
   dims?: Record<string, string>
   source?: RequestRecord['source']
@@ -34,6 +38,7 @@ export function recordFixture(s: RecordSpec, defaults: { model: string; provider
     created_at: new Date(s.at).toISOString(),
     endpoint: s.endpoint ?? 'chat.completions',
     source: s.source ?? 'api',
+    source_tool: s.tool ?? null,
     status: s.status ?? (outcome === 'error' ? 500 : outcome === 'aborted' ? 499 : 200),
     outcome,
     key_id: s.key === undefined ? 'key_a' : s.key,
@@ -41,9 +46,9 @@ export function recordFixture(s: RecordSpec, defaults: { model: string; provider
     preset: s.preset ?? null,
     preset_version: s.preset ? 1 : null,
     provider: s.provider === undefined ? defaults.provider : s.provider,
-    upstream_model: defaults.upstreamModel,
+    upstream_model: s.upstream === undefined ? defaults.upstreamModel : s.upstream,
     stream: false,
-    attribution: { user_id: s.user ?? null, trace_id: s.trace ?? null, session_id: s.session ?? null, tags: s.tags ?? [], extra: {}, auto_cache: null },
+    attribution: { user_id: s.user ?? null, trace_id: s.trace ?? null, session_id: s.session ?? null, session_derived: false, tags: s.tags ?? [], extra: {}, auto_cache: null },
     dimensions: s.dims ?? {},
     ignored: [],
     usage: tokens ? { prompt_tokens: tokens[0], completion_tokens: tokens[1] } : null,

@@ -241,6 +241,24 @@ describe('analytics.groupBy', () => {
     return out.map(({ value, requests, cost_usd, tokens, errors }) => [value, requests, Math.round(cost_usd * 1e9) / 1e9, tokens, errors])
   }
 
+  it('groups by the model that answered, as provider/model, apart from the model asked for', () => {
+    const db = store([
+      { at: T0 + 1 * MIN, model: 'fast', provider: 'p1', upstream: 'small-1', cost: 0.01, tokens: [10, 1] },
+      { at: T0 + 2 * MIN, model: 'fast', provider: 'p1', upstream: 'small-1', cost: 0.01, tokens: [10, 1] },
+      // A fallback: asked for the same alias, answered by another provider's model.
+      { at: T0 + 3 * MIN, model: 'fast', provider: 'p2', upstream: 'small-1', cost: 0.02, tokens: [10, 1] },
+      // Refused before any provider: nothing served it.
+      { at: T0 + 4 * MIN, model: 'fast', provider: null, upstream: null, outcome: 'error', tokens: null },
+    ])
+    assert.deepEqual(rows(db, { by: 'model' }), [['fast', 4, 0.04, 33, 1]])
+    assert.deepEqual(rows(db, { by: 'served_model' }), [
+      ['p1/small-1', 2, 0.02, 22, 0],
+      ['p2/small-1', 1, 0.02, 11, 0],
+      [null, 1, 0, 0, 1],
+    ])
+    db.close()
+  })
+
   it('groups by model, provider, user, preset, session and trace, with a null group, largest first', () => {
     const db = store(specs)
     // Equal request counts: the costlier group first.

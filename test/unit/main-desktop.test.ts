@@ -15,6 +15,7 @@ import { hardenSession, hardenWebContents, isSafeExternalUrl, ownRendererCheck }
 import { DesktopPrefs, visibleState } from '../../src/main/prefs'
 import { iconPng } from '../../src/main/icon'
 import { tempDir } from '../support/tempDir'
+import { startFakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
 
@@ -371,6 +372,62 @@ describe('the desktop app (createDesktop)', () => {
       }
       fs.rmSync(dataDir, { recursive: true, force: true })
     }
+  })
+
+  it('a session passing the alert threshold shows one desktop notification; clicking it opens the window; none once the gateway is off', async () => {
+    const dataDir = tempDir('gw-desk-alert-')
+    await seedPort(dataDir, 0)
+    const fake = await startFakeOpenAI()
+    const notifications: Array<{ options: { title: string; body: string }; shown: number; emit: (e: string) => void }> = []
+    class FakeNotification extends EventEmitter {
+      shown = 0
+      constructor(readonly options: { title: string; body: string }) {
+        super()
+        notifications.push(this)
+      }
+      show() {
+        this.shown++
+      }
+    }
+    const f = fakes(dataDir, { Notification: FakeNotification, gatewayOptions: { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemoryStore() } })
+    const desk = createDesktop(f.deps)
+    f.app.ready()
+    await desk.ready
+    const gw = desk.gateway()!.gateway
+    gw.providers.upsert('openai', 'openai', fake.url)
+    gw.settingsRepo.write({ session_alert_usd: 0.00001 })
+    const { secret } = gw.keys.create('laptop')
+    gw.configChanged()
+    // gpt-4o-mini at the fake's usage costs $0.0000048: the third call of the session passes $0.00001.
+    const ask = () =>
+      fetch(`${desk.gateway()!.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'x-gw-session-id': 'sess-loop' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'again' }] }),
+      }).then((r) => assert.equal(r.status, 200))
+    for (let i = 0; i < 2; i++) await ask()
+    assert.equal(notifications.length, 0)
+    await ask()
+    await ask()
+    assert.equal(notifications.length, 1, 'one notification per session')
+    const [n] = notifications
+    assert.equal(n.shown, 1)
+    assert.deepEqual(n.options, {
+      title: 'A session passed $0.00001',
+      body: 'Session sess-loop on key "laptop" has cost $0.000014. Open the dashboard to see its requests.',
+    })
+    const shown = windows.at(-1)!.shown
+    n.emit('click')
+    await new Promise((r) => setImmediate(r))
+    assert.equal(windows.at(-1)!.shown, shown + 1, 'the window comes forward')
+
+    await desk.setGatewayOn(false)
+    gw.sessionAlerts.raise({ at: 0, key_id: 'k', key_name: 'laptop', session_id: 'old', tool: null, cost_usd: 1, threshold_usd: 0.00001 })
+    assert.equal(notifications.length, 1, 'a stopped gateway notifies no more')
+    f.app.quit()
+    await desk.stopped
+    await fake.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
   })
 })
 

@@ -2,10 +2,11 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { openDatabase, type Db } from '../../src/gateway/store/db'
 import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
-import { choosePlan, defaultPlan, filterSql, listRequests, type FilterPlan, type ListRequestsInput, type Scope } from '../../src/gateway/admin/queries/requestQuery'
+import { choosePlan, defaultPlan, exportRequests, filterSql, listRequests, type FilterPlan, type ListRequestsInput, type Scope } from '../../src/gateway/admin/queries/requestQuery'
 import { requestOps, type RequestFilter } from '../../src/contract/requests'
 import { tempDir } from '../support/tempDir'
 import { recordFixture, type RecordSpec } from '../support/recordFixture'
+import { requestsCsv } from '../../src/gateway/admin/queries/requestsCsv'
 
 const T0 = Date.UTC(2025, 0, 1)
 const H = 3_600_000
@@ -289,5 +290,39 @@ describe('requests.list query', () => {
     assert.equal(odd.total, 60)
     assert.deepEqual(ids(odd.items), ['m105', 'm103', 'm101', 'm099', 'm097', 'm095', 'm093'])
     big.close()
+  })
+})
+
+describe('requests.export', () => {
+  let db: Db
+  before(() => {
+    db = store([
+      ...SPECS,
+      { id: 'x01', at: T0 + 80 * H, key: 'key_x', model: '=HYPERLINK("http://evil","x")', user: '-2+3', cost: null, tokens: [7, 3], latency: 10 },
+      { id: 'x02', at: T0 + 81 * H, key: 'key_x', model: 'a,"b"\nc', user: 'ok', cost: 0.000001234, tokens: [1, 1], latency: 20 },
+    ])
+  })
+  after(() => db.close())
+
+  it('carries every row the filter matches, in the list order and scope, past one page', () => {
+    for (const input of [{}, { filter: { tag: 'prod' } }, { sort: 'latency_ms' as const, order: 'asc' as const }]) {
+      const all = list(db, { ...input, limit: 500 })
+      assert.deepEqual(ids(exportRequests(db, input, ALL).rows), ids(all.items))
+    }
+    assert.deepEqual(ids(exportRequests(db, {}, { keyIds: ['key_c'] }).rows), ['r08', 'r05'])
+    assert.deepEqual(exportRequests(db, {}, { keyIds: [] }).rows, [])
+  })
+
+  it('stops at its cap and says the selection was cut', () => {
+    assert.deepEqual(exportRequests(db, {}, ALL, 3), { rows: exportRequests(db, {}, ALL).rows.slice(0, 3), truncated: true })
+    assert.equal(exportRequests(db, {}, ALL, 12).truncated, false)
+  })
+
+  it('writes RFC 4180 CSV: quoted where needed, formulas defused, unpriced as an empty cost and priced=false', () => {
+    const lines = requestsCsv(exportRequests(db, { filter: { key_id: 'key_x' } }, ALL).rows).split('\r\n')
+    assert.equal(lines[0], 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source')
+    assert.equal(lines[1], `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api`)
+    assert.equal(lines[2], `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api`)
+    assert.equal(lines[3], '', 'the file ends with a line end')
   })
 })

@@ -13,7 +13,9 @@ import { presetHandlers } from './handlers/presets'
 import { providerHandlers } from './handlers/providers'
 import { priceHandlers } from './handlers/prices'
 import { requestHandlers } from './handlers/requests'
+import { sessionHandlers } from './handlers/sessions'
 import { settingsHandlers } from './handlers/settings'
+import { sessionAlertHandlers } from './handlers/sessionAlerts'
 import type { Handlers } from './handlers/types'
 
 /** Exactly one handler per contract operation: a missing or extra one fails the type check. */
@@ -25,8 +27,10 @@ export const handlers: Handlers<OperationName> = {
   ...providerHandlers,
   ...priceHandlers,
   ...requestHandlers,
+  ...sessionHandlers,
   ...settingsHandlers,
   ...playgroundHandlers,
+  ...sessionAlertHandlers,
 }
 
 export interface Invocation {

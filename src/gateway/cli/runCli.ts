@@ -6,6 +6,7 @@ import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
 import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
 import { pricesList, pricesRemove, pricesReprice, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
+import { sessionsList, sessionsShow } from './commands/sessions'
 import { api } from './commands/api'
 import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
 
@@ -23,6 +24,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   keys revoke KEY
     key settings: --default-preset P  --allow-models a,b*  --allow-providers p1,p2  --preset-only | --no-preset-only
                   --max-tokens N  --max-cost-usd USD  --rpm N  --daily-limit USD  --monthly-limit USD
+                  --max-session-usd USD  --max-session-requests N   per session id, requests in flight included
 
   presets set NAME --model M [--system TEXT] [--temperature T] [--max-tokens N] [--top-p P]
               [--fallbacks m1,m2] [--description TEXT]       creates or replaces (a new version)
@@ -58,6 +60,10 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   requests list [--limit N]
   requests show ID
 
+  sessions list [--since 24h|7d|DATE] [--tool T] [--key KEY_ID] [--sort last|first|cost|requests|tokens] [--limit N]
+                                                             coding-agent sessions: tool, key, requests, tokens, cost
+  sessions show ID                                           a session's requests in order, the cost accumulating
+
   api list                                                   every management operation
   api OPERATION [--input JSON | --input -]                   run one as the local operator (JSON out)
 
@@ -89,6 +95,8 @@ const commands: Record<string, Command> = {
   'prices reprice': pricesReprice,
   'requests list': requestsList,
   'requests show': requestsShow,
+  'sessions list': sessionsList,
+  'sessions show': sessionsShow,
 }
 
 export async function runCli(argv: string[], io: CliIo = defaultIo()): Promise<number> {

@@ -94,6 +94,7 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
   const error = finished.error ?? null
   const record = ctx.toRecord(finished.status, finished.outcome, error)
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
+  gw.sessions.recorded(ctx.sessionHold, record)
   logInference(call.log, ctx, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted') sink.abandon()
   else if (error) sink.error(error)
@@ -130,7 +131,8 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   const asSent = wire.read(call.body)
   ctx.model = asSent.model
   ctx.stream = asSent.stream
-  ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders)
+  const bodySession = wire.bodySession
+  ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders, bodySession ? () => bodySession(asSent.body) : null)
   if (gw.settings.log_bodies) ctx.bodies = { request: call.rawBody ?? JSON.stringify(call.body), response: null }
   let body = asSent.body
   const steering = steer(gw.presets, gw.aliases, ctx.key, asSent.model, wire.applyPreset !== undefined, wire.endpoint)

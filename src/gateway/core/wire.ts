@@ -38,6 +38,8 @@ export interface InboundWire<B extends Record<string, unknown>> {
   readonly forwardHeaders?: readonly string[]
   /** Checks the body as sent; a 400 names the field. */
   read(body: unknown): Inbound<B>
+  /** The session a calling tool names in the body (Claude Code's `metadata.user_id`); asked only when no header named one. */
+  bodySession?(body: B): string | null
   /** The body under a preset; absent when the wire takes no preset (then naming one is refused). */
   applyPreset?: (body: B, preset: Preset) => B
   /** What the key's policy and the balance reservation estimate from. */

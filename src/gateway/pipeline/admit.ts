@@ -5,6 +5,7 @@ import { enforcePolicy, policyViolation } from './enforcePolicy'
 import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
 import type { RequestContext } from './requestContext'
 import type { RateLimiter } from './rateLimiter'
+import type { SessionSpend } from './sessionSpend'
 import type { Target } from './resolveModel'
 
 /** Output a request is expected to use when it sets no limit, for its balance reservation. */
@@ -28,6 +29,7 @@ function policyOf(key: KeyRow): KeyPolicy {
 export interface AdmitDeps {
   rateLimiter: RateLimiter
   balances: Balances
+  sessions: SessionSpend
 }
 
 export interface AdmitOptions {
@@ -89,12 +91,23 @@ export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string,
   deps.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
   checkPolicy(ctx, target, body, opts)
   const entry = target.priced?.entry ?? null
-  // Only a prepaid balance is held against reservations; estimating one means serialising the
-  // whole prompt, which other keys need not pay for.
+  const policy = policyOf(key)
+  const sessionId = ctx.attribution.attribution.session_id
+  const sessionUsd = sessionId !== null && policy.max_session_usd !== undefined
+  if (sessionUsd && !entry && !target.provider.local) {
+    throw policyViolation(
+      `key "${key.name}" has a per-session spend limit, and ${target.provider.id}/${target.upstreamModel} has no known price; set one with \`gw prices set\` [rule: max_session_usd]`,
+      'model',
+    )
+  }
+  // Only a prepaid balance and a session's spend limit are held against reservations; estimating
+  // one means serialising the whole prompt, which other requests need not pay for.
   let expected = 0
-  if (key.prepaid === 1 && entry) {
+  if ((key.prepaid === 1 || sessionUsd) && entry) {
     const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }
+  // Held before the balance is, so a balance refusal still finds the hold on the context to release.
+  ctx.sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected), ctx.endpoint)
   ctx.reservation = deps.balances.admit(key, BigInt(expected))
 }

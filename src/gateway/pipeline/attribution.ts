@@ -1,5 +1,6 @@
 import { invalidRequest } from '../errors'
 import type { Attribution } from '../store/requestsRepo'
+import { TOOL_HEADERS, ToolHeaders, toolOf, toolSession } from './recogniseTool'
 
 /** Spec section 8. */
 export const LIMITS = { envelopeBytes: 2048, extraEntries: 12, tags: 12, stringLength: 128, headerDimensions: 12 }
@@ -8,6 +9,8 @@ export interface AttributionResult {
   attribution: Attribution
   dimensions: Record<string, string>
   ignored: Array<{ name: string; reason: string }>
+  /** The tool that sent the request (`claude-code 2.1.330`), as its headers say; null when they say nothing. */
+  tool: string | null
 }
 
 const ENVELOPE_FIELDS = new Set(['user_id', 'trace_id', 'session_id', 'tags', 'extra', 'auto_cache'])
@@ -27,7 +30,7 @@ function boundedString(value: unknown, param: string): string {
 
 /** The `gw` body envelope: any breach of its bounds or types is the caller's error, named by `param`. */
 export function parseEnvelope(gw: unknown): Attribution {
-  const attribution: Attribution = { user_id: null, trace_id: null, session_id: null, tags: [], extra: {}, auto_cache: null }
+  const attribution: Attribution = { user_id: null, trace_id: null, session_id: null, session_derived: false, tags: [], extra: {}, auto_cache: null }
   if (gw === undefined) return attribution
   if (typeof gw !== 'object' || gw === null || Array.isArray(gw)) throw invalidRequest('gw must be an object', 'gw')
   const size = Buffer.byteLength(JSON.stringify(gw))
@@ -73,16 +76,23 @@ export function parseEnvelope(gw: unknown): Attribution {
 /**
  * Combines the envelope with `X-Gw-*` headers (rawHeaders keeps their order, which decides the
  * first 12). Header problems never fail a request: they are dropped and listed in `ignored`.
+ * The same pass collects the headers a tool names itself and its session by: where the caller set
+ * no session, the tool's own becomes the request's, marked `session_derived`. `bodySession` reads
+ * a session a body names (Claude Code's `metadata.user_id`), only when no header named one.
  */
-export function resolveAttribution(gw: unknown, rawHeaders: string[]): AttributionResult {
+export function resolveAttribution(gw: unknown, rawHeaders: string[], bodySession: (() => string | null) | null = null): AttributionResult {
   const attribution = parseEnvelope(gw)
   const ignored: AttributionResult['ignored'] = []
   const headerDimensions: Record<string, string> = {}
+  let toolHeaders: ToolHeaders | null = null
   let dimensionCount = 0
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i].toLowerCase()
-    if (!name.startsWith('x-gw-')) continue
     const value = rawHeaders[i + 1]
+    if (!name.startsWith('x-gw-')) {
+      if (TOOL_HEADERS.has(name)) (toolHeaders ??= new ToolHeaders())[name as keyof ToolHeaders] ??= value
+      continue
+    }
     if (value.length > LIMITS.stringLength) {
       ignored.push({ name, reason: `value is ${value.length} characters; the limit is ${LIMITS.stringLength}` })
       continue
@@ -110,5 +120,9 @@ export function resolveAttribution(gw: unknown, rawHeaders: string[]): Attributi
     }
     headerDimensions[dimension] = value
   }
-  return { attribution, dimensions: { ...headerDimensions, ...attribution.extra }, ignored }
+  if (attribution.session_id === null) {
+    attribution.session_id = toolSession(toolHeaders, bodySession)
+    attribution.session_derived = attribution.session_id !== null
+  }
+  return { attribution, dimensions: { ...headerDimensions, ...attribution.extra }, ignored, tool: toolOf(toolHeaders) }
 }

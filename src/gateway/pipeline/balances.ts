@@ -21,7 +21,8 @@ interface Spend {
 const insufficient = (message: string) =>
   new ApiError(402, 'insufficient_quota', message, 'insufficient_balance', null, { 'x-should-retry': 'false' })
 
-const usd = (pico: bigint) => `$${picoToUsdNumber(pico).toFixed(6).replace(/0+$/, '').replace(/\.$/, '.00')}`
+/** A pico-dollar amount as a price: `$0.0048`, `$2.00`. */
+export const usd = (pico: bigint) => `$${picoToUsdNumber(pico).toFixed(6).replace(/0+$/, '').replace(/\.$/, '.00')}`
 
 const DAY_MS = 86_400_000
 export const startOfUtcDay = (now: number) => now - (((now % DAY_MS) + DAY_MS) % DAY_MS)

@@ -9,6 +9,7 @@ import type { Target } from './resolveModel'
 import type { Preset } from '../../contract/presets'
 import type { AliasMatch } from './aliases'
 import type { Reservation } from './balances'
+import type { SessionHold } from './sessionSpend'
 
 /**
  * Request ids sort by creation time: `req_`, the millisecond in 8 base-62 digits (0-9, A-Z, a-z
@@ -86,9 +87,10 @@ export class RequestContext {
   model: string | null = null
   stream = false
   attribution: AttributionResult = {
-    attribution: { user_id: null, trace_id: null, session_id: null, tags: [], extra: {}, auto_cache: null },
+    attribution: { user_id: null, trace_id: null, session_id: null, session_derived: false, tags: [], extra: {}, auto_cache: null },
     dimensions: {},
     ignored: [],
+    tool: null,
   }
   target: Target | null = null
   /** A preset fallback served instead of the primary model. */
@@ -97,6 +99,8 @@ export class RequestContext {
   /** The model alias that steered the request. */
   alias: AliasMatch | null = null
   reservation: Reservation | null = null
+  /** The request's place in its session's limits, until it is recorded. */
+  sessionHold: SessionHold | null = null
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false
@@ -169,6 +173,7 @@ export class RequestContext {
       created_at: this.startedAt.toISOString(),
       endpoint: this.endpoint,
       source: this.source,
+      source_tool: a.tool,
       status,
       outcome,
       key_id: this.key.id,

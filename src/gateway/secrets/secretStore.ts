@@ -35,12 +35,12 @@ export class KeychainSecretStore implements SecretStore {
     try {
       keytar = await this.load()
     } catch (err) {
-      throw new Error(`the OS keychain is not usable: keytar could not be loaded (${(err as Error).message})`)
+      throw new Error(`the OS keychain is not usable: keytar could not be loaded (${(err as Error).message})`, { cause: err })
     }
     try {
       return await op(keytar)
     } catch (err) {
-      throw new Error(`the OS keychain is not usable: ${(err as Error).message}`)
+      throw new Error(`the OS keychain is not usable: ${(err as Error).message}`, { cause: err })
     }
   }
 

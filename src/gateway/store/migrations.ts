@@ -319,4 +319,25 @@ export const migrations: Migration[] = [
       db.exec(`DROP TABLE price_overrides`)
     },
   },
+  {
+    version: 11,
+    description: 'the tool that sent a request and whether its session was derived; session list and timeline read indexes only',
+    up(db) {
+      // The session list groups a time range's requests by session, tool and key: with the
+      // session and the tool at the end of the analytics index it reads no table row (nor does
+      // Overview by tool). The session index covers what a session's totals sum, so a session of
+      // thousands of requests is summed from its index range alone.
+      db.exec(`
+        ALTER TABLE requests ADD COLUMN source_tool TEXT;
+        ALTER TABLE requests ADD COLUMN session_derived INTEGER NOT NULL DEFAULT 0;
+        DROP INDEX requests_analytics;
+        CREATE INDEX requests_analytics ON requests
+          (created_at, outcome, cost_usd, prompt_tokens, completion_tokens, latency_ms, model, key_id, provider, endpoint, session_id, source_tool);
+        DROP INDEX requests_session;
+        CREATE INDEX requests_session ON requests
+          (session_id, created_at, key_id, source_tool, model, provider, outcome, cost_usd, prompt_tokens, completion_tokens, session_derived)
+          WHERE session_id IS NOT NULL;
+      `)
+    },
+  },
 ]

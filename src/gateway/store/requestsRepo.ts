@@ -16,6 +16,8 @@ export interface Attribution {
   user_id: string | null
   trace_id: string | null
   session_id: string | null
+  /** The session is the tool's own (Claude Code's, Codex's…), recognised by the gateway; the caller set none. */
+  session_derived: boolean
   tags: string[]
   extra: Record<string, string>
   auto_cache: boolean | null
@@ -32,6 +34,8 @@ export interface RequestRecord {
   endpoint: 'chat.completions' | 'embeddings' | 'messages' | typeof COUNT_TOKENS_ENDPOINT | 'responses' | typeof INPUT_TOKENS_ENDPOINT
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
+  /** The tool that sent it, as its headers say (`claude-code 2.1.330`); records from before tools were recognised lack it. */
+  source_tool?: string | null
   status: number
   outcome: Outcome
   key_id: string | null
@@ -80,8 +84,8 @@ export class RequestsRepo {
     this.insertRequest = db.prepare(
       `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
          upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, total_tokens, cost_usd, priced,
-         latency_ms, error_code, source, upstream_id, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         latency_ms, error_code, source, upstream_id, source_tool, session_derived, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
     this.insertDimension = db.prepare(
@@ -117,10 +121,25 @@ export class RequestsRepo {
       r.error?.code ?? null,
       r.source,
       r.upstream_id ?? null,
+      r.source_tool ?? null,
+      r.attribution.session_derived ? 1 : 0,
       JSON.stringify(r),
     )
     for (const tag of r.attribution.tags) this.insertTag.run(r.id, tag, at)
     for (const [name, value] of Object.entries(r.dimensions)) this.insertDimension.run(r.id, name, value, at)
+  }
+
+  /**
+   * One session's recorded cost and requests on one key, token counts aside (they cost nothing).
+   * `+key_id` keeps the planner on the session index: by key it would read every request the key made.
+   */
+  sessionTotals(keyId: string, sessionId: string): { usd: number; requests: number } {
+    return this.db
+      .prepare(
+        `SELECT COALESCE(SUM(cost_usd), 0) AS usd, COUNT(*) AS requests FROM requests
+         WHERE session_id = ? AND +key_id = ? AND endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`,
+      )
+      .get(sessionId, keyId) as { usd: number; requests: number }
   }
 
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */

@@ -35,7 +35,7 @@ export class UsersRepo {
         .prepare(`INSERT INTO users (id, username, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)`)
         .run(user.id, username, passwordHash, role, now)
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Error(`a user named ${username} exists already`)
+      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Error(`a user named ${username} exists already`, { cause: err })
       throw err
     }
     return user

@@ -7,6 +7,8 @@ import { OverviewScreen } from './screens/overview/OverviewScreen'
 import { PlaygroundScreen } from './screens/playground/PlaygroundScreen'
 import { RequestsScreen } from './screens/requests/RequestsScreen'
 import { RequestDetail } from './screens/requests/RequestDetail'
+import { SessionsScreen } from './screens/sessions/SessionsScreen'
+import { SessionDetail } from './screens/sessions/SessionDetail'
 import { KeysScreen } from './screens/keys/KeysScreen'
 import { KeyDetail } from './screens/keys/KeyDetail'
 import { PresetsScreen } from './screens/presets/PresetsScreen'
@@ -15,6 +17,7 @@ import { ModelsScreen } from './screens/models/ModelsScreen'
 import { ProvidersScreen } from './screens/providers/ProvidersScreen'
 import { UsersScreen } from './screens/users/UsersScreen'
 import { SettingsScreen } from './screens/settings/SettingsScreen'
+import { SessionAlertBanner } from './components/SessionAlertBanner'
 
 interface NavItem {
   id: string
@@ -26,6 +29,7 @@ const NAV: NavItem[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'playground', label: 'Playground' },
   { id: 'requests', label: 'Requests' },
+  { id: 'sessions', label: 'Sessions' },
   { id: 'keys', label: 'Keys' },
   { id: 'presets', label: 'Presets' },
   { id: 'models', label: 'Models' },
@@ -82,6 +86,8 @@ function Screen({ segments }: { segments: string[] }) {
       return <PlaygroundScreen />
     case 'requests':
       return id ? <RequestDetail id={id} /> : <RequestsScreen />
+    case 'sessions':
+      return id ? <SessionDetail id={id} /> : <SessionsScreen />
     case 'keys':
       return id ? <KeyDetail id={id} /> : <KeysScreen />
     case 'presets':
@@ -124,6 +130,7 @@ export function Layout() {
       </a>
       <Sidebar current={top} />
       <main className="content" id="main" ref={main} tabIndex={-1} data-testid={`screen-${top}`}>
+        <SessionAlertBanner />
         <Screen key={route.path} segments={route.segments} />
       </main>
     </div>

@@ -49,6 +49,12 @@ export class KeyDetailPage extends BasePage {
     if (note) await this.id('topup-note').fill(note)
     await this.answerOf('keys.topUp', () => this.id('topup-amount').press('Enter'))
   }
+  /** Sets the key's per-session limits in its policy form and saves. */
+  async setSessionLimits(usd: string, requests: string): Promise<void> {
+    await this.id('policy-session-usd').fill(usd)
+    await this.id('policy-session-requests').fill(requests)
+    await this.answerOf('keys.update', () => this.id('policy-save').click())
+  }
   balance(): Locator {
     return this.id('key-balance-value')
   }

@@ -7,6 +7,27 @@ export class OverviewPage extends BasePage {
   async range(r: '24h' | '7d' | '30d'): Promise<void> {
     await this.answerOf('analytics.overview', () => this.page.locator(`[data-testid="range-${r}"]`).check())
   }
+  /** A custom range of whole days, `YYYY-MM-DD`. */
+  async customRange(from: string, to: string): Promise<void> {
+    await this.page.locator('[data-testid="range-custom"]').check()
+    await this.id('custom-from').fill(from)
+    await this.id('custom-to').fill(to)
+    await this.answerOf('analytics.overview', () => this.id('custom-apply').click())
+  }
+  /** Groups the breakdown by one of its choices (and a dimension's name), once its answer is in. */
+  async breakdownBy(by: string, dimension?: string): Promise<void> {
+    if (dimension === undefined) {
+      await this.answerOf('analytics.groupBy', () => this.id('breakdown-by').selectOption(by))
+      return
+    }
+    await this.id('breakdown-by').selectOption(by)
+    await this.answerOf('analytics.groupBy', () => this.id('breakdown-dimension').fill(dimension))
+  }
+  /** The breakdown's rows as [first column, requests]. */
+  async breakdownRows(): Promise<Array<[string, string]>> {
+    const rows = await this.id('breakdown').locator('tbody tr').all()
+    return Promise.all(rows.map(async (r) => [(await r.locator('td').nth(0).innerText()).trim(), (await r.locator('td').nth(1).innerText()).trim()] as [string, string]))
+  }
   async totalRequests(): Promise<string> {
     return this.id('total-requests-value').innerText()
   }

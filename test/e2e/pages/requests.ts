@@ -17,6 +17,18 @@ export class RequestsPage extends BasePage {
     await this.answerOf('requests.list', () => this.id('filters-apply').click())
     await this.waitForLoaded()
   }
+  /** Types a request id into the search box and submits it. */
+  async find(id: string): Promise<void> {
+    await this.id('find-request').fill(id)
+    await this.answerOf('requests.get', () => this.id('find-request-go').click())
+  }
+  /** Exports the filtered list and returns the downloaded file's name and text. */
+  async exportCsv(): Promise<{ name: string; text: string }> {
+    const [download] = await Promise.all([this.page.waitForEvent('download'), this.id('requests-export').click()])
+    const chunks: Buffer[] = []
+    for await (const c of (await download.createReadStream()) as AsyncIterable<Buffer>) chunks.push(c)
+    return { name: download.suggestedFilename(), text: Buffer.concat(chunks).toString('utf8') }
+  }
   async openFirst(): Promise<string> {
     const id = (await this.rows().first().getAttribute('data-request-id'))!
     await this.rows().first().getByTestId('request-link').click()

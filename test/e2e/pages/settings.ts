@@ -4,6 +4,10 @@ export class SettingsPage extends BasePage {
   async waitForLoaded(): Promise<void> {
     await this.id('settings-form').or(this.id('admins-only')).first().waitFor()
   }
+  async setSessionAlert(usd: string): Promise<void> {
+    await this.id('settings-session-alert').fill(usd)
+    await this.answerOf('settings.update', () => this.id('settings-save').click())
+  }
   async adminsOnlyShown(): Promise<boolean> {
     return this.id('admins-only').isVisible()
   }

@@ -5,6 +5,7 @@ import { UsersRepo } from '../../store/usersRepo'
 import { forbidden, invalid, notFound } from '../adminError'
 import { isAdmin, me, type AdminContext } from '../context'
 import type { Handlers } from './types'
+import { startOfUtcDay, startOfUtcMonth } from '../../pipeline/balances'
 
 /** Keys the caller may see and use: all for an admin, their own for a member. */
 export function visibleKeys(ctx: AdminContext): KeyRow[] {
@@ -46,7 +47,12 @@ export const keyHandlers: Handlers<'keys.list' | 'keys.get' | 'keys.create' | 'k
 
   'keys.get'(ctx, input) {
     const key = visibleKey(ctx, input.id)
-    return { key: summarize(ctx, key), ledger: new LedgerRepo(ctx.gw.db).entries(key.id, 200) }
+    const ledger = new LedgerRepo(ctx.gw.db)
+    // The figures the spend limits are checked against, queued records included.
+    ctx.gw.records.flush()
+    const now = ctx.gw.clock()
+    const spent = { today_usd: ledger.spendSince(key.id, startOfUtcDay(now)), month_usd: ledger.spendSince(key.id, startOfUtcMonth(now)) }
+    return { key: summarize(ctx, key), ledger: ledger.entries(key.id, 200), spent }
   },
 
   'keys.create'(ctx, input) {

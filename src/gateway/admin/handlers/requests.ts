@@ -1,5 +1,6 @@
 import { groupBy, overview } from '../queries/analyticsQuery'
-import { listRequests, type Scope } from '../queries/requestQuery'
+import { exportRequests, listRequests, type Scope } from '../queries/requestQuery'
+import { requestsCsv } from '../queries/requestsCsv'
 import { notFound } from '../adminError'
 import { isAdmin, type AdminContext } from '../context'
 import { visibleKeys } from './keys'
@@ -18,13 +19,19 @@ function withGwBlock(record: RequestRecord, bodies: LoggedBodies | null): Logged
 }
 
 /** Admins see every request; a member only those made with their own keys. */
-const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
+export const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
 
-export const requestHandlers: Handlers<'requests.list' | 'requests.get' | 'analytics.overview' | 'analytics.groupBy'> = {
+export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 'requests.get' | 'analytics.overview' | 'analytics.groupBy'> = {
   'requests.list'(ctx, input) {
     // Queued records would be missing from the page a user opens right after a request.
     ctx.gw.records.flush()
     return listRequests(ctx.gw.db, input, scope(ctx))
+  },
+
+  'requests.export'(ctx, input) {
+    ctx.gw.records.flush()
+    const { rows, truncated } = exportRequests(ctx.gw.db, input, scope(ctx))
+    return { csv: requestsCsv(rows), rows: rows.length, truncated }
   },
 
   'requests.get'(ctx, input) {

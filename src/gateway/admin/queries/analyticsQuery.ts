@@ -57,7 +57,7 @@ interface BucketRow extends TotalsRow {
 }
 
 /** Requests whose cost is unknown: no price, though a provider was chosen (one sent nowhere is priced $0). */
-const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0)'
+export const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0)'
 
 /**
  * Totals and a time series over [from, to) for a filter within a scope. Sums and counts are SQL
@@ -164,12 +164,15 @@ export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOu
 
 const GROUP_COLUMNS = {
   model: 'r.model',
+  // The model that answered, as provider/model: what a fallback, alias or preset chose.
+  served_model: `CASE WHEN r.upstream_model IS NULL THEN NULL ELSE r.provider || '/' || r.upstream_model END`,
   key: 'r.key_id',
   user: 'r.user_id',
   provider: 'r.provider',
   preset: 'r.preset',
   session: 'r.session_id',
   trace: 'r.trace_id',
+  tool: 'r.source_tool',
 } as const
 
 /**

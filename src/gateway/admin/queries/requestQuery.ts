@@ -30,7 +30,7 @@ const STATUS_CLASS: Record<'2xx' | '4xx' | '5xx', [number, number]> = {
   '5xx': [500, 599],
 }
 
-/** Equality filters: filter field → column of `requests` (all indexed but source and outcome). */
+/** Equality filters: filter field → column of `requests` (all indexed but source, source_tool and outcome). */
 const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['key_id', 'key_id'],
   ['model', 'model'],
@@ -39,6 +39,7 @@ const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['user_id', 'user_id'],
   ['trace_id', 'trace_id'],
   ['session_id', 'session_id'],
+  ['source_tool', 'source_tool'],
   ['source', 'source'],
   ['outcome', 'outcome'],
 ]
@@ -206,10 +207,10 @@ const SORT_COLUMNS = {
 } as const
 const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
 
-const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
-  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source`
+export const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
+  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source, r.source_tool`
 
-type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
+export type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
 
 /** Prepared statements by SQL text, per connection: filters produce few distinct shapes. */
 const statementCache = new WeakMap<Db, Map<string, Statement<SqlParam[]>>>()
@@ -238,14 +239,9 @@ export function prepareCached(db: Db, sql: string): Statement<SqlParam[]> {
  * total² > (offset + limit) · rows.
  */
 export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): ListRequestsOutput {
-  const sort = input.sort ?? 'created_at'
-  const order = input.order ?? 'desc'
   const limit = input.limit ?? 50
   const offset = input.offset ?? 0
-  const column = Object.hasOwn(SORT_COLUMNS, sort) ? SORT_COLUMNS[sort] : undefined
-  const dir = Object.hasOwn(ORDERS, order) ? ORDERS[order] : undefined
-  if (!column) throw invalid('sort', `cannot sort by ${String(sort)}`)
-  if (!dir) throw invalid('order', `unknown order ${String(order)}`)
+  const { column, dir } = sortOf(input)
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw invalid('limit', 'must be an integer from 1 to 500')
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset', 'must be a non-negative integer')
 
@@ -259,13 +255,39 @@ export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): Li
     const total = prepareCached(db, `SELECT count(*) FROM requests r WHERE ${where.sql}`).pluck().get(...where.params) as number
     if (total === 0 || offset >= total) return { items: [], total }
     const rows = (storeRows.pluck().get() as number | null) ?? 0
-    const walk = sort === 'created_at' && total * total > (offset + limit) * rows
-    const pageWhere = walk ? filterSql(filter, scope, { drive: 'order' }) : where
-    const page = prepareCached(
-      db,
-      `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${pageWhere.sql} ORDER BY ${column} ${dir}, r.rowid ${dir} LIMIT ? OFFSET ?`,
-    )
-    const raw = page.all(...pageWhere.params, limit, offset) as RawRow[]
-    return { items: raw.map((r) => ({ ...r, priced: r.priced === 1 })), total }
+    const walk = column === SORT_COLUMNS.created_at && total * total > (offset + limit) * rows
+    return { items: selectRows(db, walk ? filterSql(filter, scope, { drive: 'order' }) : where, column, dir, limit, offset), total }
   })()
+}
+
+/** The most rows one export carries; a larger selection is cut there and says so. */
+export const EXPORT_MAX_ROWS = 100_000
+
+/** Every row a filter matches within a scope, in the list's order, up to `max` (EXPORT_MAX_ROWS). */
+export function exportRequests(
+  db: Db,
+  input: Omit<ListRequestsInput, 'limit' | 'offset'>,
+  scope: Scope,
+  max = EXPORT_MAX_ROWS,
+): { rows: RequestRow[]; truncated: boolean } {
+  const { column, dir } = sortOf(input)
+  const filter = input.filter ?? {}
+  const rows = db.transaction(() => selectRows(db, filterSql(filter, scope, choosePlan(db, filter, scope)), column, dir, max + 1, 0))()
+  return { rows: rows.slice(0, max), truncated: rows.length > max }
+}
+
+function sortOf(input: { sort?: string; order?: string }): { column: string; dir: string } {
+  const sort = input.sort ?? 'created_at'
+  const order = input.order ?? 'desc'
+  const column = Object.hasOwn(SORT_COLUMNS, sort) ? SORT_COLUMNS[sort as keyof typeof SORT_COLUMNS] : undefined
+  const dir = Object.hasOwn(ORDERS, order) ? ORDERS[order as keyof typeof ORDERS] : undefined
+  if (!column) throw invalid('sort', `cannot sort by ${String(sort)}`)
+  if (!dir) throw invalid('order', `unknown order ${String(order)}`)
+  return { column, dir }
+}
+
+function selectRows(db: Db, where: SqlWhere, column: string, dir: string, limit: number, offset: number): RequestRow[] {
+  const page = prepareCached(db, `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${where.sql} ORDER BY ${column} ${dir}, r.rowid ${dir} LIMIT ? OFFSET ?`)
+  const raw = page.all(...where.params, limit, offset) as RawRow[]
+  return raw.map((r) => ({ ...r, priced: r.priced === 1 }))
 }

@@ -25,7 +25,7 @@ export const api: Command = async (args, io) => {
     try {
       input = JSON.parse(raw)
     } catch (err) {
-      throw new Error(`--input is not JSON: ${(err as Error).message}`)
+      throw new Error(`--input is not JSON: ${(err as Error).message}`, { cause: err })
     }
   }
   const { result } = await invokeAsOperator(values['data-dir'], io, name, input, (event) => io.out(JSON.stringify(event)))
@@ -54,6 +54,18 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
     await gw.close()
   }
 }
+
+type Operate = <T>(name: string, input: unknown) => Promise<T>
+
+/** Runs operations as the local operator, on one open store; a refusal throws, naming the field the contract found wrong. */
+export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>) =>
+  withOperator(dataDir, io, (invoke) =>
+    fn(async <T>(name: string, input: unknown) => {
+      const { result } = await invoke(name, input)
+      if (!result.ok) throw new Error(result.error.field ? `${result.error.field}: ${result.error.message}` : result.error.message)
+      return result.value as T
+    }),
+  )
 
 /** Runs one management operation as the local operator. */
 export const invokeAsOperator = (dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>

@@ -16,6 +16,8 @@ const settingFlags = {
   'max-tokens': { type: 'string' },
   'max-cost-usd': { type: 'string' },
   rpm: { type: 'string' },
+  'max-session-usd': { type: 'string' },
+  'max-session-requests': { type: 'string' },
   'daily-limit': { type: 'string' },
   'monthly-limit': { type: 'string' },
 } as const
@@ -45,6 +47,8 @@ function readSettings(v: SettingValues, current: KeyPolicy, db: Db): KeySettings
   optional(v['max-tokens'], positiveInt('--max-tokens'), (x) => (policy.max_tokens = x))
   optional(v['max-cost-usd'], usd('--max-cost-usd'), (x) => (policy.max_cost_per_request_usd = x))
   optional(v.rpm, positiveInt('--rpm'), (x) => (policy.rpm = x))
+  optional(v['max-session-usd'], usd('--max-session-usd'), (x) => (policy.max_session_usd = x))
+  optional(v['max-session-requests'], positiveInt('--max-session-requests'), (x) => (policy.max_session_requests = x))
   optional(v['daily-limit'], usd('--daily-limit'), (x) => (settings.daily_limit_usd = x ?? null))
   optional(v['monthly-limit'], usd('--monthly-limit'), (x) => (settings.monthly_limit_usd = x ?? null))
   for (const k of Object.keys(policy) as Array<keyof KeyPolicy>) if (policy[k] === undefined) delete policy[k]
@@ -63,6 +67,8 @@ function describe(info: KeyInfo, balanceUsd: number | null): string[] {
     p.max_tokens && `max_tokens ${p.max_tokens}`,
     p.max_cost_per_request_usd && `≤ $${p.max_cost_per_request_usd}/request`,
     p.rpm && `${p.rpm} rpm`,
+    p.max_session_usd && `≤ $${p.max_session_usd}/session`,
+    p.max_session_requests && `≤ ${p.max_session_requests} requests/session`,
     info.daily_limit_usd !== null && `$${info.daily_limit_usd}/day`,
     info.monthly_limit_usd !== null && `$${info.monthly_limit_usd}/month`,
   ].filter(Boolean)

@@ -2,27 +2,15 @@ import fs from 'node:fs'
 import type { Output } from '../../../contract'
 import { usdToPico } from '../../store/ledgerRepo'
 import { PricesRepo } from '../../store/pricesRepo'
-import { withOperator } from './api'
+import { operating } from './api'
 import { nonNegativeUsd, number, parse, table, withStore, type CliIo, type Command } from '../shared'
-
-type Operate = <T>(name: string, input: unknown) => Promise<T>
-
-/** Runs `prices.*` operations as the local operator, on one open store: the contract validates, naming the field. */
-const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>) =>
-  withOperator(dataDir, io, (invoke) =>
-    fn(async <T>(name: string, input: unknown) => {
-      const { result } = await invoke(name, input)
-      if (!result.ok) throw new Error(result.error.field ? `${result.error.field}: ${result.error.message}` : result.error.message)
-      return result.value as T
-    }),
-  )
 
 function readRow(file: string, io: CliIo): Promise<unknown> | unknown {
   const parseJson = (text: string) => {
     try {
       return JSON.parse(text) as unknown
     } catch (err) {
-      throw new Error(`--file ${file} is not JSON: ${(err as Error).message}`)
+      throw new Error(`--file ${file} is not JSON: ${(err as Error).message}`, { cause: err })
     }
   }
   return file === '-' ? io.readStdin().then(parseJson) : parseJson(fs.readFileSync(file, 'utf8'))

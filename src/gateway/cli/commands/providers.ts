@@ -42,6 +42,7 @@ export const providersSet: Command = async (args, io) => {
       throw new Error(
         `could not store the key for ${id} in ${io.secrets.description}: ${(err as Error).message}. ` +
           `Set ${envVarFor(id)} in the gateway's environment instead.`,
+        { cause: err },
       )
     }
   }

@@ -2,6 +2,7 @@ import type { Sink } from '../../core/sink'
 import { OK, type Finished, type InboundWire } from '../../core/wire'
 import type { ClientAbort } from '../../pipeline/clientAbort'
 import { costOf } from '../../pipeline/cost'
+import { sessionOfUserId } from '../../pipeline/recogniseTool'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
 import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
@@ -72,6 +73,7 @@ export const messagesWire: InboundWire<MessagesBody> = {
     // No envelope on this wire: attribution travels in X-Gw-* headers.
     return { body: b, model: b.model, stream: b.stream === true, envelope: undefined }
   },
+  bodySession: (body) => sessionOfUserId((body.metadata as { user_id?: unknown } | undefined)?.user_id),
   applyPreset: applyMessagesPreset,
   control: (body) => ({ chat: true, prompt: body.system === undefined ? body.messages : [body.system, body.messages] }),
   request(ctx, body, target, forwarded) {

@@ -1,4 +1,4 @@
-import { Area, AreaChart, Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts'
 import type { Output } from '../../../contract'
 import { compact, ms, usd, usdAxis } from '../lib/format'
 import { tickLabel, type Range } from '../lib/range'
@@ -6,6 +6,10 @@ import { tickLabel, type Range } from '../lib/range'
 export type SeriesPoint = Output<'analytics.overview'>['series'][number]
 
 const axis = { stroke: 'var(--muted)', fontSize: 12, tickLine: false }
+// One width for every chart's value axis, so the charts' time axes line up bucket for bucket.
+const Y_WIDTH = 72
+// Hovering one chart shows the same bucket in all of them.
+const SYNC = 'overview'
 const tooltipStyle = { background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 6, color: 'var(--text)' }
 
 function Chart(props: { title: string; children: React.ReactElement; testId: string; summary: string }) {
@@ -21,7 +25,7 @@ function Chart(props: { title: string; children: React.ReactElement; testId: str
   )
 }
 
-/** Requests, spend, tokens and latency of one range, one small chart each. */
+/** Requests, spend, tokens and latency of one range, one small chart each, on one time axis. */
 export function OverviewCharts({ series, range, only }: { series: SeriesPoint[]; range: Range; only?: Array<'requests' | 'spend' | 'tokens' | 'latency'> }) {
   const spanDays = (range.to - range.from) / 86_400_000
   const data = series.map((p) => ({ ...p, ok: p.requests - p.errors, label: tickLabel(p.t, range.bucket, spanDays) }))
@@ -36,10 +40,10 @@ export function OverviewCharts({ series, range, only }: { series: SeriesPoint[];
     <div className="charts">
       {show('requests') && (
         <Chart title="Requests" testId="chart-requests" summary={`${sum('requests')} requests, ${sum('errors')} errors`}>
-          <BarChart data={data}>
+          <BarChart data={data} syncId={SYNC}>
             {grid}
             {x}
-            <YAxis {...axis} width={40} allowDecimals={false} tickFormatter={compact} />
+            <YAxis {...axis} width={Y_WIDTH} allowDecimals={false} tickFormatter={compact} />
             {tip((v) => String(v))}
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="ok" name="Succeeded" stackId="r" fill="var(--chart-1)" isAnimationActive={false} />
@@ -49,21 +53,21 @@ export function OverviewCharts({ series, range, only }: { series: SeriesPoint[];
       )}
       {show('spend') && (
         <Chart title="Spend (USD)" testId="chart-spend" summary={`${usd(sum('cost_usd'))} in total`}>
-          <AreaChart data={data}>
+          <BarChart data={data} syncId={SYNC}>
             {grid}
             {x}
-            <YAxis {...axis} width={72} tickFormatter={(v) => usdAxis(Number(v))} />
+            <YAxis {...axis} width={Y_WIDTH} tickFormatter={(v) => usdAxis(Number(v))} />
             {tip(usd)}
-            <Area type="monotone" dataKey="cost_usd" name="Spend" stroke="var(--chart-2)" fill="var(--chart-2)" fillOpacity={0.25} isAnimationActive={false} />
-          </AreaChart>
+            <Bar dataKey="cost_usd" name="Spend" fill="var(--chart-2)" isAnimationActive={false} />
+          </BarChart>
         </Chart>
       )}
       {show('tokens') && (
         <Chart title="Tokens" testId="chart-tokens" summary={`${sum('prompt_tokens')} prompt and ${sum('completion_tokens')} completion tokens`}>
-          <BarChart data={data}>
+          <BarChart data={data} syncId={SYNC}>
             {grid}
             {x}
-            <YAxis {...axis} width={40} tickFormatter={compact} />
+            <YAxis {...axis} width={Y_WIDTH} tickFormatter={compact} />
             {tip((v) => compact(v))}
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="prompt_tokens" name="Prompt" stackId="t" fill="var(--chart-1)" isAnimationActive={false} />
@@ -73,10 +77,10 @@ export function OverviewCharts({ series, range, only }: { series: SeriesPoint[];
       )}
       {show('latency') && (
         <Chart title="Latency" testId="chart-latency" summary="p50 and p95 per bucket">
-          <LineChart data={data}>
+          <LineChart data={data} syncId={SYNC}>
             {grid}
             {x}
-            <YAxis {...axis} width={48} tickFormatter={(v) => ms(Number(v))} />
+            <YAxis {...axis} width={Y_WIDTH} tickFormatter={(v) => ms(Number(v))} />
             {tip(ms)}
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Line type="monotone" dataKey="p50_ms" name="p50" stroke="var(--chart-1)" dot={{ r: 2.5, fill: 'var(--chart-1)' }} connectNulls isAnimationActive={false} />

@@ -59,3 +59,15 @@ export const list = (s: string) =>
     .split(/[,\n]/)
     .map((x) => x.trim())
     .filter(Boolean)
+
+/**
+ * How fast the answer came: output tokens per second. A stream is timed from its first byte to its
+ * end, so the wait before the first token does not count; a whole answer only has its total time.
+ */
+export function outputSpeed(tokens: number | null, latencyMs: number | null, ttfbMs: number | null, streamed: boolean): string {
+  if (!tokens || latencyMs === null) return '—'
+  const fromFirstByte = streamed && ttfbMs !== null
+  const seconds = (fromFirstByte ? latencyMs - ttfbMs : latencyMs) / 1000
+  if (seconds <= 0) return '—'
+  return `${(tokens / seconds).toFixed(1)} tokens/s ${fromFirstByte ? 'after the first byte' : 'over the whole request'}`
+}

@@ -18,6 +18,8 @@ export function useQuery<T>(fn: () => Promise<T>, deps: unknown[]): Query<T> {
   const seq = useRef(0)
   useEffect(() => {
     const n = ++seq.current
+    // Loading shows at once when the inputs change; the answer's states are set when it arrives.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     setLoading(true)
     fn().then(
       (d) => {

@@ -3,7 +3,7 @@ import type { KeySummary } from '../../../../contract/keys'
 import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
-import { dateTime, ago, usd, plural } from '../../lib/format'
+import { dateTime, ago, plural } from '../../lib/format'
 import { spend } from '../../lib/spend'
 import { href } from '../../lib/router'
 import { fillSeries, rangeOf } from '../../lib/range'
@@ -122,7 +122,7 @@ export function KeyDetail({ id }: { id: string }) {
       </Section>
       <div className="grid-2">
         <DefaultPresetForm key={`p${version}`} k={k} onSaved={onSaved} disabled={revoked} />
-        <LimitsForm key={`l${version}`} k={k} onSaved={onSaved} disabled={revoked || !isAdmin} adminOnly={!isAdmin} />
+        <LimitsForm key={`l${version}`} k={k} spent={q.data.spent} onSaved={onSaved} disabled={revoked || !isAdmin} adminOnly={!isAdmin} />
       </div>
       <BalancePanel k={k} ledger={q.data.ledger} isAdmin={isAdmin} onSaved={onSaved} />
       <PolicyForm key={`y${version}`} k={k} onSaved={onSaved} disabled={revoked || !isAdmin} adminOnly={!isAdmin} />

@@ -3,9 +3,9 @@ import { operations, type Input } from '../../../../contract'
 import type { KeyPolicy, KeySummary } from '../../../../contract/keys'
 import { call } from '../../api/client'
 import { Checkbox, Field, FormError } from '../../components/Field'
-import { Section } from '../../components/Page'
+import { Facts, Section } from '../../components/Page'
 import { useToast } from '../../components/Toasts'
-import { list, numOrNull, numOrUndef } from '../../lib/format'
+import { list, numOrNull, numOrUndef, usd } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
 import { errorAt, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
@@ -62,13 +62,36 @@ export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onS
 
 const adminNote = <p className="muted small" data-testid="admin-only-note">Only an admin can change this.</p>
 
-export function LimitsForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean; adminOnly?: boolean }) {
+/** What the key spent so far against a limit (or with none). */
+// Priced requests only, as the limits count them: what an unpriced request cost is unknown.
+const spentOf = (spent: number, limit: number | null) => (limit === null ? `${usd(spent)}, no limit` : `${usd(spent)} of ${usd(limit)} (${Math.min(999, Math.floor((spent / limit) * 100))}%)`)
+
+export function LimitsForm({
+  k,
+  spent,
+  onSaved,
+  disabled,
+  adminOnly,
+}: {
+  k: KeySummary
+  spent: { today_usd: number; month_usd: number }
+  onSaved: (k: KeySummary) => void
+  disabled: boolean
+  adminOnly?: boolean
+}) {
   const [daily, setDaily] = useState(k.daily_limit_usd?.toString() ?? '')
   const [monthly, setMonthly] = useState(k.monthly_limit_usd?.toString() ?? '')
   const u = useKeyUpdate(k, onSaved, 'Spend limits')
   return (
     <Section title="Spend limits" testId="key-limits" description="Requests are refused with 402 once the key has spent this much in the current UTC day or month. Leave empty for no limit.">
       {adminOnly && adminNote}
+      <Facts
+        testId="key-spent"
+        items={[
+          ['Spent today (UTC)', <span key="d" data-testid="key-spent-today">{spentOf(spent.today_usd, k.daily_limit_usd)}</span>],
+          ['Spent this month (UTC)', <span key="m" data-testid="key-spent-month">{spentOf(spent.month_usd, k.monthly_limit_usd)}</span>],
+        ]}
+      />
       <form
         className="inline-form"
         onSubmit={(e) => {
@@ -99,6 +122,8 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
   const [maxTokens, setMaxTokens] = useState(p.max_tokens?.toString() ?? '')
   const [maxCost, setMaxCost] = useState(p.max_cost_per_request_usd?.toString() ?? '')
   const [rpm, setRpm] = useState(p.rpm?.toString() ?? '')
+  const [sessionUsd, setSessionUsd] = useState(p.max_session_usd?.toString() ?? '')
+  const [sessionRequests, setSessionRequests] = useState(p.max_session_requests?.toString() ?? '')
   const u = useKeyUpdate(k, onSaved, 'Policy')
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -111,9 +136,13 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
     const mt = numOrUndef(maxTokens)
     const mc = numOrUndef(maxCost)
     const r = numOrUndef(rpm)
+    const su = numOrUndef(sessionUsd)
+    const sr = numOrUndef(sessionRequests)
     if (mt !== undefined) policy.max_tokens = mt
     if (mc !== undefined) policy.max_cost_per_request_usd = mc
     if (r !== undefined) policy.rpm = r
+    if (su !== undefined) policy.max_session_usd = su
+    if (sr !== undefined) policy.max_session_requests = sr
     u.save({ policy })
   }
   const err = (f: string) => errorAt(u.errors, `policy.${f}`)
@@ -136,6 +165,12 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
           </Field>
           <Field label="Requests per minute" error={err('rpm')} hint="Sliding window; more get 429.">
             <input inputMode="numeric" value={rpm} onChange={(e) => setRpm(e.target.value)} disabled={disabled} placeholder="unlimited" data-testid="policy-rpm" />
+          </Field>
+          <Field label="Max spend per session (USD)" error={err('max_session_usd')} hint="Per session id (a coding agent's session); requests in flight count.">
+            <input inputMode="decimal" value={sessionUsd} onChange={(e) => setSessionUsd(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="policy-session-usd" />
+          </Field>
+          <Field label="Max requests per session" error={err('max_session_requests')} hint="Stops a looping agent; requests in flight count.">
+            <input inputMode="numeric" value={sessionRequests} onChange={(e) => setSessionRequests(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="policy-session-requests" />
           </Field>
         </div>
         <Checkbox label="Presets only (the model must be a preset, or the key's default preset applies)" checked={presetOnly} onChange={setPresetOnly} disabled={disabled} testId="policy-preset-only" />

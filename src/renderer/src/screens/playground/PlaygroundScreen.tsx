@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
+import { useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
 import { MESSAGES_DEFAULT_MAX_TOKENS, playgroundWire, type PlaygroundEvent, type PlaygroundWire } from '../../../../contract/playground'
 import { call, stream } from '../../api/client'
 import { toApiError } from '../../api/errors'
@@ -30,8 +30,8 @@ export function PlaygroundScreen() {
   const presets = useQuery(() => call('presets.list', {}), [])
   const status = useQuery(() => call('gateway.status', {}), [])
   const active = (keys.data ?? []).filter((k) => !k.revoked_at)
-  const [keyId, setKeyId] = useState(route.query.get('key') ?? '')
-  const [model, setModel] = useState(route.query.get('model') ?? '')
+  const [keyChoice, setKeyId] = useState(route.query.get('key') ?? '')
+  const [modelChoice, setModel] = useState(route.query.get('model') ?? '')
   const [wire, setWire] = useState<PlaygroundWire>(playgroundWire.catch('chat').parse(route.query.get('wire')))
   const [system, setSystem] = useState('')
   const [messages, setMessages] = useState<Msg[]>([])
@@ -49,15 +49,11 @@ export function PlaygroundScreen() {
   const [paramError, setParamError] = useState<Record<string, string>>({})
   const replyRef = useRef<HTMLDivElement>(null)
 
-  useEffect(() => {
-    if (!keyId && active.length) setKeyId(active[0].id)
-  }, [keyId, active])
+  // Until the user chooses: the first active key, and an available chat model.
+  const keyId = keyChoice || (active[0]?.id ?? '')
   const chatModels = useMemo(() => (models.data ?? []).filter((m) => m.kind !== 'embedding'), [models.data])
-  useEffect(() => {
-    if (model || !models.data) return
-    const preferred = chatModels.find((m) => m.id === 'openai/gpt-4o-mini' && m.availability.available) ?? chatModels.find((m) => m.availability.available) ?? chatModels[0]
-    if (preferred) setModel(preferred.id)
-  }, [model, models.data, chatModels])
+  const preferred = chatModels.find((m) => m.id === 'openai/gpt-4o-mini' && m.availability.available) ?? chatModels.find((m) => m.availability.available) ?? chatModels[0]
+  const model = modelChoice || (preferred?.id ?? '')
 
   const key = active.find((k) => k.id === keyId)
   const params = { temperature: numOrUndef(temperature), top_p: numOrUndef(topP), max_tokens: numOrUndef(maxTokens) }
@@ -130,7 +126,6 @@ export function PlaygroundScreen() {
       else if (!ended)
         setFailure({ type: 'error', request_id: null, status: 502, error: { message: 'The gateway ended the stream without a result. See Requests for what happened.', type: 'stream_ended', code: null } })
     } catch (err) {
-      ended = true
       const ae = toApiError(err)
       if (stop.signal.aborted) setStopped(true)
       else setFailure({ type: 'error', request_id: null, status: ae.status, error: { message: ae.message, type: ae.code, code: ae.code } })

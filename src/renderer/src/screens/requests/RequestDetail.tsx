@@ -2,7 +2,7 @@ import type { ReactNode } from 'react'
 import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
 import { useSession } from '../../lib/session'
-import { dateTime, int, ms, usd } from '../../lib/format'
+import { dateTime, int, ms, usd, outputSpeed } from '../../lib/format'
 import { href } from '../../lib/router'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
 import { PendingPage } from '../../components/States'
@@ -32,8 +32,9 @@ function Attribution({ record }: { record: Obj }) {
   const user = str(a.user_id)
   const trace = str(a.trace_id)
   const session = str(a.session_id)
+  const tool = str(record.source_tool)
   return (
-    <Section title="Attribution" testId="detail-attribution" description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers).">
+    <Section title="Attribution" testId="detail-attribution" description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers), and the tool that sent it, as its headers say.">
       <Facts
         items={[
           ['User id', user ? <FilterLink param="user_id" value={user} testId="detail-user-link" /> : '—'],
@@ -51,12 +52,17 @@ function Attribution({ record }: { record: Obj }) {
             'Session',
             session ? (
               <>
-                <code>{session}</code> · <FilterLink param="session_id" value={session} testId="follow-session">Follow this session</FilterLink>
+                <code>{session}</code>
+                {a.session_derived === true && <span className="muted"> (from the tool)</span>} · <FilterLink param="session_id" value={session} testId="follow-session">Follow this session</FilterLink> ·{' '}
+                <a href={href('sessions', session)} data-testid="open-session">
+                  Its cost and timeline
+                </a>
               </>
             ) : (
               '—'
             ),
           ],
+          ['Tool', tool ?? '—'],
           [
             'Tags',
             tags.length ? (
@@ -277,6 +283,7 @@ export function RequestDetail({ id }: { id: string }) {
             ['Fallback used', r.fallback_used ? 'yes' : 'no'],
             ['Latency', ms(num(r.latency_ms))],
             ['Time to first byte', ms(num(r.ttfb_ms))],
+            ['Output speed', <span key="s" data-testid="detail-speed">{outputSpeed(num(obj(r.usage).completion_tokens), num(r.latency_ms), num(r.ttfb_ms), Boolean(r.stream))}</span>],
           ]}
           testId="detail-facts"
         />

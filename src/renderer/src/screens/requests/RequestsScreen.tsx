@@ -1,5 +1,6 @@
-import { useMemo } from 'react'
+import { useEffect, useMemo, useState, type FormEvent } from 'react'
 import { call } from '../../api/client'
+import { toApiError } from '../../api/errors'
 import { useQuery } from '../../lib/useQuery'
 import { href, navigate, useRoute } from '../../lib/router'
 import { int } from '../../lib/format'
@@ -7,7 +8,7 @@ import { PageHeader } from '../../components/Page'
 import { Empty, Pending } from '../../components/States'
 import { RequestsTable, type SortKey } from './RequestsTable'
 import { FilterForm } from './FilterForm'
-import { FILTER_KEYS, stateFromQuery } from './filters'
+import { FILTER_KEYS, stateFromQuery, type ListState } from './filters'
 
 const LABELS: Record<string, string> = {
   key_id: 'key',
@@ -30,6 +31,15 @@ export function RequestsScreen() {
     () => call('requests.list', { filter: state.filter, sort: state.sort, order: state.order, limit: state.size, offset: state.page * state.size }),
     [JSON.stringify(state)],
   )
+  const live = state.page === 0 && state.sort === 'created_at' && state.order === 'desc'
+  const [tail, setTail] = useState(false)
+  const { reload } = list
+  // Live tail: the newest page again every 2 s while on, as long as it is the newest page.
+  useEffect(() => {
+    if (!tail || !live) return
+    const t = setInterval(reload, 2000)
+    return () => clearInterval(t)
+  }, [tail, live, reload])
   const keyName = (id: string) => keys.data?.find((k) => k.id === id)?.name ?? id
   const go = (patch: Record<string, string | number | undefined>) => {
     const q: Record<string, string> = Object.fromEntries(new URLSearchParams(qs))
@@ -47,7 +57,19 @@ export function RequestsScreen() {
 
   return (
     <>
-      <PageHeader title="Requests" subtitle="Every request that passed authentication, whatever happened to it." />
+      <PageHeader
+        title="Requests"
+        subtitle="Every request that passed authentication, whatever happened to it."
+        actions={
+          <>
+            <FindRequest />
+            <label className="toggle" title={live ? 'Show new requests as they arrive' : 'Live view follows the newest page, newest first'}>
+              <input type="checkbox" checked={tail && live} disabled={!live} onChange={(e) => setTail(e.target.checked)} data-testid="requests-live" /> Live
+            </label>
+            <ExportCsv input={{ filter: state.filter, sort: state.sort, order: state.order }} disabled={!list.data?.total} />
+          </>
+        }
+      />
       <FilterForm key={qs} query={route.query} keys={keys.data ?? []} presets={(presets.data ?? []).map((p) => p.name)} active={applied.length} onApply={(q) => navigate(href('requests', { ...q, sort: state.sort === 'created_at' ? undefined : state.sort, order: state.order === 'desc' ? undefined : state.order }))} />
       {applied.length > 0 && (
         <div className="chips" data-testid="active-filters" aria-label="Active filters">
@@ -103,6 +125,83 @@ export function RequestsScreen() {
             </button>
           </div>
         </div>
+      )}
+    </>
+  )
+}
+
+/** Jumps to a request by its id (the `x-request-id` a client got back). */
+function FindRequest() {
+  const [id, setId] = useState('')
+  const [error, setError] = useState<string | null>(null)
+  const find = async (e: FormEvent) => {
+    e.preventDefault()
+    const wanted = id.trim()
+    if (!wanted) return
+    try {
+      await call('requests.get', { id: wanted })
+      navigate(href('requests', wanted))
+    } catch (err) {
+      const ae = toApiError(err)
+      setError(ae.status === 404 ? `No request ${wanted} that you can see.` : ae.message)
+    }
+  }
+  return (
+    <form className="find-request" onSubmit={find} role="search">
+      <input
+        type="search"
+        aria-label="Find a request by id"
+        placeholder="Request id"
+        value={id}
+        onChange={(e) => {
+          setId(e.target.value)
+          setError(null)
+        }}
+        data-testid="find-request"
+      />
+      <button type="submit" className="btn btn-small" data-testid="find-request-go">
+        Find
+      </button>
+      {error && (
+        <p className="field-error" role="alert" data-testid="find-request-error">
+          {error}
+        </p>
+      )}
+    </form>
+  )
+}
+
+/** Downloads every request the filters match (in the list's order) as a CSV file. */
+function ExportCsv(props: { input: { filter: ListState['filter']; sort: ListState['sort']; order: ListState['order'] }; disabled: boolean }) {
+  const [busy, setBusy] = useState(false)
+  const [note, setNote] = useState<string | null>(null)
+  const run = async () => {
+    setBusy(true)
+    setNote(null)
+    try {
+      const out = await call('requests.export', props.input)
+      const url = URL.createObjectURL(new Blob([out.csv], { type: 'text/csv;charset=utf-8' }))
+      const a = document.createElement('a')
+      a.href = url
+      a.download = `gw-requests-${new Date().toISOString().slice(0, 19).replaceAll(':', '')}.csv`
+      a.click()
+      setTimeout(() => URL.revokeObjectURL(url), 10_000)
+      setNote(out.truncated ? `The first ${int(out.rows)} rows were exported; narrow the filters for the rest.` : `${int(out.rows)} rows exported.`)
+    } catch (err) {
+      setNote(`Export failed: ${toApiError(err).message}`)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <>
+      <button type="button" className="btn btn-small" onClick={run} disabled={busy || props.disabled} data-testid="requests-export">
+        {busy ? 'Exporting…' : 'Export CSV'}
+      </button>
+      {note && (
+        <span className="muted" role="status" data-testid="requests-export-note">
+          {note}
+        </span>
       )}
     </>
   )

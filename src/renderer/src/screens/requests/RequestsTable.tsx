@@ -17,7 +17,7 @@ export const noCostReason = (provider: string | null): string =>
   provider === null ? 'Refused before reaching any provider: nothing to bill' : 'No usage reported: what the provider billed, if anything, is unknown'
 
 /** A request without a price is "unpriced", never $0; one sent nowhere has no cost at all; a token count is free. */
-function CostCell({ r }: { r: RequestRow }) {
+export function CostCell({ r }: { r: RequestRow }) {
   // A token count costs exactly $0 because no provider bills it: said so, not shown as a bare $0.
   if (r.endpoint === 'messages.count_tokens') {
     return (

@@ -20,6 +20,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
     allowed_hosts: s.allowed_hosts.join(', '),
     cors_origins: s.cors_origins.join(', '),
     retention_days: s.retention_days === null ? '' : String(s.retention_days),
+    session_alert_usd: s.session_alert_usd === null ? '' : String(s.session_alert_usd),
   })
   const [logBodies, setLogBodies] = useState(s.log_bodies)
   const { errors, formError, busy, submit: send } = useSubmit()
@@ -32,6 +33,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
       cors_origins: list(v.cors_origins),
       log_bodies: logBodies,
       retention_days: numOrNull(v.retention_days),
+      session_alert_usd: numOrNull(v.session_alert_usd),
     }
     send(validate(operations['settings.update'].input, input), async () => {
       const ns = await call('settings.update', input)
@@ -68,6 +70,11 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
         />
         <Field label="Keep records for (days)" error={err('retention_days')} hint="Empty keeps them forever.">
           <input inputMode="numeric" value={v.retention_days} onChange={set('retention_days')} placeholder="forever" data-testid="settings-retention" />
+        </Field>
+      </Section>
+      <Section title="Alerts">
+        <Field label="Notify when a session passes (USD)" error={err('session_alert_usd')} hint="A banner here and a desktop notification, once per session. Empty: no alert.">
+          <input inputMode="decimal" value={v.session_alert_usd} onChange={set('session_alert_usd')} placeholder="no alert" data-testid="settings-session-alert" />
         </Field>
       </Section>
       <FormError message={formError} />

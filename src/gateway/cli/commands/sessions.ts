@@ -1,0 +1,105 @@
+import type { Output } from '../../../contract'
+import { operating } from './api'
+import { number, parse, table, when, type Command } from '../shared'
+
+type Session = Output<'sessions.list'>['items'][number]
+
+/** Spend as the CLI prints it: never $0 for an unknown cost; a partly priced sum is a lower bound. */
+function spend(costUsd: number, unpriced: number, requests: number): string {
+  if (unpriced === 0) return `$${costUsd}`
+  if (unpriced >= requests && costUsd === 0) return 'unpriced'
+  return `>= $${costUsd} (${unpriced} unpriced)`
+}
+
+/** `24h`, `7d` before now, or a date/time (ISO 8601, UTC unless it says otherwise). */
+function since(value: string, now = Date.now()): number {
+  const ago = /^(\d+)([hd])$/.exec(value)
+  if (ago) return now - Number(ago[1]) * (ago[2] === 'h' ? 3_600_000 : 86_400_000)
+  const t = Date.parse(value)
+  if (!Number.isFinite(t)) throw new Error(`--since must be a duration (24h, 7d) or a date (2026-11-23), got "${value}"`)
+  return t
+}
+
+const SORTS = { last: 'last_at', first: 'first_at', cost: 'cost_usd', requests: 'requests', tokens: 'tokens' } as const
+
+const keysOf = (s: Session) => s.keys.map((k) => k.name ?? k.id).join(',') || '-'
+
+/** `gw sessions list [--since 24h|DATE] [--tool T] [--key KEY_ID] [--sort last|cost|…] [--limit N]`: newest activity first. */
+export const sessionsList: Command = async (args, io) => {
+  const { values } = parse(args, { since: { type: 'string' }, tool: { type: 'string' }, key: { type: 'string' }, sort: { type: 'string' }, limit: { type: 'string' } })
+  const sort = values.sort ?? 'last'
+  if (!Object.hasOwn(SORTS, sort)) throw new Error(`--sort must be one of ${Object.keys(SORTS).join(', ')}, got "${sort}"`)
+  const limit = values.limit === undefined ? 50 : number(values.limit, '--limit', (n) => Number.isInteger(n) && n > 0 && n <= 200, 'an integer from 1 to 200')
+  const filter = {
+    ...(values.since !== undefined && { from: since(values.since) }),
+    ...(values.tool !== undefined && { source_tool: values.tool }),
+    ...(values.key !== undefined && { key_id: values.key }),
+  }
+  const page = await operating(values['data-dir'], io, (operate) =>
+    operate<Output<'sessions.list'>>('sessions.list', { filter, sort: SORTS[sort as keyof typeof SORTS], limit }),
+  )
+  if (values.json) io.out(JSON.stringify(page.items, null, 2))
+  else if (page.items.length === 0) io.out('No sessions. Claude Code and Codex sessions are recognised by themselves; other clients set X-Gw-Session-Id.')
+  else {
+    io.out(
+      table([
+        ['SESSION', 'TOOL', 'KEY', 'FIRST', 'LAST', 'REQUESTS', 'ERRORS', 'TOKENS', 'COST USD', 'MODELS'],
+        ...page.items.map((s) => [
+          s.session_id,
+          s.tools.join(',') || '-',
+          keysOf(s),
+          when(s.first_at),
+          when(s.last_at),
+          String(s.requests),
+          String(s.errors),
+          `${s.prompt_tokens}/${s.completion_tokens}`,
+          spend(s.cost_usd, s.unpriced, s.requests),
+          s.models.join(',') || '-',
+        ]),
+      ]),
+    )
+    if (page.total > page.items.length) io.out(`${page.items.length} of ${page.total} sessions; --limit shows more`)
+  }
+  return 0
+}
+
+/** `gw sessions show ID`: the session's totals, then its requests in order with the cost so far. */
+export const sessionsShow: Command = async (args, io) => {
+  const { values, positionals } = parse(args, {})
+  const id = positionals[0]
+  if (!id) throw new Error('sessions show needs a session id (see gw sessions list)')
+  const found = await operating(values['data-dir'], io, (operate) => operate<Output<'sessions.get'>>('sessions.get', { id }))
+  if (values.json) {
+    io.out(JSON.stringify(found, null, 2))
+    return 0
+  }
+  const s = found.session
+  io.out(
+    [
+      `session ${s.session_id}${s.derived ? ' (recognised from the tool)' : ''}`,
+      `tool      ${s.tools.join(', ') || '-'}`,
+      `key       ${keysOf(s)}`,
+      `requests  ${s.requests} (${s.errors} errors), ${when(s.first_at)} to ${when(s.last_at)}`,
+      `tokens    ${s.prompt_tokens} in, ${s.completion_tokens} out`,
+      `cost      ${spend(s.cost_usd, s.unpriced, s.requests)}`,
+      `models    ${s.models.join(', ') || '-'}`,
+      '',
+    ].join('\n'),
+  )
+  io.out(
+    table([
+      ['#', 'TIME', 'REQUEST', 'STATUS', 'MODEL', 'TOKENS', 'COST USD', 'SO FAR USD'],
+      ...found.requests.map((r, i) => [
+        String(i + 1),
+        when(r.created_at),
+        r.id,
+        String(r.status),
+        r.model ?? '-',
+        r.prompt_tokens === null ? '-' : `${r.prompt_tokens}/${r.completion_tokens ?? 0}`,
+        r.priced ? String(r.cost_usd) : r.provider === null ? '-' : 'unpriced',
+        spend(r.cumulative_usd, r.cumulative_unpriced, i + 1),
+      ]),
+    ]),
+  )
+  return 0
+}

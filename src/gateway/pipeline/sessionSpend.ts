@@ -1,0 +1,159 @@
+import type { KeyPolicy } from '../../contract/keys'
+import type { SessionAlert } from '../../contract/sessionAlerts'
+import { ApiError } from '../errors'
+import type { KeyRow } from '../store/keysRepo'
+import { usdToPico } from '../store/ledgerRepo'
+import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
+import { usd } from './balances'
+
+/** What the store holds of one session on one key: its recorded cost and its requests (token counts aside). */
+export interface SessionTotals {
+  usd: number
+  requests: number
+}
+
+interface Session {
+  keyName: string
+  spentPico: bigint
+  requests: number
+  reservedPico: bigint
+  inFlight: number
+}
+
+/** What an admitted request holds of its session until it is recorded. */
+export interface SessionHold {
+  session: Session
+  pico: bigint
+}
+
+/**
+ * A session's refusal, in the status its tool stops at and shows: no retry can succeed until the
+ * key's policy changes. Measured with the real tools: Claude Code (2.1.330, on /v1/messages)
+ * prints a 402 once as "API Error: 402 <message>", but asks five more times after a 400 and
+ * prefixes a 403 with "Failed to authenticate"; Codex (0.169.0, on /v1/responses) prints a 400's
+ * body once, but retries a 402 or 403 five times. Chat completions clients take the 400 as well.
+ */
+function refused(endpoint: RequestRecord['endpoint'], message: string): ApiError {
+  const status = endpoint === 'messages' ? 402 : 400
+  return new ApiError(status, status === 402 ? 'insufficient_quota' : 'invalid_request_error', message, 'policy_violation', null, { 'x-should-retry': 'false' })
+}
+
+/** Sessions kept in memory; beyond this, idle ones are dropped and read from the store again when they return. */
+const MAX_SESSIONS = 10_000
+
+const isTokenCount = (r: RequestRecord) => r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT
+
+const keyOf = (keyId: string, sessionId: string) => `${keyId}\n${sessionId}`
+
+/**
+ * Each session's spend and request count per key, in memory, for the keys' per-session limits
+ * and the settings' session alert. A session is read from the store once (queued records flushed
+ * first), and from then on every record of it is added as it is queued, so memory and store
+ * agree. Admission works as a prepaid balance's does: a request is admitted only when the
+ * session's recorded cost, what its requests in flight reserved and this request's expected cost
+ * stay within the limit (and its recorded and in-flight requests below the request limit), so
+ * parallel requests of one session cannot pass a limit together.
+ */
+export class SessionSpend {
+  private sessions = new Map<string, Session>()
+
+  constructor(
+    private readonly totalsOf: (keyId: string, sessionId: string) => SessionTotals,
+    private readonly flushPending: () => void,
+    private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
+  ) {}
+
+  /** Whether a request of this session is held against it: its key limits sessions, or sessions raise alerts. */
+  private watches(policy: KeyPolicy, sessionId: string | null): sessionId is string {
+    return sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined || this.alerts.threshold() !== null)
+  }
+
+  /**
+   * Admits one request of a session or refuses it (`policy_violation`, naming the rule), and
+   * holds its expected cost and its place until it is recorded. Null when the session is not watched.
+   */
+  admit(key: KeyRow, policy: KeyPolicy, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
+    if (!this.watches(policy, sessionId)) return null
+    const s = this.session(key, sessionId)
+    const where = `set on key "${key.name}"`
+    const maxRequests = policy.max_session_requests
+    if (maxRequests !== undefined && s.requests + s.inFlight >= maxRequests) {
+      const inFlight = s.inFlight > 0 ? `, ${s.inFlight} in flight` : ''
+      throw refused(endpoint, `this session reached its limit of ${maxRequests} requests ${where} (${s.requests} made${inFlight}) [rule: max_session_requests]`)
+    }
+    if (policy.max_session_usd !== undefined) {
+      const limit = usdToPico(policy.max_session_usd)
+      const held = s.spentPico + s.reservedPico
+      if (held >= limit) {
+        const inFlight = s.reservedPico > 0n ? `, ${usd(s.reservedPico)} reserved by requests in flight` : ''
+        throw refused(endpoint, `this session reached its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent${inFlight}) [rule: max_session_usd]`)
+      }
+      if (held + expectedPico > limit) {
+        throw refused(
+          endpoint,
+          `this request could take this session past its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent, ${usd(s.reservedPico)} reserved by requests in flight, about ${usd(expectedPico)} for this one) [rule: max_session_usd]`,
+        )
+      }
+    }
+    s.inFlight++
+    s.reservedPico += expectedPico
+    return { session: s, pico: expectedPico }
+  }
+
+  /**
+   * A request ended and its record was queued: its hold is released and, when its session is in
+   * memory, its cost and count added; crossing the alert threshold raises an alert.
+   */
+  recorded(hold: SessionHold | null, record: RequestRecord | null): void {
+    if (hold) {
+      hold.session.inFlight--
+      hold.session.reservedPico -= hold.pico
+    }
+    const sessionId = record?.attribution.session_id
+    if (!record || !sessionId || !record.key_id || isTokenCount(record)) return
+    const s = this.sessions.get(keyOf(record.key_id, sessionId))
+    if (!s) return
+    const before = s.spentPico
+    s.requests++
+    if (record.cost?.final_usd) s.spentPico += usdToPico(record.cost.final_usd)
+    const threshold = this.alerts.threshold()
+    if (threshold === null) return
+    const at = usdToPico(threshold)
+    if (before < at && s.spentPico >= at) {
+      this.alerts.raise({
+        at: Date.parse(record.created_at),
+        key_id: record.key_id,
+        key_name: s.keyName,
+        session_id: sessionId,
+        // The tool as the attribution stage derives it, where it does.
+        tool: record.source_tool ?? null,
+        cost_usd: Number(s.spentPico) / 1e12,
+        threshold_usd: threshold,
+      })
+    }
+  }
+
+  private session(key: KeyRow, sessionId: string): Session {
+    const id = keyOf(key.id, sessionId)
+    let s = this.sessions.get(id)
+    if (s) {
+      s.keyName = key.name
+      return s
+    }
+    this.flushPending()
+    const totals = this.totalsOf(key.id, sessionId)
+    s = { keyName: key.name, spentPico: usdToPico(totals.usd), requests: totals.requests, reservedPico: 0n, inFlight: 0 }
+    this.evictIdle()
+    this.sessions.set(id, s)
+    return s
+  }
+
+  /** Dropping a session loses nothing: the store has all of it once its records are written. */
+  private evictIdle(): void {
+    if (this.sessions.size < MAX_SESSIONS) return
+    for (const [id, s] of this.sessions) {
+      if (this.sessions.size < MAX_SESSIONS * 0.9) break
+      if (s.inFlight === 0) this.sessions.delete(id)
+    }
+  }
+}

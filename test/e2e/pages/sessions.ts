@@ -1,0 +1,33 @@
+import type { Locator } from 'playwright-core'
+import { BasePage } from './base'
+
+export class SessionsPage extends BasePage {
+  rows(): Locator {
+    return this.id('session-row')
+  }
+  row(sessionId: string): Locator {
+    return this.page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`)
+  }
+  async waitForLoaded(): Promise<void> {
+    await this.id('sessions-table').or(this.id('sessions-empty')).first().waitFor()
+  }
+  /** Picks a filter's option and waits for the list it asks for. */
+  async choose(filter: 'tool' | 'key' | 'sort', value: string): Promise<void> {
+    await this.answerOf('sessions.list', () => this.id(`sessions-${filter}`).selectOption(value))
+    await this.waitForLoaded()
+  }
+  async open(sessionId: string): Promise<void> {
+    await this.row(sessionId).getByTestId('session-link').click()
+    await this.id('session-timeline').waitFor()
+  }
+}
+
+export class SessionDetailPage extends BasePage {
+  steps(): Locator {
+    return this.id('timeline-row')
+  }
+  /** The "so far" figure of each step, in order. */
+  async soFar(): Promise<string[]> {
+    return (await this.id('timeline-so-far').allInnerTexts()).map((t) => t.trim())
+  }
+}

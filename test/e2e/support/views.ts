@@ -1,0 +1,45 @@
+// What several screens' tests do: sign in as the owner, check a screen fits a phone, take its screenshots.
+import assert from 'node:assert/strict'
+import type { Browser, Page } from 'playwright-core'
+import { openPage, screenshot, type WatchedPage } from './browser'
+import type { Stack } from './stack'
+import { AuthPage } from '../pages/auth'
+import { Shell } from '../pages/shell'
+
+export const PHONE = { width: 390, height: 844 }
+
+type Doc = { document: { documentElement: { scrollWidth: number } } }
+
+/** Asserts the page does not scroll sideways at 390 px, once its layout has settled after a resize. */
+export async function assertNoSideScroll(page: Page, what: string): Promise<void> {
+  // A function, not a string: the dashboard's CSP refuses eval() when Playwright polls a string.
+  const fits = await page
+    .waitForFunction((w) => (globalThis as unknown as Doc).document.documentElement.scrollWidth <= w, PHONE.width, { timeout: 3_000 })
+    .then(() => true)
+    .catch(() => false)
+  const width = (await page.evaluate('document.documentElement.scrollWidth')) as number
+  assert.ok(fits, `${what} is ${width} px wide at 390 px`)
+}
+
+/** Screenshots of the current screen at 1280 and 390 px, light and dark; ends at 1280 px, light. */
+export async function shots(page: Page, name: string, waitFor: () => Promise<void>): Promise<void> {
+  for (const width of [1280, PHONE.width]) {
+    await page.setViewportSize({ width, height: PHONE.height })
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme })
+      await waitFor()
+      await screenshot(page, `${name}-${width}-${theme}`)
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.setViewportSize({ width: 1280, height: PHONE.height })
+}
+
+export async function signedIn(stack: Stack, browser: Browser): Promise<WatchedPage> {
+  const w = await openPage(browser, stack.url)
+  const auth = new AuthPage(w.page)
+  await auth.open()
+  await auth.setupOwner('owner', 'owner-password-123')
+  await new Shell(w.page).waitForSignedIn('owner')
+  return w
+}

@@ -1,0 +1,40 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
+import type { KeyRow } from '../../src/gateway/store/keysRepo'
+import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
+
+const key: KeyRow = { id: 'k', name: 'agent', lookup: '', hash: '', last4: '', created_at: 0, revoked_at: null, last_used_at: null, default_preset: null, policy: '{}', prepaid: 0, daily_limit_usd: null, monthly_limit_usd: null, owner_id: null }
+const policy = { max_session_requests: 1 }
+const recordOf = (sessionId: string) =>
+  ({ key_id: 'k', endpoint: 'chat.completions', created_at: new Date(0).toISOString(), cost: null, attribution: { session_id: sessionId } }) as unknown as RequestRecord
+
+describe('SessionSpend: sessions kept in memory', () => {
+  it('drops idle sessions past 10,000, never one with a request in flight, and reads a dropped one from the store again', () => {
+    const reads: string[] = []
+    let flushes = 0
+    const store = new Map<string, number>()
+    const spend = new SessionSpend(
+      (_key, sessionId) => (reads.push(sessionId), { usd: 0, requests: store.get(sessionId) ?? 0 }),
+      () => flushes++,
+      { threshold: () => null, raise: () => assert.fail('no alert without a threshold') },
+    )
+    // The first session stays in flight throughout; the others come and go.
+    const held = spend.admit(key, policy, 's0', 0n, 'chat.completions')
+    for (let i = 1; i < 10_500; i++) {
+      const hold = spend.admit(key, policy, `s${i}`, 0n, 'chat.completions')
+      spend.recorded(hold, recordOf(`s${i}`))
+      store.set(`s${i}`, 1)
+    }
+    assert.equal(reads.length, 10_500, 'each session read once')
+    assert.equal(flushes, 10_500, 'queued records flushed before each read')
+    // s0's request is still in flight: its place is kept, so a second request is refused without a read.
+    assert.throws(() => spend.admit(key, policy, 's0', 0n, 'chat.completions'), /limit of 1 requests set on key "agent" \(0 made, 1 in flight\)/)
+    assert.equal(reads.length, 10_500)
+    // s1 was dropped: read again, with its record now in the store.
+    assert.throws(() => spend.admit(key, policy, 's1', 0n, 'chat.completions'), /\(1 made\)/)
+    assert.equal(reads.at(-1), 's1')
+    spend.recorded(held, recordOf('s0'))
+    assert.throws(() => spend.admit(key, policy, 's0', 0n, 'chat.completions'), /\(1 made\)/)
+  })
+})
