@@ -2,7 +2,7 @@ import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
 import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
 import type { ResponsesBody } from './responsesBody'
-import { translateToolChoice, translateTools, type ToolNames } from './responsesTools'
+import { missing, requiredString, translateToolChoice, translateTools, type ToolNames } from './responsesTools'
 
 type Obj = Record<string, unknown>
 
@@ -143,15 +143,10 @@ class History {
   }
 }
 
-function callId(item: Obj, at: string): string {
-  if (typeof item.call_id !== 'string' || item.call_id === '') throw invalidRequest(`Missing required parameter: '${at}.call_id'.`, `${at}.call_id`, 'missing_required_parameter')
-  return item.call_id
-}
+const callId = (item: Obj, at: string): string => requiredString(item, 'call_id', at)
 
-function callName(item: Obj, at: string, names: ToolNames): string {
-  if (typeof item.name !== 'string' || item.name === '') throw invalidRequest(`Missing required parameter: '${at}.name'.`, `${at}.name`, 'missing_required_parameter')
-  return names.chatName(item.name, typeof item.namespace === 'string' ? item.namespace : undefined)
-}
+const callName = (item: Obj, at: string, names: ToolNames): string =>
+  names.chatName(requiredString(item, 'name', at), typeof item.namespace === 'string' ? item.namespace : undefined)
 
 /** A tool output (a string or content parts) as a tool message's text and the images it held. */
 function toolOutput(output: unknown, at: string): { text: string; images: Part[] } {
@@ -215,7 +210,7 @@ function translateInput(input: unknown, names: ToolNames, drops: Drops, history:
       case 'item_reference':
         throw invalidRequest(`${at}: an item_reference points to a stored item, which only a provider that serves the Responses API can look up; send the item itself`, `${at}.type`)
       default:
-        if (typeof type !== 'string') throw invalidRequest(`Missing required parameter: '${at}.type'.`, `${at}.type`, 'missing_required_parameter')
+        if (typeof type !== 'string') throw missing(`${at}.type`)
         return drops.item(type, at)
     }
   })

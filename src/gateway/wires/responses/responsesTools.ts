@@ -5,6 +5,16 @@ import type { ResponsesBody } from './responsesBody'
 
 type Obj = Record<string, unknown>
 
+/** OpenAI's 400 for a parameter the request lacks, naming it. */
+export const missing = (param: string) => invalidRequest(`Missing required parameter: '${param}'.`, param, 'missing_required_parameter')
+
+/** A non-empty string field, or the 400 naming it. */
+export function requiredString(o: Obj, field: string, at: string): string {
+  const v = o[field]
+  if (typeof v !== 'string' || v === '') throw missing(`${at}.${field}`)
+  return v
+}
+
 /** A tool as the caller named it: its name, the namespace it sits in, and whether it is a custom (free-text input) tool. */
 export interface ToolName {
   name: string
@@ -77,14 +87,14 @@ function customDescription(tool: Obj): string | undefined {
 
 /** One function or custom tool as a chat function tool. */
 function functionTool(t: Obj, at: string, names: ToolNames, namespace: string | undefined, drop: (d: Dropped) => void): Obj {
-  if (typeof t.name !== 'string' || t.name === '') throw invalidRequest(`Missing required parameter: '${at}.name'.`, `${at}.name`, 'missing_required_parameter')
+  const name = requiredString(t, 'name', at)
   for (const field of Object.keys(t)) if (!TOOL_FIELDS.has(field)) drop({ name: `tools[].${field}`, reason: 'a tool setting chat completions has no counterpart for' })
   const custom = t.type === 'custom'
   const description = custom ? customDescription(t) : typeof t.description === 'string' ? t.description : undefined
   return {
     type: 'function',
     function: {
-      name: names.add({ name: t.name, ...(namespace === undefined ? {} : { namespace }), custom }),
+      name: names.add({ name, ...(namespace === undefined ? {} : { namespace }), custom }),
       ...(description ? { description } : {}),
       parameters: custom ? CUSTOM_PARAMETERS : isObj(t.parameters) ? t.parameters : { type: 'object', properties: {} },
       ...(!custom && t.strict === true ? { strict: true } : {}),
@@ -102,12 +112,11 @@ function translateList(list: unknown, where: string, names: ToolNames, drop: (d:
   if (!Array.isArray(list)) throw invalidRequest(`Invalid type for '${where}': expected an array of tools.`, where, 'invalid_type')
   return list.flatMap((t, i): Obj[] => {
     const at = `${where}[${i}]`
-    if (!isObj(t) || typeof t.type !== 'string') throw invalidRequest(`Missing required parameter: '${at}.type'.`, `${at}.type`, 'missing_required_parameter')
+    if (!isObj(t) || typeof t.type !== 'string') throw missing(`${at}.type`)
     if (t.type === 'function' || t.type === 'custom') return [functionTool(t, at, names, undefined, drop)]
     if (t.type === 'namespace') {
-      if (typeof t.name !== 'string' || t.name === '') throw invalidRequest(`Missing required parameter: '${at}.name'.`, `${at}.name`, 'missing_required_parameter')
-      if (!Array.isArray(t.tools)) throw invalidRequest(`Missing required parameter: '${at}.tools'.`, `${at}.tools`, 'missing_required_parameter')
-      const namespace = t.name
+      const namespace = requiredString(t, 'name', at)
+      if (!Array.isArray(t.tools)) throw missing(`${at}.tools`)
       return t.tools.map((inner, j) => {
         const innerAt = `${at}.tools[${j}]`
         if (!isObj(inner) || (inner.type !== 'function' && inner.type !== 'custom')) {
@@ -134,9 +143,9 @@ export function translateTools(body: ResponsesBody, drop: (d: Dropped) => void =
 
 /** The name a tool_choice gives, as its chat name. */
 function chosen(choice: Obj, names: ToolNames): Obj {
-  if (typeof choice.name !== 'string') throw invalidRequest("Missing required parameter: 'tool_choice.name'.", 'tool_choice.name', 'missing_required_parameter')
+  const name = requiredString(choice, 'name', 'tool_choice')
   const namespace = typeof choice.namespace === 'string' ? choice.namespace : undefined
-  return { tool_choice: { type: 'function', function: { name: names.chatName(choice.name, namespace) } } }
+  return { tool_choice: { type: 'function', function: { name: names.chatName(name, namespace) } } }
 }
 
 /** Responses' tool_choice as chat's: the modes as they are, a named function or custom tool by its chat name. */
