@@ -302,6 +302,25 @@ describe('POST /v1/responses translated to chat completions for providers that d
     )
   })
 
+  it('an answer cut by the token limit is incomplete, with the reason: status on the JSON answer, response.incomplete ending the stream', async () => {
+    openai.script({ kind: 'reply', content: 'Cut sh', finishReason: 'length' })
+    const cut = await client.responses.create({ model: MODEL, input: 'Tell me everything', max_output_tokens: 16 })
+    assert.equal(cut.status, 'incomplete')
+    assert.deepEqual(cut.incomplete_details, { reason: 'max_output_tokens' })
+    assert.equal((cut.output[0] as any).status, 'incomplete')
+    assert.equal(cut.output_text, 'Cut sh')
+
+    openai.script({ kind: 'reply', content: 'Cut sh', finishReason: 'length' })
+    const res = await raw({ model: MODEL, input: 'Tell me everything', max_output_tokens: 16, stream: true })
+    const evs = events(await res.text())
+    const [name, last] = evs.at(-1)!
+    assert.equal(name, 'response.incomplete')
+    assert.equal(last.response.status, 'incomplete')
+    assert.deepEqual(last.response.incomplete_details, { reason: 'max_output_tokens' })
+    assert.equal(last.response.output[0].status, 'incomplete')
+    assert.ok(last.response.gw.cost.final_usd > 0)
+  })
+
   it("what only OpenAI's API does is dropped and named in the record (hosted tools, reasoning, include, store); max_output_tokens lowered to the model's limit", async () => {
     openai.script({ kind: 'reply', content: 'Fine.' })
     const res = await client.responses.create({
