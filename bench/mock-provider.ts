@@ -3,11 +3,12 @@
  * generator's. Speaks Chat Completions as OpenAI does (ids, usage, usage-only chunk when
  * `stream_options.include_usage` is set, `[DONE]`) on /v1/chat/completions, and Anthropic's
  * Messages API on /v1/messages (usage in message_start and message_delta, named events), with the
- * same text, token counts and timings on both, and, not streamed, the Responses API on /v1/responses. The mode comes from the model name, so every path
+ * same text, token counts and timings on both, and the Responses API on /v1/responses (a stream's events all at once). The mode comes from the model name, so every path
  * (direct, gateway, peer) selects it the same way and the gateway still prices the request:
  *   gpt-4o-mini, claude-haiku-4-5    instant reply
  *   gpt-4o, claude-sonnet-4-5        reply after a fixed DELAY_MS (60 ms)
  *   any model with stream:true       STREAM_CHUNKS content chunks, one every STREAM_INTERVAL_MS
+ *                                    (Responses: every event at once)
  * Usage: node --import tsx bench/mock-provider.ts [--port N]; prints {"url": ...} on stdout.
  */
 import http from 'node:http'
@@ -79,21 +80,53 @@ function drip(res: http.ServerResponse, chunk: (n: number) => string, end: () =>
 
 type Body = { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } }
 
-/** A Responses API answer (not streamed), with its usage in the Responses convention. */
-function serveResponses(res: http.ServerResponse, body: Body): void {
-  const model = body.model ?? 'unknown'
-  const text = JSON.stringify({
-    id: `resp_bench${++seq}`,
+/** The Responses API's usage for the mock's answer. */
+const responsesUsage = { input_tokens: usage.prompt_tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.completion_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.total_tokens }
+
+/** The mock's response object: `output` empty while in progress, the answer's message once completed. */
+function responseObject(id: string, model: string, completed: boolean) {
+  const output = [{ id: `msg_${id}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: TEXT, annotations: [] }] }]
+  return {
+    id: `resp_${id}`,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
-    status: 'completed',
+    status: completed ? 'completed' : 'in_progress',
     error: null,
     incomplete_details: null,
     model,
-    output: [{ id: `msg_bench${seq}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: TEXT, annotations: [] }] }],
-    usage: { input_tokens: usage.prompt_tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.completion_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.total_tokens },
-  })
-  answer(model, () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text))
+    output: completed ? output : [],
+    usage: completed ? responsesUsage : null,
+  }
+}
+
+/**
+ * A Responses API answer, with its usage in the Responses convention. Streamed, the whole event
+ * sequence goes out at once (created, in_progress, the message item with its text in
+ * STREAM_CHUNKS deltas, completed): scenario A measures what relaying a Responses stream adds.
+ */
+function serveResponses(res: http.ServerResponse, body: Body): void {
+  const model = body.model ?? 'unknown'
+  const id = `bench${++seq}`
+  if (body.stream !== true) {
+    const text = JSON.stringify(responseObject(id, model, true))
+    answer(model, () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text))
+    return
+  }
+  let n = 0
+  const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...data })}\n\n`
+  const at = { item_id: `msg_${id}`, output_index: 0 }
+  const events = [
+    event('response.created', { response: responseObject(id, model, false) }),
+    event('response.in_progress', { response: responseObject(id, model, false) }),
+    event('response.output_item.added', { output_index: 0, item: { id: at.item_id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
+    event('response.content_part.added', { ...at, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+    ...Array.from({ length: STREAM_CHUNKS }, (_, i) => event('response.output_text.delta', { ...at, content_index: 0, delta: `tok${i + 1} `, logprobs: [] })),
+    event('response.output_text.done', { ...at, content_index: 0, text: TEXT, logprobs: [] }),
+    event('response.content_part.done', { ...at, content_index: 0, part: { type: 'output_text', text: TEXT, annotations: [] } }),
+    event('response.output_item.done', { output_index: 0, item: responseObject(id, model, true).output[0] }),
+    event('response.completed', { response: responseObject(id, model, true) }),
+  ]
+  answer(model, () => res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_mock${seq}` }).end(events.join('')))
 }
 
 function serveMessages(res: http.ServerResponse, body: Body): void {

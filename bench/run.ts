@@ -7,7 +7,7 @@
  * repetitions (five by default), medians reported.
  *   A  added latency, one request at a time (median of round medians), on chat completions and,
  *      in the same rounds, on Anthropic's Messages API to an `anthropic` provider and on the
- *      Responses API (both native paths)
+ *      Responses API, not streamed and streamed (the native paths)
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
  *      then body logging's cost from rounds of each gateway and its logging twin back to back
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
@@ -152,6 +152,7 @@ const bodies = {
   delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
   stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
   responses: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false }),
+  responsesStream: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false, stream: true }),
 }
 
 /** Each repetition visits the targets in a rotated order so none always runs first or last. */
@@ -170,21 +171,22 @@ const started = Date.now()
 
 // ---------- A: one request at a time ----------
 if (SCEN.has('A')) {
-  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses)`)
+  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses, Responses streamed)`)
   /** The native Messages and Responses paths of a target, where it carries them (the peer speaks chat completions only). */
   const nativeWires = (t: Target) => {
     const m = messagesTargets.get(t.name)
     return {
       messages: m ? { target: m, body: bodies.messagesInstant } : null,
       responses: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responses },
+      responsesStream: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responsesStream },
     }
   }
-  type Wire = 'chat' | 'messages' | 'responses'
+  type Wire = 'chat' | 'messages' | 'responses' | 'responsesStream'
   const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
     const n = nativeWires(t)
-    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...(['messages', 'responses'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]
+    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...(['messages', 'responses', 'responsesStream'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]
   }
-  const rounds: Record<Wire, Record<string, Stats[]>> = { chat: {}, messages: {}, responses: {} }
+  const rounds: Record<Wire, Record<string, Stats[]>> = { chat: {}, messages: {}, responses: {}, responsesStream: {} }
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
   const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
   for (const t of targets) for (const w of wiresOf(t)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
@@ -216,6 +218,7 @@ if (SCEN.has('A')) {
     )
   results.A_messages = versusChat('messages')
   results.A_responses = versusChat('responses')
+  results.A_responses_stream = versusChat('responsesStream')
 }
 
 // ---------- B: closed loop ----------
@@ -389,6 +392,7 @@ function markdown(r: typeof report): string {
     }
     native(R.A_messages, 'Messages')
     native(R.A_responses, 'Responses')
+    if (R.A_responses_stream) native(R.A_responses_stream, 'Responses streamed')
   }
   if (R.B) {
     for (const c of CFG.bConnections) {
@@ -421,7 +425,7 @@ function markdown(r: typeof report): string {
   lines.push('')
   const notes: string[] = []
   for (const n of names) {
-    const errs = [R.A_messages?.[n]?.firstError, R.A_responses?.[n]?.firstError, R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
+    const errs = [R.A_messages?.[n]?.firstError, R.A_responses?.[n]?.firstError, R.A_responses_stream?.[n]?.firstError, R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
     if (errs.length) notes.push(`- ${n}: first error seen: \`${String(errs[0]).replace(/`/g, "'").slice(0, 160)}\``)
   }
   if (notes.length) lines.push(...notes, '')

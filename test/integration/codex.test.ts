@@ -2,7 +2,8 @@
  * The real Codex CLI (`codex exec`, non-interactive) pointed at the gateway as a user sets it up:
  * a `model_providers` entry in `$CODEX_HOME/config.toml` with the gateway's /v1 as `base_url`,
  * `wire_api = "responses"` and a gateway key in the variable its `env_key` names; the fake OpenAI
- * server (which serves the Responses API) and a fake Anthropic behind the gateway.
+ * server (which serves the Responses API), another fake OpenAI-compatible server serving chat
+ * completions only and a fake Anthropic behind the gateway: natively, and translated.
  *
  * What Codex 0.169.0 sends for `codex exec PROMPT`, seen through this gateway: one `POST
  * {base_url}/responses`, nothing else (no model list, no HEAD). With the settings below off it
@@ -44,6 +45,8 @@ const RUN_TIMEOUT_MS = 120_000
 describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`, { skip: cli.skip ? `skipped: ${cli.skip}` : false }, () => {
   let openai: FakeOpenAI
   let anthropic: FakeAnthropic
+  /** A provider that serves chat completions only (Mistral's entry, wire chat). */
+  let chat: FakeOpenAI
   let gateway: RunningGateway
   let dataDir: string
   let secret: string
@@ -98,15 +101,17 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   before(async () => {
     openai = await startFakeOpenAI()
     anthropic = await startFakeAnthropic()
+    chat = await startFakeOpenAI()
     dataDir = tempDir()
     gateway = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile: path.join(dataDir, 'gw.log') },
       // One attempt: Codex retries on its own, and a retried request would hide a refusal.
-      { env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey }, routing: { maxRetries: 0 } },
+      { env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, MISTRAL_API_KEY: chat.apiKey }, routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway
     gw.providers.upsert('openai', 'openai', openai.url)
     gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    gw.providers.upsert('mistral', 'openai', chat.url)
     secret = gw.keys.create('codex').secret
     gw.configChanged()
   })
@@ -115,6 +120,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     await gateway?.close()
     await openai?.close()
     await anthropic?.close()
+    await chat?.close()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -250,19 +256,119 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(refused.length, 6, `six 401s in the gateway's log:\n${refused.join('\n')}`)
   })
 
-  it("a model on a provider that does not serve Responses: the gateway's 400 naming the provider, printed by Codex at once", async () => {
+  it('translated to a chat-completions provider: the answer printed, the request sent as chat completions without Codex\'s headers, what only OpenAI takes dropped and named, the record priced', async () => {
+    const text = 'Hello from a chat-only provider, through the gateway.'
+    chat.script({ kind: 'reply', content: text, usage: { prompt_tokens: 12_000, cached_tokens: 8_000, completion_tokens: 300 } })
+    const seen = chat.received.length
+    const count = recordCount(gateway.gateway)
+
+    const run = await codex('Say hello', 'mistral/devstral-2512')
+    assert.equal(run.stdout.trim(), text)
+
+    const [request, ...others] = chat.received.slice(seen)
+    assert.equal(others.length, 0, 'one request reached the provider')
+    assert.equal(request.path, '/v1/chat/completions')
+    assert.equal(request.body.model, 'devstral-2512')
+    assert.equal(request.body.stream, true)
+    assert.deepEqual(request.body.stream_options, { include_usage: true })
+    // Codex's developer messages as system messages, its prompt last.
+    assert.equal(request.body.messages[0].role, 'system')
+    assert.equal(request.body.messages.at(-1).role, 'user')
+    assert.match(JSON.stringify(request.body.messages.at(-1).content), /Say hello/)
+    const names: string[] = request.body.tools.map((t: any) => t.function.name)
+    assert.ok(names.length > 3, `tools sent: ${names.join(', ')}`)
+    for (const name of names) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/)
+    assert.ok(!names.some((n) => n.includes('web_search')), 'the hosted web_search tool stays behind')
+    for (const field of ['include', 'store', 'reasoning', 'prompt_cache_key', 'client_metadata']) assert.equal(request.body[field], undefined, field)
+    // Codex's session headers speak the Responses protocol: they go only to a provider that serves it.
+    for (const header of ['originator', 'session-id', 'x-codex-turn-metadata']) assert.equal(request.headers[header], undefined, header)
+
+    const [record, ...more] = await newRecords(gateway.gateway, count)
+    assert.equal(more.length, 0)
+    assert.equal(record.endpoint, 'responses')
+    assert.equal(record.status, 200)
+    assert.equal(record.outcome, 'ok')
+    assert.equal(record.stream, true)
+    assert.equal(record.provider, 'mistral')
+    assert.equal(record.upstream_model, 'devstral-2512')
+    assert.equal(record.usage?.prompt_tokens, 12_000)
+    assert.equal(record.usage?.cached_tokens, 8_000)
+    const ignored = record.ignored.map((i) => i.name)
+    for (const name of ['include', 'reasoning', 'tools: web_search', 'prompt_cache_key', 'client_metadata']) assert.ok(ignored.includes(name), `${name} among ${ignored.join(', ')}`)
+    assert.equal(record.cost?.estimated, false)
+    // devstral-2512 per million: $0.40 input, $0.04 cached input, $2 output.
+    // 4,000 × 0.40 + 8,000 × 0.04 + 300 × 2 = 1,600 + 320 + 600 = 2,520 per million → 0.00252 USD
+    assertUsd(record.cost?.final_usd, 0.00252, 'final cost')
+  })
+
+  it('translated, a tool round trip: the model calls Codex\'s shell tool by its chat name, Codex runs it and sends the output back, the answer printed', async () => {
+    // Codex's shell tool, as the gateway offered it on the previous turn.
+    chat.script({ kind: 'reply', content: 'Ready.' })
+    const seen = chat.received.length
+    await codex('Say ready', 'mistral/devstral-2512')
+    const offered: any[] = chat.received[seen].body.tools
+    const shell = offered.find((t) => /^(shell|exec_command|shell_command)$/.test(t.function.name))
+    assert.ok(shell, `a shell tool among ${offered.map((t) => t.function.name).join(', ')}`)
+    const props = shell.function.parameters.properties ?? {}
+    const args = props.command?.type === 'array' ? { command: ['echo', 'gw-round-trip'] } : props.cmd ? { cmd: 'echo gw-round-trip' } : { command: 'echo gw-round-trip' }
+
+    chat.script(
+      { kind: 'reply', toolCalls: [{ id: 'call_shell_1', name: shell.function.name, arguments: JSON.stringify(args) }] },
+      { kind: 'reply', content: 'The command printed gw-round-trip.' },
+    )
+    const before = chat.received.length
+    const count = recordCount(gateway.gateway)
+    const run = await codex('Run echo gw-round-trip', 'mistral/devstral-2512')
+    assert.match(run.stdout, /The command printed gw-round-trip\./)
+
+    const [first, second, ...others] = chat.received.slice(before)
+    assert.equal(others.length, 0, 'two turns reached the provider')
+    assert.equal(first.body.messages.at(-1).role, 'user')
+    // The call as the assistant turn, the output as its tool message: Codex sent back the function_call and its output.
+    const messages: any[] = second.body.messages
+    const call = messages.find((m) => m.role === 'assistant' && m.tool_calls)
+    assert.deepEqual(
+      call.tool_calls.map((c: any) => [c.id, c.function.name]),
+      [['call_shell_1', shell.function.name]],
+    )
+    const output = messages.find((m) => m.role === 'tool')
+    assert.equal(output.tool_call_id, 'call_shell_1')
+    assert.match(output.content, /gw-round-trip/)
+    assert.ok(messages.indexOf(output) === messages.indexOf(call) + 1, 'the output right after its call')
+
+    const records = await newRecords(gateway.gateway, count)
+    assert.deepEqual(
+      records.map((r) => [r.endpoint, r.provider, r.outcome]),
+      [
+        ['responses', 'mistral', 'ok'],
+        ['responses', 'mistral', 'ok'],
+      ],
+    )
+  })
+
+  it('translated to Anthropic through its adapter: the answer printed, the record priced with cache reads', async () => {
+    const text = 'Hello from Claude, through the gateway.'
+    anthropic.script({ kind: 'reply', text, usage: { input_tokens: 2_000, cache_read_input_tokens: 10_000, output_tokens: 100 } })
     const seen = anthropic.received.length
     const count = recordCount(gateway.gateway)
-    const run = await codex('Say hello', 'anthropic/claude-sonnet-4-5', { expectFailure: true })
-    assert.match(run.stderr, /"type":"invalid_request_error","param":"model"/)
-    assert.match(run.stderr, /anthropic \(kind anthropic\) would need the request translated/)
-    assert.equal(anthropic.received.length, seen, 'nothing reached the provider')
+
+    const run = await codex('Say hello', 'anthropic/claude-sonnet-4-5')
+    assert.equal(run.stdout.trim(), text)
+    const [request, ...others] = anthropic.received.slice(seen)
+    assert.equal(others.length, 0)
+    assert.equal(request.path, '/v1/messages')
+    assert.equal(request.body.model, 'claude-sonnet-4-5')
+    assert.ok(request.body.tools.length > 3)
+
     const [record, ...more] = await newRecords(gateway.gateway, count)
-    assert.equal(more.length, 0, 'Codex does not retry a 400')
+    assert.equal(more.length, 0)
     assert.equal(record.endpoint, 'responses')
-    assert.equal(record.status, 400)
-    assert.equal(record.error?.type, 'invalid_request_error')
+    assert.equal(record.outcome, 'ok')
     assert.equal(record.provider, 'anthropic')
+    assert.equal(record.usage?.cached_tokens, 10_000)
+    // claude-sonnet-4-5 per million: $3 input, $0.30 cache reads, $15 output.
+    // 2,000 × 3 + 10,000 × 0.30 + 100 × 15 = 6,000 + 3,000 + 1,500 = 10,500 per million → 0.0105 USD
+    assertUsd(record.cost?.final_usd, 0.0105, 'final cost')
   })
 
   it('a session limit on the key: the next run stops with the gateway\'s message, printed once, nothing sent upstream', async () => {

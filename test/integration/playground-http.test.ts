@@ -235,18 +235,29 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     })
   }
 
-  it('on Responses, a provider that serves chat completions only is a 400 naming it, recorded on the responses endpoint', async () => {
+  it('on Responses, a provider that serves chat completions only gets the request translated: the answer shown, a failure mid-stream one error event, both recorded on the responses endpoint', async () => {
     gateway.gateway.providers.upsert('chatbox', 'openai', openai.url)
+    await gateway.gateway.secrets.set('chatbox', openai.apiKey)
     gateway.gateway.configChanged()
-    const before = openai.received.length
+    openai.script({ kind: 'reply', content: 'Translated, then shown.' })
     const evs = await events(await post({ wire: 'responses', model: 'chatbox/gpt-5.1', messages: [{ role: 'user', content: 'Hello' }] }))
-    const error = evs.at(-1) as Failed
+    assert.equal(openai.received.at(-1)!.path, '/v1/chat/completions')
+    assert.equal(text(evs), 'Translated, then shown.')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.finish_reason, 'completed')
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.status, record.provider], ['responses', 'playground', 200, 'chatbox'])
+
+    openai.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'error-event' })
+    const failed = await events(await post({ wire: 'responses', model: 'chatbox/gpt-5.1', messages: [{ role: 'user', content: 'Hello' }] }))
+    assert.ok(text(failed).length > 0, 'the text before the failure is shown')
+    assert.ok(!failed.some((e) => e.type === 'done'))
+    assert.equal(failed.filter((e) => e.type === 'error').length, 1)
+    const error = failed.at(-1) as Failed
     assert.equal(error.type, 'error')
-    assert.equal(error.status, 400)
-    assert.match(error.error.message, /chatbox \(kind openai, wire chat\)/)
-    assert.equal(openai.received.length, before, 'nothing reached the provider')
-    const record = await waitForRecord(gateway.gateway, error.request_id!)
-    assert.deepEqual([record.endpoint, record.source, record.status], ['responses', 'playground', 400])
+    const broken = await waitForRecord(gateway.gateway, error.request_id!)
+    assert.deepEqual([broken.endpoint, broken.outcome], ['responses', 'error'])
   })
 
   it('Stop (the dashboard closing the connection) ends the provider call and the record says aborted', async () => {

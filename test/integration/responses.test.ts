@@ -372,21 +372,23 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(refused.error.type, 'invalid_request_error')
   })
 
-  it('answers a 400 naming the provider and the model field, never a 404, for a provider that does not serve Responses', async () => {
+  it('input_tokens on a provider that does not serve Responses: a 400 naming the provider and the model field, never a 404 (Responses themselves are translated there)', async () => {
     const gw = t.running.gateway
     gw.providers.upsert('mybox', 'openai', t.fake.url)
     gw.configChanged()
-    const err: any = await t.client.responses.create({ model: 'mybox/gpt-5.1', input: 'Hi' }).catch((e) => e)
+    const seen = t.fake.received.length
+    const err: any = await t.client.responses.inputTokens.count({ model: 'mybox/gpt-5.1', input: 'Hi' }).catch((e) => e)
     assert.equal(err.status, 400)
     assert.equal(err.error.param, 'model')
-    assert.match(err.error.message, /mybox/)
+    assert.match(err.error.message, /counted only by providers that serve the Responses API; mybox \(kind openai, wire chat\)/)
     assert.match(err.error.message, /--wire both/)
-    const anthropic: any = await t.client.responses.create({ model: 'anthropic/claude-sonnet-4-5', input: 'Hi' }).catch((e) => e)
+    const anthropic: any = await t.client.responses.inputTokens.count({ model: 'anthropic/claude-sonnet-4-5', input: 'Hi' }).catch((e) => e)
     assert.equal(anthropic.status, 400)
     assert.match(anthropic.error.message, /anthropic \(kind anthropic\)/)
+    assert.equal(t.fake.received.length, seen, 'nothing reached a provider')
     const records = await t.records()
     assert.equal(records[0].status, 400)
-    assert.equal(records[0].endpoint, 'responses')
+    assert.equal(records[0].endpoint, 'responses.input_tokens')
   })
 
   it('gw providers set --wire: a provider marked as serving Responses takes them, and chat completions no more when it serves Responses alone', async () => {

@@ -49,6 +49,7 @@ export const openAIGrammar: Grammar = {
 }
 
 const ignore = () => {}
+const uncork = (out: { uncork(): void }) => out.uncork()
 
 /**
  * An answer on a Fastify reply in a wire's grammar: JSON, or server-sent events ending with the
@@ -77,9 +78,18 @@ export class ReplySink implements Sink {
     })
   }
 
-  /** An event nobody changed leaves as the provider's own text (no second serialisation, numbers and key order untouched). */
+  /**
+   * An event nobody changed leaves as the provider's own text (no second serialisation, numbers and
+   * key order untouched). The events written in one tick (what one read of the provider held) leave
+   * in one write, not one per event.
+   */
   event(data: object, text?: string): void {
-    this.reply.raw.write(this.grammar.frame(data, text))
+    const out = this.reply.raw
+    if (!out.writableCorked) {
+      out.cork()
+      process.nextTick(uncork, out)
+    }
+    out.write(this.grammar.frame(data, text))
   }
 
   wait(resume: () => void): boolean {

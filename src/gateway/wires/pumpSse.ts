@@ -88,9 +88,12 @@ export function endStream(ctx: RequestContext, sink: Sink, last: object[], logge
   return OK
 }
 
-/** A stream that began ends with `error` after `owed` (what the client is owed before it), priced on what was generated. */
-export function failStream(sink: Sink, owed: object[], error: ApiError, partial: () => void): Finished {
-  sink.end(owed, error)
+/**
+ * A stream that began ends with `error` after `owed` (what the client is owed before it), or with
+ * `owed` alone when those events already tell the failure (`told`); priced on what was generated.
+ */
+export function failStream(sink: Sink, owed: object[], error: ApiError, partial: () => void, told = false): Finished {
+  sink.end(owed, told ? null : error)
   partial()
   return { status: 200, outcome: 'error', error }
 }

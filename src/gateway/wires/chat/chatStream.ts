@@ -26,6 +26,32 @@ function generatedChars(chunk: Chunk): number {
   return n
 }
 
+/** One choice of a streamed chunk. */
+export type Choice = NonNullable<Chunk['choices']>[number]
+
+/** One fragment of a streamed tool call. */
+export type ToolFragment = NonNullable<NonNullable<Choice['delta']>['tool_calls']>[number]
+
+/** What an encoder writing a chat stream as another wire's events reads of each chunk. */
+export interface ChoiceReader {
+  text(text: string): void
+  toolFragment(fragment: ToolFragment): void
+  finished(choice: Choice): void
+}
+
+/**
+ * The first choice's part of a chunk, for a wire without `n` (its translated request asked for
+ * one choice): its text (content and refusal), its tool-call fragments, then its finish.
+ */
+export function readFirstChoice(chunk: Chunk, reader: ChoiceReader): void {
+  const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
+  if (!choice) return
+  const d = choice.delta
+  for (const v of [d?.content, d?.refusal]) if (typeof v === 'string' && v !== '') reader.text(v)
+  for (const call of d?.tool_calls ?? []) reader.toolFragment(call)
+  if (choice.finish_reason) reader.finished(choice)
+}
+
 /** The `gw` block a finished stream carries. */
 type GwBlock = ReturnType<typeof gwExtension>
 
@@ -45,6 +71,11 @@ export interface ChunkEncoder {
   last(gw: GwBlock, usage: NormalizedUsage | null): object[]
   /** Events held back that still go out before an error ending the stream. */
   owed(): object[]
+  /**
+   * The events that end a stream failing after it began, where the wire ends one its own way
+   * rather than with an error event (the Responses API's `response.failed`); null where not.
+   */
+  failed?(error: ApiError): object[] | null
   /** The answer as logged for the request detail: its text and how it ended. */
   logged(text: string): string
 }
@@ -146,8 +177,11 @@ export async function relayChatStream(
     ctx.cost = costOf(ctx, u, estimated)
   }
 
-  /** Ends the stream with `error`, after the events still owed unless the answer must stay unfinished. */
-  const fail = (error: ApiError, owed = true): Finished => failStream(sink, owed ? encoder.owed() : [], error, partial)
+  /** Ends the stream the wire's way, or with `error` after the events still owed, unless the answer must stay unfinished. */
+  const fail = (error: ApiError, owed = true): Finished => {
+    const ending = owed ? encoder.failed?.(error) : null
+    return ending ? failStream(sink, ending, error, partial, true) : failStream(sink, owed ? encoder.owed() : [], error, partial)
+  }
 
   const relay = (chunk: Chunk, asSent?: string) => {
     if (Array.isArray(chunk.choices) && chunk.choices.length === 0) return encoder.usage(chunk)

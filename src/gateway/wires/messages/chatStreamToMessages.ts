@@ -2,10 +2,8 @@ import type { Sink } from '../../core/sink'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { Chunk } from '../../providers/adapter'
-import type { ChunkEncoder } from '../chat/chatStream'
+import { readFirstChoice, type Choice, type ChoiceReader, type ChunkEncoder, type ToolFragment } from '../chat/chatStream'
 import { anthropicId, anthropicUsage, matchedStop, stopReason, toolUseId } from './chatToMessage'
-
-type ToolFragment = NonNullable<NonNullable<NonNullable<Chunk['choices']>[number]['delta']>['tool_calls']>[number]
 
 /**
  * A chat stream as Anthropic's events, in the order its SDKs rebuild a message from:
@@ -15,7 +13,7 @@ type ToolFragment = NonNullable<NonNullable<NonNullable<Chunk['choices']>[number
  * tool calls may alternate: the open block is closed before the next opens. A tool call opens a
  * `tool_use` block whose input arrives as `input_json_delta` fragments.
  */
-export class MessagesEvents implements ChunkEncoder {
+export class MessagesEvents implements ChunkEncoder, ChoiceReader {
   private started = false
   private blocks = 0
   /** The open block: its index, and whether it is text (else a tool call). */
@@ -24,7 +22,7 @@ export class MessagesEvents implements ChunkEncoder {
   private readonly calls = new Map<number, number>()
   private finish: unknown = null
   private stop: string | null = null
-  private finished = false
+  private done = false
 
   constructor(
     private readonly ctx: RequestContext,
@@ -34,25 +32,21 @@ export class MessagesEvents implements ChunkEncoder {
 
   chunk(chunk: Chunk, _asSent: string | undefined, usage: NormalizedUsage | null): void {
     if (!this.started) this.start(usage)
-    // Messages has no `n`: the translated request asked for one choice.
-    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
-    if (!choice || this.finished) return
-    const d = choice.delta
-    for (const v of [d?.content, d?.refusal]) if (typeof v === 'string' && v !== '') this.text(v)
-    for (const call of d?.tool_calls ?? []) this.toolFragment(call)
-    if (choice.finish_reason) {
-      this.finish = choice.finish_reason
-      this.stop = matchedStop(choice as Record<string, unknown>, this.opts.stopSequences)
-      this.close()
-      this.finished = true
-    }
+    if (!this.complete) readFirstChoice(chunk, this)
+  }
+
+  finished(choice: Choice): void {
+    this.finish = choice.finish_reason
+    this.stop = matchedStop(choice as Record<string, unknown>, this.opts.stopSequences)
+    this.close()
+    this.done = true
   }
 
   /** The usage chunk carries nothing else; the relay keeps its counts. */
   usage(): void {}
 
   get complete(): boolean {
-    return this.finished
+    return this.done
   }
 
   last(gw: object, usage: NormalizedUsage | null): object[] {
@@ -69,7 +63,7 @@ export class MessagesEvents implements ChunkEncoder {
   }
 
   logged(text: string): string {
-    return JSON.stringify({ content: text, stop_reason: this.finished ? stopReason(this.finish, this.stop).stop_reason : null })
+    return JSON.stringify({ content: text, stop_reason: this.done ? stopReason(this.finish, this.stop).stop_reason : null })
   }
 
   /** Anthropic reports the prompt in message_start; a chat stream only at its end, so what is known now (often nothing). */
@@ -91,7 +85,7 @@ export class MessagesEvents implements ChunkEncoder {
     })
   }
 
-  private text(text: string): void {
+  text(text: string): void {
     if (!this.open?.text) this.begin({ type: 'text', text: '', citations: null }, true)
     this.emit({ type: 'content_block_delta', index: this.open!.index, delta: { type: 'text_delta', text } })
   }
@@ -101,7 +95,7 @@ export class MessagesEvents implements ChunkEncoder {
    * the fragments of parallel calls, but nothing forbids it: a late fragment goes to its own
    * block's index, which the SDKs accumulate by, rather than being lost.
    */
-  private toolFragment(call: ToolFragment): void {
+  toolFragment(call: ToolFragment): void {
     const k = call.index ?? 0
     let index = this.calls.get(k)
     if (index === undefined) {

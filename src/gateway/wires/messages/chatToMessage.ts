@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { NormalizedUsage } from '../../pricing/types'
+import { isObj } from '../translatedChat'
 
 type Obj = Record<string, unknown>
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Ids shaped as Anthropic's (`msg_…`, `toolu_…`), for what the provider did not name. */
 export const anthropicId = (prefix: 'msg' | 'toolu') => `${prefix}_${randomBytes(18).toString('base64url')}`

@@ -1,9 +1,6 @@
 import type { Sink } from '../../core/sink'
-import type { Finished } from '../../core/wire'
-import type { ApiError } from '../../errors'
-import { upstreamIncomplete } from '../../upstream/upstreamErrors'
+import { OK, type Finished } from '../../core/wire'
 import type { ClientAbort } from '../../upstream/clientAbort'
-import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
 import { anthropicStreamError } from '../../providers/anthropic/errors'
 import type { AnthropicUsage } from '../../providers/anthropic/types'
@@ -11,7 +8,7 @@ import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../../shared/sse'
-import { endStream, failStream, pumpSse } from '../pumpSse'
+import { relayNativeStream, type NativeEvents } from '../nativeStream'
 
 /** A later report replaces a field only with a number: message_delta may send nulls for what message_start told. */
 function mergeUsage(into: AnthropicUsage, report: AnthropicUsage | undefined): AnthropicUsage {
@@ -22,47 +19,42 @@ function mergeUsage(into: AnthropicUsage, report: AnthropicUsage | undefined): A
 }
 
 /**
- * Relays an Anthropic stream event by event as the provider wrote it (no parse and no
- * re-encoding, except of the two events that carry usage). `message_stop` is held back until the
- * answer is priced and a prepaid charge is in the ledger, so that a `gw` event (routing and cost;
- * the Anthropic SDKs skip event types they do not know) can go just before it.
+ * Anthropic's events: usage in `message_start` and `message_delta` (the only two parsed), and
+ * `message_stop` held back so that a `gw` event (routing and cost; the Anthropic SDKs skip event
+ * types they do not know) can go just before it. A stream that did not finish is priced on the
+ * usage reported so far (the prompt, in message_start), as an estimate.
  */
-export async function relayMessagesStream(ctx: RequestContext, sink: Sink, upstream: UpstreamResponse, signal: ClientAbort, redactor: Redactor): Promise<Finished> {
-  const providerId = ctx.target!.provider.id
-  sink.open()
-  let usage: AnthropicUsage | null = null
-  let stop: string | null = null
-  // Only while body logging is on: the events as the client saw them, for the request detail.
-  const logged: string[] | null = ctx.bodies ? [] : null
+class AnthropicEvents implements NativeEvents {
+  private usage: AnthropicUsage | null = null
+  private stop: string | null = null
 
-  /** A stream that did not finish is priced on the usage reported so far (the prompt, in message_start), as an estimate. */
-  const price = (estimated: boolean) => {
-    ctx.usage = usage ? normalizeAnthropicUsage(usage) : null
-    ctx.cost = costOf(ctx, ctx.usage, estimated)
-  }
-  const partial = () => price(true)
-  const fail = (error: ApiError): Finished => failStream(sink, [], error, partial)
-  const handle = (events: SseEvent[]): Finished | null => {
-    for (const ev of events) {
-      const type = ev.event ?? 'message'
-      if (type === 'error') return fail(anthropicStreamError(providerId, ev.data, redactor))
-      if (type === 'message_start') usage = mergeUsage({}, JSON.parse(ev.data).message?.usage)
-      else if (type === 'message_delta') usage = mergeUsage(usage ?? {}, JSON.parse(ev.data).usage)
-      if (logged) logged.push(ev.data)
-      if (type === 'message_stop') {
-        stop = ev.data
-        continue
-      }
-      ctx.markFirstByte()
-      sink.event({ type }, ev.data)
-    }
-    return null
+  constructor(
+    private readonly providerId: string,
+    private readonly redactor: Redactor,
+  ) {}
+
+  typeOf = (ev: SseEvent) => ev.event ?? 'message'
+
+  error = (data: string) => anthropicStreamError(this.providerId, data, this.redactor)
+
+  read(type: string | undefined, ev: SseEvent): string | undefined {
+    if (type === 'message_start') this.usage = mergeUsage({}, JSON.parse(ev.data).message?.usage)
+    else if (type === 'message_delta') this.usage = mergeUsage(this.usage ?? {}, JSON.parse(ev.data).usage)
+    else if (type === 'message_stop') return (this.stop = ev.data)
+    return undefined
   }
 
-  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail, partial })
-  if (ended) return ended
-  const last = stop as string | null
-  if (last === null) return fail(upstreamIncomplete(providerId))
-  price(false)
-  return endStream(ctx, sink, [{ type: 'gw', gw: gwExtension(ctx) }, JSON.parse(last)], logged && `[${logged.join(',')}]`, fail)
+  private normalized = () => (this.usage ? normalizeAnthropicUsage(this.usage) : null)
+
+  final = () => (this.stop === null ? null : { usage: this.normalized() })
+
+  partial = () => ({ usage: this.normalized(), estimated: true })
+
+  last = (gw: object) => [{ type: 'gw', gw }, JSON.parse(this.stop!)]
+
+  outcome = (): Finished => OK
 }
+
+/** Relays an Anthropic stream event by event as the provider wrote it. */
+export const relayMessagesStream = (ctx: RequestContext, sink: Sink, upstream: UpstreamResponse, signal: ClientAbort, redactor: Redactor): Promise<Finished> =>
+  relayNativeStream(ctx, sink, upstream, signal, new AnthropicEvents(ctx.target!.provider.id, redactor))

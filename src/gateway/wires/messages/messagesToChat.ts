@@ -1,16 +1,11 @@
 import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
 import type { MessagesBody } from './messagesBody'
+import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
 
 type Obj = Record<string, unknown>
 
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** A field of the caller's request that was not sent, and why: it goes to the record's `ignored`. */
-export interface Dropped {
-  name: string
-  reason: string
-}
 
 /**
  * Top-level Messages fields with no chat-completions counterpart. Each is dropped, because the
@@ -83,8 +78,6 @@ function systemText(value: unknown, where: string, drops: Drops): string {
     .join('\n\n')
 }
 
-type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
-
 function imagePart(block: Obj, at: string): Part {
   const source = block.source
   if (isObj(source) && source.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') {
@@ -130,11 +123,6 @@ function userPart(block: Obj, at: string, drops: Drops): Part[] {
     default:
       throw invalidRequest(`${at}: a block of type "${String(block.type)}" cannot be translated for a provider that is not Anthropic`, `${at}.type`)
   }
-}
-
-/** Text parts alone become a string: several providers (DeepSeek among them) take nothing else. */
-function userContent(parts: Part[]): string | Part[] {
-  return parts.every((p) => p.type === 'text') ? parts.map((p) => (p as { text: string }).text).join('\n\n') : parts
 }
 
 const blocksOf = (content: unknown, where: string): Obj[] => {
@@ -296,28 +284,6 @@ function translateMetadata(metadata: unknown, drops: Drops): Obj {
 }
 
 /**
- * The token limit, within the target model's output limit where the catalog knows it: Claude Code
- * asks for 32,000, which gpt-4o (16,384) refuses outright, and a cap above what the model can
- * write changes nothing else.
- */
-function maxTokens(requested: unknown, target: ChatTarget, drops: Drops): object {
-  if (typeof requested !== 'number') return {}
-  const field = target.limitField ?? 'max_tokens'
-  const limit = target.maxOutputTokens
-  if (limit === undefined || requested <= limit) return { [field]: requested }
-  drops.add('max_tokens', `${requested} is above the model's output limit of ${limit}; ${limit} was sent`)
-  return { [field]: limit }
-}
-
-/** What the translation needs to know of the model it is for. */
-export interface ChatTarget {
-  /** The model's output limit, where the catalog knows it. */
-  maxOutputTokens?: number
-  /** The field the provider takes the token limit in (default `max_tokens`, which every compatible server knows). */
-  limitField?: 'max_tokens' | 'max_completion_tokens'
-}
-
-/**
  * A Messages request as a chat-completions request for a provider of another kind (the model
  * still the caller's; the wire sets the upstream one). Everything the model reads is translated
  * or refused with a 400 naming the field; what only steers Anthropic's API is dropped and listed.
@@ -340,7 +306,7 @@ export function messagesToChat(body: MessagesBody, target: ChatTarget = {}): { c
   const chat: ChatBody = {
     model: body.model,
     messages,
-    ...maxTokens(body.max_tokens, target, drops),
+    ...limitedMaxTokens(body.max_tokens, 'max_tokens', target, (d) => drops.add(d.name, d.reason)),
     ...(Array.isArray(stop) && stop.length ? { stop } : {}),
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),

@@ -11,7 +11,7 @@ import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import { readJson, sendJson } from '../answer'
 import { relayChatStream } from '../chat/chatStream'
-import { chatRequestFor } from '../chat/chatWire'
+import { noteIgnored, translatedChatRequest } from '../translatedChat'
 import { chatToMessage } from './chatToMessage'
 import { MessagesEvents } from './chatStreamToMessages'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
@@ -20,29 +20,6 @@ import { relayMessagesStream } from './messagesStream'
 
 /** A provider that speaks Messages itself: the body goes as sent, the answer comes back as written. */
 export const isNative = (target: Target): boolean => target.provider.kind === 'anthropic'
-
-/**
- * OpenAI's own API takes the token limit as max_completion_tokens on every model and refuses
- * max_tokens on its reasoning models (o-series, gpt-5); other compatible servers know max_tokens.
- */
-const limitField = (target: Target) => (target.provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens')
-
-/**
- * The translated path's request: chat completions through the provider kind's adapter, so every
- * quirk the chat path handles applies. What was dropped joins the record's `ignored`, once per
- * name whatever the number of candidates built.
- */
-function translatedRequest(ctx: RequestContext, body: MessagesBody, target: Target) {
-  const { chat, dropped } = messagesToChat(body, { maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
-  for (const d of dropped) noteIgnored(ctx, d)
-  return chatRequestFor(ctx, chat, target)
-}
-
-/** One entry per field in the record's `ignored`, whatever the number of candidates built. */
-function noteIgnored(ctx: RequestContext, d: { name: string; reason: string }): void {
-  const ignored = ctx.attribution.ignored
-  if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
-}
 
 /**
  * The native body for one target. Its max_tokens is lowered to the model's output limit only where
@@ -100,7 +77,7 @@ export const messagesWire: InboundWire<MessagesBody> = {
   applyPreset: applyMessagesPreset,
   control: (body) => ({ chat: true, prompt: body.system === undefined ? body.messages : [body.system, body.messages] }),
   request(ctx, body, target, forwarded) {
-    if (!isNative(target)) return translatedRequest(ctx, body, target)
+    if (!isNative(target)) return translatedChatRequest(ctx, target, (t) => messagesToChat(body, t))
     return { path: 'messages', body: nativeBody(ctx, body, target), ...(forwarded ? { headers: forwarded } : {}) }
   },
   async deliver(ctx, body, upstream, sink, signal, redactor): Promise<Finished> {

@@ -1,12 +1,21 @@
 import { OK, type InboundWire } from '../../core/wire'
 import { countedFree } from '../../pipeline/cost'
 import { countingPreset } from '../../pipeline/resolvePreset'
-import { servesResponses } from '../../providers/registry'
+import { invalidRequest } from '../../errors'
+import { servesResponses, type Provider } from '../../providers/registry'
 import { readJson, sendJson } from '../answer'
 import { INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from './responsesBody'
 import { nativeRequest } from './responsesNative'
-import { notServed, responsesWire } from './responsesWire'
+import { responsesWire } from './responsesWire'
+
+/** Only a provider that serves Responses counts their tokens: another is a 400 naming it. */
+const notServed = (provider: Provider) =>
+  invalidRequest(
+    `Input tokens are counted only by providers that serve the Responses API; ${provider.id} (kind ${provider.kind}${provider.kind === 'openai' ? `, wire ${provider.wire}` : ''}) does not` +
+      (provider.kind === 'openai' ? `. If its API serves Responses, mark it so: \`gw providers set ${provider.id} --wire both\`.` : '.'),
+    'model',
+  )
 
 /**
  * `POST /v1/responses/input_tokens`: how many input tokens a Responses request would use, counted

@@ -2,16 +2,15 @@ import type { Sink } from '../../core/sink'
 import { OK, type Finished } from '../../core/wire'
 import { ApiError } from '../../errors'
 import type { ClientAbort } from '../../upstream/clientAbort'
-import { costOf, gwExtension } from '../../pipeline/cost'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import { normalizeResponsesUsage } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
 import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../../shared/sse'
-import { parseUpstreamError, upstreamIncomplete } from '../../upstream/upstreamErrors'
+import { parseUpstreamError } from '../../upstream/upstreamErrors'
 import { partialUsage } from '../../pipeline/estimate'
-import { endStream, failStream, pumpSse } from '../pumpSse'
+import { relayNativeStream, type NativeEvents } from '../nativeStream'
 
 /** The events a Responses stream ends with; each carries the whole response, usage included. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
@@ -39,14 +38,61 @@ function deltaChars(data: string): number {
 }
 
 /**
- * Relays a Responses stream event by event as the provider wrote it (no parse and no
- * re-encoding, except of the event that ends it). That event (`response.completed`,
- * `response.incomplete` or `response.failed`) carries the usage, and is held back until the answer
- * is priced and a prepaid charge is in the ledger; it then goes out with `gw` (routing and cost)
- * on its `response`, where the SDKs' accumulators keep it on the final response object. A stream
- * that ends without one ends with an `error` event, as OpenAI's do.
+ * OpenAI's Responses events. The event that ends the stream (`response.completed`,
+ * `response.incomplete` or `response.failed`) carries the usage and is the one parsed: held back,
+ * it goes out with `gw` (routing and cost) on its `response`, where the SDKs' accumulators keep it
+ * on the final response object. Usage arrives only with it: a stream cut short pays for its prompt
+ * and what was sent, estimated.
  */
-export async function relayResponsesStream(
+class ResponsesNativeEvents implements NativeEvents {
+  private terminal: ResponseEvent | null = null
+  private usage: NormalizedUsage | null = null
+  private generated = 0
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly redactor: Redactor,
+    private readonly opts: { stored: boolean; prompt: unknown },
+  ) {}
+
+  // OpenAI names each event twice (`event:` and the data's `type`); a server that sends only the data has it read there.
+  typeOf = (ev: SseEvent) => ev.event ?? (JSON.parse(ev.data) as { type?: string }).type
+
+  error = (data: string) => streamFailure(this.ctx.target!.provider.id, data, this.redactor)
+
+  read(type: string | undefined, ev: SseEvent): string | undefined {
+    if (type !== undefined && TERMINAL.has(type)) {
+      // The one event parsed and sent again: any echo of a credential in its error goes no further.
+      const text = this.redactor.scrub(ev.data)
+      this.terminal = JSON.parse(text) as ResponseEvent
+      this.usage = normalizeResponsesUsage(this.terminal.response?.usage)
+      return text
+    }
+    if (type !== undefined && type.endsWith('.delta')) this.generated += deltaChars(ev.data)
+    return undefined
+  }
+
+  final = () => (this.terminal?.response ? { usage: this.usage } : null)
+
+  partial = () => partialUsage(this.usage, this.opts.prompt, this.generated)
+
+  last(gw: object): object[] {
+    const response = this.terminal!.response!
+    if (this.opts.stored && typeof response.id === 'string') this.ctx.upstreamId = response.id
+    response.gw = gw
+    return [this.terminal!]
+  }
+
+  /** A relayed `response.failed` ended the stream: the record says error, with the provider's. */
+  outcome(): Finished {
+    const last = this.terminal!
+    if (last.type !== 'response.failed') return OK
+    return { status: 200, outcome: 'error', error: streamFailure(this.ctx.target!.provider.id, JSON.stringify(last.response?.error ?? {}), this.redactor) }
+  }
+}
+
+/** Relays a Responses stream event by event as the provider wrote it (no parse and no re-encoding, but of its last event). */
+export const relayResponsesStream = (
   ctx: RequestContext,
   sink: Sink,
   upstream: UpstreamResponse,
@@ -58,56 +104,4 @@ export async function relayResponsesStream(
     /** What the prompt is estimated from when the stream ends without its usage. */
     prompt: unknown
   },
-): Promise<Finished> {
-  const { signal, redactor } = opts
-  const providerId = ctx.target!.provider.id
-  sink.open()
-  let terminal: ResponseEvent | null = null
-  let usage: NormalizedUsage | null = null
-  let generated = 0
-  // Only while body logging is on: the events as the client saw them, for the request detail.
-  const logged: string[] | null = ctx.bodies ? [] : null
-
-  const price = (estimated: boolean) => {
-    ctx.usage = usage
-    ctx.cost = costOf(ctx, usage, estimated)
-  }
-  /** Usage arrives only with the last event: a stream cut short pays for its prompt and what was sent, estimated. */
-  const partial = () => {
-    const { usage: u, estimated } = partialUsage(usage, opts.prompt, generated)
-    usage = u
-    price(estimated)
-  }
-  const fail = (error: ApiError): Finished => failStream(sink, [], error, partial)
-  const handle = (events: SseEvent[]): Finished | null => {
-    for (const ev of events) {
-      // OpenAI names each event twice (`event:` and the data's `type`); a server that sends only the data has it read there.
-      const type = ev.event ?? (JSON.parse(ev.data) as { type?: string }).type
-      if (type === 'error') return fail(streamFailure(providerId, ev.data, redactor))
-      if (type !== undefined && TERMINAL.has(type)) {
-        // The one event parsed and sent again: any echo of a credential in its error goes no further.
-        const text = redactor.scrub(ev.data)
-        terminal = JSON.parse(text) as ResponseEvent
-        usage = normalizeResponsesUsage(terminal.response?.usage)
-        if (logged) logged.push(text)
-        continue
-      }
-      if (type !== undefined && type.endsWith('.delta')) generated += deltaChars(ev.data)
-      if (logged) logged.push(ev.data)
-      ctx.markFirstByte()
-      sink.event({ type }, ev.data)
-    }
-    return null
-  }
-
-  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail, partial })
-  if (ended) return ended
-  const last = terminal as ResponseEvent | null
-  if (last === null || !last.response) return fail(upstreamIncomplete(providerId))
-  if (opts.stored && typeof last.response.id === 'string') ctx.upstreamId = last.response.id
-  price(false)
-  last.response.gw = gwExtension(ctx)
-  const done = endStream(ctx, sink, [last], logged && `[${logged.join(',')}]`, fail)
-  if (done !== OK || last.type !== 'response.failed') return done
-  return { status: 200, outcome: 'error', error: streamFailure(providerId, JSON.stringify(last.response.error ?? {}), redactor) }
-}
+): Promise<Finished> => relayNativeStream(ctx, sink, upstream, opts.signal, new ResponsesNativeEvents(ctx, opts.redactor, opts))

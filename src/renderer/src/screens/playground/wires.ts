@@ -19,7 +19,7 @@ export const WIRES: Record<PlaygroundWire, { name: string; path: string; hint: s
   responses: {
     name: 'OpenAI Responses',
     path: '/v1/responses',
-    hint: 'What Codex and the OpenAI SDKs’ responses.create send: system as instructions, messages as input items, nothing stored at the provider. Only providers that serve Responses take it.',
+    hint: 'What Codex and the OpenAI SDKs’ responses.create send: system as instructions, messages as input items, nothing stored at the provider. Translated for providers that do not serve Responses.',
     maxTemperature: 2,
     stopLabel: 'Status',
   },

@@ -41,7 +41,7 @@ function TestResult({ s }: { s: Status }) {
 /** Which of OpenAI's APIs a provider of kind openai serves natively. */
 export function WireField({ value, onChange, error, testId }: { value: string; onChange: (e: ChangeEvent<HTMLSelectElement>) => void; error?: string; testId: string }) {
   return (
-    <Field label="APIs it serves" error={error} hint="The Responses API (Codex) reaches only providers that serve it.">
+    <Field label="APIs it serves" error={error} hint="Responses (Codex) pass through to a provider that serves them, and are translated to chat completions for any other.">
       <select value={value} onChange={onChange} data-testid={testId}>
         <option value="chat">Chat completions</option>
         <option value="responses">Responses</option>

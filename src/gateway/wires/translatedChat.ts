@@ -1,0 +1,71 @@
+import type { RequestContext } from '../pipeline/requestContext'
+import type { Target } from '../pipeline/resolveModel'
+import type { UpstreamRequest } from '../providers/adapter'
+import type { ChatBody } from './chat/chatBody'
+import { chatRequestFor } from './chat/chatWire'
+
+/** A JSON object (not an array, not null). */
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** A field of the caller's request that was not sent, and why: it goes to the record's `ignored`. */
+export interface Dropped {
+  name: string
+  reason: string
+}
+
+/** What a translation to chat completions needs to know of the model it is for. */
+export interface ChatTarget {
+  /** The model's output limit, where the catalog knows it. */
+  maxOutputTokens?: number
+  /** The field the provider takes the token limit in (default `max_tokens`, which every compatible server knows). */
+  limitField?: 'max_tokens' | 'max_completion_tokens'
+}
+
+/**
+ * OpenAI's own API takes the token limit as max_completion_tokens on every model and refuses
+ * max_tokens on its reasoning models (o-series, gpt-5); other compatible servers know max_tokens.
+ */
+const limitField = (target: Target) => (target.provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens')
+
+/** One entry per field in the record's `ignored`, whatever the number of candidates built. */
+export function noteIgnored(ctx: RequestContext, d: Dropped): void {
+  const ignored = ctx.attribution.ignored
+  if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
+}
+
+/**
+ * A translated path's request (Messages or Responses to a provider of another wire): chat
+ * completions through the provider kind's adapter, so every quirk the chat path handles applies.
+ * What the translation dropped joins the record's `ignored`.
+ */
+export function translatedChatRequest(
+  ctx: RequestContext,
+  target: Target,
+  translate: (t: ChatTarget) => { chat: ChatBody; dropped: Dropped[] },
+): UpstreamRequest {
+  const { chat, dropped } = translate({ maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
+  for (const d of dropped) noteIgnored(ctx, d)
+  return chatRequestFor(ctx, chat, target)
+}
+
+/**
+ * The token limit, within the target model's output limit where the catalog knows it: Claude Code
+ * asks for 32,000, which gpt-4o (16,384) refuses outright, and a cap above what the model can
+ * write changes nothing else. `name` is the caller's field, for the record.
+ */
+export function limitedMaxTokens(requested: unknown, name: string, target: ChatTarget, drop: (d: Dropped) => void): object {
+  if (typeof requested !== 'number') return {}
+  const field = target.limitField ?? 'max_tokens'
+  const limit = target.maxOutputTokens
+  if (limit === undefined || requested <= limit) return { [field]: requested }
+  drop({ name, reason: `${requested} is above the model's output limit of ${limit}; ${limit} was sent` })
+  return { [field]: limit }
+}
+
+/** A user message's content part in chat completions. */
+export type Part = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } }
+
+/** Text parts alone become a string: several providers (DeepSeek among them) take nothing else. */
+export function userContent(parts: Part[]): string | Part[] {
+  return parts.every((p) => p.type === 'text') ? parts.map((p) => (p as { text: string }).text).join('\n\n') : parts
+}
