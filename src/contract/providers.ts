@@ -33,7 +33,14 @@ export const providerInfo = z.object({
 
 export const providerStatus = z.union([
   z.object({ ok: z.literal(true), latency_ms: z.number(), models: z.number().int(), checked_at: time }),
-  z.object({ ok: z.literal(false), reason: z.string(), checked_at: time }),
+  z.object({
+    ok: z.literal(false),
+    /** What went wrong, in words for any reader: no advice on how a particular tool fixes it. */
+    reason: z.string(),
+    /** What fixes it, for each transport to say in its own terms: the provider needs an API key. */
+    fix: z.literal('api_key').optional(),
+    checked_at: time,
+  }),
 ])
 
 export const modelEntry = z.object({

@@ -66,6 +66,11 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     const openai = await providers.test('openai')
     assert.equal(openai.ok, true, openai.text)
     assert.match(openai.text, /Connected in .* lists 2 models/)
+    // Without a key, the page says how to give one here, not which command to run.
+    const mistral = await providers.test('mistral')
+    assert.equal(mistral.ok, false)
+    assert.match(mistral.text, /no API key for mistral: none is stored, and MISTRAL_API_KEY is not set where the gateway runs\. Enter the key in API key above and save it/)
+    assert.doesNotMatch(mistral.text, /gw providers|--api-key-stdin/)
   })
 
   it('creates a preset with inline validation, a live preview, then a version history with diff and restore', async () => {

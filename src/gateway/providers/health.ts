@@ -6,7 +6,7 @@ import type { Provider, ProviderRegistry } from './registry'
 
 export type ProviderStatus =
   | { ok: true; models: Array<{ id: string; created: number | null }>; latency_ms: number; checked_at: number }
-  | { ok: false; reason: string; checked_at: number }
+  | { ok: false; reason: string; fix?: 'api_key'; checked_at: number }
 
 const PROBE_TIMEOUT_MS = 3000
 const TTL_MS = 60_000
@@ -16,11 +16,8 @@ export async function probeProvider(agent: UpstreamAgent, registry: ProviderRegi
   const checked_at = Date.now()
   const credential = await registry.credential(provider.id)
   if (!credential && !provider.local) {
-    return {
-      ok: false,
-      checked_at,
-      reason: `no API key for ${provider.id}: run \`gw providers set ${provider.id} --api-key-stdin\` or set ${envVarFor(provider.id)}`,
-    }
+    // How to give it one depends on where the reader is (the dashboard's key field, the CLI): `fix` says what, each says how.
+    return { ok: false, checked_at, fix: 'api_key', reason: `no API key for ${provider.id}: none is stored, and ${envVarFor(provider.id)} is not set where the gateway runs` }
   }
   const adapter = adapterFor(provider.kind)
   const started = performance.now()

@@ -138,6 +138,6 @@ export const providersTest: Command = async (args, io) => {
   }
   if (values.json) io.out(JSON.stringify({ provider: id, ...status, tested_by: by }))
   else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models} models listed (tested by ${by})`)
-  else io.out(`${id}: failed: ${status.reason} (tested by ${by})`)
+  else io.out(`${id}: failed: ${status.reason} (tested by ${by})${status.fix === 'api_key' && by !== 'this shell' ? `. Store one with \`gw providers set ${id} --api-key-stdin\`, or set ${envVarFor(id)} in the gateway's environment` : ''}`)
   return status.ok ? 0 : 1
 }

@@ -34,6 +34,7 @@ function TestResult({ s }: { s: Status }) {
   ) : (
     <div className="callout callout-danger" role="alert" data-testid="provider-test-result" data-ok="false">
       <strong>Connection failed:</strong> {s.reason}
+      {s.fix === 'api_key' && <>. Enter the key in <em>API key</em> above and save it; it is kept in the OS keychain.</>}
     </div>
   )
 }
