@@ -319,4 +319,16 @@ export const migrations: Migration[] = [
       db.exec(`DROP TABLE price_overrides`)
     },
   },
+  {
+    version: 11,
+    description: 'the service tier a request asked for and the one that served it',
+    up(db) {
+      // The tier served is the one billed (a `flex` request may be served at `default`); both
+      // are kept so a difference between them can be found.
+      db.exec(`
+        ALTER TABLE requests ADD COLUMN service_tier_requested TEXT;
+        ALTER TABLE requests ADD COLUMN service_tier TEXT;
+      `)
+    },
+  },
 ]

@@ -88,7 +88,7 @@ export async function relayResponsesStream(
         // The one event parsed and sent again: any echo of a credential in its error goes no further.
         const text = redactor.scrub(ev.data)
         terminal = JSON.parse(text) as ResponseEvent
-        usage = normalizeResponsesUsage(terminal.response?.usage)
+        usage = normalizeResponsesUsage(terminal.response)
         if (logged) logged.push(text)
         continue
       }
