@@ -175,6 +175,32 @@ export const repriceResult = z.object({
   ),
 })
 
+const listedRates = z.object({
+  input: z.number(),
+  output: z.number().optional(),
+  cached_input: z.number().optional(),
+  cache_write: z.number().optional(),
+})
+
+export const refreshResult = z.object({
+  /** The listing's address (the `price_source_url` setting). */
+  source: z.string(),
+  /** The built-in catalog's date, which stands for every model the refresh leaves alone. */
+  catalog_as_of: z.string(),
+  /** True when the rows were saved as overrides dated today. */
+  applied: z.boolean(),
+  counts: z.object({
+    /** Models the price book lacks, of providers the gateway knows. */
+    new: z.number().int(),
+    /** Models whose listed rates differ from the ones billed now. */
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    /** Listed models of other vendors, free variants, or without a usable price. */
+    skipped: z.number().int(),
+  }),
+  rows: z.array(z.object({ model: z.string(), status: z.enum(['new', 'changed']), current: listedRates.nullable(), listed: listedRates })),
+})
+
 export const priceOps = {
   'prices.list': op({
     summary: 'Price overrides (full rows) and holiday calendars in force',
@@ -217,6 +243,12 @@ export const priceOps = {
     access: 'admin',
     input: z.object({ name: z.string() }).strict(),
     output: ok,
+  }),
+  'prices.refresh': op({
+    summary: 'Compare the price listing at the `price_source_url` setting with the price book; with `apply`, save the differences as dated overrides',
+    access: 'admin',
+    input: z.object({ apply: z.boolean().default(false) }).strict(),
+    output: refreshResult,
   }),
   'prices.reprice': op({
     summary: 'Recompute stored costs from stored usage with the current price book (one batch per call)',

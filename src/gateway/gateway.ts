@@ -119,6 +119,7 @@ export class Gateway {
       cors_origins: [],
       log_bodies: false,
       retention_days: null,
+      price_source_url: null,
     })
     this.keyIndex.reload(this.keys.all())
     this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))
