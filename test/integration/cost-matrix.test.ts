@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
@@ -461,6 +463,88 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       const repriced = await waitForRecord(running.gateway, r.id)
       assert.equal(repriced.cost?.final_usd, 0.0006)
       assert.equal(repriced.cost?.price_source, 'override 2026-11-23 (flex ×0.5)')
+    })
+  })
+  describe('live prices: gw prices refresh against a listing server on loopback', () => {
+    let listing: http.Server
+    let listingUrl = ''
+    let status = 200
+    let hits = 0
+    // OpenRouter's shape: USD per token as decimal strings.
+    const models = [
+      // Unchanged: the catalog's $0.10 / $0.01 / $0.125 / $0.50.
+      { id: 'openai/gpt-6-luna', pricing: { prompt: '0.0000001', completion: '0.0000005', input_cache_read: '0.00000001', input_cache_write: '0.000000125' } },
+      // Changed: $1.50 / read $0.08 / $8 instead of $2 / $0.10 / $10 (dotted version, as OpenRouter names Claude).
+      { id: 'anthropic/claude-sonnet-5.5', pricing: { prompt: '0.0000015', completion: '0.000008', input_cache_read: '0.00000008' } },
+      // New: a model the catalog does not know.
+      { id: 'google/gemini-9-test', pricing: { prompt: '0.000001', completion: '0.000004' } },
+      // Skipped: another vendor, a free variant, a router's placeholder price.
+      { id: 'meta-llama/llama-9', pricing: { prompt: '0.0000001', completion: '0.0000001' } },
+      { id: 'openai/gpt-6-luna:free', pricing: { prompt: '0', completion: '0' } },
+      { id: 'x-ai/grok-4.7', pricing: { prompt: '-1', completion: '-1' } },
+    ]
+
+    before(async () => {
+      listing = http.createServer((req, res) => {
+        hits++
+        if (req.url !== '/api/v1/models') return void res.writeHead(404).end()
+        res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? JSON.stringify({ data: models }) : '{"error":"down"}')
+      })
+      await new Promise<void>((resolve) => listing.listen(0, '127.0.0.1', resolve))
+      listingUrl = `http://127.0.0.1:${(listing.address() as AddressInfo).port}/api/v1/models`
+    })
+    after(() => new Promise<void>((resolve) => listing.close(() => resolve())))
+
+    it('fetches nothing until a source is configured, and says so', async () => {
+      await assert.rejects(gwCli(['prices', 'refresh'], { dataDir }), (e: any) => /no price source is set \(the price_source_url setting\)/.test(e.stderr))
+      assert.equal(hits, 0)
+    })
+
+    it('shows the diff (new, changed, unchanged, skipped) and saves nothing without --yes', async () => {
+      const out = await gwCli(['prices', 'refresh', '--source', listingUrl], { dataDir })
+      assert.match(out.stdout, /1 new, 1 changed, 1 unchanged, 3 skipped/)
+      assert.match(out.stdout, /anthropic\/claude-sonnet-5-5\s+changed\s+2 \/ 0\.1 \/ 2\.5 \/ 10\s+1\.5 \/ 0\.08 \/ - \/ 8/)
+      assert.match(out.stdout, /gemini\/gemini-9-test\s+new/)
+      assert.match(out.stdout, /nothing saved: run again with --yes/)
+      const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+      assert.equal(list.some((o: any) => o.model === 'anthropic/claude-sonnet-5-5'), false)
+    })
+
+    it('on --yes saves dated override rows with a source note: requests from today bill the listed rates, earlier ones keep theirs', async () => {
+      const applied = JSON.parse((await gwCli(['prices', 'refresh', '--yes', '--json'], { dataDir })).stdout)
+      const today = new Date().toISOString().slice(0, 10)
+      assert.equal(applied.applied, true)
+      assert.deepEqual(applied.counts, { new: 1, changed: 1, unchanged: 1, skipped: 3 })
+      const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+      const sonnet = list.find((o: any) => o.model === 'anthropic/claude-sonnet-5-5')
+      assert.equal(sonnet.as_of, today)
+      assert.match(sonnet.note, new RegExp(`^refreshed from ${listingUrl.replaceAll('.', '\\.')} on ${today} by cli:`))
+      assert.deepEqual(list.find((o: any) => o.model === 'gemini/gemini-9-test').row, { kind: 'chat', input: 1, output: 4 })
+
+      const u = { input_tokens: 1_000, cache_creation_input_tokens: 1_000, cache_creation_1h_input_tokens: 1_000, output_tokens: 100 }
+      // From today, listed $1.50 / $8 with the 1-hour write the listing leaves out kept at the catalog's $4:
+      // 1,000 × 1,500,000 + 1,000 × 4,000,000 + 100 × 8,000,000 = 1,500,000,000 + 4,000,000,000 + 800,000,000 = 6,300,000,000 pico
+      await expectCost('anthropic/claude-sonnet-5-5', `${today}T12:00:00Z`, u, 0.0063, `override ${today}`)
+      // The day before, the rates it ran at ($2 / 1-hour write $4 / $10):
+      // 1,000 × 2,000,000 + 1,000 × 4,000,000 + 100 × 10,000,000 = 2,000,000,000 + 4,000,000,000 + 1,000,000,000 = 7,000,000,000 pico
+      const dayBefore = new Date(Date.parse(`${today}T12:00:00Z`) - 86_400_000).toISOString()
+      await expectCost('anthropic/claude-sonnet-5-5', dayBefore, u, 0.007, `override ${today}`)
+      now = Date.parse('2026-11-23T12:00:00Z')
+    })
+
+    it('offline or failing, says so and leaves every price as it was', async () => {
+      status = 500
+      await assert.rejects(gwCli(['prices', 'refresh', '--yes'], { dataDir }), (e: any) =>
+        /could not read prices from .*: HTTP 500\. Nothing changed: the catalog of 2026-11-21 and your overrides stand/.test(e.stderr),
+      )
+      const closed = http.createServer()
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+      const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/api/v1/models`
+      await new Promise<void>((resolve) => closed.close(() => resolve()))
+      await assert.rejects(gwCli(['prices', 'refresh', '--source', gone], { dataDir }), (e: any) => /could not read prices from .*ECONNREFUSED.*Nothing changed/.test(e.stderr))
+      const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+      assert.equal(list.find((o: any) => o.model === 'anthropic/claude-sonnet-5-5').row.schedule.at(-1).input, 1.5)
+      status = 200
     })
   })
 })

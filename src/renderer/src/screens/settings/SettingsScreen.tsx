@@ -20,6 +20,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
     allowed_hosts: s.allowed_hosts.join(', '),
     cors_origins: s.cors_origins.join(', '),
     retention_days: s.retention_days === null ? '' : String(s.retention_days),
+    price_source_url: s.price_source_url ?? '',
   })
   const [logBodies, setLogBodies] = useState(s.log_bodies)
   const { errors, formError, busy, submit: send } = useSubmit()
@@ -32,6 +33,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
       cors_origins: list(v.cors_origins),
       log_bodies: logBodies,
       retention_days: numOrNull(v.retention_days),
+      price_source_url: v.price_source_url.trim() || null,
     }
     send(validate(operations['settings.update'].input, input), async () => {
       const ns = await call('settings.update', input)
@@ -68,6 +70,15 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
         />
         <Field label="Keep records for (days)" error={err('retention_days')} hint="Empty keeps them forever.">
           <input inputMode="numeric" value={v.retention_days} onChange={set('retention_days')} placeholder="forever" data-testid="settings-retention" />
+        </Field>
+      </Section>
+      <Section title="Prices">
+        <Field
+          label="Price source URL"
+          error={err('price_source_url')}
+          hint="A current price listing (OpenRouter’s model list shape) for Models → Refresh prices. Empty: prices are never fetched."
+        >
+          <input value={v.price_source_url} onChange={set('price_source_url')} placeholder="never fetched" data-testid="settings-price-source" />
         </Field>
       </Section>
       <FormError message={formError} />
