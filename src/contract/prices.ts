@@ -32,6 +32,23 @@ const rateFields = {
 
 export const tokenRates = z.object(rateFields).strict()
 
+const tierName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, - and _')
+const multiplier = z.number().finite().positive().max(100)
+
+/**
+ * What the provider's service tiers and data-residency settings cost, as multipliers of every
+ * token rate (cache reads and writes included): `service_tiers` by the tier name the provider
+ * reports serving (OpenAI `flex`, `priority`/`fast`; Anthropic fast mode as `fast`),
+ * `inference_geo` by region (Anthropic `us`). A tier the row does not list is not priced; the
+ * standard tier (`default`, `standard`, `auto`) always bills at 1x.
+ */
+const tierFields = {
+  service_tiers: z.record(tierName, multiplier).optional(),
+  inference_geo: z.record(tierName, multiplier).optional(),
+  /** Per-call fees in USD per 1,000 calls, by what the provider reports: web searches (Gemini: grounded queries). */
+  call_fees: z.object({ web_search: z.number().finite().nonnegative().optional() }).strict().optional(),
+}
+
 /** Whole-request long-context tier: when the prompt crosses the line, every token bills at these rates. */
 export const longContextTier = z
   .object({
@@ -46,10 +63,10 @@ export const longContextTier = z
  * midnight, exclusive); an open end runs on. A price cut or rise is a row with `from`; a past price
  * is a row with `until` (the row's own rates being today's); a promotion has both. Where rows
  * overlap, the one that started last wins. A row replaces the rates and the long-context tier
- * together.
+ * together; tier multipliers and call fees it leaves out stay the model's.
  */
 export const scheduledRates = z
-  .object({ ...rateFields, from: isoDate.optional(), until: isoDate.optional(), long_context: longContextTier.optional() })
+  .object({ ...rateFields, ...tierFields, from: isoDate.optional(), until: isoDate.optional(), long_context: longContextTier.optional() })
   .strict()
   .refine((r) => r.from !== undefined || r.until !== undefined, 'a dated row needs from, until or both')
   .refine((r) => r.from === undefined || r.until === undefined || r.from < r.until, { message: 'until must be after from', path: ['until'] })
@@ -71,6 +88,7 @@ export const peakPricing = z
 
 const rowFields = {
   ...rateFields,
+  ...tierFields,
   context_length: z.number().int().positive().optional(),
   max_output_tokens: z.number().int().positive().optional(),
   long_context: longContextTier.optional(),
@@ -157,6 +175,32 @@ export const repriceResult = z.object({
   ),
 })
 
+const listedRates = z.object({
+  input: z.number(),
+  output: z.number().optional(),
+  cached_input: z.number().optional(),
+  cache_write: z.number().optional(),
+})
+
+export const refreshResult = z.object({
+  /** The listing's address (the `price_source_url` setting). */
+  source: z.string(),
+  /** The built-in catalog's date, which stands for every model the refresh leaves alone. */
+  catalog_as_of: z.string(),
+  /** True when the rows were saved as overrides dated today. */
+  applied: z.boolean(),
+  counts: z.object({
+    /** Models the price book lacks, of providers the gateway knows. */
+    new: z.number().int(),
+    /** Models whose listed rates differ from the ones billed now. */
+    changed: z.number().int(),
+    unchanged: z.number().int(),
+    /** Listed models of other vendors, free variants, or without a usable price. */
+    skipped: z.number().int(),
+  }),
+  rows: z.array(z.object({ model: z.string(), status: z.enum(['new', 'changed']), current: listedRates.nullable(), listed: listedRates })),
+})
+
 export const priceOps = {
   'prices.list': op({
     summary: 'Price overrides (full rows) and holiday calendars in force',
@@ -199,6 +243,12 @@ export const priceOps = {
     access: 'admin',
     input: z.object({ name: z.string() }).strict(),
     output: ok,
+  }),
+  'prices.refresh': op({
+    summary: 'Compare the price listing at the `price_source_url` setting with the price book; with `apply`, save the differences as dated overrides',
+    access: 'admin',
+    input: z.object({ apply: z.boolean().default(false) }).strict(),
+    output: refreshResult,
   }),
   'prices.reprice': op({
     summary: 'Recompute stored costs from stored usage with the current price book (one batch per call)',

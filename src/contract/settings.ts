@@ -14,6 +14,15 @@ export const settings = z.object({
   retention_days: z.number().int().positive().nullable(),
   /** A session whose cost passes this many USD raises an alert (dashboard banner, desktop notification); null for none. */
   session_alert_usd: z.number().positive().nullable(),
+  /**
+   * Where `gw prices refresh` pulls a current price listing (OpenRouter's model list shape, e.g.
+   * https://openrouter.ai/api/v1/models). Null, the default: prices are never fetched.
+   */
+  price_source_url: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'an http:// or https:// address')
+    .nullable(),
 })
 export type Settings = z.infer<typeof settings>
 

@@ -130,6 +130,7 @@ export class Gateway {
       log_bodies: false,
       retention_days: null,
       session_alert_usd: null,
+      price_source_url: null,
     })
     this.keyIndex.reload(this.keys.all())
     this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))

@@ -1,5 +1,7 @@
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
 import { launch, openPage, skipReason, type WatchedPage } from './support/browser'
@@ -69,5 +71,45 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
     await models.id('reprice-dry-run').uncheck()
     await models.answerOf('prices.reprice', () => models.id('reprice-run').click())
     await models.waitForText(models.id('reprice-result'), /^Changed \d+ of \d+ requests; difference \$[\d.e-]+; 0 prepaid ledger adjustments\./)
+  })
+
+  it('refreshes prices from a listing: shows the diff, applies it on confirmation, says so when the source is down', async () => {
+    let down = false
+    const listing = http.createServer((_req, res) => {
+      if (down) return void res.writeHead(503).end()
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          data: [
+            { id: 'openai/gpt-6-luna', pricing: { prompt: '0.0000002', completion: '0.000001' } },
+            { id: 'openai/gpt-e2e-new', pricing: { prompt: '0.000001', completion: '0.000002' } },
+            { id: 'meta-llama/llama-9', pricing: { prompt: '0.0000001', completion: '0.0000001' } },
+          ],
+        }),
+      )
+    })
+    await new Promise<void>((resolve) => listing.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(listing.address() as AddressInfo).port}/api/v1/models`
+    try {
+      // The reprice dialog of the test before is still open.
+      await models.id('dialog-close').click()
+      await models.id('reprice-dialog').waitFor({ state: 'detached' })
+      assert.equal(await models.compareListing(url), 200)
+      await models.waitForText(models.id('refresh-counts'), '1 new, 1 changed, 0 unchanged, 1 skipped.')
+      await models.waitForCount('refresh-row', 2)
+      assert.equal(stack.running.gateway.prices.all().some((o) => o.model === 'openai/gpt-e2e-new'), false, 'nothing saved before Apply')
+      assert.equal(await models.applyListing(), 200)
+      await models.waitForToast('Saved 2 prices dated today')
+      await models.waitForText(models.id('refresh-counts'), '— saved.')
+      const saved = stack.running.gateway.prices.all().find((o) => o.model === 'openai/gpt-6-luna')!
+      assert.match(saved.note ?? '', /^refreshed from http:\/\/127\.0\.0\.1:\d+\/api\/v1\/models on \d{4}-\d{2}-\d{2} by user:admin$/)
+      assert.deepEqual({ ...saved.row.schedule!.at(-1), from: undefined }, { input: 0.2, output: 1, cached_input: 0.01, cache_write: 0.125, from: undefined, long_context: saved.row.long_context })
+
+      down = true
+      w.allowHttpError(502, 'prices.refresh')
+      assert.equal(await models.answerOf('prices.refresh', () => models.id('refresh-compare').click()).then((r) => r.status()), 502)
+      await models.waitForText(models.id('form-error'), /could not read prices from .*: HTTP 503\. Nothing changed/)
+    } finally {
+      await new Promise<void>((resolve) => listing.close(() => resolve()))
+    }
   })
 })

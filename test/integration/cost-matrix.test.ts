@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
@@ -16,7 +18,7 @@ import { gwCli, readSse, tempDir, waitForRecord } from '../support/harness'
  * the stored record, to 1e-9 USD. The gateway's clock is set per case: the request's time picks
  * schedules, peak hours and holidays.
  */
-describe('cost matrix: reasoning conventions, calendars, history, retired slugs, whole-row overrides, repricing', () => {
+describe('cost matrix: reasoning conventions, calendars, history, retired slugs, whole-row overrides, repricing, service tiers, per-call fees', () => {
   let running: RunningGateway
   let dataDir: string
   let now = Date.parse('2026-11-23T12:00:00Z')
@@ -28,7 +30,9 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     fakes.openai = await startFakeOpenAI()
     fakes.xai = await startFakeOpenAI({ quirks: { xaiUsage: true } })
     fakes.deepseek = await startFakeOpenAI({ quirks: { deepseekUsage: true } })
-    anthropic = await startFakeAnthropic({ models: ['claude-sonnet-5-5', 'claude-haiku-4-5'] })
+    // Gemini through its OpenAI-compatible endpoint, as the gateway calls it.
+    fakes.gemini = await startFakeOpenAI()
+    anthropic = await startFakeAnthropic({ models: ['claude-sonnet-5-5', 'claude-haiku-4-5', 'claude-opus-5-5'] })
     dataDir = tempDir()
     running = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
@@ -51,22 +55,36 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
-  const chat = (model: string, stream: boolean, secret = key) =>
+  const chat = (model: string, stream: boolean, secret = key, extra: Record<string, unknown> = {}) =>
     fetch(`${running.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }], stream, ...(stream && { stream_options: { include_usage: true } }) }),
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }], stream, ...(stream && { stream_options: { include_usage: true } }), ...extra }),
     })
 
-  /** The cost of one request, JSON and streamed, at `at`: the three figures a user can see must agree with `usd`. */
-  async function expectCost(model: string, at: string, usage: Partial<UsageSpec> | Partial<AnthropicUsage>, usd: number, priceSource: string) {
+  /**
+   * The cost of one request, JSON and streamed, at `at`: the three figures a user can see must agree
+   * with `usd`. `o.body` adds to the request (a `service_tier`), `o.serviceTier` is the tier the
+   * OpenAI-shaped provider reports serving.
+   */
+  async function expectCost(
+    model: string,
+    at: string,
+    usage: Partial<UsageSpec> | Partial<AnthropicUsage>,
+    usd: number,
+    priceSource: string,
+    o: { body?: Record<string, unknown>; serviceTier?: string } = {},
+  ) {
     now = Date.parse(at)
     const provider = model.slice(0, model.indexOf('/'))
     if (provider === 'anthropic') anthropic.script({ kind: 'reply', usage: usage as Partial<AnthropicUsage> }, { kind: 'reply', usage: usage as Partial<AnthropicUsage> })
-    else fakes[provider].script({ kind: 'reply', usage: usage as Partial<UsageSpec> }, { kind: 'reply', usage: usage as Partial<UsageSpec> })
-    const res: any = await (await chat(model, false)).json()
+    else {
+      const reply = { kind: 'reply' as const, usage: usage as Partial<UsageSpec>, serviceTier: o.serviceTier }
+      fakes[provider].script(reply, reply)
+    }
+    const res: any = await (await chat(model, false, key, o.body)).json()
     assert.ok(res.gw, JSON.stringify(res))
-    const events = await readSse(await chat(model, true))
+    const events = await readSse(await chat(model, true, key, o.body))
     const last = events.at(-2) as any
     for (const [where, cost] of [
       ['response', res.gw.cost],
@@ -82,6 +100,9 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     assert.equal(record.created_at, new Date(at).toISOString(), 'the record carries the clock’s time')
     return record
   }
+
+  /** The record's tier (asked for, served, region), from the JSON request and the streamed one alike. */
+  const tierOf = (r: { tier?: unknown }) => r.tier
 
   it('bills xAI reasoning reported outside completion_tokens as output', async () => {
     // grok-4.7 $2 / $6; xAI reports completion 637 and reasoning 900 beside it (total 10,876):
@@ -279,5 +300,251 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     } finally {
       now = Date.parse('2026-11-23T12:00:00Z')
     }
+  })
+  describe('service tiers: the tier the provider says it served is billed, the one asked for is recorded beside it', () => {
+    const luna = { prompt_tokens: 10_000, cached_tokens: 4_000, completion_tokens: 1_000 }
+
+    it('bills OpenAI flex at 0.5x every rate, cache reads included', async () => {
+      // gpt-6-luna $0.10 / cached $0.01 / $0.50, flex ×0.5 → 50,000 / 5,000 / 250,000 pico per token:
+      // 6,000 × 50,000 + 4,000 × 5,000 + 1,000 × 250,000 = 300,000,000 + 20,000,000 + 250,000,000 = 570,000,000 pico
+      const r = await expectCost('openai/gpt-6-luna', '2026-11-23T12:00:00Z', luna, 0.00057, 'catalog 2026-11-21 (flex ×0.5)', {
+        body: { service_tier: 'flex' },
+        serviceTier: 'flex',
+      })
+      assert.deepEqual(tierOf(r), { requested: 'flex', served: 'flex', inference_geo: null })
+      assert.equal(r.cost?.service_tier, 'flex')
+    })
+
+    it('bills `auto` at the tier the answer reports (priority, 2x), and flex served as default at list price', async () => {
+      // auto served as priority ×2 → 200,000 / 20,000 / 1,000,000 pico per token:
+      // 6,000 × 200,000 + 4,000 × 20,000 + 1,000 × 1,000,000 = 1,200,000,000 + 80,000,000 + 1,000,000,000 = 2,280,000,000 pico
+      const auto = await expectCost('openai/gpt-6-luna', '2026-11-23T12:00:00Z', luna, 0.00228, 'catalog 2026-11-21 (priority ×2)', {
+        body: { service_tier: 'auto' },
+        serviceTier: 'priority',
+      })
+      assert.deepEqual(tierOf(auto), { requested: 'auto', served: 'priority', inference_geo: null })
+      // flex asked, default served: 6,000 × 100,000 + 4,000 × 10,000 + 1,000 × 500,000 = 600,000,000 + 40,000,000 + 500,000,000 = 1,140,000,000 pico
+      const fellBack = await expectCost('openai/gpt-6-luna', '2026-11-23T12:00:00Z', luna, 0.00114, 'catalog 2026-11-21', {
+        body: { service_tier: 'flex' },
+        serviceTier: 'default',
+      })
+      assert.deepEqual(tierOf(fellBack), { requested: 'flex', served: 'default', inference_geo: null })
+      const store = new Database(path.join(dataDir, DB_FILE), { readonly: true })
+      try {
+        assert.deepEqual(store.prepare(`SELECT service_tier_requested AS requested, service_tier AS served FROM requests WHERE id = ?`).get(fellBack.id), {
+          requested: 'flex',
+          served: 'default',
+        })
+      } finally {
+        store.close()
+      }
+    })
+
+    it('bills GPT-5.5 Fast at its own 2.5x, and leaves a tier the price row does not know unpriced, never at list price', async () => {
+      // gpt-5.5 $5 / $30, fast ×2.5 → 12,500,000 / 75,000,000 pico per token:
+      // 1,000 × 12,500,000 + 100 × 75,000,000 = 12,500,000,000 + 7,500,000,000 = 20,000,000,000 pico
+      await expectCost('openai/gpt-5.5', '2026-11-23T12:00:00Z', { prompt_tokens: 1_000, completion_tokens: 100 }, 0.02, 'catalog 2026-11-21 (fast ×2.5)', {
+        serviceTier: 'fast',
+      })
+      fakes.openai.script({ kind: 'reply', serviceTier: 'scale' })
+      const res: any = await (await chat('openai/gpt-6-luna', false, key, { service_tier: 'scale' })).json()
+      assert.equal(res.gw.cost.priced, false)
+      assert.match(res.gw.cost.unpriced_reason, /no price for the scale service tier of openai\/gpt-6-luna/)
+    })
+
+    it('bills Gemini priority at 1.8x from what its OpenAI-compatible answer reports', async () => {
+      // gemini-3.8-flash promo $0.75 / $3.75, priority ×1.8 → 1,350,000 / 6,750,000 pico per token:
+      // 10,000 × 1,350,000 + 1,000 × 6,750,000 = 13,500,000,000 + 6,750,000,000 = 20,250,000,000 pico
+      await expectCost('gemini/gemini-3.8-flash', '2026-11-23T12:00:00Z', { prompt_tokens: 10_000, completion_tokens: 1_000 }, 0.02025, 'catalog 2026-11-21 (priority ×1.8)', {
+        serviceTier: 'priority',
+      })
+    })
+
+    it("bills Anthropic fast mode (usage speed: fast) at 2x, cache reads included", async () => {
+      // claude-opus-5-5 $4 / read $0.20 / $20, fast ×2 → 8,000,000 / 400,000 / 40,000,000 pico per token:
+      // 1,000 × 8,000,000 + 2,000 × 400,000 + 500 × 40,000,000 = 8,000,000,000 + 800,000,000 + 20,000,000,000 = 28,800,000,000 pico
+      const r = await expectCost(
+        'anthropic/claude-opus-5-5',
+        '2026-11-23T12:00:00Z',
+        { input_tokens: 1_000, cache_read_input_tokens: 2_000, output_tokens: 500, speed: 'fast' },
+        0.0288,
+        'catalog 2026-11-21 (fast ×2)',
+      )
+      assert.equal((tierOf(r) as any).served, 'fast')
+    })
+  })
+
+  describe('per-call fees and data residency', () => {
+    it('bills Anthropic web searches per call and the inference_geo "us" uplift (1.1x) on tokens only', async () => {
+      // claude-sonnet-5-5 $2 / $10, geo us ×1.1 → 2,200,000 / 11,000,000 pico per token; 3 searches at $10 per 1,000 = 1e10 pico each:
+      // 1,000 × 2,200,000 + 100 × 11,000,000 + 3 × 10,000,000,000 = 2,200,000,000 + 1,100,000,000 + 30,000,000,000 = 33,300,000,000 pico
+      const r = await expectCost(
+        'anthropic/claude-sonnet-5-5',
+        '2026-11-23T12:00:00Z',
+        { input_tokens: 1_000, output_tokens: 100, web_search_requests: 3, inference_geo: 'us' },
+        0.0333,
+        'catalog 2026-11-21 (geo us ×1.1)',
+      )
+      assert.equal(r.cost?.web_search_calls, 3)
+      assert.ok(Math.abs(r.cost!.fees_usd! - 0.03) < 1e-12)
+      assert.equal(r.usage?.web_search_calls, 3)
+      assert.deepEqual(tierOf(r), { requested: null, served: 'standard', inference_geo: 'us' })
+    })
+
+    it('prices fast mode, geo and searches on the Messages wire: body, stream gw event and records', async () => {
+      now = Date.parse('2026-11-23T12:00:00Z')
+      const usage = { input_tokens: 1_000, output_tokens: 100, web_search_requests: 2, speed: 'fast', inference_geo: 'us' }
+      anthropic.script({ kind: 'reply', usage }, { kind: 'reply', usage })
+      const messages = (stream: boolean) =>
+        fetch(`${running.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'anthropic-beta': 'fast-mode-2026-02-01', 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'anthropic/claude-opus-5-5', max_tokens: 100, speed: 'fast', messages: [{ role: 'user', content: 'x' }], stream }),
+        })
+      // claude-opus-5-5 $4 / $20, fast ×2 and geo us ×1.1 = ×2.2 → 8,800,000 / 44,000,000 pico per token; 2 searches × 1e10 pico:
+      // 1,000 × 8,800,000 + 100 × 44,000,000 + 2 × 10,000,000,000 = 8,800,000,000 + 4,400,000,000 + 20,000,000,000 = 33,200,000,000 pico
+      const expected = 0.0332
+      const json = await messages(false)
+      assert.equal(json.status, 200, await json.clone().text())
+      assert.ok(Math.abs(Number(json.headers.get('x-gw-cost-usd')) - expected) < 1e-9)
+      const record = await waitForRecord(running.gateway, json.headers.get('x-gw-request-id'))
+      assert.ok(Math.abs(record.cost!.final_usd! - expected) < 1e-9)
+      assert.equal(record.cost!.price_source, 'catalog 2026-11-21 (fast ×2, geo us ×1.1)')
+      assert.deepEqual(tierOf(record), { requested: 'fast', served: 'fast', inference_geo: 'us' })
+      const streamed = await (await messages(true)).text()
+      const gw = JSON.parse(/^event: gw\ndata: (.*)$/m.exec(streamed)![1]).gw
+      assert.ok(Math.abs(gw.cost.final_usd - expected) < 1e-9, `stream gw: ${gw.cost.final_usd}`)
+      assert.equal(gw.cost.web_search_calls, 2, 'the searches come in message_delta')
+      assert.ok(Math.abs((await waitForRecord(running.gateway, gw.request_id)).cost!.final_usd! - expected) < 1e-9)
+    })
+
+    it('prices a Responses answer’s web_search_call items per call, at the tier it reports: JSON, stream and records', async () => {
+      now = Date.parse('2026-11-23T12:00:00Z')
+      const usage = { input_tokens: 10_000, cached_tokens: 4_000, output_tokens: 1_000 }
+      const reply = { kind: 'reply' as const, usage, webSearches: 2 }
+      fakes.openai.scriptResponses(reply, reply)
+      const responses = (stream: boolean) =>
+        fetch(`${running.url}/v1/responses`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'openai/gpt-6-luna', input: 'news?', tools: [{ type: 'web_search' }], service_tier: 'flex', stream }),
+        })
+      // Tokens at flex ×0.5 as on chat: 570,000,000 pico; 2 searches at $10 per 1,000 = 2 × 10,000,000,000 pico:
+      // 570,000,000 + 20,000,000,000 = 20,570,000,000 pico
+      const expected = 0.02057
+      const body: any = await (await responses(false)).json()
+      assert.ok(Math.abs(body.gw.cost.final_usd - expected) < 1e-9, JSON.stringify(body.gw.cost))
+      assert.equal(body.gw.cost.price_source, 'catalog 2026-11-21 (flex ×0.5)')
+      const record = await waitForRecord(running.gateway, body.gw.request_id)
+      assert.ok(Math.abs(record.cost!.final_usd! - expected) < 1e-9)
+      assert.deepEqual(tierOf(record), { requested: 'flex', served: 'flex', inference_geo: null })
+      const events = (await (await responses(true)).text()).split('\n\n').filter((b) => b.includes('response.completed'))
+      const completed = JSON.parse(/^data: (.*)$/m.exec(events.at(-1)!)![1])
+      assert.ok(Math.abs(completed.response.gw.cost.final_usd - expected) < 1e-9)
+      assert.equal(completed.response.gw.cost.web_search_calls, 2)
+      assert.ok(Math.abs((await waitForRecord(running.gateway, completed.response.gw.request_id)).cost!.final_usd! - expected) < 1e-9)
+    })
+
+    it('takes tier multipliers and call fees from a whole-row override, and reprices with the tier the record kept', async () => {
+      await gwCli(['prices', 'set', 'openai/gpt-tiered', '--file', '-', '--as-of', '2026-11-22', '--note', 'negotiated'], {
+        dataDir,
+        input: JSON.stringify({ input: 1, output: 2, service_tiers: { flex: 0.4 } }),
+      })
+      // flex ×0.4 → 400,000 / 800,000 pico per token: 1,000 × 400,000 + 100 × 800,000 = 400,000,000 + 80,000,000 = 480,000,000 pico
+      const r = await expectCost('openai/gpt-tiered', '2026-11-23T12:00:00Z', { prompt_tokens: 1_000, completion_tokens: 100 }, 0.00048, 'override 2026-11-22 (flex ×0.4)', {
+        serviceTier: 'flex',
+      })
+      await gwCli(['prices', 'set', 'openai/gpt-tiered', '--file', '-', '--as-of', '2026-11-23'], {
+        dataDir,
+        input: JSON.stringify({ input: 1, output: 2, service_tiers: { flex: 0.5 } }),
+      })
+      await gwCli(['prices', 'reprice', '--since', '2026-11-23', '--model', 'openai/gpt-tiered', '--json'], { dataDir })
+      // Repriced at the stored tier, flex ×0.5: 1,000 × 500,000 + 100 × 1,000,000 = 500,000,000 + 100,000,000 = 600,000,000 pico
+      const repriced = await waitForRecord(running.gateway, r.id)
+      assert.equal(repriced.cost?.final_usd, 0.0006)
+      assert.equal(repriced.cost?.price_source, 'override 2026-11-23 (flex ×0.5)')
+    })
+  })
+  describe('live prices: gw prices refresh against a listing server on loopback', () => {
+    let listing: http.Server
+    let listingUrl = ''
+    let status = 200
+    let hits = 0
+    // OpenRouter's shape: USD per token as decimal strings.
+    const models = [
+      // Unchanged: the catalog's $0.10 / $0.01 / $0.125 / $0.50.
+      { id: 'openai/gpt-6-luna', pricing: { prompt: '0.0000001', completion: '0.0000005', input_cache_read: '0.00000001', input_cache_write: '0.000000125' } },
+      // Changed: $1.50 / read $0.08 / $8 instead of $2 / $0.10 / $10 (dotted version, as OpenRouter names Claude).
+      { id: 'anthropic/claude-sonnet-5.5', pricing: { prompt: '0.0000015', completion: '0.000008', input_cache_read: '0.00000008' } },
+      // New: a model the catalog does not know.
+      { id: 'google/gemini-9-test', pricing: { prompt: '0.000001', completion: '0.000004' } },
+      // Skipped: another vendor, a free variant, a router's placeholder price.
+      { id: 'meta-llama/llama-9', pricing: { prompt: '0.0000001', completion: '0.0000001' } },
+      { id: 'openai/gpt-6-luna:free', pricing: { prompt: '0', completion: '0' } },
+      { id: 'x-ai/grok-4.7', pricing: { prompt: '-1', completion: '-1' } },
+    ]
+
+    before(async () => {
+      listing = http.createServer((req, res) => {
+        hits++
+        if (req.url !== '/api/v1/models') return void res.writeHead(404).end()
+        res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? JSON.stringify({ data: models }) : '{"error":"down"}')
+      })
+      await new Promise<void>((resolve) => listing.listen(0, '127.0.0.1', resolve))
+      listingUrl = `http://127.0.0.1:${(listing.address() as AddressInfo).port}/api/v1/models`
+    })
+    after(() => new Promise<void>((resolve) => listing.close(() => resolve())))
+
+    it('fetches nothing until a source is configured, and says so', async () => {
+      await assert.rejects(gwCli(['prices', 'refresh'], { dataDir }), (e: any) => /no price source is set \(the price_source_url setting\)/.test(e.stderr))
+      assert.equal(hits, 0)
+    })
+
+    it('shows the diff (new, changed, unchanged, skipped) and saves nothing without --yes', async () => {
+      const out = await gwCli(['prices', 'refresh', '--source', listingUrl], { dataDir })
+      assert.match(out.stdout, /1 new, 1 changed, 1 unchanged, 3 skipped/)
+      assert.match(out.stdout, /anthropic\/claude-sonnet-5-5\s+changed\s+2 \/ 0\.1 \/ 2\.5 \/ 10\s+1\.5 \/ 0\.08 \/ - \/ 8/)
+      assert.match(out.stdout, /gemini\/gemini-9-test\s+new/)
+      assert.match(out.stdout, /nothing saved: run again with --yes/)
+      const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+      assert.equal(list.some((o: any) => o.model === 'anthropic/claude-sonnet-5-5'), false)
+    })
+
+    it('on --yes saves dated override rows with a source note: requests from today bill the listed rates, earlier ones keep theirs', async () => {
+      const applied = JSON.parse((await gwCli(['prices', 'refresh', '--yes', '--json'], { dataDir })).stdout)
+      const today = new Date().toISOString().slice(0, 10)
+      assert.equal(applied.applied, true)
+      assert.deepEqual(applied.counts, { new: 1, changed: 1, unchanged: 1, skipped: 3 })
+      const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+      const sonnet = list.find((o: any) => o.model === 'anthropic/claude-sonnet-5-5')
+      assert.equal(sonnet.as_of, today)
+      assert.match(sonnet.note, new RegExp(`^refreshed from ${listingUrl.replaceAll('.', '\\.')} on ${today} by cli:`))
+      assert.deepEqual(list.find((o: any) => o.model === 'gemini/gemini-9-test').row, { kind: 'chat', input: 1, output: 4 })
+
+      const u = { input_tokens: 1_000, cache_creation_input_tokens: 1_000, cache_creation_1h_input_tokens: 1_000, output_tokens: 100 }
+      // From today, listed $1.50 / $8 with the 1-hour write the listing leaves out kept at the catalog's $4:
+      // 1,000 × 1,500,000 + 1,000 × 4,000,000 + 100 × 8,000,000 = 1,500,000,000 + 4,000,000,000 + 800,000,000 = 6,300,000,000 pico
+      await expectCost('anthropic/claude-sonnet-5-5', `${today}T12:00:00Z`, u, 0.0063, `override ${today}`)
+      // The day before, the rates it ran at ($2 / 1-hour write $4 / $10):
+      // 1,000 × 2,000,000 + 1,000 × 4,000,000 + 100 × 10,000,000 = 2,000,000,000 + 4,000,000,000 + 1,000,000,000 = 7,000,000,000 pico
+      const dayBefore = new Date(Date.parse(`${today}T12:00:00Z`) - 86_400_000).toISOString()
+      await expectCost('anthropic/claude-sonnet-5-5', dayBefore, u, 0.007, `override ${today}`)
+      now = Date.parse('2026-11-23T12:00:00Z')
+    })
+
+    it('offline or failing, says so and leaves every price as it was', async () => {
+      status = 500
+      await assert.rejects(gwCli(['prices', 'refresh', '--yes'], { dataDir }), (e: any) =>
+        /could not read prices from .*: HTTP 500\. Nothing changed: the catalog of 2026-11-21 and your overrides stand/.test(e.stderr),
+      )
+      const closed = http.createServer()
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+      const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/api/v1/models`
+      await new Promise<void>((resolve) => closed.close(() => resolve()))
+      await assert.rejects(gwCli(['prices', 'refresh', '--source', gone], { dataDir }), (e: any) => /could not read prices from .*ECONNREFUSED.*Nothing changed/.test(e.stderr))
+      const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
+      assert.equal(list.find((o: any) => o.model === 'anthropic/claude-sonnet-5-5').row.schedule.at(-1).input, 1.5)
+      status = 200
+    })
   })
 })

@@ -239,7 +239,10 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(record.attribution.user_id, 'alice')
     assert.equal(record.attribution.session_id, 'gw-session-9')
     assert.deepEqual(record.attribution.tags, ['codex'])
-    assert.equal(record.cost!.final_usd, 0.0028)
+    // Codex asked for service_tier "priority" and the answer says it was served so: every rate ×2 on gpt-5.1,
+    // (600 × 1.25 + 400 × 0.125 + 200 × 10) × 2 per million = 0.0056.
+    assert.equal(record.cost!.final_usd, 0.0056)
+    assert.deepEqual(record.tier, { requested: 'priority', served: 'priority', inference_geo: null })
   })
 
   it('applies a preset: its system prompt before instructions, its parameters winning on max_output_tokens and temperature', async () => {

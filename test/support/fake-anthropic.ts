@@ -27,6 +27,14 @@ export interface UsageSpec {
   cache_creation_1h_input_tokens: number
   /** Reported in output_tokens_details when set; part of output_tokens, as Anthropic bills them. */
   thinking_tokens?: number
+  /** `server_tool_use.web_search_requests`: searches the answer ran (a stream reports them in message_delta). */
+  web_search_requests?: number
+  /** `standard` unless set. */
+  service_tier?: string
+  /** `fast` when fast mode served the answer. */
+  speed?: string
+  /** Where the answer was served (`us`, `global`). */
+  inference_geo?: string
 }
 
 export interface ToolUseSpec {
@@ -98,6 +106,7 @@ const COUNT_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choi
 /** Fields Anthropic takes only under their beta header (`anthropic-beta`, comma-separated): the beta each needs. */
 const BETA_FIELDS: Record<string, string> = {
   context_management: 'context-management-2025-06-27',
+  speed: 'fast-mode-2026-02-01',
 }
 
 /** Anthropic's error type for each status (its errors page). */
@@ -351,9 +360,15 @@ function usageObject(spec: UsageSpec) {
     cache_creation: { ephemeral_5m_input_tokens: spec.cache_creation_input_tokens - oneHour, ephemeral_1h_input_tokens: oneHour },
     output_tokens: spec.output_tokens,
     ...(spec.thinking_tokens !== undefined ? { output_tokens_details: { thinking_tokens: spec.thinking_tokens } } : {}),
-    service_tier: 'standard',
+    ...serverToolUse(spec),
+    service_tier: spec.service_tier ?? 'standard',
+    ...(spec.speed !== undefined ? { speed: spec.speed } : {}),
+    ...(spec.inference_geo !== undefined ? { inference_geo: spec.inference_geo } : {}),
   }
 }
+
+const serverToolUse = (spec: UsageSpec) =>
+  spec.web_search_requests !== undefined ? { server_tool_use: { web_search_requests: spec.web_search_requests, web_fetch_requests: 0 } } : {}
 
 function replyBlocks(b: Reply): Array<Record<string, unknown>> {
   const blocks: Array<Record<string, unknown>> = []
@@ -418,7 +433,8 @@ class EventWriter {
 
   start(model: string, usage: UsageSpec) {
     const message = { id: randomId('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null }
-    this.send('message_start', { message: { ...message, usage: { ...usageObject(usage), output_tokens: 1 } } })
+    const { server_tool_use: _searchesComeLater, ...started } = usageObject(usage) as Record<string, unknown>
+    this.send('message_start', { message: { ...message, usage: { ...started, output_tokens: 1 } } })
     // Anthropic sends one ping right after message_start.
     if (!this.pings) this.ping()
   }
@@ -434,7 +450,7 @@ function streamReply(res: ServerResponse, model: string, b: Reply) {
   w.start(model, usage)
   replyBlocks(b).forEach((block, index) => w.block(index, block))
   // message_delta's counts are cumulative; this one carries only the output count, as older API versions do.
-  w.send('message_delta', { delta: { stop_reason: stopReasonOf(b), stop_sequence: b.stopSequence ?? null }, usage: { output_tokens: usage.output_tokens } })
+  w.send('message_delta', { delta: { stop_reason: stopReasonOf(b), stop_sequence: b.stopSequence ?? null }, usage: { output_tokens: usage.output_tokens, ...serverToolUse(usage) } })
   w.send('message_stop', {})
   w.end()
 }

@@ -27,6 +27,8 @@ export type Behaviour =
       toolCalls?: Array<{ id: string; name: string; arguments: string }>
       /** vLLM and servers built on it: the stop sequence that ended the answer, as the choice's `stop_reason`. */
       matchedStop?: string
+      /** The `service_tier` the answer (every chunk of a stream) reports serving; OpenAI's `default` otherwise. */
+      serviceTier?: string
     }
   /** An error before the first byte; `body` defaults to OpenAI's error body for that status, a string body is sent verbatim. */
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
@@ -375,7 +377,7 @@ function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean, 
       },
     ],
     ...(withUsage ? { usage: usageObject({ ...DEFAULT_USAGE, ...b.usage }, q) } : {}),
-    service_tier: 'default',
+    service_tier: b.serviceTier ?? 'default',
     system_fingerprint: SYSTEM_FINGERPRINT,
     ...(q.groqUsage ? { x_groq: { id: `req_${randomHex(12)}` } } : {}),
   }
@@ -472,6 +474,7 @@ class ChunkWriter {
     private readonly ex: Exchange,
     private readonly model: string,
     private readonly includeUsage: boolean,
+    private readonly serviceTier = 'default',
   ) {
     this.q = ex.quirks
     this.sse = new SseWriter(ex)
@@ -512,7 +515,7 @@ class ChunkWriter {
       object: 'chat.completion.chunk',
       created: this.created,
       model: this.model,
-      service_tier: 'default',
+      service_tier: this.serviceTier,
       system_fingerprint: SYSTEM_FINGERPRINT,
       choices,
       // Groq (older) never sends a top-level usage on a stream.
@@ -523,7 +526,7 @@ class ChunkWriter {
 
 function streamReply(ex: Exchange, model: string, b: ReplyBehaviour, includeUsage: boolean) {
   const q = ex.quirks
-  const w = new ChunkWriter(ex, model, includeUsage)
+  const w = new ChunkWriter(ex, model, includeUsage, b.serviceTier)
   const content = b.content ?? (b.toolCalls ? null : DEFAULT_CONTENT)
   const finishReason = finishReasonOf(b, q)
   const usage = { ...DEFAULT_USAGE, ...b.usage }

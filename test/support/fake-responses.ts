@@ -22,7 +22,17 @@ export interface ResponsesUsageSpec {
 
 /** What one `POST /v1/responses` answers (the shared behaviours, status and delay, are the server's). */
 export type ResponsesBehaviour =
-  | { kind: 'reply'; content?: string; usage?: Partial<ResponsesUsageSpec>; toolCalls?: Array<{ name: string; arguments: string }>; status?: 'completed' | 'incomplete' }
+  | {
+      kind: 'reply'
+      content?: string
+      usage?: Partial<ResponsesUsageSpec>
+      toolCalls?: Array<{ name: string; arguments: string }>
+      status?: 'completed' | 'incomplete'
+      /** The tier the finished response reports serving; otherwise the one asked for, `auto` resolving to `default`. */
+      serviceTier?: string
+      /** `web_search_call` output items before the answer, one per search. */
+      webSearches?: number
+    }
   /** Streams only: `afterDeltas` text deltas, then OpenAI's `error` event, a `response.failed` event, or a cut connection. */
   | { kind: 'fail-mid-stream'; afterDeltas: number; mode: 'error-event' | 'response-failed' | 'drop' }
 
@@ -217,6 +227,9 @@ function outputItems(body: Record<string, any>, b: Extract<ResponsesBehaviour, {
     }
     items.push(item)
   }
+  for (let i = 0; i < (b.webSearches ?? 0); i++) {
+    items.push({ id: `ws_${hex(12)}`, type: 'web_search_call', status: 'completed', action: { type: 'search', query: `query ${i + 1}` } })
+  }
   const content = b.content ?? (b.toolCalls ? undefined : DEFAULT_CONTENT)
   if (content !== undefined) {
     items.push({
@@ -302,6 +315,7 @@ export function answerResponses(
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     output: items,
     usage: usageObject(usage),
+    service_tier: b.serviceTier ?? (shell.service_tier === 'auto' ? 'default' : shell.service_tier),
   }
   if (final.store) state.stored.set(final.id, final)
   if (!stream) {

@@ -302,11 +302,13 @@ describe('priceUsage: embeddings, unknown prices, local and missing usage', () =
 describe('normalizeResponsesUsage', () => {
   it('reads the Responses API shape: cached tokens inside the input, reasoning tokens inside the output', () => {
     const u = normalizeResponsesUsage({
-      input_tokens: 1_000,
-      input_tokens_details: { cached_tokens: 400 },
-      output_tokens: 200,
-      output_tokens_details: { reasoning_tokens: 50 },
-      total_tokens: 1_200,
+      usage: {
+        input_tokens: 1_000,
+        input_tokens_details: { cached_tokens: 400 },
+        output_tokens: 200,
+        output_tokens_details: { reasoning_tokens: 50 },
+        total_tokens: 1_200,
+      },
     })
     assert.deepEqual(u, {
       prompt_tokens: 1_000,
@@ -321,8 +323,8 @@ describe('normalizeResponsesUsage', () => {
 
   it('is null without token counts, and flags counts that cannot be usage', () => {
     assert.equal(normalizeResponsesUsage(null), null)
-    assert.equal(normalizeResponsesUsage({ total_tokens: 5 }), null)
-    const u = normalizeResponsesUsage({ input_tokens: 10, output_tokens: -3 })!
+    assert.equal(normalizeResponsesUsage({ usage: { total_tokens: 5 } }), null)
+    const u = normalizeResponsesUsage({ usage: { input_tokens: 10, output_tokens: -3 } })!
     assert.equal(u.completion_tokens, 0)
     assert.match(u.anomaly!, /output_tokens = -3/)
   })

@@ -4,7 +4,7 @@ import { keysCreate, keysList, keysRevoke, keysUpdate } from './commands/keys'
 import { presetsDelete, presetsList, presetsSet, presetsShow } from './commands/presets'
 import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
 import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
-import { pricesList, pricesRemove, pricesReprice, pricesSet } from './commands/prices'
+import { pricesList, pricesRefresh, pricesRemove, pricesReprice, pricesSet } from './commands/prices'
 import { requestsList, requestsShow } from './commands/requests'
 import { sessionsList, sessionsShow } from './commands/sessions'
 import { api } from './commands/api'
@@ -57,6 +57,9 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   prices reprice --since DATE [--model M] [--dry-run] [--batch N]
                                                              recompute stored costs with today's prices (prepaid keys
                                                              get the difference as a ledger adjustment)
+  prices refresh [--source URL|none] [--yes]                 compare a price listing (OpenRouter's model list shape)
+                                                             with the prices in force; --yes saves the differences as
+                                                             overrides dated today (--source sets price_source_url)
 
   requests list [--limit N]
   requests show ID
@@ -94,6 +97,7 @@ const commands: Record<string, Command> = {
   'prices list': pricesList,
   'prices remove': pricesRemove,
   'prices reprice': pricesReprice,
+  'prices refresh': pricesRefresh,
   'requests list': requestsList,
   'requests show': requestsShow,
   'sessions list': sessionsList,

@@ -20,6 +20,7 @@ import type { RecordWriter } from '../store/recordWriter'
 import { logInference } from './inferenceLog'
 import type { Sink } from './sink'
 import type { Finished, InboundWire } from './wire'
+import { requestedTier } from '../pricing/tiers'
 
 /** nginx's convention for "client closed the request": no response was ever sent. */
 export const CLIENT_CLOSED = 499
@@ -139,6 +140,7 @@ async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: Inbo
   ctx.preset = steering.preset
   ctx.alias = steering.alias
   if (ctx.preset && wire.applyPreset) body = wire.applyPreset(body, ctx.preset)
+  ctx.requestedTier = requestedTier(body)
   const primary = await resolveModel(gw, steering.model)
   ctx.target = primary
   const control = wire.control(body)

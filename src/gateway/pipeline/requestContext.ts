@@ -73,6 +73,7 @@ function recordedUsage(u: NormalizedUsage): Record<string, number> {
     cache_write_tokens: u.cache_write_tokens,
     cache_write_1h_tokens: u.cache_write_1h_tokens,
     reasoning_tokens: u.reasoning_tokens,
+    ...(u.web_search_calls !== undefined && { web_search_calls: u.web_search_calls }),
   }
 }
 
@@ -104,6 +105,8 @@ export class RequestContext {
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false
+  /** The service tier the body asked for; the one served is in the usage, and is what is billed. */
+  requestedTier: string | null = null
   usage: NormalizedUsage | null = null
   cost: Cost | null = null
   ttfbMs: number | null = null
@@ -182,6 +185,9 @@ export class RequestContext {
       dimensions: a.dimensions,
       ignored: a.ignored,
       usage: this.usage ? recordedUsage(this.usage) : null,
+      ...((this.requestedTier !== null || this.usage?.service_tier || this.usage?.inference_geo) && {
+        tier: { requested: this.requestedTier, served: this.usage?.service_tier ?? null, inference_geo: this.usage?.inference_geo ?? null },
+      }),
       latency_ms: this.elapsedMs(),
       ttfb_ms: this.ttfbMs,
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,

@@ -7,8 +7,11 @@ import type { CatalogModel, HolidayCalendar, LongContextTier, PeakPricing, Price
  * it ran. Models already shut down are left out because requests
  * to them fail; models whose price is not known at all are left out so they are reported unpriced
  * rather than costed at a guess (claude-mythos-preview, groq qwen/qwen3.8-27b, Mistral Large 4).
- * Not modelled: Batch/Flex discounts, Fast/Priority tiers, data-residency uplifts, audio/image input
- * rates, Gemini explicit-cache storage, OpenAI's 12-hour cache write.
+ * Service tiers (Flex, Priority/Fast, Anthropic fast mode), Anthropic's `inference_geo` uplift and
+ * per-call web-search fees are row data too, priced from what the provider reports serving.
+ * Not modelled: Batch (never sent through the gateway), OpenAI regional processing (not reported
+ * in responses), audio/image input rates, Gemini explicit-cache storage and its monthly free
+ * grounding allowance, OpenAI's 12-hour cache write.
  */
 
 type Extra = Partial<Omit<CatalogModel, 'provider' | 'model' | 'kind' | keyof TokenRates>>
@@ -29,8 +32,16 @@ const embedding = (provider: string, model: string, input: number, extra: Extra 
 // Anthropic: writes are 1.25x (5m) and 2x (1h) input. 4.6 and later are flat to 1M except Haiku 5.5.
 
 const anthropic = chat('anthropic')
-const CLAUDE_1M = { context_length: 1_000_000, max_output_tokens: 128_000 }
-const CLAUDE_200K = { context_length: 200_000, max_output_tokens: 64_000 }
+/**
+ * Web search is $10 per 1,000 searches on every Claude model (Anthropic's pricing page; not in
+ * the 2026-11 table, so flagged here).
+ */
+const CLAUDE_WEB_SEARCH = { call_fees: { web_search: 10 } }
+// Every 1M-context model is Claude 4.6 or later: `inference_geo: "us"` bills all tokens at 1.1x.
+const CLAUDE_1M = { context_length: 1_000_000, max_output_tokens: 128_000, inference_geo: { us: 1.1 }, ...CLAUDE_WEB_SEARCH }
+const CLAUDE_200K = { context_length: 200_000, max_output_tokens: 64_000, ...CLAUDE_WEB_SEARCH }
+/** Fast mode (usage `speed: "fast"`): 2x every rate, cache multipliers on top (Opus 5.5 $8/$40, Opus 5 and 4.8 $10/$50). */
+const FAST_MODE = { service_tiers: { fast: 2 } }
 const claude = (input: number, cached_input: number, output: number): TokenRates => ({
   input,
   cache_write: input * 1.25,
@@ -52,9 +63,10 @@ const anthropicModels: CatalogModel[] = [
   anthropic('claude-mythos-5-1', claude(10, 0.25, 50), { ...CLAUDE_1M, status: 'limited access' }),
   anthropic('claude-fable-5', claude(10, 1, 50), { ...CLAUDE_1M, status: 'legacy' }),
   anthropic('claude-mythos-5', claude(10, 1, 50), { ...CLAUDE_1M, status: 'limited access' }),
-  anthropic('claude-opus-5-5', claude(4, 0.2, 20), CLAUDE_1M),
-  anthropic('claude-opus-5', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
-  anthropic('claude-opus-4-8', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
+  anthropic('claude-opus-5-5', claude(4, 0.2, 20), { ...CLAUDE_1M, ...FAST_MODE }),
+  anthropic('claude-opus-5', claude(5, 0.5, 25), { ...CLAUDE_1M, ...FAST_MODE, status: 'legacy' }),
+  // Fast mode on Opus 4.8 is deprecated and is refused from 2026-11-30.
+  anthropic('claude-opus-4-8', claude(5, 0.5, 25), { ...CLAUDE_1M, ...FAST_MODE, status: 'legacy' }),
   anthropic('claude-opus-4-7', claude(5, 0.5, 25), { ...CLAUDE_1M, status: 'legacy' }),
   anthropic('claude-opus-4-6', claude(5, 0.5, 25), {
     ...CLAUDE_1M,
@@ -106,8 +118,14 @@ const anthropicModels: CatalogModel[] = [
 // Cache writes are charged on GPT-5.6 and later only.
 
 const openai = chat('openai')
-const GPT_1M = { context_length: 1_050_000, max_output_tokens: 128_000 }
-const GPT_400K = { context_length: 400_000, max_output_tokens: 128_000 }
+/**
+ * GPT-5 and later: Flex 0.5x, Fast (named Priority until 2026-07-30; both names are reported) 2x,
+ * stacking with cache rates. Web search tool calls are $10 per 1,000 (OpenAI's pricing page; not in
+ * the 2026-11 table, so flagged here).
+ */
+const GPT_TIERS = { service_tiers: { flex: 0.5, priority: 2, fast: 2 }, call_fees: { web_search: 10 } }
+const GPT_1M = { context_length: 1_050_000, max_output_tokens: 128_000, ...GPT_TIERS }
+const GPT_400K = { context_length: 400_000, max_output_tokens: 128_000, ...GPT_TIERS }
 const OPENAI_LC_ABOVE = 272_000
 const gptLong = (rates: TokenRates): LongContextTier => ({ above_prompt_tokens: OPENAI_LC_ABOVE, ...rates })
 
@@ -140,6 +158,8 @@ const openaiModels: CatalogModel[] = [
     {
       ...GPT_1M,
       long_context: gptLong({ input: 20, cached_input: 2, cache_write: 25, output: 75 }),
+      // Fast $20/$100 and Ultrafast $60/$300.
+      service_tiers: { ...GPT_TIERS.service_tiers, ultrafast: 6 },
       status: 'superseded by gpt-6.2-astra',
     },
   ),
@@ -188,7 +208,13 @@ const openaiModels: CatalogModel[] = [
   openai(
     'gpt-5.5',
     { input: 5, cached_input: 0.5, output: 30 },
-    { ...GPT_1M, long_context: gptLong({ input: 10, cached_input: 1, output: 45 }), status: 'legacy' },
+    // Fast is 2.5x on GPT-5.5.
+    {
+      ...GPT_1M,
+      long_context: gptLong({ input: 10, cached_input: 1, output: 45 }),
+      service_tiers: { flex: 0.5, priority: 2.5, fast: 2.5 },
+      status: 'legacy',
+    },
   ),
   openai('gpt-5.5-pro', { input: 30, output: 180 }, { ...GPT_1M, long_context: gptLong({ input: 60, output: 270 }), status: 'legacy' }),
   openai(
@@ -255,7 +281,11 @@ const openaiModels: CatalogModel[] = [
 // Google Gemini (Developer API, paid tier, text input rates).
 
 const gemini = chat('gemini')
-const GEMINI_1M = { context_length: 1_048_576, max_output_tokens: 65_536 }
+/** Flex 0.5x; Priority about 1.8x (the published figure is approximate: override it once billed). */
+const GEMINI_TIERS = { service_tiers: { flex: 0.5, priority: 1.8 } }
+const GEMINI_1M = { context_length: 1_048_576, max_output_tokens: 65_536, ...GEMINI_TIERS }
+/** Google Search grounding on Gemini 3.x: $14 per 1,000 grounded queries (the 5,000 free each month are not modelled). */
+const GEMINI_3 = { ...GEMINI_1M, call_fees: { web_search: 14 } }
 // Flash 3.6-3.8 are half price through 2026-12-31.
 const FLASH_LIST = { from: '2027-01-01', input: 1.5, cached_input: 0.15, output: 7.5 }
 const flashPromo = { input: 0.75, cached_input: 0.075, output: 3.75 }
@@ -266,46 +296,46 @@ const geminiModels: CatalogModel[] = [
     'gemini-4-argon',
     { input: 2, cached_input: 0.1, output: 10 },
     {
-      ...GEMINI_1M,
+      ...GEMINI_3,
       schedule: [{ from: '2026-12-01', input: 4, cached_input: 0.2, output: 20 }],
       status: 'launch price through 2026-11-30; doubles 2026-12-01',
       unconfirmed: true,
     },
   ),
-  gemini('gemini-3.8-flash', flashPromo, { ...GEMINI_1M, schedule: [FLASH_LIST], status: 'promo through 2026-12-31; doubles 2027-01-01' }),
+  gemini('gemini-3.8-flash', flashPromo, { ...GEMINI_3, schedule: [FLASH_LIST], status: 'promo through 2026-12-31; doubles 2027-01-01' }),
   // Requests are re-routed to gemini-3.8-flash; billing at those (identical) rates is assumed.
   gemini('gemini-3.7-flash', flashPromo, {
-    ...GEMINI_1M,
+    ...GEMINI_3,
     schedule: [FLASH_LIST],
     status: 'deprecated; routed to gemini-3.8-flash; retires 2027-01-28',
     unconfirmed: true,
   }),
   // A third-party registry lists retirement on 2026-11-19; no first-party confirmation, so kept.
   gemini('gemini-3.6-flash', flashPromo, {
-    ...GEMINI_1M,
+    ...GEMINI_3,
     schedule: [FLASH_LIST],
     status: 'superseded; retirement 2026-11-19 reported (unconfirmed)',
     unconfirmed: true,
   }),
   // Re-routed to gemini-3.6-flash; which rates a re-routed call bills at is unknown, so its own list price.
   gemini('gemini-3.5-flash', { input: 1.5, cached_input: 0.15, output: 9 }, {
-    ...GEMINI_1M,
+    ...GEMINI_3,
     status: 'deprecated; routed to gemini-3.6-flash',
     unconfirmed: true,
   }),
-  gemini('gemini-3.5-flash-lite', { input: 0.3, cached_input: 0.03, output: 2.5 }, GEMINI_1M),
+  gemini('gemini-3.5-flash-lite', { input: 0.3, cached_input: 0.03, output: 2.5 }, GEMINI_3),
   gemini(
     'gemini-3.1-pro-preview',
     { input: 2, cached_input: 0.2, output: 12 },
     {
-      ...GEMINI_1M,
+      ...GEMINI_3,
       long_context: { above_prompt_tokens: 200_000, input: 4, cached_input: 0.4, output: 18 },
       status: 'preview',
       aliases: ['gemini-3.1-pro-preview-customtools'],
     },
   ),
-  gemini('gemini-3.1-flash-lite', { input: 0.25, cached_input: 0.025, output: 1.5 }, { ...GEMINI_1M, status: 'shutdown 2027-05-07' }),
-  gemini('gemini-3-flash-preview', { input: 0.5, cached_input: 0.05, output: 3 }, { ...GEMINI_1M, status: 'preview' }),
+  gemini('gemini-3.1-flash-lite', { input: 0.25, cached_input: 0.025, output: 1.5 }, { ...GEMINI_3, status: 'shutdown 2027-05-07' }),
+  gemini('gemini-3-flash-preview', { input: 0.5, cached_input: 0.05, output: 3 }, { ...GEMINI_3, status: 'preview' }),
   gemini(
     'gemini-2.5-pro',
     { input: 1.25, cached_input: 0.125, output: 10 },

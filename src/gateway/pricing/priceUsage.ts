@@ -1,4 +1,5 @@
-import type { CatalogModel, Cost, HolidayCalendar, LongContextTier, NormalizedUsage, PeakPricing, ScheduledRates, TokenRates } from './types'
+import { tierPrice, webSearchFee } from './tiers'
+import type { CatalogModel, Cost, HolidayCalendar, NormalizedUsage, PeakPricing, ScheduledRates, TokenRates } from './types'
 
 export interface PriceInput {
   /** Catalog entry (possibly merged with a user override), or null when the price is unknown. */
@@ -44,7 +45,7 @@ const midnight = (date: string) => Date.parse(`${date}T00:00:00Z`)
  * The dated row in force at `at` (the latest-starting one whose span holds it), else the model's
  * own rates. A row replaces the list rates and the long-context tier together.
  */
-export function listedAt(model: CatalogModel, at: Date): TokenRates & { long_context?: LongContextTier } {
+export function listedAt(model: CatalogModel, at: Date): TokenRates & Pick<ScheduledRates, 'long_context' | 'service_tiers' | 'inference_geo' | 'call_fees'> {
   const t = at.getTime()
   let row: ScheduledRates | null = null
   for (const r of model.schedule ?? []) {
@@ -77,8 +78,8 @@ function resolve(model: CatalogModel, at: Date, promptTokens: number, calendar: 
   const long = !!lc && promptTokens > lc.above_prompt_tokens
   const peak = model.peak && inPeak(model.peak, at, calendar) ? model.peak : null
   // No catalog model has both; were one to, its long-context tier is the more specific price.
-  if (long && lc) return { rates: onlyRates(lc), tier: 'long context', long }
-  return { rates: onlyRates(peak ? peak.rates : listed), tier: peak ? 'peak' : null, long }
+  if (long && lc) return { rates: onlyRates(lc), tier: 'long context', long, listed }
+  return { rates: onlyRates(peak ? peak.rates : listed), tier: peak ? 'peak' : null, long, listed }
 }
 
 /** The rates a request bills at: schedule row for the date, then peak hours, then the long-context tier. */
@@ -92,17 +93,18 @@ interface Amounts {
   cached: number
   write: number
   output: number
+  fees: number
   savings: number
   final: number
 }
 
-const ZERO: Amounts = { input: 0, cached: 0, write: 0, output: 0, savings: 0, final: 0 }
+const ZERO: Amounts = { input: 0, cached: 0, write: 0, output: 0, fees: 0, savings: 0, final: 0 }
 
 /**
  * One literal with every field: on the request path this matters, because V8 (Node 20) builds
  * `{ ...base, more }` through a slow path that cost ~7 µs per request here.
  */
-function cost(input: PriceInput, long: boolean, amounts: Amounts | null, unpricedReason: string | null, priceSource: string | null): Cost {
+function cost(input: PriceInput, long: boolean, amounts: Amounts | null, unpricedReason: string | null, priceSource: string | null, tier: string | null = null): Cost {
   const u = input.usage
   return {
     currency: 'USD',
@@ -118,6 +120,9 @@ function cost(input: PriceInput, long: boolean, amounts: Amounts | null, unprice
     cached_input_usd: amounts ? amounts.cached : null,
     cache_write_usd: amounts ? amounts.write : null,
     output_usd: amounts ? amounts.output : null,
+    web_search_calls: u?.web_search_calls ?? 0,
+    fees_usd: amounts ? amounts.fees : null,
+    service_tier: tier,
     cache_savings_usd: amounts ? amounts.savings : null,
     final_usd: amounts ? amounts.final : null,
     price_source: priceSource,
@@ -137,11 +142,18 @@ export function priceUsage(input: PriceInput): Cost {
   if (!usage) return cost(input, false, null, 'provider reported no usage', null)
   if (usage.anomaly) return cost(input, false, null, `${usage.anomaly}; ${NOT_PRICED_FROM_ANOMALY} (a prepaid key is charged what was reserved when the request was admitted)`, null)
 
-  const { rates, tier, long } = resolve(model, input.at, usage.prompt_tokens, input.calendar ?? null)
+  const { rates, tier, long, listed } = resolve(model, input.at, usage.prompt_tokens, input.calendar ?? null)
   if (rates.output === undefined && usage.completion_tokens > 0) {
     return cost(input, long, null, `no output price for ${model.provider}/${model.model}`, null)
   }
-  const pico = usdPer1MToPicoPerToken
+  const served = tierPrice(model, listed, usage)
+  if ('unpriced' in served) return cost(input, long, null, served.unpriced, null, usage.service_tier ?? null)
+  const searches = usage.web_search_calls ?? 0
+  const searchFee = webSearchFee(model, listed, searches)
+  if (typeof searchFee !== 'number') return cost(input, long, null, searchFee.unpriced, null, served.tier)
+  // A tier multiplies every token rate, cache reads and writes included (OpenAI, Anthropic and Google stack them so).
+  const m = served.multiplier
+  const pico = m === 1 ? usdPer1MToPicoPerToken : (usdPer1M: number) => usdPer1MToPicoPerToken(usdPer1M * m)
   const inputRate = pico(rates.input)
   const cachedRate = pico(rates.cached_input ?? rates.input)
   const writeRate = pico(rates.cache_write ?? rates.input)
@@ -158,7 +170,10 @@ export function priceUsage(input: PriceInput): Cost {
   // Writes cost more than plain input, so heavy writing with few reads can make this negative.
   const savingsPico = usage.cached_tokens * (inputRate - cachedRate) - (writePico - writes * inputRate)
 
-  const finalPico = inputPico + cachedPico + writePico + outputPico
+  // USD per 1,000 calls is 1e9 pico-dollars per call per dollar.
+  const feesPico = searches * Math.round(searchFee * 1e9)
+
+  const finalPico = inputPico + cachedPico + writePico + outputPico + feesPico
   // Past 2^53 pico-dollars ($9,007) sums of pico stop being exact, and no request costs that much.
   if (!Number.isSafeInteger(finalPico) || !Number.isSafeInteger(savingsPico)) {
     return cost(input, long, null, `a cost beyond $${MAX_PRICED_USD.toLocaleString('en-US')} for one request is not plausible; check the price set for ${model.provider}/${model.model}`, null)
@@ -168,8 +183,10 @@ export function priceUsage(input: PriceInput): Cost {
     cached: picoToUsd(cachedPico),
     write: picoToUsd(writePico),
     output: picoToUsd(outputPico),
+    fees: picoToUsd(feesPico),
     savings: picoToUsd(savingsPico),
     final: picoToUsd(finalPico),
   }
-  return cost(input, long, amounts, null, tier ? `${input.source} (${tier})` : input.source)
+  const labels = [tier, served.label].filter((l) => l !== null)
+  return cost(input, long, amounts, null, labels.length ? `${input.source} (${labels.join(', ')})` : input.source, served.tier)
 }

@@ -40,7 +40,7 @@ const SAMPLE = 20
 
 const toPico = (usd: number | null | undefined) => (usd === null || usd === undefined ? 0n : usdToPico(usd))
 
-const usageOf = (u: Record<string, number>): NormalizedUsage => ({
+const usageOf = (r: RequestRecord, u: Record<string, number>): NormalizedUsage => ({
   prompt_tokens: u.prompt_tokens ?? 0,
   completion_tokens: u.completion_tokens ?? 0,
   total_tokens: u.total_tokens ?? 0,
@@ -48,6 +48,9 @@ const usageOf = (u: Record<string, number>): NormalizedUsage => ({
   cache_write_tokens: u.cache_write_tokens ?? 0,
   cache_write_1h_tokens: u.cache_write_1h_tokens ?? 0,
   reasoning_tokens: u.reasoning_tokens ?? 0,
+  web_search_calls: u.web_search_calls ?? 0,
+  service_tier: r.tier?.served ?? null,
+  inference_geo: r.tier?.inference_geo ?? null,
 })
 
 /**
@@ -61,7 +64,7 @@ export function costNow(priceBook: PriceBook, r: RequestRecord): Cost | null {
   const priced = priceBook.lookup(r.provider, r.upstream_model)
   return priceUsage({
     model: priced?.entry ?? null,
-    usage: usageOf(r.usage),
+    usage: usageOf(r, r.usage),
     at: new Date(r.created_at),
     calendar: priced?.calendar,
     source: priced?.source ?? 'none',

@@ -33,6 +33,12 @@ export interface NormalizedUsage {
   /** Anthropic 1-hour writes, a subset of cache_write_tokens. */
   cache_write_1h_tokens: number
   reasoning_tokens: number
+  /** The service tier the provider says it served (`flex`, `priority`, `fast`, `standard`…); absent when it did not say. */
+  service_tier?: string | null
+  /** The data-residency region the provider says it served (Anthropic `inference_geo`). */
+  inference_geo?: string | null
+  /** Web searches (Gemini: grounded queries) the provider reports it ran, billed per call. */
+  web_search_calls?: number
   /** Counts the provider reported that cannot be usage (set to 0 above): the request is not priced from them. */
   anomaly?: string
 }
@@ -50,6 +56,11 @@ export interface Cost {
   cached_input_usd: number | null
   cache_write_usd: number | null
   output_usd: number | null
+  /** Per-call fees (web searches), on top of the tokens; absent on records from before they were priced. */
+  web_search_calls?: number
+  fees_usd?: number | null
+  /** The service tier the tokens were priced at, as the provider reported serving it; null for the standard tier. */
+  service_tier?: string | null
   /** What the cached tokens would have cost at the input rate, minus what they cost. */
   cache_savings_usd: number | null
   final_usd: number | null

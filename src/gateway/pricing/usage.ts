@@ -86,6 +86,25 @@ export function normalizeUsage(raw: unknown, reasoning: ReasoningConvention = 'i
   })
 }
 
+const label = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v.slice(0, 40) : null)
+
+/**
+ * The service tier an OpenAI-shaped answer says served it: the response's (or a chunk's)
+ * `service_tier` beside `usage`, not the one asked for (`auto` resolves to what ran).
+ */
+export const withServedTier = (usage: NormalizedUsage | null, tier: unknown): NormalizedUsage | null =>
+  usage && withExtras(usage, tier, null, 0)
+
+/** Sets the tier, region and per-call count a provider reported; leaves out what it did not. */
+export function withExtras(usage: NormalizedUsage, tier: unknown, geo: unknown, webSearches: number): NormalizedUsage {
+  const served = label(tier)
+  const region = label(geo)
+  if (served !== null) usage.service_tier = served
+  if (region !== null) usage.inference_geo = region
+  if (webSearches > 0) usage.web_search_calls = webSearches
+  return usage
+}
+
 /** No tokens at all: what an estimate of a stream cut short starts from. */
 export const ZERO_USAGE: Readonly<NormalizedUsage> = {
   prompt_tokens: 0,
@@ -97,17 +116,27 @@ export const ZERO_USAGE: Readonly<NormalizedUsage> = {
   reasoning_tokens: 0,
 }
 
+/** Web search calls among a Responses answer's output items: each one is billed per call. */
+function webSearchCalls(output: unknown): number {
+  if (!Array.isArray(output)) return 0
+  let n = 0
+  for (const item of output) if (isObj(item) && item.type === 'web_search_call') n++
+  return n
+}
+
 /**
- * Reads the Responses API's usage block (`input_tokens`, `output_tokens` and their details):
+ * Reads a Responses API answer's usage block (`input_tokens`, `output_tokens` and their details):
  * cached tokens are part of the input, reasoning tokens part of the output, as on chat completions.
+ * The tier served is the response's `service_tier`; web searches are its `web_search_call` items.
  */
-export function normalizeResponsesUsage(raw: unknown): NormalizedUsage | null {
+export function normalizeResponsesUsage(response: unknown): NormalizedUsage | null {
+  const raw = isObj(response) ? response.usage : undefined
   if (!isObj(raw) || (!has(raw, 'input_tokens') && !has(raw, 'output_tokens'))) return null
   const counts = new TokenCounts()
   const input = counts.read(raw, 'input_tokens')
   const output = counts.read(raw, 'output_tokens')
   const details = raw.input_tokens_details
-  return counts.flag({
+  const usage = counts.flag({
     prompt_tokens: input,
     completion_tokens: output,
     total_tokens: has(raw, 'total_tokens') ? counts.read(raw, 'total_tokens') : input + output,
@@ -117,6 +146,8 @@ export function normalizeResponsesUsage(raw: unknown): NormalizedUsage | null {
     cache_write_1h_tokens: 0,
     reasoning_tokens: counts.read(raw.output_tokens_details, 'reasoning_tokens'),
   })
+  const r = response as Obj
+  return withExtras(usage, r.service_tier, null, webSearchCalls(r.output))
 }
 
 /** OpenAI's usage object for a usage chunk the gateway has to write itself. */

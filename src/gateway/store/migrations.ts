@@ -340,4 +340,16 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 12,
+    description: 'the service tier a request asked for and the one that served it',
+    up(db) {
+      // The tier served is the one billed (a `flex` request may be served at `default`); both
+      // are kept so a difference between them can be found.
+      db.exec(`
+        ALTER TABLE requests ADD COLUMN service_tier_requested TEXT;
+        ALTER TABLE requests ADD COLUMN service_tier TEXT;
+      `)
+    },
+  },
 ]

@@ -35,11 +35,15 @@ export class PricesRepo {
   }
 
   set(o: Omit<PriceOverride, 'updated_at'>, now = Date.now()): void {
-    const row = priceRow.parse(o.row)
+    this.setMany([o], now)
+  }
+
+  /** Several overrides at once: all saved or none. */
+  setMany(overrides: Array<Omit<PriceOverride, 'updated_at'>>, now = Date.now()): void {
+    const rows = overrides.map((o) => ({ ...o, row: JSON.stringify(priceRow.parse(o.row)) }))
     this.db.transaction(() => {
-      this.db
-        .prepare(`INSERT OR REPLACE INTO price_rows (model, row, as_of, note, updated_at) VALUES (?, ?, ?, ?, ?)`)
-        .run(o.model, JSON.stringify(row), o.as_of, o.note, now)
+      const insert = this.db.prepare(`INSERT OR REPLACE INTO price_rows (model, row, as_of, note, updated_at) VALUES (?, ?, ?, ?, ?)`)
+      for (const o of rows) insert.run(o.model, o.row, o.as_of, o.note, now)
       bumpConfigRev(this.db)
     })()
   }

@@ -51,6 +51,11 @@ export interface RequestRecord {
   dimensions: Record<string, string>
   ignored: Array<{ name: string; reason: string }>
   usage: Record<string, number> | null
+  /**
+   * The service tier the request asked for and the one the provider says served it (the one
+   * billed), with the data-residency region it reported; absent when none of them was said.
+   */
+  tier?: { requested: string | null; served: string | null; inference_geo: string | null }
   cost: Cost | null
   attempts: Attempt[]
   /** A preset fallback served instead of the primary model. */
@@ -84,8 +89,8 @@ export class RequestsRepo {
     this.insertRequest = db.prepare(
       `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
          upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, total_tokens, cost_usd, priced,
-         latency_ms, error_code, source, upstream_id, source_tool, session_derived, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         latency_ms, error_code, source, upstream_id, source_tool, session_derived, service_tier_requested, service_tier, detail)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
     this.insertDimension = db.prepare(
@@ -123,6 +128,8 @@ export class RequestsRepo {
       r.upstream_id ?? null,
       r.source_tool ?? null,
       r.attribution.session_derived ? 1 : 0,
+      r.tier?.requested ?? null,
+      r.tier?.served ?? null,
       JSON.stringify(r),
     )
     for (const tag of r.attribution.tags) this.insertTag.run(r.id, tag, at)

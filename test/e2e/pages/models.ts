@@ -25,4 +25,16 @@ export class ModelsPage extends BasePage {
     await this.answerOf('aliases.remove', () => this.aliasRow(pattern).getByTestId('alias-remove').click())
     await this.aliasRow(pattern).waitFor({ state: 'detached' })
   }
+  /** Opens Refresh prices, sets the source and compares; resolves to the answer of `prices.refresh`. */
+  async compareListing(url: string): Promise<number> {
+    await this.id('refresh-open').click()
+    await this.id('refresh-source').fill(url)
+    const res = await this.answerOf('prices.refresh', () => this.id('refresh-compare').click())
+    return res.status()
+  }
+  /** Applies the differences shown; resolves to the answer of `prices.refresh`. */
+  async applyListing(): Promise<number> {
+    const res = await this.answerOf('prices.refresh', () => this.id('refresh-apply').click())
+    return res.status()
+  }
 }

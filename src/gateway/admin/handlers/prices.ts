@@ -1,12 +1,13 @@
 import { requestIdFloor } from '../../pipeline/requestContext'
+import { diffListing, fetchListing, refreshedRow } from '../../pricing/refresh'
 import { repriceBatch } from '../../pricing/reprice'
-import { notFound } from '../adminError'
+import { AdminError, notFound } from '../adminError'
 import { actorOf } from '../context'
 import type { Handlers } from './types'
 
 const today = (now: number) => new Date(now).toISOString().slice(0, 10)
 
-export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice'> = {
+export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice' | 'prices.refresh'> = {
   'prices.list': (ctx) => ({ overrides: ctx.gw.prices.all(), calendars: ctx.gw.priceBook.calendars() }),
 
   'prices.get'(ctx, input) {
@@ -36,6 +37,31 @@ export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set'
   'prices.removeCalendar'(ctx, input) {
     if (!ctx.gw.prices.removeCalendar(input.name)) throw notFound(`holiday calendar override ${input.name}`)
     return { ok: true as const }
+  },
+
+  async 'prices.refresh'(ctx, input) {
+    const source = ctx.gw.settings.price_source_url
+    const catalog = ctx.gw.priceBook.catalog.as_of
+    if (!source) {
+      throw new AdminError(409, 'not_configured', `no price source is set (the price_source_url setting); nothing is fetched until one is. The catalog of ${catalog} and your overrides stand`)
+    }
+    let listing: Awaited<ReturnType<typeof fetchListing>>
+    try {
+      listing = await fetchListing(source)
+    } catch (err) {
+      const why = (err as Error).name === 'TimeoutError' ? 'no answer in 15 s' : ((err as { cause?: Error }).cause?.message ?? (err as Error).message)
+      throw new AdminError(502, 'source_unavailable', `could not read prices from ${source}: ${why}. Nothing changed: the catalog of ${catalog} and your overrides stand`)
+    }
+    ctx.gw.refresh()
+    const now = ctx.gw.clock()
+    const diff = diffListing(ctx.gw.priceBook, listing, new Date(now))
+    if (input.apply && diff.rows.length > 0) {
+      const as_of = today(now)
+      const rows = diff.rows.map((r) => ({ model: r.model, row: refreshedRow(ctx.gw.priceBook, r, as_of) }))
+      const note = `refreshed from ${source} on ${as_of} by ${actorOf(ctx)}`
+      ctx.gw.prices.setMany(rows.map((r) => ({ ...r, as_of, note })), now)
+    }
+    return { source, catalog_as_of: catalog, applied: input.apply, ...diff }
   },
 
   async 'prices.reprice'(ctx, input) {

@@ -135,3 +135,33 @@ export const pricesReprice: Command = async (args, io) => {
   )
   return 0
 }
+
+type Refresh = Output<'prices.refresh'>
+
+const rates = (r: Refresh['rows'][number]['listed'] | null) =>
+  r === null ? '-' : `${r.input} / ${r.cached_input ?? '-'} / ${r.cache_write ?? '-'} / ${r.output ?? '-'}`
+
+/**
+ * `gw prices refresh [--source URL|none] [--yes]`: the listing at the `price_source_url` setting
+ * against the price book; the differences are saved, as override rows dated today, only with --yes.
+ */
+export const pricesRefresh: Command = async (args, io) => {
+  const { values } = parse(args, { source: { type: 'string' }, yes: { type: 'boolean' } })
+  const diff = await operating(values['data-dir'], io, async (operate) => {
+    if (values.source !== undefined) await operate('settings.update', { price_source_url: values.source === 'none' ? null : values.source })
+    const preview = await operate('prices.refresh', { apply: false })
+    return values.yes && preview.rows.length > 0 ? operate('prices.refresh', { apply: true }) : preview
+  })
+  if (values.json) {
+    io.out(JSON.stringify(diff, null, 2))
+    return 0
+  }
+  if (diff.rows.length) {
+    io.out(table([['MODEL', 'STATUS', 'NOW (in / cached / write / out)', 'LISTED'], ...diff.rows.map((r) => [r.model, r.status, rates(r.current), rates(r.listed)])]))
+  }
+  const { counts } = diff
+  io.out(`${diff.source}: ${counts.new} new, ${counts.changed} changed, ${counts.unchanged} unchanged, ${counts.skipped} skipped (USD per 1M tokens)`)
+  if (diff.applied) io.out(`saved ${diff.rows.length} price override(s) dated today; requests before today keep the rates they ran at`)
+  else if (diff.rows.length) io.out(`nothing saved: run again with --yes to apply; until then the catalog of ${diff.catalog_as_of} and your overrides stand`)
+  return 0
+}

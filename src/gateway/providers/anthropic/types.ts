@@ -75,4 +75,11 @@ export interface AnthropicUsage {
   cache_read_input_tokens?: number | null
   cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null
   output_tokens_details?: { thinking_tokens?: number | null } | null
+  /** `standard`, `priority` or `batch`. */
+  service_tier?: string | null
+  /** `fast` when fast mode served the answer. */
+  speed?: string | null
+  /** Where the answer was served (`us`, `global`). */
+  inference_geo?: string | null
+  server_tool_use?: { web_search_requests?: number | null; web_fetch_requests?: number | null } | null
 }

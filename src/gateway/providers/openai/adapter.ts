@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError } from '../../errors'
-import { normalizeUsage, type ReasoningConvention } from '../../pricing/usage'
+import { normalizeUsage, withServedTier, type ReasoningConvention } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
 import type { SseEvent } from '../../../shared/sse'
@@ -21,9 +21,13 @@ const REASONING_OUTSIDE = new Set(['xai', 'gemini'])
 
 const conventionOf = (providerId: string): ReasoningConvention => (REASONING_OUTSIDE.has(providerId) ? 'outside' : 'inside')
 
-/** Usage where providers put it: OpenAI's `usage`, Groq's `x_groq.usage` on older responses. */
-const usageOf = (o: Record<string, unknown>, reasoning: ReasoningConvention) =>
-  normalizeUsage(o.usage ?? (o.x_groq as { usage?: unknown } | undefined)?.usage, reasoning)
+/**
+ * Usage where providers put it: OpenAI's `usage`, Groq's `x_groq.usage` on older responses; with
+ * the tier the answer says served it (`tier`: a stream's, from an earlier chunk when the usage
+ * chunk leaves it out).
+ */
+const usageOf = (o: Record<string, unknown>, reasoning: ReasoningConvention, tier: unknown = o.service_tier) =>
+  withServedTier(normalizeUsage(o.usage ?? (o.x_groq as { usage?: unknown } | undefined)?.usage, reasoning), tier)
 
 /**
  * Gemini answers tool calls with finish_reason "stop" and, in older versions, empty call ids;
@@ -53,6 +57,8 @@ function repairChoice(c: Choice): boolean {
 class OpenAIStream implements StreamTranslator {
   private readonly calls = new Map<number, { count: number; sawCalls: boolean }>()
   private readonly reasoning: ReasoningConvention
+  /** The service tier the chunks say serves the answer (OpenAI repeats it on every chunk). */
+  private tier: unknown = undefined
 
   constructor(
     private readonly providerId: string,
@@ -73,6 +79,7 @@ class OpenAIStream implements StreamTranslator {
       const e = parseUpstreamError(ev.data, this.redactor)
       return { chunks: [], error: new ApiError(502, e.type ?? 'server_error', `${this.providerId}: ${e.message}`, e.code ?? 'upstream_error') }
     }
+    if (typeof chunk.service_tier === 'string') this.tier = chunk.service_tier
     let repaired = false
     for (const choice of chunk.choices ?? []) {
       const i = choice.index ?? 0
@@ -96,7 +103,7 @@ class OpenAIStream implements StreamTranslator {
         repaired = true
       }
     }
-    return { chunks: [chunk], usage: usageOf(chunk, this.reasoning), untouched: !repaired }
+    return { chunks: [chunk], usage: usageOf(chunk, this.reasoning, this.tier), untouched: !repaired }
   }
 }
 

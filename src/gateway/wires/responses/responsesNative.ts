@@ -35,7 +35,7 @@ export async function deliverNative(
   if (ctx.stream) return relayResponsesStream(ctx, sink, upstream, { signal, redactor, stored, prompt: promptOf(body) })
   const answer = await readJson(ctx.target!.provider.id, upstream)
   if (stored && typeof answer.json.id === 'string') ctx.upstreamId = answer.json.id
-  ctx.usage = normalizeResponsesUsage(answer.json.usage)
+  ctx.usage = normalizeResponsesUsage(answer.json)
   ctx.cost = costOf(ctx, ctx.usage)
   await sendJson(ctx, sink, answer.json, answer.text)
   return OK

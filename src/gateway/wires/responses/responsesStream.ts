@@ -65,7 +65,7 @@ class ResponsesNativeEvents implements NativeEvents {
       // The one event parsed and sent again: any echo of a credential in its error goes no further.
       const text = this.redactor.scrub(ev.data)
       this.terminal = JSON.parse(text) as ResponseEvent
-      this.usage = normalizeResponsesUsage(this.terminal.response?.usage)
+      this.usage = normalizeResponsesUsage(this.terminal.response)
       return text
     }
     if (type !== undefined && type.endsWith('.delta')) this.generated += deltaChars(ev.data)

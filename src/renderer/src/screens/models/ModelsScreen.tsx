@@ -11,6 +11,7 @@ import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
 import { PriceDialog } from './PriceDialog'
 import { RepriceDialog } from './RepriceDialog'
+import { RefreshDialog } from './RefreshDialog'
 import { AliasesPanel } from './AliasesPanel'
 import { CardTable, TableHead } from '../../components/Table'
 
@@ -34,6 +35,7 @@ export function ModelsScreen() {
   const [editing, setEditing] = useState<Model | null | 'new'>(null)
   const [removing, setRemoving] = useState<Model | null>(null)
   const [repricing, setRepricing] = useState(false)
+  const [refreshing, setRefreshing] = useState(false)
   const providers = [...new Set((q.data ?? []).map((m) => m.provider))].sort()
   const rows = (q.data ?? []).filter(
     (m) => (!onlyAvailable || m.availability.available) && (!provider || m.provider === provider) && (!search || m.id.toLowerCase().includes(search.toLowerCase())),
@@ -56,6 +58,9 @@ export function ModelsScreen() {
         actions={
           isAdmin && (
             <>
+              <button type="button" className="btn" onClick={() => setRefreshing(true)} data-testid="refresh-open">
+                Refresh prices…
+              </button>
               <button type="button" className="btn" onClick={() => setRepricing(true)} data-testid="reprice-open">
                 Reprice…
               </button>
@@ -161,6 +166,7 @@ export function ModelsScreen() {
         </CardTable>
       )}
       {repricing && <RepriceDialog onClose={() => setRepricing(false)} onDone={q.reload} />}
+      {refreshing && <RefreshDialog onClose={() => setRefreshing(false)} onDone={q.reload} />}
       {editing && <PriceDialog model={editing === 'new' ? null : editing} onClose={() => setEditing(null)} onSaved={q.reload} />}
       {removing && (
         <ConfirmDialog

@@ -146,6 +146,16 @@ function Attempts({ record }: { record: Obj }) {
   )
 }
 
+/** The tier asked for beside the one served (and billed), when they differ or a region was reported. */
+function tierNote(t: Obj): string {
+  const requested = str(t.requested)
+  const served = str(t.served)
+  const geo = str(t.inference_geo)
+  const parts = [requested && requested !== served ? `asked for ${requested}, served ${served ?? 'as the provider chose'}` : null, geo ? `region ${geo}` : null]
+  const said = parts.filter(Boolean).join(' · ')
+  return said ? ` · ${said}` : ''
+}
+
 type CostHistory = Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }>
 
 function CostBreakdown({ record, history }: { record: Obj; history: CostHistory }) {
@@ -168,6 +178,7 @@ function CostBreakdown({ record, history }: { record: Obj; history: CostHistory 
         </span>
         {c.estimated ? <Badge kind="warn">estimated</Badge> : null}
         {c.long_context ? <Badge kind="accent">long-context tier</Badge> : null}
+        {str(c.service_tier) ? <Badge kind="accent">{`${str(c.service_tier)} tier`}</Badge> : null}
       </div>
       {!priced && <p className="muted">{str(c.unpriced_reason) ?? 'No known price for this model.'} Set one on the Models page.</p>}
       <table className="table table-compact">
@@ -193,6 +204,13 @@ function CostBreakdown({ record, history }: { record: Obj; history: CostHistory 
             <td className="num">{int(num(c.completion_tokens) ?? num(u.completion_tokens))}</td>
             <td className="num">{usd(num(c.output_usd))}</td>
           </tr>
+          {(num(c.web_search_calls) ?? 0) > 0 && (
+            <tr data-testid="detail-cost-fees">
+              <td>Web searches (per call)</td>
+              <td className="num">{int(num(c.web_search_calls))}</td>
+              <td className="num">{usd(num(c.fees_usd))}</td>
+            </tr>
+          )}
           <tr className="row-total">
             <th scope="row">Total</th>
             <td />
@@ -202,6 +220,7 @@ function CostBreakdown({ record, history }: { record: Obj; history: CostHistory 
       </table>
       <p className="small muted">
         Cache savings {usd(num(c.cache_savings_usd))} · prices: {str(c.price_source) ?? '—'}
+        {tierNote(obj(record.tier))}
       </p>
       {history.map((h) => (
         <p className="small muted" key={`${h.repriced_at}-${h.actor}`} data-testid="detail-cost-history">

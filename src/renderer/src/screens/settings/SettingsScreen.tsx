@@ -21,6 +21,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
     cors_origins: s.cors_origins.join(', '),
     retention_days: s.retention_days === null ? '' : String(s.retention_days),
     session_alert_usd: s.session_alert_usd === null ? '' : String(s.session_alert_usd),
+    price_source_url: s.price_source_url ?? '',
   })
   const [logBodies, setLogBodies] = useState(s.log_bodies)
   const { errors, formError, busy, submit: send } = useSubmit()
@@ -34,6 +35,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
       log_bodies: logBodies,
       retention_days: numOrNull(v.retention_days),
       session_alert_usd: numOrNull(v.session_alert_usd),
+      price_source_url: v.price_source_url.trim() || null,
     }
     send(validate(operations['settings.update'].input, input), async () => {
       const ns = await call('settings.update', input)
@@ -75,6 +77,15 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
       <Section title="Alerts">
         <Field label="Notify when a session passes (USD)" error={err('session_alert_usd')} hint="A banner here and a desktop notification, once per session. Empty: no alert.">
           <input inputMode="decimal" value={v.session_alert_usd} onChange={set('session_alert_usd')} placeholder="no alert" data-testid="settings-session-alert" />
+        </Field>
+      </Section>
+      <Section title="Prices">
+        <Field
+          label="Price source URL"
+          error={err('price_source_url')}
+          hint="A current price listing (OpenRouter’s model list shape) for Models → Refresh prices. Empty: prices are never fetched."
+        >
+          <input value={v.price_source_url} onChange={set('price_source_url')} placeholder="never fetched" data-testid="settings-price-source" />
         </Field>
       </Section>
       <FormError message={formError} />
