@@ -55,6 +55,7 @@ describe('Overview: breakdown by any grouping, custom ranges, one time axis', { 
       ['(not sent to a provider)', '1'],
     ])
     await overview.breakdownBy('model')
+    await overview.waitForText(overview.id('breakdown'), 'nowhere/model')
     assert.deepEqual(await overview.breakdownRows(), [
       ['gpt-4o-mini', '2'],
       // Equal counts: the costlier first.
@@ -65,6 +66,7 @@ describe('Overview: breakdown by any grouping, custom ranges, one time axis', { 
 
   it('breaks down by a dimension named by its header, linking to its requests', async () => {
     await overview.breakdownBy('dimension', 'Team')
+    await overview.waitForText(overview.id('breakdown').locator('tbody'), 'billing')
     assert.deepEqual(await overview.breakdownRows(), [
       ['search', '2'],
       ['billing', '1'],

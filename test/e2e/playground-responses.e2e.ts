@@ -89,23 +89,24 @@ describe('the Playground on the OpenAI Responses wire', { skip: skip ?? false },
     await w.page.setViewportSize({ width: 1360, height: 900 })
   })
 
-  it('a provider that serves chat completions only answers a legible 400 naming it', async () => {
-    // DeepSeek serves chat completions only; its key only has to exist, the request never leaves.
+  it('a provider that serves chat completions only answers through the translation to chat completions', async () => {
+    // DeepSeek serves chat completions only: the Responses request reaches it as chat completions.
     const gw = stack.running.gateway
     await gw.secrets.set('deepseek', stack.fake.apiKey)
     gw.providers.upsert('deepseek', 'openai', stack.fake.url)
     gw.configChanged()
-    const before = stack.fake.received.length
     await playground.id('pg-clear').click()
     await playground.choose(keyId, 'deepseek/deepseek-flash')
     await playground.wire('responses')
     await playground.send('Hello')
-    const error = await playground.error()
-    assert.match(error.status, /^400 /)
-    assert.match(error.message, /deepseek \(kind openai, wire chat\)/)
-    assert.equal(stack.fake.received.length, before, 'nothing reached the provider')
+    assert.equal(await playground.reply(), 'Hello from the fake provider.')
+    assert.equal(await playground.id('run-provider').innerText(), 'deepseek')
+    assert.equal(await playground.id('run-stop-reason').innerText(), 'completed')
+    const sent = stack.fake.received.at(-1)!
+    assert.equal(sent.path, '/v1/chat/completions')
+    assert.deepEqual(sent.body.messages.at(-1), { role: 'user', content: 'Hello' })
     await w.page.setViewportSize({ width: 390, height: 900 })
-    await screenshot(w.page, 'playground-responses-error-390')
+    await screenshot(w.page, 'playground-responses-translated-390')
     await w.page.setViewportSize({ width: 1360, height: 900 })
   })
 })
