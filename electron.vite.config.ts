@@ -42,8 +42,7 @@ export default defineConfig({
         input: { index: resolve(import.meta.dirname, 'src/renderer/index.html') },
         output: {
           // React alone, then every other dependency (charts, zod): no chunk imports one that imports it back.
-          manualChunks: (id: string) =>
-            /node_modules\/(react|react-dom|scheduler)\//.test(id) ? 'react' : id.includes('node_modules') ? 'vendor' : undefined,
+          manualChunks: (id: string) => (/node_modules\/(react|react-dom|scheduler)\//.test(id) ? 'react' : id.includes('node_modules') ? 'vendor' : undefined),
         },
       },
     },

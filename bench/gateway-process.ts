@@ -34,7 +34,18 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
   const gw = path.join(opts.root, 'out/main/gw.js')
   if (!fs.existsSync(gw)) {
     // An older checkout: its gateway-process prints {"url", "key"} itself.
-    const child = await startChild([...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(opts.root, 'bench/gateway-process.ts'), '--mock', mockUrl, ...(opts.logBodies ? ['--log-bodies'] : [])], { cwd: opts.root })
+    const child = await startChild(
+      [
+        ...(opts.nodeArgs ?? []),
+        '--import',
+        'tsx',
+        path.join(opts.root, 'bench/gateway-process.ts'),
+        '--mock',
+        mockUrl,
+        ...(opts.logBodies ? ['--log-bodies'] : []),
+      ],
+      { cwd: opts.root },
+    )
     return { ...child, key: child.info.key, url: child.info.url }
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'))

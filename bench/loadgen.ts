@@ -184,7 +184,8 @@ async function oneStream(pool: Pool, t: Target, body: string, expectedChunks: nu
         }
       }
     }
-    if (!done || content < expectedChunks) return { ok: false, failed: false, content, error: `stream ended with ${content}/${expectedChunks} chunks, done=${done}` }
+    if (!done || content < expectedChunks)
+      return { ok: false, failed: false, content, error: `stream ended with ${content}/${expectedChunks} chunks, done=${done}` }
     return { ok: true, ttfc: first, ttlc: performance.now() - t0, content }
   } catch (err) {
     return { ok: false, failed: true, content, error: (err as Error).message }
@@ -221,7 +222,15 @@ export async function streams(pool: Pool, t: Target, body: string, concurrency: 
  * ones start spread over one stream's length (`streamMs`) so arrivals are even. Counts the streams
  * started after that ramp, each of which runs beside `concurrency - 1` others.
  */
-export async function sustainedStreams(pool: Pool, t: Target, body: string, concurrency: number, expectedChunks: number, streamMs: number, ms: number): Promise<StreamStats> {
+export async function sustainedStreams(
+  pool: Pool,
+  t: Target,
+  body: string,
+  concurrency: number,
+  expectedChunks: number,
+  streamMs: number,
+  ms: number,
+): Promise<StreamStats> {
   const start = performance.now()
   const counted: OneStream[] = []
   const lane = async (i: number) => {

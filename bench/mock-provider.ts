@@ -23,7 +23,13 @@ export const DELAY_MS = 60
 export const STREAM_CHUNKS = 20
 export const STREAM_INTERVAL_MS = 20
 
-const usage = { prompt_tokens: 12, completion_tokens: STREAM_CHUNKS, total_tokens: 12 + STREAM_CHUNKS, prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 } }
+const usage = {
+  prompt_tokens: 12,
+  completion_tokens: STREAM_CHUNKS,
+  total_tokens: 12 + STREAM_CHUNKS,
+  prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+}
 
 let seq = 0
 function completion(model: string): string {
@@ -81,7 +87,13 @@ function drip(res: http.ServerResponse, chunk: (n: number) => string, end: () =>
 type Body = { model?: string; stream?: boolean; stream_options?: { include_usage?: boolean } }
 
 /** The Responses API's usage for the mock's answer. */
-const responsesUsage = { input_tokens: usage.prompt_tokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: usage.completion_tokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: usage.total_tokens }
+const responsesUsage = {
+  input_tokens: usage.prompt_tokens,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: usage.completion_tokens,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: usage.total_tokens,
+}
 
 /** The mock's response object: `output` empty while in progress, the answer's message once completed. */
 function responseObject(id: string, model: string, completed: boolean) {
@@ -126,7 +138,11 @@ function serveResponses(res: http.ServerResponse, body: Body): void {
     event('response.output_item.done', { output_index: 0, item: responseObject(id, model, true).output[0] }),
     event('response.completed', { response: responseObject(id, model, true) }),
   ]
-  answer(model, () => res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_mock${seq}` }).end(events.join('')))
+  answer(model, () =>
+    res
+      .writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': `req_mock${seq}` })
+      .end(events.join('')),
+  )
 }
 
 function serveMessages(res: http.ServerResponse, body: Body): void {
@@ -138,7 +154,16 @@ function serveMessages(res: http.ServerResponse, body: Body): void {
   }
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_mock${seq}` })
   const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
-  const start = { id: `msg_bench${++seq}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: messagesUsage(1) }
+  const start = {
+    id: `msg_bench${++seq}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    usage: messagesUsage(1),
+  }
   res.write(event('message_start', { message: start }) + event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }))
   drip(
     res,
@@ -184,16 +209,30 @@ export function startMock(port = 0): Promise<http.Server> {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const route = req.method !== 'POST' ? null : req.url?.endsWith('/chat/completions') ? serve : req.url?.endsWith('/messages') ? serveMessages : req.url?.endsWith('/responses') ? serveResponses : null
+      const route =
+        req.method !== 'POST'
+          ? null
+          : req.url?.endsWith('/chat/completions')
+            ? serve
+            : req.url?.endsWith('/messages')
+              ? serveMessages
+              : req.url?.endsWith('/responses')
+                ? serveResponses
+                : null
       let body: Body | null
       try {
         body = route && JSON.parse(Buffer.concat(chunks).toString())
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"bad json","type":"invalid_request_error","param":null,"code":null}}')
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"bad json","type":"invalid_request_error","param":null,"code":null}}')
         return
       }
       if (route && body) route(res, body)
-      else res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"unknown_url"}}')
+      else
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"not found","type":"invalid_request_error","param":null,"code":"unknown_url"}}')
     })
   })
   server.keepAliveTimeout = 120_000

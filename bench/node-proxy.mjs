@@ -21,7 +21,12 @@ const server = http.createServer((req, res) => {
   req.on('data', (d) => parts.push(d))
   req.on('end', () => {
     upstream
-      .request({ path: req.url ?? '/', method: 'POST', headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' }, body: Buffer.concat(parts) })
+      .request({
+        path: req.url ?? '/',
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+        body: Buffer.concat(parts),
+      })
       .then(async (up) => {
         res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type'] ?? 'application/json') })
         await pipeline(up.body, res)

@@ -46,7 +46,7 @@ async function measure(label: string, beside: (id: string) => void = () => {}): 
   const f = (us: number) => `${us.toFixed(0)} µs`
   console.log(
     `${label}: mean ${f(mean)}, p50 ${f(pct(took, 0.5))}, p90 ${f(pct(took, 0.9))}, p99 ${f(pct(took, 0.99))}, p99.9 ${f(pct(took, 0.999))}; ` +
-      `${((DEBITS / elapsed) * 1000).toFixed(0)} debits/s, ${((mean * DEBITS) / 1000 / elapsed * 100).toFixed(0)} % of the loop`,
+      `${((DEBITS / elapsed) * 1000).toFixed(0)} debits/s, ${(((mean * DEBITS) / 1000 / elapsed) * 100).toFixed(0)} % of the loop`,
   )
 }
 

@@ -20,7 +20,13 @@ export interface Child {
  */
 export async function startChild(
   args: string[],
-  opts: { ready?: () => Promise<boolean>; parse?: (stdout: string) => Record<string, string> | null; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+  opts: {
+    ready?: () => Promise<boolean>
+    parse?: (stdout: string) => Record<string, string> | null
+    env?: NodeJS.ProcessEnv
+    timeoutMs?: number
+    cwd?: string
+  } = {},
 ): Promise<Child> {
   const proc = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''

@@ -51,7 +51,16 @@ export function summarize(file: string, top: number): string {
     const short = url.replace(/^.*node_modules\//, 'nm:')
     const fnKey = `${n.callFrame.functionName || '(anonymous)'}  ${short}:${n.callFrame.lineNumber + 1}`
     byFn.set(fnKey, (byFn.get(fnKey) ?? 0) + us)
-    const pkg = url === '' ? `(${n.callFrame.functionName})` : url.includes('node_modules/') ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1') : url.startsWith('node:') ? url : url.startsWith('src/') ? url : 'other'
+    const pkg =
+      url === ''
+        ? `(${n.callFrame.functionName})`
+        : url.includes('node_modules/')
+          ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')
+          : url.startsWith('node:')
+            ? url
+            : url.startsWith('src/')
+              ? url
+              : 'other'
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + us)
   }
   // Inclusive time of the gateway's own functions: each sample counts once for every distinct
@@ -93,8 +102,16 @@ const before = new Set(fs.readdirSync(dir))
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 buildApp()
 const gw = await startGatewayChild(mock.info.url, { root: ROOT, logBodies: args['log-bodies'], nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
-const target = { name: 'gateway', origin: gw.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` } }
-const messages = [{ role: 'system', content: 'You are a terse assistant.' }, { role: 'user', content: 'Say hello in one short sentence.' }]
+const target = {
+  name: 'gateway',
+  origin: gw.url,
+  path: '/v1/chat/completions',
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
+}
+const messages = [
+  { role: 'system', content: 'You are a terse assistant.' },
+  { role: 'user', content: 'Say hello in one short sentence.' },
+]
 const pool = makePool(gw.url, args.streams ? 256 : 10)
 if (args.streams) {
   const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, stream: true, stream_options: { include_usage: true } })

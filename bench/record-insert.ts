@@ -41,9 +41,22 @@ const record = (id: string): RequestRecord => ({
   ignored: [],
   usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21, cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 },
   cost: {
-    currency: 'USD', priced: true, unpriced_reason: null, prompt_tokens: 12, completion_tokens: 9, cached_tokens: 0, cache_write_tokens: 0,
-    input_usd: 0.0000018, cached_input_usd: 0, cache_write_usd: 0, output_usd: 0.0000054, cache_savings_usd: 0, final_usd: 0.0000072,
-    price_source: 'catalog 2026-11-21', long_context: false, estimated: false,
+    currency: 'USD',
+    priced: true,
+    unpriced_reason: null,
+    prompt_tokens: 12,
+    completion_tokens: 9,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    input_usd: 0.0000018,
+    cached_input_usd: 0,
+    cache_write_usd: 0,
+    output_usd: 0.0000054,
+    cache_savings_usd: 0,
+    final_usd: 0.0000072,
+    price_source: 'catalog 2026-11-21',
+    long_context: false,
+    estimated: false,
   },
   attempts: [{ provider: 'openai', model: 'gpt-4o-mini', status: 200, latency_ms: 1, error: null }],
   fallback_used: false,
@@ -85,10 +98,21 @@ const md = [
   `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus()[0]?.model}: µs per record written (one transaction per ${BATCH} records), by table size.`,
   '',
   `| Records in the table | ${Object.keys(results).join(' | ')} |`,
-  `|---|${Object.keys(results).map(() => '---').join('|')}|`,
-  ...Array.from({ length: windows }, (_, i) => `| ${(i * WINDOW).toLocaleString('en')}–${((i + 1) * WINDOW).toLocaleString('en')} | ${Object.values(results).map((r) => r[i].toFixed(1)).join(' | ')} |`),
+  `|---|${Object.keys(results)
+    .map(() => '---')
+    .join('|')}|`,
+  ...Array.from(
+    { length: windows },
+    (_, i) =>
+      `| ${(i * WINDOW).toLocaleString('en')}–${((i + 1) * WINDOW).toLocaleString('en')} | ${Object.values(results)
+        .map((r) => r[i].toFixed(1))
+        .join(' | ')} |`,
+  ),
   '',
 ].join('\n')
-fs.writeFileSync(path.join(ROOT, 'bench/results/record-insert.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, records: RECORDS, batch: BATCH, us_per_record: results }, null, 2) + '\n')
+fs.writeFileSync(
+  path.join(ROOT, 'bench/results/record-insert.json'),
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, records: RECORDS, batch: BATCH, us_per_record: results }, null, 2) + '\n',
+)
 fs.writeFileSync(path.join(ROOT, 'bench/results/record-insert.md'), md)
 process.stdout.write(md)

@@ -92,9 +92,7 @@ function makeRecord(i: number, keyIds: string[]): RequestRecord {
   const priced = hasUsage && m.priced && rand() > 0.01
   const inputUsd = (prompt * m.inUsd) / 1e6
   const outputUsd = (completion * m.outUsd) / 1e6
-  const latency = Math.round(
-    (embeddings ? 80 : 300) + completion * (5 + rand() * 20) + (rand() < 0.02 ? rand() * 30000 : 0) + rand() * 200,
-  )
+  const latency = Math.round((embeddings ? 80 : 300) + completion * (5 + rand() * 20) + (rand() < 0.02 ? rand() * 30000 : 0) + rand() * 200)
   const tags: string[] = []
   const nTags = Math.floor(rand() * 4)
   for (let t = 0; t < nTags; t++) {
@@ -167,7 +165,12 @@ function makeRecord(i: number, keyIds: string[]): RequestRecord {
     ttfb_ms: status === 200 ? Math.round(latency * 0.2) : null,
     error:
       outcome === 'error'
-        ? { status, type: status >= 500 ? 'api_error' : 'invalid_request_error', code: status === 429 ? 'rate_limit_exceeded' : null, message: `The upstream provider answered ${status}.` }
+        ? {
+            status,
+            type: status >= 500 ? 'api_error' : 'invalid_request_error',
+            code: status === 429 ? 'rate_limit_exceeded' : null,
+            message: `The upstream provider answered ${status}.`,
+          }
         : null,
   }
 }
@@ -328,8 +331,17 @@ function alternatives(): Case[] {
       'pluck',
       sorted,
     ),
-    alt('alt: latency column only, pluck + typed-array sort (totals only)', `SELECT r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`, 'pluck', sorted),
-    alt('alt: (created_at, latency) pairs as raw rows, no sort', `SELECT r.created_at, r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`, 'raw'),
+    alt(
+      'alt: latency column only, pluck + typed-array sort (totals only)',
+      `SELECT r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`,
+      'pluck',
+      sorted,
+    ),
+    alt(
+      'alt: (created_at, latency) pairs as raw rows, no sort',
+      `SELECT r.created_at, r.latency_ms FROM requests r WHERE ${where.sql} AND r.latency_ms IS NOT NULL`,
+      'raw',
+    ),
     alt(
       'alt: SQL window functions, totals p50/p95/p99',
       `WITH x AS (SELECT r.latency_ms AS v, row_number() OVER (ORDER BY r.latency_ms) AS rn, count(*) OVER () AS n
@@ -356,7 +368,12 @@ function alternatives(): Case[] {
       'raw',
       (rows) => rows[0],
     ),
-    alt('alt: plain SQL sums, no percentiles', `SELECT count(*), TOTAL(r.cost_usd), SUM(r.prompt_tokens) FROM requests r WHERE ${where.sql}`, 'raw', (rows) => rows[0]),
+    alt(
+      'alt: plain SQL sums, no percentiles',
+      `SELECT count(*), TOTAL(r.cost_usd), SUM(r.prompt_tokens) FROM requests r WHERE ${where.sql}`,
+      'raw',
+      (rows) => rows[0],
+    ),
   ]
 }
 
@@ -381,7 +398,7 @@ function insertCost(db: Db, keyIds: string[], n: number): number {
       for (const r of records.slice(i, i + 250)) repo.insert(r)
       db.exec('RELEASE batch')
     }
-    return (Number(process.hrtime.bigint() - t0) / 1e3 / n) // µs per record
+    return Number(process.hrtime.bigint() - t0) / 1e3 / n // µs per record
   } finally {
     db.exec('ROLLBACK')
   }
@@ -416,7 +433,10 @@ if (existing === 0) {
   seeded = { keyIds, seconds: null, bytes }
   console.log(`reusing the store in ${dir} (${existing.toLocaleString('en')} records)`)
 }
-const counts = db.prepare(`SELECT (SELECT count(*) FROM requests), (SELECT count(*) FROM request_tags), (SELECT count(*) FROM request_dimensions)`).raw().get() as number[]
+const counts = db
+  .prepare(`SELECT (SELECT count(*) FROM requests), (SELECT count(*) FROM request_tags), (SELECT count(*) FROM request_dimensions)`)
+  .raw()
+  .get() as number[]
 console.log(`rows: requests ${counts[0]}, request_tags ${counts[1]}, request_dimensions ${counts[2]}`)
 
 // The proposed indexes go on a copy of the store, timed in alternation with the original.

@@ -115,14 +115,38 @@ if (!args['no-peer']) {
 const json = { 'content-type': 'application/json' }
 const targets: Array<Target & { pid?: number }> = [
   { name: 'direct', origin: mockUrl, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' } },
-  { name: 'node proxy', origin: nodeProxy.info.url, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' }, pid: nodeProxy.pid },
+  {
+    name: 'node proxy',
+    origin: nodeProxy.info.url,
+    path: '/v1/chat/completions',
+    headers: { ...json, authorization: 'Bearer sk-mock-bench' },
+    pid: nodeProxy.pid,
+  },
   { name: 'gateway', origin: gateway.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gateway.key}` }, pid: gateway.pid },
-  { name: 'gateway+logs', origin: gatewayLogs.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gatewayLogs.key}` }, pid: gatewayLogs.pid },
+  {
+    name: 'gateway+logs',
+    origin: gatewayLogs.url,
+    path: '/v1/chat/completions',
+    headers: { ...json, authorization: `Bearer ${gatewayLogs.key}` },
+    pid: gatewayLogs.pid,
+  },
 ]
 if (compare && compareLogs) {
   const label = args['compare-label']!
-  targets.splice(2, 0, { name: label, origin: compare.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compare.key}` }, pid: compare.pid })
-  targets.push({ name: `${label}+logs`, origin: compareLogs.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${compareLogs.key}` }, pid: compareLogs.pid })
+  targets.splice(2, 0, {
+    name: label,
+    origin: compare.url,
+    path: '/v1/chat/completions',
+    headers: { ...json, authorization: `Bearer ${compare.key}` },
+    pid: compare.pid,
+  })
+  targets.push({
+    name: `${label}+logs`,
+    origin: compareLogs.url,
+    path: '/v1/chat/completions',
+    headers: { ...json, authorization: `Bearer ${compareLogs.key}` },
+    pid: compareLogs.pid,
+  })
 }
 if (peer) {
   targets.push({
@@ -140,7 +164,9 @@ if (peer) {
  */
 const MESSAGES_TARGETS = new Set(['direct', 'node proxy', 'gateway', 'gateway+logs'])
 const messagesTargets = new Map(
-  targets.filter((t) => MESSAGES_TARGETS.has(t.name)).map((t) => [t.name, { ...t, path: '/v1/messages', headers: { ...t.headers, 'anthropic-version': '2023-06-01' } }]),
+  targets
+    .filter((t) => MESSAGES_TARGETS.has(t.name))
+    .map((t) => [t.name, { ...t, path: '/v1/messages', headers: { ...t.headers, 'anthropic-version': '2023-06-01' } }]),
 )
 const messages = [
   { role: 'system', content: 'You are a terse assistant.' },
@@ -148,11 +174,24 @@ const messages = [
 ]
 const bodies = {
   instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
-  messagesInstant: JSON.stringify({ model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, metadata: { user_id: 'bench' } }),
+  messagesInstant: JSON.stringify({
+    model: MOCK_MESSAGES_MODELS.instant,
+    system: messages[0].content,
+    messages: messages.slice(1),
+    max_tokens: 64,
+    metadata: { user_id: 'bench' },
+  }),
   delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
   stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
   responses: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false }),
-  responsesStream: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false, stream: true }),
+  responsesStream: JSON.stringify({
+    model: MOCK_MODELS.instant,
+    instructions: messages[0].content,
+    input: messages[1].content,
+    max_output_tokens: 64,
+    store: false,
+    stream: true,
+  }),
 }
 
 /** Each repetition visits the targets in a rotated order so none always runs first or last. */
@@ -171,7 +210,9 @@ const started = Date.now()
 
 // ---------- A: one request at a time ----------
 if (SCEN.has('A')) {
-  say(`A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses, Responses streamed)`)
+  say(
+    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses, Responses streamed)`,
+  )
   /** The native Messages and Responses paths of a target, where it carries them (the peer speaks chat completions only). */
   const nativeWires = (t: Target) => {
     const m = messagesTargets.get(t.name)
@@ -184,7 +225,10 @@ if (SCEN.has('A')) {
   type Wire = 'chat' | 'messages' | 'responses' | 'responsesStream'
   const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
     const n = nativeWires(t)
-    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...(['messages', 'responses', 'responsesStream'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]
+    return [
+      { wire: 'chat' as const, target: t, body: bodies.instant },
+      ...(['messages', 'responses', 'responsesStream'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : [])),
+    ]
   }
   const rounds: Record<Wire, Record<string, Stats[]>> = { chat: {}, messages: {}, responses: {}, responsesStream: {} }
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
@@ -203,7 +247,15 @@ if (SCEN.has('A')) {
   const summary = (r: Record<string, Stats[]>, name: string) => {
     const p50 = (n: string) => median(r[n].map((x) => x.p50))
     const p99 = (n: string) => median(r[n].map((x) => x.p99))
-    return { p50_ms: round(p50(name), 3), p99_ms: round(p99(name), 3), added_p50_ms: round(p50(name) - p50('direct'), 3), added_p99_ms: round(p99(name) - p99('direct'), 3), errors: r[name].reduce((s, x) => s + x.errors, 0), firstError: r[name].find((x) => x.firstError)?.firstError, rounds: r[name] }
+    return {
+      p50_ms: round(p50(name), 3),
+      p99_ms: round(p99(name), 3),
+      added_p50_ms: round(p50(name) - p50('direct'), 3),
+      added_p99_ms: round(p99(name) - p99('direct'), 3),
+      errors: r[name].reduce((s, x) => s + x.errors, 0),
+      firstError: r[name].find((x) => x.firstError)?.firstError,
+      rounds: r[name],
+    }
   }
   const chatA = Object.fromEntries(targets.map((t) => [t.name, summary(rounds.chat, t.name)]))
   results.A = chatA
@@ -283,7 +335,8 @@ if (SCEN.has('C')) {
     say(`C: ${rate} req/s, ${CFG.cSeconds} s x ${REPS} per target`)
     const runs: Record<string, Array<Stats & { achievedRps: number }>> = Object.fromEntries(targets.map((t) => [t.name, []]))
     for (const t of targets) await openLoop(pool(t, 256), t, bodies.delayed, rate, CFG.warmupMs)
-    for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await openLoop(pool(t, 256), t, bodies.delayed, rate, CFG.cSeconds * 1000))
+    for (let rep = 0; rep < REPS; rep++)
+      for (const t of rotation(rep)) runs[t.name].push(await openLoop(pool(t, 256), t, bodies.delayed, rate, CFG.cSeconds * 1000))
     const p = (n: string, k: 'p50' | 'p99') => median(runs[n].map((x) => x[k]))
     C[`r${rate}`] = Object.fromEntries(
       targets.map((t) => [
@@ -352,7 +405,13 @@ const pkg = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'node_m
 const meta = {
   date: new Date().toISOString(),
   duration_s: Math.round((Date.now() - started) / 1000),
-  machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}`, arch: os.arch() },
+  machine: {
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+    arch: os.arch(),
+  },
   versions: {
     node: process.version,
     gateway: JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version,
@@ -377,7 +436,9 @@ function markdown(r: typeof report): string {
   const names = targets.map((t) => t.name)
   const f = (x: unknown, d = 2) => (typeof x === 'number' ? x.toFixed(d) : 'n/a')
   const lines: string[] = []
-  lines.push(`Measured ${r.date.slice(0, 10)} on ${r.machine.cpus} × ${r.machine.cpu_model} (${r.machine.platform}), Node ${r.versions.node}; peer ${r.versions.peer}. Load generator, mock and gateway share the cores. Medians of ${REPS} interleaved repetitions after warm-up.`)
+  lines.push(
+    `Measured ${r.date.slice(0, 10)} on ${r.machine.cpus} × ${r.machine.cpu_model} (${r.machine.platform}), Node ${r.versions.node}; peer ${r.versions.peer}. Load generator, mock and gateway share the cores. Medians of ${REPS} interleaved repetitions after warm-up.`,
+  )
   lines.push('')
   lines.push(`| Scenario | ${names.join(' | ')} |`)
   lines.push(`|---|${names.map(() => '---').join('|')}|`)
@@ -388,7 +449,9 @@ function markdown(r: typeof report): string {
     const native = (M: Record<string, { p50_ms: number; added_p50_ms: number; added_p50_vs_chat: number | null; errors: number }>, label: string) => {
       const err = (n: string) => (M[n]?.errors ? ` (${M[n].errors} err)` : '')
       row(`A: p50, ${label} (native), one at a time (ms)`, (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
-      row(`A: **added p50, ${label} (native)** (ms; × chat's)`, (n) => (n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`))
+      row(`A: **added p50, ${label} (native)** (ms; × chat's)`, (n) =>
+        n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`,
+      )
     }
     native(R.A_messages, 'Messages')
     native(R.A_responses, 'Responses')
@@ -416,7 +479,9 @@ function markdown(r: typeof report): string {
   }
   const streamRows = (D: any, how: string) => {
     row(`D: TTFC p50 / p99, ${how} (ms)`, (n) => (D[n].failed ? 'failed' : `${f(D[n].ttfc_p50_ms)} / ${f(D[n].ttfc_p99_ms)}`))
-    row(`D: **added TTFC** p50 / p99, ${how} (ms)`, (n) => (n === 'direct' ? '—' : D[n].failed ? 'failed' : `${f(D[n].added_ttfc_p50_ms)} / ${f(D[n].added_ttfc_p99_ms)}`))
+    row(`D: **added TTFC** p50 / p99, ${how} (ms)`, (n) =>
+      n === 'direct' ? '—' : D[n].failed ? 'failed' : `${f(D[n].added_ttfc_p50_ms)} / ${f(D[n].added_ttfc_p99_ms)}`,
+    )
     row(`D: time to last chunk p50, ${how} (ms)`, (n) => (D[n].failed ? 'failed' : f(D[n].ttlc_p50_ms, 1)))
     row(`D: streams / failed / incomplete / chunks lost, ${how}`, (n) => `${D[n].streams} / ${D[n].failed} / ${D[n].incomplete} / ${D[n].chunks_lost}`)
   }
@@ -425,7 +490,14 @@ function markdown(r: typeof report): string {
   lines.push('')
   const notes: string[] = []
   for (const n of names) {
-    const errs = [R.A_messages?.[n]?.firstError, R.A_responses?.[n]?.firstError, R.A_responses_stream?.[n]?.firstError, R.B && R.B.c10[n]?.firstError, R.C && R.C.r100[n]?.firstError, R.D && R.D[n]?.firstError].filter(Boolean)
+    const errs = [
+      R.A_messages?.[n]?.firstError,
+      R.A_responses?.[n]?.firstError,
+      R.A_responses_stream?.[n]?.firstError,
+      R.B && R.B.c10[n]?.firstError,
+      R.C && R.C.r100[n]?.firstError,
+      R.D && R.D[n]?.firstError,
+    ].filter(Boolean)
     if (errs.length) notes.push(`- ${n}: first error seen: \`${String(errs[0]).replace(/`/g, "'").slice(0, 160)}\``)
   }
   if (notes.length) lines.push(...notes, '')

@@ -53,7 +53,12 @@ if (!hasBinary()) {
 const stampFile = path.join(nativeRoot, 'stamp.json')
 const versionOf = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version
 const present = NATIVE.filter((m) => fs.existsSync(path.join(root, 'node_modules', m, 'package.json')))
-const wanted = { electron: electronVersion, platform: process.platform, arch: process.arch, modules: Object.fromEntries(present.map((m) => [m, versionOf(path.join(root, 'node_modules', m))])) }
+const wanted = {
+  electron: electronVersion,
+  platform: process.platform,
+  arch: process.arch,
+  modules: Object.fromEntries(present.map((m) => [m, versionOf(path.join(root, 'node_modules', m))])),
+}
 let stamp = null
 try {
   stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'))
@@ -66,11 +71,18 @@ if (JSON.stringify(stamp) !== JSON.stringify(wanted)) {
   fs.mkdirSync(nativeModules, { recursive: true })
   for (const m of present) {
     const dest = path.join(nativeModules, m)
-    fs.cpSync(path.join(root, 'node_modules', m), dest, { recursive: true, filter: (src) => !/[\\/]build([\\/]|$)/.test(path.relative(path.join(root, 'node_modules', m), src)) })
+    fs.cpSync(path.join(root, 'node_modules', m), dest, {
+      recursive: true,
+      filter: (src) => !/[\\/]build([\\/]|$)/.test(path.relative(path.join(root, 'node_modules', m), src)),
+    })
     // A prebuilt binary for this Electron version when one exists, else compile against Electron's headers.
     const prebuilt = run(bin('prebuild-install'), ['--runtime', 'electron', '--target', electronVersion, '--arch', process.arch], { cwd: dest })
     if (!prebuilt) {
-      const built = run(bin('node-gyp'), ['rebuild', '--release', `--target=${electronVersion}`, `--arch=${process.arch}`, '--dist-url=https://electronjs.org/headers', '--runtime=electron'], { cwd: dest })
+      const built = run(
+        bin('node-gyp'),
+        ['rebuild', '--release', `--target=${electronVersion}`, `--arch=${process.arch}`, '--dist-url=https://electronjs.org/headers', '--runtime=electron'],
+        { cwd: dest },
+      )
       if (!built) {
         if (m === 'keytar') {
           console.warn('keytar could not be built for Electron: "stay signed in" and the keychain will be unavailable in the desktop app.')
@@ -97,6 +109,10 @@ if (prepareOnly) {
   console.log(`ready: start with  ${path.relative(root, path.join(electronPkg, 'cli.js'))} ${path.relative(root, nativeRoot)}`)
   process.exit(0)
 }
-const child = spawn(bin('electron-vite'), ['dev', '--outDir', outDir, '--entry', nativeRoot, ...passThrough], { stdio: 'inherit', cwd: root, shell: process.platform === 'win32' })
+const child = spawn(bin('electron-vite'), ['dev', '--outDir', outDir, '--entry', nativeRoot, ...passThrough], {
+  stdio: 'inherit',
+  cwd: root,
+  shell: process.platform === 'win32',
+})
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 0)))
 for (const s of ['SIGINT', 'SIGTERM']) process.on(s, () => child.kill(s))

@@ -17,7 +17,14 @@ export const seriesPoint = z.object({
 })
 
 /** `cost_usd` sums the priced requests only; `unpriced` counts those whose cost is unknown. */
-export const group = z.object({ value: z.string().nullable(), requests: z.number().int(), cost_usd: usd, unpriced: z.number().int(), tokens: z.number().int(), errors: z.number().int() })
+export const group = z.object({
+  value: z.string().nullable(),
+  requests: z.number().int(),
+  cost_usd: usd,
+  unpriced: z.number().int(),
+  tokens: z.number().int(),
+  errors: z.number().int(),
+})
 
 export const analyticsOps = {
   'analytics.overview': op({
@@ -44,7 +51,10 @@ export const analyticsOps = {
     summary: 'Requests, cost and tokens grouped by model (requested or served), key, user, tag, provider, preset, session, trace, tool or a dimension',
     access: 'user',
     input: range.extend({
-      by: z.union([z.enum(['model', 'served_model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace', 'tool']), z.string().regex(/^dimension:[a-z0-9_-]{1,64}$/)]),
+      by: z.union([
+        z.enum(['model', 'served_model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace', 'tool']),
+        z.string().regex(/^dimension:[a-z0-9_-]{1,64}$/),
+      ]),
       limit: z.number().int().min(1).max(100).default(10),
     }),
     output: z.array(group),

@@ -64,7 +64,10 @@ const settings = z.object({
   monthly_limit_usd: usd.nonnegative().nullable().optional(),
 })
 
-const money = z.number().finite().refine((n) => n !== 0, 'must not be zero')
+const money = z
+  .number()
+  .finite()
+  .refine((n) => n !== 0, 'must not be zero')
 
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
@@ -100,7 +103,12 @@ export const keyOps = {
     input: settings.extend({ id: z.string() }).strict(),
     output: keySummary,
   }),
-  'keys.revoke': op({ summary: 'Revoke a key; its next request gets 401 (409 if it already was)', access: 'user', input: z.object({ id: z.string() }).strict(), output: keySummary }),
+  'keys.revoke': op({
+    summary: 'Revoke a key; its next request gets 401 (409 if it already was)',
+    access: 'user',
+    input: z.object({ id: z.string() }).strict(),
+    output: keySummary,
+  }),
   'keys.topUp': op({
     summary: 'Add to a key’s prepaid balance (makes an unlimited key prepaid)',
     access: 'admin',

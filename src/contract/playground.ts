@@ -60,13 +60,19 @@ export const playgroundEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('delta'), content: z.string() }),
   /** `finish_reason` is the wire's own word: chat's finish_reason, the Messages API's stop_reason, or the Responses API's status (with why it is incomplete). */
   z.object({ type: z.literal('done'), request_id: z.string(), gw: z.record(z.string(), z.unknown()), finish_reason: z.string().nullable() }),
-  z.object({ type: z.literal('error'), request_id: z.string().nullable(), status: z.number().int(), error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable() }) }),
+  z.object({
+    type: z.literal('error'),
+    request_id: z.string().nullable(),
+    status: z.number().int(),
+    error: z.object({ message: z.string(), type: z.string(), code: z.string().nullable() }),
+  }),
 ])
 export type PlaygroundEvent = z.infer<typeof playgroundEvent>
 
 export const playgroundOps = {
   'playground.chat': op({
-    summary: 'Send a chat request with one of your keys through the same pipeline as API calls, on the chat completions, Messages or Responses wire, streaming the answer',
+    summary:
+      'Send a chat request with one of your keys through the same pipeline as API calls, on the chat completions, Messages or Responses wire, streaming the answer',
     access: 'user',
     stream: true,
     input: z

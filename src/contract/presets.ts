@@ -2,9 +2,7 @@ import { z } from 'zod'
 import { op } from './op'
 import { empty, ok } from './common'
 
-export const presetName = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lower-case letters, digits, - and _, at most 64 characters')
+export const presetName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lower-case letters, digits, - and _, at most 64 characters')
 
 /** What a caller may set on a preset; the gateway adds model resolution and output-limit checks. */
 export const presetInput = z
@@ -37,8 +35,7 @@ export interface Preset {
 }
 
 /** "field: message; field: message", for CLI errors and API error bodies alike. */
-export const describeIssues = (error: z.ZodError) =>
-  error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ')
+export const describeIssues = (error: z.ZodError) => error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'input'}: ${i.message}`).join('; ')
 
 export const preset = z.object({
   name: z.string(),

@@ -100,9 +100,7 @@ const rowFields = {
  * What a user's override holds: the catalog row's prices and limits. `kind` may be left out when
  * the catalog knows the model (or there is an output price: a chat model).
  */
-export const priceRow = z
-  .object({ ...rowFields, kind: z.enum(['chat', 'embedding']).optional() })
-  .strict()
+export const priceRow = z.object({ ...rowFields, kind: z.enum(['chat', 'embedding']).optional() }).strict()
 
 /** A row of the built-in catalog. */
 export const catalogModel = z

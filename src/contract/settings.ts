@@ -4,7 +4,7 @@ import { empty } from './common'
 
 export const settings = z.object({
   /** Applied at the next start (the listening socket cannot move under running clients); 0 picks a free port. */
-  port: z.number().int().min(0, "0 picks a free port").max(65535),
+  port: z.number().int().min(0, '0 picks a free port').max(65535),
   bind: z.string().min(1),
   allowed_hosts: z.array(z.string().min(1)),
   cors_origins: z.array(z.string().min(1)),
@@ -28,5 +28,10 @@ export type Settings = z.infer<typeof settings>
 
 export const settingsOps = {
   'settings.get': op({ summary: 'Gateway settings', access: 'admin', input: empty, output: settings }),
-  'settings.update': op({ summary: 'Change settings (port and bind apply at the next start)', access: 'admin', input: settings.partial().strict(), output: settings }),
+  'settings.update': op({
+    summary: 'Change settings (port and bind apply at the next start)',
+    access: 'admin',
+    input: settings.partial().strict(),
+    output: settings,
+  }),
 }

@@ -52,7 +52,11 @@ function timeoutCheckMs(config: GatewayConfig): number {
 
 /** Fastify's refusals of a malformed request, said in the gateway's words: [status, code, message]. */
 const FRAMEWORK_REFUSALS: Record<string, [number, string, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'The Content-Type header is not a media type. Send the body as JSON with `Content-Type: application/json`.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    415,
+    'unsupported_media_type',
+    'The Content-Type header is not a media type. Send the body as JSON with `Content-Type: application/json`.',
+  ],
   FST_ERR_BAD_URL: [400, 'invalid_url', 'The URL path is not valid percent-encoding.'],
   FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A segment of the URL path is longer than 100 characters.'],
 }
@@ -151,7 +155,12 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     if (!allowHost(req.headers.host)) {
       const host = req.headers.host ?? ''
       return done(
-        new ApiError(403, 'invalid_request_error', `Host "${host}" is not allowed. Add it to GW_ALLOWED_HOSTS to reach the gateway by that name.`, 'host_not_allowed'),
+        new ApiError(
+          403,
+          'invalid_request_error',
+          `Host "${host}" is not allowed. Add it to GW_ALLOWED_HOSTS to reach the gateway by that name.`,
+          'host_not_allowed',
+        ),
       )
     }
     done()
@@ -206,9 +215,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   app.setErrorHandler(sendError)
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]
-    const methods =
-      routeMethods.get(path) ??
-      [...routeMethods.entries()].find(([url]) => url.endsWith('/*') && path.startsWith(url.slice(0, -1)))?.[1]
+    const methods = routeMethods.get(path) ?? [...routeMethods.entries()].find(([url]) => url.endsWith('/*') && path.startsWith(url.slice(0, -1)))?.[1]
     if (methods) {
       const allow = [...new Set(methods.filter((m) => m !== 'HEAD'))].join(', ')
       const e = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}; use ${allow}.`, 'method_not_allowed')

@@ -27,16 +27,9 @@ export class ApiError extends Error {
 export const invalidRequest = (message: string, param: string | null = null, code: string | null = null) =>
   new ApiError(400, 'invalid_request_error', message, code, param)
 
-export const invalidApiKey = (message: string) =>
-  new ApiError(401, 'invalid_request_error', message, 'invalid_api_key')
+export const invalidApiKey = (message: string) => new ApiError(401, 'invalid_request_error', message, 'invalid_api_key')
 
 export const modelNotFound = (model: string, why?: string) =>
-  new ApiError(
-    404,
-    'invalid_request_error',
-    `The model \`${model}\` does not exist${why ? `: ${why}` : ''}.`,
-    'model_not_found',
-    'model',
-  )
+  new ApiError(404, 'invalid_request_error', `The model \`${model}\` does not exist${why ? `: ${why}` : ''}.`, 'model_not_found', 'model')
 
 export const notFound = (message: string) => new ApiError(404, 'invalid_request_error', message, 'not_found')

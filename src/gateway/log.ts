@@ -8,7 +8,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export function parseLogLevel(value: string): LogLevel {
   const level = value.trim().toLowerCase()
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new Error(`the log level (--log-level, GW_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`)
+  if (!(LOG_LEVELS as readonly string[]).includes(level))
+    throw new Error(`the log level (--log-level, GW_LOG_LEVEL) must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`)
   return level as LogLevel
 }
 

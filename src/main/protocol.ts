@@ -35,9 +35,7 @@ export const SECURITY_HEADERS: Record<string, string> = {
 }
 
 /** Registered before the app is ready: standard (relative URLs, origin) and secure (like https). */
-export const PRIVILEGED_SCHEMES = [
-  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } },
-]
+export const PRIVILEGED_SCHEMES = [{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }]
 
 const MIME: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -91,8 +89,7 @@ export function resolveAppFile(rootDir: string, url: string): string | null {
   return file
 }
 
-const plain = (status: number, text: string) =>
-  new Response(text, { status, headers: { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' } })
+const plain = (status: number, text: string) => new Response(text, { status, headers: { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' } })
 
 /** The `protocol.handle` handler serving the built renderer from `rootDir`. */
 export function appProtocolHandler(rootDir: string): (request: Request) => Promise<Response> {

@@ -59,10 +59,17 @@ export function hardenWebContents(contents: WebContentsLike, shell: ShellLike, i
 }
 
 export interface SessionLike {
-  setPermissionRequestHandler(handler: ((webContents: unknown, permission: string, callback: (granted: boolean) => void, details?: unknown) => void) | null): void
+  setPermissionRequestHandler(
+    handler: ((webContents: unknown, permission: string, callback: (granted: boolean) => void, details?: unknown) => void) | null,
+  ): void
   setPermissionCheckHandler(handler: ((webContents: unknown, permission: string, origin?: string, details?: unknown) => boolean) | null): void
   webRequest: {
-    onHeadersReceived(listener: (details: { url: string; responseHeaders?: Record<string, string | string[]> }, callback: (response: { responseHeaders?: Record<string, string | string[]> }) => void) => void): void
+    onHeadersReceived(
+      listener: (
+        details: { url: string; responseHeaders?: Record<string, string | string[]> },
+        callback: (response: { responseHeaders?: Record<string, string | string[]> }) => void,
+      ) => void,
+    ): void
   }
 }
 

@@ -47,7 +47,8 @@ export function buildBridge(ipcRenderer: IpcRendererLike): GwApi {
       } finally {
         if (streaming) ipcRenderer.removeListener(channel, listener)
       }
-      if (!result || typeof result !== 'object' || !('ok' in result)) throw bridgeError({ status: 500, code: 'ipc_failed', message: 'the main process sent no result' })
+      if (!result || typeof result !== 'object' || !('ok' in result))
+        throw bridgeError({ status: 500, code: 'ipc_failed', message: 'the main process sent no result' })
       if (!result.ok) throw bridgeError(result.error)
       return streaming ? undefined : result.value
     }

@@ -86,8 +86,20 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
 
   it('signed-in screens, with data', async () => {
     // Data through the same API the dashboard uses, and traffic through the official SDK.
-    await api('presets.save', { name: 'support', model: 'openai/gpt-4o-mini', system_prompt: 'You are a support agent.\nAnswer briefly.', temperature: 0.3, fallbacks: [] })
-    await api('presets.save', { name: 'support', model: 'openai/gpt-4o-mini', system_prompt: 'You are a support agent.\nAnswer in one sentence.', temperature: 0.2, fallbacks: [] })
+    await api('presets.save', {
+      name: 'support',
+      model: 'openai/gpt-4o-mini',
+      system_prompt: 'You are a support agent.\nAnswer briefly.',
+      temperature: 0.3,
+      fallbacks: [],
+    })
+    await api('presets.save', {
+      name: 'support',
+      model: 'openai/gpt-4o-mini',
+      system_prompt: 'You are a support agent.\nAnswer in one sentence.',
+      temperature: 0.2,
+      fallbacks: [],
+    })
     const created = await api('keys.create', { name: 'laptop', default_preset: 'support' })
     ids.key = created.key.id
     const prepaid = await api('keys.create', { name: 'ci-bot', balance_usd: 10, policy: { rpm: 60, max_tokens: 2000 } })
@@ -96,7 +108,11 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
     await api('prices.set', { model: 'openai/gpt-4o', row: { input: 2, output: 8 } })
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: created.secret, maxRetries: 0 })
     for (const [i, tag] of ['search', 'search', 'billing'].entries()) {
-      const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `hello ${i}` }], gw: { tags: [tag], session_id: 'sess-1', user_id: `user-${i}` } } as never)
+      const res = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: `hello ${i}` }],
+        gw: { tags: [tag], session_id: 'sess-1', user_id: `user-${i}` },
+      } as never)
       ids.request ??= (res as unknown as { gw: { request_id: string } }).gw.request_id
     }
     const ci = new OpenAI({ baseURL: stack.baseURL, apiKey: prepaid.secret, maxRetries: 0 })
@@ -105,7 +121,12 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
     stack.running.gateway.records.flush()
 
     const screens: ScreenSpec[] = [
-      { name: 'overview', hash: '#/overview', ready: ['chart-requests'], prepare: async (p) => void (await p.locator('[data-testid="chart-requests"] .recharts-surface').first().waitFor()) },
+      {
+        name: 'overview',
+        hash: '#/overview',
+        ready: ['chart-requests'],
+        prepare: async (p) => void (await p.locator('[data-testid="chart-requests"] .recharts-surface').first().waitFor()),
+      },
       {
         name: 'playground',
         hash: '#/playground',
@@ -119,7 +140,12 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
       { name: 'requests', hash: '#/requests', ready: ['requests-table'] },
       { name: 'request-detail', hash: `#/requests/${ids.request}`, ready: ['request-detail'] },
       { name: 'keys', hash: '#/keys', ready: ['keys-table'] },
-      { name: 'key-detail', hash: `#/keys/${ids.prepaid}`, ready: ['key-usage-totals'], prepare: async (p) => void (await p.locator('[data-testid="key-usage"] .recharts-surface').first().waitFor()) },
+      {
+        name: 'key-detail',
+        hash: `#/keys/${ids.prepaid}`,
+        ready: ['key-usage-totals'],
+        prepare: async (p) => void (await p.locator('[data-testid="key-usage"] .recharts-surface').first().waitFor()),
+      },
       { name: 'presets', hash: '#/presets', ready: ['presets-table'] },
       { name: 'preset-editor', hash: '#/presets/support', ready: ['preview-result', 'preset-diff'] },
       { name: 'models', hash: '#/models', ready: ['models-table'] },

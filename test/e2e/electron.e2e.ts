@@ -46,7 +46,13 @@ describe('the desktop app (Electron)', { skip: skip ?? false }, () => {
     app = await _electron.launch({
       args: [path.join(ROOT, '.electron-native'), ...(process.platform === 'linux' ? ['--no-sandbox'] : [])],
       cwd: ROOT,
-      env: { ...process.env, GW_DATA_DIR: dataDir, GW_LOG_FILE: path.join(dataDir, 'gw.log'), OPENAI_API_KEY: fake.apiKey, GW_KEYCHAIN_SERVICE: `GW Gateway e2e ${process.pid}` } as Record<string, string>,
+      env: {
+        ...process.env,
+        GW_DATA_DIR: dataDir,
+        GW_LOG_FILE: path.join(dataDir, 'gw.log'),
+        OPENAI_API_KEY: fake.apiKey,
+        GW_KEYCHAIN_SERVICE: `GW Gateway e2e ${process.pid}`,
+      } as Record<string, string>,
       timeout: 60_000,
     })
     page = await app.firstWindow()
@@ -104,7 +110,9 @@ describe('the desktop app (Electron)', { skip: skip ?? false }, () => {
     await page.getByTestId('key-name').press('Enter')
     await page.getByTestId('key-secret').waitFor()
     await page.getByTestId('key-secret-done').click()
-    const keyId = await page.evaluate(async () => ((await (globalThis as any).gw['keys.list']({})) as any).items?.[0]?.id ?? ((await (globalThis as any).gw['keys.list']({})) as any)[0]?.id)
+    const keyId = await page.evaluate(
+      async () => ((await (globalThis as any).gw['keys.list']({})) as any).items?.[0]?.id ?? ((await (globalThis as any).gw['keys.list']({})) as any)[0]?.id,
+    )
     await page.evaluate(() => ((globalThis as any).location.hash = '/playground'))
     await page.getByTestId('pg-form').waitFor()
     await page.getByTestId('pg-key').selectOption(keyId)

@@ -32,7 +32,13 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     w = await openPage(browser, stack.url)
     const p = w.page
     ;[auth, shell, overview, providers, presets] = [new AuthPage(p), new Shell(p), new OverviewPage(p), new ProvidersPage(p), new PresetsPage(p)]
-    ;[keys, keyDetail, playground, requests, detail] = [new KeysPage(p), new KeyDetailPage(p), new PlaygroundPage(p), new RequestsPage(p), new RequestDetailPage(p)]
+    ;[keys, keyDetail, playground, requests, detail] = [
+      new KeysPage(p),
+      new KeyDetailPage(p),
+      new PlaygroundPage(p),
+      new RequestsPage(p),
+      new RequestDetailPage(p),
+    ]
   })
   afterEach(() => w.assertNoConsoleErrors())
   after(async () => {
@@ -69,7 +75,10 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     // Without a key, the page says how to give one here, not which command to run.
     const mistral = await providers.test('mistral')
     assert.equal(mistral.ok, false)
-    assert.match(mistral.text, /no API key for mistral: none is stored, and MISTRAL_API_KEY is not set where the gateway runs\. Enter the key in API key above and save it/)
+    assert.match(
+      mistral.text,
+      /no API key for mistral: none is stored, and MISTRAL_API_KEY is not set where the gateway runs\. Enter the key in API key above and save it/,
+    )
     assert.doesNotMatch(mistral.text, /gw providers|--api-key-stdin/)
   })
 
@@ -143,12 +152,20 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
     // One the provider refuses first: no usage, so its cost is unknown, and the table says why.
     stack.fake.script({ kind: 'status', status: 400 })
-    const refused: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'refused' }], gw: { tags: ['e2e-journey'] } } as never).catch((e) => e)
+    const refused: any = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'refused' }], gw: { tags: ['e2e-journey'] } } as never)
+      .catch((e) => e)
     assert.equal(refused.status, 400)
-    const unknown: any = await client.chat.completions.create({ model: 'policy/no-such-preset', messages: [{ role: 'user', content: 'nowhere' }], gw: { tags: ['e2e-journey'] } } as never).catch((e) => e)
+    const unknown: any = await client.chat.completions
+      .create({ model: 'policy/no-such-preset', messages: [{ role: 'user', content: 'nowhere' }], gw: { tags: ['e2e-journey'] } } as never)
+      .catch((e) => e)
     assert.equal(unknown.status, 404)
     const res = await client.chat.completions.create(
-      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tagged hello' }], gw: { tags: ['e2e-journey'], session_id: 'sess-42', trace_id: 'trace-7' } } as never,
+      {
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'tagged hello' }],
+        gw: { tags: ['e2e-journey'], session_id: 'sess-42', trace_id: 'trace-7' },
+      } as never,
       { headers: { 'X-Gw-Team': 'support-desk' } },
     )
     assert.equal(res.choices[0].message.content, 'Hello from the fake provider.')
@@ -217,7 +234,10 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     await keys.revoke('laptop')
     await keys.waitForToast('revoked')
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
-    await assert.rejects(client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }), (e: { status?: number }) => e.status === 401)
+    await assert.rejects(
+      client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      (e: { status?: number }) => e.status === 401,
+    )
   })
 
   it('dialogs trap focus, close on Escape and give focus back', async () => {

@@ -29,7 +29,15 @@ describe('a member sees only their own keys and requests', { skip: skip ?? false
     browser = await launch()
     w = await openPage(browser, stack.url)
     const p = w.page
-    ;[auth, shell, keys, requests, users, settings, overview] = [new AuthPage(p), new Shell(p), new KeysPage(p), new RequestsPage(p), new UsersPage(p), new SettingsPage(p), new OverviewPage(p)]
+    ;[auth, shell, keys, requests, users, settings, overview] = [
+      new AuthPage(p),
+      new Shell(p),
+      new KeysPage(p),
+      new RequestsPage(p),
+      new UsersPage(p),
+      new SettingsPage(p),
+      new OverviewPage(p),
+    ]
   })
   afterEach(() => w.assertNoConsoleErrors())
   after(async () => {

@@ -99,7 +99,10 @@ describe('Overview: breakdown by any grouping, custom ranges, one time axis', { 
         return [Math.round(axis.x - chart.x), Math.round(axis.width)]
       }),
     )
-    assert.ok(spans.every(([x, width]) => x === spans[0][0] && width === spans[0][1]), `the time axes span ${JSON.stringify(spans)} px`)
+    assert.ok(
+      spans.every(([x, width]) => x === spans[0][0] && width === spans[0][1]),
+      `the time axes span ${JSON.stringify(spans)} px`,
+    )
     assert.ok((await overview.id('chart-spend').locator('.recharts-bar-rectangle').count()) > 0, 'spend is drawn as bars')
   })
 })

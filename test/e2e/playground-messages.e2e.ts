@@ -66,7 +66,13 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
     assert.match(await playground.id('run-routing').innerText(), /Stop reason/)
 
     const body = JSON.parse(await playground.requestBody())
-    assert.deepEqual(body, { model: 'anthropic/claude-sonnet-4-5', max_tokens: 1024, system: 'Answer in French.', messages: [{ role: 'user', content: 'Hello' }], stream: true })
+    assert.deepEqual(body, {
+      model: 'anthropic/claude-sonnet-4-5',
+      max_tokens: 1024,
+      system: 'Answer in French.',
+      messages: [{ role: 'user', content: 'Hello' }],
+      stream: true,
+    })
     assert.match(await playground.id('pg-request').locator('summary').innerText(), /POST \/v1\/messages/)
     assert.equal(anthropic.received.at(-1)!.body.system, 'Answer in French.')
     const snippet = await playground.id('pg-snippet').innerText()
@@ -97,7 +103,11 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
     assert.match(await playground.reply(), /\w/)
     assert.match(await playground.cost(), /\$/)
     await playground.id('pg-clear').click()
-    stack.fake.script({ kind: 'status', status: 400, body: { error: { message: 'This model does not take that.', type: 'invalid_request_error', param: null, code: null } } })
+    stack.fake.script({
+      kind: 'status',
+      status: 400,
+      body: { error: { message: 'This model does not take that.', type: 'invalid_request_error', param: null, code: null } },
+    })
     await playground.send('Hello again')
     const error = await playground.error()
     assert.match(error.status, /^400 /)

@@ -44,7 +44,11 @@ describe('the Playground on the OpenAI Responses wire', { skip: skip ?? false },
 
   it('sends what Codex sends: the answer streams in, the cost and status follow, the Request view shows the Responses body with instructions', async () => {
     // gpt-5.1: 600 × $1.25/M + 400 × $0.125/M + 200 × $10/M
-    stack.fake.scriptResponses({ kind: 'reply', content: 'Bonjour ! Comment puis-je vous aider ?', usage: { input_tokens: 1000, cached_tokens: 400, output_tokens: 200 } })
+    stack.fake.scriptResponses({
+      kind: 'reply',
+      content: 'Bonjour ! Comment puis-je vous aider ?',
+      usage: { input_tokens: 1000, cached_tokens: 400, output_tokens: 200 },
+    })
     await playground.choose(keyId, 'openai/gpt-5.1')
     await playground.wire('responses')
     await playground.waitForText(playground.id('pg-wire-hint'), 'Codex')

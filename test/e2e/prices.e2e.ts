@@ -44,12 +44,16 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
     await models.id('price-output').fill('2')
     await models.id('price-cache-write-1h').fill('2')
     await models.page.locator('[data-testid="price-dialog"] summary').click()
-    await models.id('price-advanced').fill(JSON.stringify({ long_context: { above_prompt_tokens: 1000, input: 2, output: 4 }, schedule: [{ from: '2027-02-30', input: 3 }] }))
+    await models
+      .id('price-advanced')
+      .fill(JSON.stringify({ long_context: { above_prompt_tokens: 1000, input: 2, output: 4 }, schedule: [{ from: '2027-02-30', input: 3 }] }))
     await models.id('price-save').click()
     // Checked before sending, with the path inside the row.
     await models.waitForText(models.fieldError('price-advanced'), 'schedule.0.from: not a calendar date')
 
-    await models.id('price-advanced').fill(JSON.stringify({ long_context: { above_prompt_tokens: 1000, input: 2, output: 4 }, schedule: [{ from: '2027-02-28', input: 3, output: 6 }] }))
+    await models
+      .id('price-advanced')
+      .fill(JSON.stringify({ long_context: { above_prompt_tokens: 1000, input: 2, output: 4 }, schedule: [{ from: '2027-02-28', input: 3, output: 6 }] }))
     const saved = await models.answerOf('prices.set', () => models.id('price-save').click())
     assert.equal(saved.status(), 200)
     await models.waitForToast('Price of openai/gpt-e2e saved')
@@ -96,13 +100,20 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
       assert.equal(await models.compareListing(url), 200)
       await models.waitForText(models.id('refresh-counts'), '1 new, 1 changed, 0 unchanged, 1 skipped.')
       await models.waitForCount('refresh-row', 2)
-      assert.equal(stack.running.gateway.prices.all().some((o) => o.model === 'openai/gpt-e2e-new'), false, 'nothing saved before Apply')
+      assert.equal(
+        stack.running.gateway.prices.all().some((o) => o.model === 'openai/gpt-e2e-new'),
+        false,
+        'nothing saved before Apply',
+      )
       assert.equal(await models.applyListing(), 200)
       await models.waitForToast('Saved 2 prices dated today')
       await models.waitForText(models.id('refresh-counts'), '— saved.')
       const saved = stack.running.gateway.prices.all().find((o) => o.model === 'openai/gpt-6-luna')!
       assert.match(saved.note ?? '', /^refreshed from http:\/\/127\.0\.0\.1:\d+\/api\/v1\/models on \d{4}-\d{2}-\d{2} by user:admin$/)
-      assert.deepEqual({ ...saved.row.schedule!.at(-1), from: undefined }, { input: 0.2, output: 1, cached_input: 0.01, cache_write: 0.125, from: undefined, long_context: saved.row.long_context })
+      assert.deepEqual(
+        { ...saved.row.schedule!.at(-1), from: undefined },
+        { input: 0.2, output: 1, cached_input: 0.01, cache_write: 0.125, from: undefined, long_context: saved.row.long_context },
+      )
 
       down = true
       w.allowHttpError(502, 'prices.refresh')

@@ -47,7 +47,10 @@ describe('session limits and the session alert in the dashboard', { skip: skip ?
     await keys.open('claude-code')
     await keyDetail.setSessionLimits('0.00001', '10')
     await keyDetail.waitForToast('Policy saved')
-    assert.deepEqual(JSON.parse(stack.running.gateway.keys.all().find((k) => k.name === 'claude-code')!.policy), { max_session_usd: 0.00001, max_session_requests: 10 })
+    assert.deepEqual(JSON.parse(stack.running.gateway.keys.all().find((k) => k.name === 'claude-code')!.policy), {
+      max_session_usd: 0.00001,
+      max_session_requests: 10,
+    })
 
     await shell.nav('settings')
     await settings.waitForLoaded()

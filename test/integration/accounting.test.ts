@@ -93,7 +93,10 @@ describe('accounting a provider cannot break', () => {
     assert.equal(res.gw.cost.priced, false)
     assert.equal(res.gw.cost.final_usd, null)
     assert.equal(res.gw.cost.prompt_tokens, 0)
-    assert.match(res.gw.cost.unpriced_reason, /the provider reported prompt_tokens = 1e\+306, total_tokens = 1e\+306; a token count is a whole number from 0 to 1,000,000,000/)
+    assert.match(
+      res.gw.cost.unpriced_reason,
+      /the provider reported prompt_tokens = 1e\+306, total_tokens = 1e\+306; a token count is a whole number from 0 to 1,000,000,000/,
+    )
     const record = await t.record(res.gw.request_id)
     assert.deepEqual(record.cost, res.gw.cost)
     assert.equal(record.usage!.prompt_tokens, 0)

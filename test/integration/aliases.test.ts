@@ -55,7 +55,9 @@ describe('model aliases', () => {
     assert.equal(upstream.messages[0].content, 'You are terse.')
     assert.deepEqual(res.gw.routing.preset, { name: 'terse', version: 1 })
     assert.deepEqual(res.gw.routing.alias, { pattern: 'small-*', target: 'policy/terse' })
-    await assert.rejects(cli('presets', 'delete', 'terse'), (err: any) => /preset terse is the target of alias small-\*; change those aliases first/.test(err.stderr))
+    await assert.rejects(cli('presets', 'delete', 'terse'), (err: any) =>
+      /preset terse is the target of alias small-\*; change those aliases first/.test(err.stderr),
+    )
     // gpt-4o-mini would match this alias, but as a target it is used as is.
     await cli('aliases', 'set', 'gpt-4o-m*', '--to', 'openai/gpt-4.1')
     await ask(t.client, 'claude-haiku-9')
@@ -113,7 +115,10 @@ describe('model aliases on the Messages wire', () => {
   it("steers Claude Code's haiku requests through /v1/messages, and the record keeps what it asked for", async () => {
     const fake = await startFakeAnthropic()
     const dataDir = tempDir()
-    const gateway = await startGateway({ port: 0, dataDir, logLevel: 'silent' }, { env: { ANTHROPIC_API_KEY: fake.apiKey, OPENAI_API_KEY: 'sk-unused' }, routing: { maxRetries: 0 } })
+    const gateway = await startGateway(
+      { port: 0, dataDir, logLevel: 'silent' },
+      { env: { ANTHROPIC_API_KEY: fake.apiKey, OPENAI_API_KEY: 'sk-unused' }, routing: { maxRetries: 0 } },
+    )
     try {
       const gw = gateway.gateway
       gw.providers.upsert('anthropic', 'anthropic', fake.url)
@@ -121,7 +126,9 @@ describe('model aliases on the Messages wire', () => {
       gw.configChanged()
       await gwCli(['aliases', 'set', 'claude-haiku-*', '--to', 'anthropic/claude-sonnet-4-5'], { dataDir })
       const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
-      const { response } = await client.messages.create({ model: 'claude-haiku-4-5-20251001', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+      const { response } = await client.messages
+        .create({ model: 'claude-haiku-4-5-20251001', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse()
       assert.equal(fake.received.at(-1)!.body.model, 'claude-sonnet-4-5')
       const record = await waitForRecord(gw, response.headers.get('request-id')!)
       assert.equal(record.endpoint, 'messages')

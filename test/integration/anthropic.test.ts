@@ -47,7 +47,11 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
 
   it('has a fake that refuses what Anthropic refuses', async () => {
     const post = async (body: unknown, headers: Record<string, string> = { 'x-api-key': fake.apiKey, 'anthropic-version': '2023-06-01' }) => {
-      const res = await fetch(`${fake.url}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+      const res = await fetch(`${fake.url}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      })
       return { status: res.status, body: (await res.json()) as any }
     }
     const valid = { model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }
@@ -59,11 +63,26 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
       ['system role', { ...valid, messages: [{ role: 'system', content: 'x' }, ...valid.messages] }, /role/],
       ['temperature', { ...valid, temperature: 1.2 }, /temperature/],
       ['unknown field', { ...valid, stream_options: { include_usage: true } }, /Extra inputs/],
-      ['svg', { ...valid, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/svg+xml', data: 'PHN2Zz4=' } }] }] }, /media_type/],
-      ['five breakpoints', { ...valid, system: [text('a', true), text('b', true)], messages: [{ role: 'user', content: [text('c', true), text('d', true), text('e', true)] }] }, /maximum of 4/],
+      [
+        'svg',
+        { ...valid, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/svg+xml', data: 'PHN2Zz4=' } }] }] },
+        /media_type/,
+      ],
+      [
+        'five breakpoints',
+        { ...valid, system: [text('a', true), text('b', true)], messages: [{ role: 'user', content: [text('c', true), text('d', true), text('e', true)] }] },
+        /maximum of 4/,
+      ],
       [
         'unanswered tool_use',
-        { ...valid, messages: [...valid.messages, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] }, { role: 'user', content: 'go on' }] },
+        {
+          ...valid,
+          messages: [
+            ...valid.messages,
+            { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] },
+            { role: 'user', content: 'go on' },
+          ],
+        },
         /t1/,
       ],
       ['stray tool_result', { ...valid, messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't9', content: 'x' }] }] }, /t9/],
@@ -155,7 +174,9 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
     const runner = client.chat.completions.stream({
       model: MODEL,
       messages: [{ role: 'user', content: 'Weather in Oslo and Bergen?' }],
-      tools: [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } } } } }],
+      tools: [
+        { type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } } } } },
+      ],
       tool_choice: 'required',
       parallel_tool_calls: true,
     })
@@ -247,7 +268,13 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
   })
 
   it('prices cache reads and 5-minute and 1-hour cache writes exactly, streamed or not', async () => {
-    const usage = { input_tokens: 1000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 1500, cache_creation_1h_input_tokens: 500, output_tokens: 400 }
+    const usage = {
+      input_tokens: 1000,
+      cache_read_input_tokens: 2000,
+      cache_creation_input_tokens: 1500,
+      cache_creation_1h_input_tokens: 500,
+      output_tokens: 400,
+    }
     // claude-sonnet-4-5, in pico-dollars per token: input 3_000_000, 5m write 3_750_000, 1h write 6_000_000,
     // read 300_000, output 15_000_000.
     //   input   1000 × 3_000_000                          = 3_000_000_000  → 0.003
@@ -302,7 +329,13 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
     assert.deepEqual(body.system[0].cache_control, { type: 'ephemeral' })
     assert.deepEqual(body.messages[1].content[0].cache_control, { type: 'ephemeral' })
     assert.equal(body.messages[2].content[0].cache_control, undefined, 'the final user turn changes every time')
-    await client.chat.completions.create({ model: MODEL, messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'x' }] })
+    await client.chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'x' },
+      ],
+    })
     assert.equal(JSON.stringify(last().body).includes('cache_control'), false, 'no breakpoints without gw.auto_cache')
   })
 
@@ -357,7 +390,9 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
   })
 
   it('answers 502, never 401, when Anthropic refuses the gateway’s key', async () => {
-    const err: any = await client.chat.completions.create({ model: `${WRONG_KEY_PROVIDER}/claude-sonnet-4-5`, messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
+    const err: any = await client.chat.completions
+      .create({ model: `${WRONG_KEY_PROVIDER}/claude-sonnet-4-5`, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e)
     assert.equal(last().headers['x-api-key'], 'sk-ant-not-the-key')
     assert.equal(err.status, 502)
     assert.equal(err.code, 'provider_auth_failed')

@@ -26,7 +26,10 @@ describe('balances', () => {
   it('402 insufficient_balance, not retryable, with nothing sent upstream, when the balance is spent', async () => {
     const { client } = keyWith('empty', { balanceUsd: 0 })
     const before = t.fake.received.length
-    const { response } = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).withResponse().catch((e) => ({ response: e }))
+    const { response } = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: hi })
+      .withResponse()
+      .catch((e) => ({ response: e }))
     const err: any = response
     assert.equal(err.status, 402)
     assert.equal(err.code, 'insufficient_balance')
@@ -96,7 +99,7 @@ describe('balances', () => {
     assert.equal(Math.round(shown.spent.month_usd * 1e12), Math.round(3 * C * 1e12))
   })
 
-  it("a spend check waiting on a stalled record thread holds up only its own request: others are answered meanwhile", async () => {
+  it('a spend check waiting on a stalled record thread holds up only its own request: others are answered meanwhile', async () => {
     const limited = keyWith('limited-stalled', { daily_limit_usd: 1 })
     const busy = keyWith('busy', {})
     await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
@@ -136,7 +139,7 @@ describe('balances', () => {
     let n = 0
     for await (const _ of stream) if (++n === 5) ac.abort()
     const rid = response.headers.get('x-request-id')
-    const record = (await t.record(rid))
+    const record = await t.record(rid)
     assert.equal(record.outcome, 'aborted')
     assert.equal(record.cost!.estimated, true)
     assert.ok(record.cost!.completion_tokens > 0)
@@ -196,7 +199,11 @@ describe('key policies', () => {
 
   it('a max_tokens ceiling refuses more and fills in the ceiling when none was asked', async () => {
     const c = clientWith('ceiling', { policy: { max_tokens: 100 } })
-    const err = await refused(c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 500 }), 403, /at most 100 output tokens.*\[rule: max_tokens\]/)
+    const err = await refused(
+      c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 500 }),
+      403,
+      /at most 100 output tokens.*\[rule: max_tokens\]/,
+    )
     assert.equal(err.param, 'max_tokens')
     await refused(c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_completion_tokens: 101 }), 403, /rule: max_tokens/)
     await c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
@@ -206,7 +213,11 @@ describe('key policies', () => {
   it('a per-request cost ceiling from the worst case at list price', async () => {
     const c = clientWith('cost-cap', { policy: { max_cost_per_request_usd: 0.0001 } })
     // 5,000 output tokens × $0.60 per 1M = $0.003 worst case
-    await refused(c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 5000 }), 403, /at most \$0.0001 per request.*\[rule: max_cost_per_request_usd\]/)
+    await refused(
+      c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 5000 }),
+      403,
+      /at most \$0.0001 per request.*\[rule: max_cost_per_request_usd\]/,
+    )
     await refused(c.chat.completions.create({ model: 'openai/unpriced-model', messages: hi, max_tokens: 5 }), 403, /no known price/)
     await c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 5 })
   })
@@ -230,18 +241,32 @@ describe('key policies', () => {
 
   it('a prepaid key cannot spend on a model without a price', async () => {
     const c = clientWith('prepaid-unpriced', {})
-    t.running.gateway.ledger.credit((await t.running.gateway.keys.all()).find((k) => k.name === 'prepaid-unpriced')!.id, 1_000_000_000_000n, 'top_up', 'test', null)
-    await refused(c.chat.completions.create({ model: 'openai/unpriced-model', messages: hi }), 403, /prepaid balance, and openai\/unpriced-model has no known price/)
+    t.running.gateway.ledger.credit(
+      (await t.running.gateway.keys.all()).find((k) => k.name === 'prepaid-unpriced')!.id,
+      1_000_000_000_000n,
+      'top_up',
+      'test',
+      null,
+    )
+    await refused(
+      c.chat.completions.create({ model: 'openai/unpriced-model', messages: hi }),
+      403,
+      /prepaid balance, and openai\/unpriced-model has no known price/,
+    )
   })
 
   it('policies set from the CLI apply to the running gateway', async () => {
-    const { stdout } = await gwCli(['keys', 'create', '--name', 'cli-policy', '--allow-models', 'gpt-4o-mini', '--rpm', '100', '--json'], { dataDir: t.dataDir })
+    const { stdout } = await gwCli(['keys', 'create', '--name', 'cli-policy', '--allow-models', 'gpt-4o-mini', '--rpm', '100', '--json'], {
+      dataDir: t.dataDir,
+    })
     const created = JSON.parse(stdout)
     assert.deepEqual(created.policy, { allowed_models: ['gpt-4o-mini'], rpm: 100 })
     const c = new OpenAI({ baseURL: t.baseURL, apiKey: created.secret, maxRetries: 0 })
     await refused(c.chat.completions.create({ model: 'gpt-4o', messages: hi }), 403, /allowed_models/)
     await gwCli(['keys', 'update', created.id, '--allow-models', 'none'], { dataDir: t.dataDir })
     await c.chat.completions.create({ model: 'gpt-4o', messages: hi })
-    await assert.rejects(gwCli(['keys', 'update', created.id, '--rpm', '0'], { dataDir: t.dataDir }), (e: any) => /--rpm must be a positive integer/.test(e.stderr))
+    await assert.rejects(gwCli(['keys', 'update', created.id, '--rpm', '0'], { dataDir: t.dataDir }), (e: any) =>
+      /--rpm must be a positive integer/.test(e.stderr),
+    )
   })
 })

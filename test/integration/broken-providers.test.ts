@@ -73,7 +73,10 @@ describe('a full upstream pool', () => {
     t.fake.script({ kind: 'endless-stream', intervalMs: 50 }, { kind: 'endless-stream', intervalMs: 50 })
     const holders = [new AbortController(), new AbortController()]
     const held = await Promise.all(holders.map((ac) => chat(t, { signal: ac.signal })))
-    assert.deepEqual(held.map((r) => r.status), [200, 200])
+    assert.deepEqual(
+      held.map((r) => r.status),
+      [200, 200],
+    )
     assert.equal(chatsReceived(), 2)
 
     const origin = new URL(t.fake.url).origin
@@ -82,7 +85,7 @@ describe('a full upstream pool', () => {
     const queued = chat(t, { signal: leaver.signal }).catch((err: Error) => err)
     await until('the third request waits for a connection', () => slots.waiting(origin) === 1)
     leaver.abort()
-    assert.equal((await queued as Error).name, 'AbortError')
+    assert.equal(((await queued) as Error).name, 'AbortError')
 
     // Recorded while both connections are still taken, not when one frees up.
     const [record] = await t.records(1)

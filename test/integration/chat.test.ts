@@ -77,9 +77,12 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     const upstream = t.fake.received.at(-1)!
     assert.deepEqual(upstream.body.some_future_field, { nested: [1, 2] })
     assert.equal('gw' in upstream.body, false)
-    assert.deepEqual(Object.keys(upstream.headers).filter((h) => h.startsWith('x-gw-')), [])
+    assert.deepEqual(
+      Object.keys(upstream.headers).filter((h) => h.startsWith('x-gw-')),
+      [],
+    )
     assert.equal(JSON.stringify(upstream.headers).includes(t.key), false)
-    const record = (await t.record(body.gw.request_id))
+    const record = await t.record(body.gw.request_id)
     assert.equal(record.attribution.user_id, 'alice')
     assert.equal(record.attribution.trace_id, 'trace-1')
     assert.deepEqual(record.attribution.tags, ['beta'])
@@ -176,7 +179,7 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     assert.equal(res.gw.cost.priced, false)
     assert.equal(res.gw.cost.final_usd, null)
     assert.match(res.gw.cost.unpriced_reason, /openai\/gpt-brand-new/)
-    const record = (await t.record(res.gw.request_id))
+    const record = await t.record(res.gw.request_id)
     assert.equal(record.cost!.priced, false)
     assert.equal(record.upstream_model, 'gpt-brand-new')
   })
@@ -240,7 +243,10 @@ describe('errors in OpenAI shape', () => {
     assert.equal((await json(res)).error.param, 'messages')
     res = await post('/chat/completions', JSON.stringify({ model: 'gpt-4o-mini', messages: [{ content: 'x' }] }))
     assert.equal((await json(res)).error.param, 'messages[0].role')
-    res = await post('/chat/completions', JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } }))
+    res = await post(
+      '/chat/completions',
+      JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream_options: { include_usage: true } }),
+    )
     assert.equal((await json(res)).error.param, 'stream_options')
     res = await post('/chat/completions', JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], gw: { tags: 'x' } }))
     assert.equal((await json(res)).error.param, 'gw.tags')
@@ -250,7 +256,7 @@ describe('errors in OpenAI shape', () => {
     const before = t.fake.received.length
     const res = await post('/chat/completions', JSON.stringify({ model: 'gpt-4o-mini' }))
     const id = res.headers.get('x-request-id')
-    const record = (await t.record(id))
+    const record = await t.record(id)
     assert.equal(record?.status, 400)
     assert.equal(record?.outcome, 'error')
     assert.equal(t.fake.received.length, before)
@@ -294,12 +300,16 @@ describe('errors in OpenAI shape', () => {
       assert.equal(err.status, expected, `upstream ${upstream}`)
       assert.ok(err.error?.message, 'OpenAI-shaped error body')
       if (upstream === 401) assert.doesNotMatch(err.error.message, new RegExp(t.fake.apiKey))
-      const record = (await t.record(err.requestID))
+      const record = await t.record(err.requestID)
       assert.equal(record.outcome, 'error')
       assert.equal(record.status, expected)
       assert.equal(record.attempts[0].status, upstream)
     }
-    t.fake.script({ kind: 'status', status: 400, body: { error: { message: 'temperature too high', type: 'invalid_request_error', param: 'temperature', code: null } } })
+    t.fake.script({
+      kind: 'status',
+      status: 400,
+      body: { error: { message: 'temperature too high', type: 'invalid_request_error', param: 'temperature', code: null } },
+    })
     const bad: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e)
     assert.equal(bad.status, 400)
     assert.equal(bad.param, 'temperature')
@@ -334,7 +344,7 @@ describe('errors in OpenAI shape', () => {
     for await (const _ of stream) if (++n === 3) ac.abort()
     await closed
     const id = response.headers.get('x-request-id')
-    const record = (await t.record(id))
+    const record = await t.record(id)
     assert.equal(record.outcome, 'aborted')
   })
 

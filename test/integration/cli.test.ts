@@ -60,14 +60,34 @@ describe('gw CLI against a running gateway (separate processes sharing the data 
     assert.ok(records.length <= 5)
     const r = records.find((x: any) => x.id === res.gw.request_id)
     assert.ok(r)
-    for (const field of ['id', 'created_at', 'status', 'outcome', 'key_id', 'model', 'preset', 'provider', 'upstream_model', 'attribution', 'dimensions', 'ignored', 'usage', 'cost', 'latency_ms', 'error']) {
+    for (const field of [
+      'id',
+      'created_at',
+      'status',
+      'outcome',
+      'key_id',
+      'model',
+      'preset',
+      'provider',
+      'upstream_model',
+      'attribution',
+      'dimensions',
+      'ignored',
+      'usage',
+      'cost',
+      'latency_ms',
+      'error',
+    ]) {
       assert.ok(field in r, `record has ${field}`)
     }
     assert.equal(r.status, 200)
     assert.equal(r.outcome, 'ok')
     assert.equal(r.cost.final_usd, res.gw.cost.final_usd)
     const times = records.map((x: any) => Date.parse(x.created_at))
-    assert.deepEqual(times, [...times].sort((a, b) => b - a))
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+    )
   })
 
   it('a price override set by the CLI applies to the running gateway', async () => {

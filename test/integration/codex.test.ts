@@ -78,7 +78,13 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
         `base_url = "${gateway.url}/v1"`,
         'env_key = "GW_KEY"',
         'wire_api = "responses"',
-        ...(opts.headers ? [`http_headers = { ${Object.entries(opts.headers).map(([k, v]) => `"${k}" = "${v}"`).join(', ')} }`] : []),
+        ...(opts.headers
+          ? [
+              `http_headers = { ${Object.entries(opts.headers)
+                .map(([k, v]) => `"${k}" = "${v}"`)
+                .join(', ')} }`,
+            ]
+          : []),
         '',
       ].join('\n'),
     )
@@ -256,7 +262,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(refused.length, 6, `six 401s in the gateway's log:\n${refused.join('\n')}`)
   })
 
-  it('translated to a chat-completions provider: the answer printed, the request sent as chat completions without Codex\'s headers, what only OpenAI takes dropped and named, the record priced', async () => {
+  it("translated to a chat-completions provider: the answer printed, the request sent as chat completions without Codex's headers, what only OpenAI takes dropped and named, the record priced", async () => {
     const text = 'Hello from a chat-only provider, through the gateway.'
     chat.script({ kind: 'reply', content: text, usage: { prompt_tokens: 12_000, cached_tokens: 8_000, completion_tokens: 300 } })
     const seen = chat.received.length
@@ -294,14 +300,15 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assert.equal(record.usage?.prompt_tokens, 12_000)
     assert.equal(record.usage?.cached_tokens, 8_000)
     const ignored = record.ignored.map((i) => i.name)
-    for (const name of ['include', 'reasoning', 'tools: web_search', 'prompt_cache_key', 'client_metadata']) assert.ok(ignored.includes(name), `${name} among ${ignored.join(', ')}`)
+    for (const name of ['include', 'reasoning', 'tools: web_search', 'prompt_cache_key', 'client_metadata'])
+      assert.ok(ignored.includes(name), `${name} among ${ignored.join(', ')}`)
     assert.equal(record.cost?.estimated, false)
     // devstral-2512 per million: $0.40 input, $0.04 cached input, $2 output.
     // 4,000 × 0.40 + 8,000 × 0.04 + 300 × 2 = 1,600 + 320 + 600 = 2,520 per million → 0.00252 USD
     assertUsd(record.cost?.final_usd, 0.00252, 'final cost')
   })
 
-  it('translated, a tool round trip: the model calls Codex\'s shell tool by its chat name, Codex runs it and sends the output back, the answer printed', async () => {
+  it("translated, a tool round trip: the model calls Codex's shell tool by its chat name, Codex runs it and sends the output back, the answer printed", async () => {
     // Codex's shell tool, as the gateway offered it on the previous turn.
     chat.script({ kind: 'reply', content: 'Ready.' })
     const seen = chat.received.length
@@ -310,7 +317,8 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const shell = offered.find((t) => /^(shell|exec_command|shell_command)$/.test(t.function.name))
     assert.ok(shell, `a shell tool among ${offered.map((t) => t.function.name).join(', ')}`)
     const props = shell.function.parameters.properties ?? {}
-    const args = props.command?.type === 'array' ? { command: ['echo', 'gw-round-trip'] } : props.cmd ? { cmd: 'echo gw-round-trip' } : { command: 'echo gw-round-trip' }
+    const args =
+      props.command?.type === 'array' ? { command: ['echo', 'gw-round-trip'] } : props.cmd ? { cmd: 'echo gw-round-trip' } : { command: 'echo gw-round-trip' }
 
     chat.script(
       { kind: 'reply', toolCalls: [{ id: 'call_shell_1', name: shell.function.name, arguments: JSON.stringify(args) }] },
@@ -371,7 +379,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     assertUsd(record.cost?.final_usd, 0.0105, 'final cost')
   })
 
-  it('a session limit on the key: the next run stops with the gateway\'s message, printed once, nothing sent upstream', async () => {
+  it("a session limit on the key: the next run stops with the gateway's message, printed once, nothing sent upstream", async () => {
     const { secret: limited } = gateway.gateway.keys.create('codex-limited', { policy: { max_session_requests: 1 } })
     const headers = { 'X-Gw-Session-Id': 'codex-session-1' }
     await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers })

@@ -9,7 +9,8 @@ import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import { startTestGateway, type TestGateway } from '../support/harness'
 
-const CSV_HEADER = 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool'
+const CSV_HEADER =
+  'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool'
 
 interface Res {
   status: number
@@ -57,7 +58,10 @@ describe('management contract over HTTP and the CLI', () => {
     'presets.save': { name: 'p2', model: 'gpt-4o-mini', temperature: 0.5 },
     'presets.restore': { name: 'p1', version: 1 },
     'presets.delete': { name: 'doomed' },
-    'presets.preview': { preset: { name: 'draft', model: 'gpt-4o-mini', system_prompt: 'Be brief.' }, request: { messages: [{ role: 'user', content: 'hi' }] } },
+    'presets.preview': {
+      preset: { name: 'draft', model: 'gpt-4o-mini', system_prompt: 'Be brief.' },
+      request: { messages: [{ role: 'user', content: 'hi' }] },
+    },
     'aliases.list': {},
     'aliases.set': { pattern: 'contract-*', to: 'gpt-4o-mini' },
     'aliases.remove': { pattern: 'contract-*' },
@@ -112,15 +116,24 @@ describe('management contract over HTTP and the CLI', () => {
     await call('providers.set', { id: 'extra', kind: 'openai', base_url: 'http://127.0.0.1:9/v1' }, admin)
     await call('prices.set', { model: 'openai/contract-model', row: { input: 1 } }, admin)
     const client = new OpenAI({ baseURL: t.baseURL, apiKey: ids.keySecret, maxRetries: 0 })
-    ids.request = ((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'X-Gw-Session-Id': 'contract-session' } })) as any).gw
-      .request_id
+    ids.request = (
+      (await client.chat.completions.create(
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] },
+        { headers: { 'X-Gw-Session-Id': 'contract-session' } },
+      )) as any
+    ).gw.request_id
   })
   after(() => t.close())
 
   it('has a sample for every operation, and the OpenAPI document lists every one', async () => {
     assert.deepEqual(Object.keys(samples()).sort(), Object.keys(operations).sort())
     const doc: any = await (await fetch(`${t.url}/api/openapi.json`)).json()
-    assert.deepEqual(Object.keys(doc.paths).sort(), Object.keys(operations).map((n) => `/api/${n}`).sort())
+    assert.deepEqual(
+      Object.keys(doc.paths).sort(),
+      Object.keys(operations)
+        .map((n) => `/api/${n}`)
+        .sort(),
+    )
   })
 
   it('every operation is reachable over HTTP and answers per its contract', async () => {
@@ -133,7 +146,10 @@ describe('management contract over HTTP and the CLI', () => {
       assert.equal(res.status, expected[name] ?? 200, `${name}: ${res.text.slice(0, 300)}`)
       if ('stream' in operations[name]) {
         assert.match(res.headers.get('content-type')!, /text\/event-stream/)
-        const events = res.text.split('\n\n').filter(Boolean).map((e) => JSON.parse(e.slice('data: '.length)))
+        const events = res.text
+          .split('\n\n')
+          .filter(Boolean)
+          .map((e) => JSON.parse(e.slice('data: '.length)))
         assert.ok(events.some((e) => e.type === 'delta'))
         assert.equal(events.at(-1).type, 'done')
         assert.equal(typeof events.at(-1).gw.cost.final_usd, 'number')
@@ -176,15 +192,22 @@ describe('management contract over HTTP and the CLI', () => {
     }
   })
 
-  it("a member sees and uses only their own keys and requests", async () => {
+  it('a member sees and uses only their own keys and requests', async () => {
     const mine = await call('keys.create', { name: 'mia-key' }, member)
     assert.equal(mine.status, 200)
     const keys = (await call('keys.list', {}, member)).body
-    assert.deepEqual(keys.map((k: any) => k.name), ['mia-key'])
+    assert.deepEqual(
+      keys.map((k: any) => k.name),
+      ['mia-key'],
+    )
     assert.equal((await call('keys.get', { id: ids.key }, member)).status, 404)
     assert.equal((await call('requests.get', { id: ids.request }, member)).status, 404)
     assert.equal((await call('requests.list', {}, member)).body.total, 0)
-    assert.deepEqual((await call('requests.export', {}, member)).body, { csv: `${CSV_HEADER}\r\n`, rows: 0, truncated: false }, 'nobody else’s requests in an export')
+    assert.deepEqual(
+      (await call('requests.export', {}, member)).body,
+      { csv: `${CSV_HEADER}\r\n`, rows: 0, truncated: false },
+      'nobody else’s requests in an export',
+    )
     assert.equal((await call('playground.chat', { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] }, member)).status, 404)
     const limited = await call('keys.update', { id: mine.body.key.id, policy: {} }, member)
     assert.equal(limited.status, 403, 'members cannot set policies')
@@ -279,7 +302,12 @@ describe('settings take effect', () => {
     try {
       const gw = t.running.gateway
       const admin = new AdminService(gw, { base_url: t.baseURL, version: 'test', data_dir: t.dataDir, log_file: null })
-      const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
+      const operator = {
+        user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 },
+        sessionToken: null,
+        address: 'local',
+        operator: true,
+      }
       const detail = async (id: string) => {
         const { result } = await admin.invoke('requests.get', { id }, operator)
         assert.ok(result.ok, JSON.stringify(result))

@@ -77,7 +77,8 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
   ) {
     now = Date.parse(at)
     const provider = model.slice(0, model.indexOf('/'))
-    if (provider === 'anthropic') anthropic.script({ kind: 'reply', usage: usage as Partial<AnthropicUsage> }, { kind: 'reply', usage: usage as Partial<AnthropicUsage> })
+    if (provider === 'anthropic')
+      anthropic.script({ kind: 'reply', usage: usage as Partial<AnthropicUsage> }, { kind: 'reply', usage: usage as Partial<AnthropicUsage> })
     else {
       const reply = { kind: 'reply' as const, usage: usage as Partial<UsageSpec>, serviceTier: o.serviceTier }
       fakes[provider].script(reply, reply)
@@ -107,7 +108,13 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
   it('bills xAI reasoning reported outside completion_tokens as output', async () => {
     // grok-4.7 $2 / $6; xAI reports completion 637 and reasoning 900 beside it (total 10,876):
     // 9,339 × 2,000,000 + (637 + 900) × 6,000,000 = 18,678,000,000 + 9,222,000,000 = 2.79e10 pico = $0.0279
-    const r = await expectCost('xai/grok-4.7', '2026-11-23T12:00:00Z', { prompt_tokens: 9_339, completion_tokens: 637, reasoning_tokens: 900 }, 0.0279, 'catalog 2026-11-21')
+    const r = await expectCost(
+      'xai/grok-4.7',
+      '2026-11-23T12:00:00Z',
+      { prompt_tokens: 9_339, completion_tokens: 637, reasoning_tokens: 900 },
+      0.0279,
+      'catalog 2026-11-21',
+    )
     assert.equal(r.usage?.completion_tokens, 1_537)
     assert.equal(r.usage?.reasoning_tokens, 900)
   })
@@ -147,7 +154,13 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
   it("bills a retired xAI slug at its successor's rates, not unpriced", async () => {
     // grok-3-mini → grok-4.3 $1.25 / cached $0.20 / $2.50; output = 100 + 50 reasoning:
     // 800 × 1,250,000 + 200 × 200,000 + 150 × 2,500,000 = 1,000,000,000 + 40,000,000 + 375,000,000 = 1,415,000,000 pico
-    await expectCost('xai/grok-3-mini', '2026-11-23T12:00:00Z', { prompt_tokens: 1_000, cached_tokens: 200, completion_tokens: 100, reasoning_tokens: 50 }, 0.001415, 'catalog 2026-11-21')
+    await expectCost(
+      'xai/grok-3-mini',
+      '2026-11-23T12:00:00Z',
+      { prompt_tokens: 1_000, cached_tokens: 200, completion_tokens: 100, reasoning_tokens: 50 },
+      0.001415,
+      'catalog 2026-11-21',
+    )
   })
 
   it("prices Anthropic usage at the rate in force when it ran: Sonnet 5.5's cache reads before and after the 2026-10-07 cut", async () => {
@@ -160,7 +173,23 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
 
   it('bills 1-hour cache writes at the rate an override set from the CLI flags', async () => {
     await gwCli(
-      ['prices', 'set', 'anthropic/claude-haiku-4-5', '--input', '0.8', '--cache-write', '1', '--cache-write-1h', '1.6', '--cached-input', '0.08', '--output', '4', '--as-of', '2026-11-22'],
+      [
+        'prices',
+        'set',
+        'anthropic/claude-haiku-4-5',
+        '--input',
+        '0.8',
+        '--cache-write',
+        '1',
+        '--cache-write-1h',
+        '1.6',
+        '--cached-input',
+        '0.08',
+        '--output',
+        '4',
+        '--as-of',
+        '2026-11-22',
+      ],
       { dataDir },
     )
     // 6,000 uncached × 800,000 + 1,000 5-minute writes × 1,000,000 + 3,000 1-hour writes × 1,600,000 + 100 × 4,000,000
@@ -170,18 +199,15 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
   })
 
   it('applies an override’s own peak hours, holiday calendar and dated rows (the whole row is kept)', async () => {
-    const set = await gwCli(
-      ['prices', 'set', 'openai/gpt-matrix', '--file', '-', '--as-of', '2026-11-20', '--note', 'contract rate'],
-      {
-        dataDir,
-        input: JSON.stringify({
-          input: 1,
-          output: 2,
-          peak: { windows_utc: [[8, 10]], weekdays_only: true, calendar: 'cn', rates: { input: 3, output: 6 } },
-          schedule: [{ from: '2026-12-01', input: 0.5, output: 1 }],
-        }),
-      },
-    )
+    const set = await gwCli(['prices', 'set', 'openai/gpt-matrix', '--file', '-', '--as-of', '2026-11-20', '--note', 'contract rate'], {
+      dataDir,
+      input: JSON.stringify({
+        input: 1,
+        output: 2,
+        peak: { windows_utc: [[8, 10]], weekdays_only: true, calendar: 'cn', rates: { input: 3, output: 6 } },
+        schedule: [{ from: '2026-12-01', input: 0.5, output: 1 }],
+      }),
+    })
     assert.match(set.stdout, /saved/)
     const u = { prompt_tokens: 12, completion_tokens: 5 }
     // Monday 09:00Z, inside the window: 12 × 3,000,000 + 5 × 6,000,000 = 36,000,000 + 30,000,000 = 66,000,000 pico
@@ -194,7 +220,10 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
 
   it('refuses an invalid override row from the CLI, naming the field, and keeps the old one', async () => {
     await assert.rejects(
-      gwCli(['prices', 'set', 'openai/gpt-matrix', '--file', '-'], { dataDir, input: JSON.stringify({ input: 1, schedule: [{ from: '2026-13-01', input: 2 }] }) }),
+      gwCli(['prices', 'set', 'openai/gpt-matrix', '--file', '-'], {
+        dataDir,
+        input: JSON.stringify({ input: 1, schedule: [{ from: '2026-13-01', input: 2 }] }),
+      }),
       (e: any) => /row\.schedule\.0\.from/.test(e.stderr),
     )
     const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
@@ -355,12 +384,19 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     it('bills Gemini priority at 1.8x from what its OpenAI-compatible answer reports', async () => {
       // gemini-3.8-flash promo $0.75 / $3.75, priority ×1.8 → 1,350,000 / 6,750,000 pico per token:
       // 10,000 × 1,350,000 + 1,000 × 6,750,000 = 13,500,000,000 + 6,750,000,000 = 20,250,000,000 pico
-      await expectCost('gemini/gemini-3.8-flash', '2026-11-23T12:00:00Z', { prompt_tokens: 10_000, completion_tokens: 1_000 }, 0.02025, 'catalog 2026-11-21 (priority ×1.8)', {
-        serviceTier: 'priority',
-      })
+      await expectCost(
+        'gemini/gemini-3.8-flash',
+        '2026-11-23T12:00:00Z',
+        { prompt_tokens: 10_000, completion_tokens: 1_000 },
+        0.02025,
+        'catalog 2026-11-21 (priority ×1.8)',
+        {
+          serviceTier: 'priority',
+        },
+      )
     })
 
-    it("bills Anthropic fast mode (usage speed: fast) at 2x, cache reads included", async () => {
+    it('bills Anthropic fast mode (usage speed: fast) at 2x, cache reads included', async () => {
       // claude-opus-5-5 $4 / read $0.20 / $20, fast ×2 → 8,000,000 / 400,000 / 40,000,000 pico per token:
       // 1,000 × 8,000,000 + 2,000 × 400,000 + 500 × 40,000,000 = 8,000,000,000 + 800,000,000 + 20,000,000,000 = 28,800,000,000 pico
       const r = await expectCost(
@@ -451,9 +487,16 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
         input: JSON.stringify({ input: 1, output: 2, service_tiers: { flex: 0.4 } }),
       })
       // flex ×0.4 → 400,000 / 800,000 pico per token: 1,000 × 400,000 + 100 × 800,000 = 400,000,000 + 80,000,000 = 480,000,000 pico
-      const r = await expectCost('openai/gpt-tiered', '2026-11-23T12:00:00Z', { prompt_tokens: 1_000, completion_tokens: 100 }, 0.00048, 'override 2026-11-22 (flex ×0.4)', {
-        serviceTier: 'flex',
-      })
+      const r = await expectCost(
+        'openai/gpt-tiered',
+        '2026-11-23T12:00:00Z',
+        { prompt_tokens: 1_000, completion_tokens: 100 },
+        0.00048,
+        'override 2026-11-22 (flex ×0.4)',
+        {
+          serviceTier: 'flex',
+        },
+      )
       await gwCli(['prices', 'set', 'openai/gpt-tiered', '--file', '-', '--as-of', '2026-11-23'], {
         dataDir,
         input: JSON.stringify({ input: 1, output: 2, service_tiers: { flex: 0.5 } }),
@@ -507,7 +550,10 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       assert.match(out.stdout, /gemini\/gemini-9-test\s+new/)
       assert.match(out.stdout, /nothing saved: run again with --yes/)
       const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
-      assert.equal(list.some((o: any) => o.model === 'anthropic/claude-sonnet-5-5'), false)
+      assert.equal(
+        list.some((o: any) => o.model === 'anthropic/claude-sonnet-5-5'),
+        false,
+      )
     })
 
     it('on --yes saves dated override rows with a source note: requests from today bill the listed rates, earlier ones keep theirs', async () => {
@@ -541,7 +587,9 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
       const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/api/v1/models`
       await new Promise<void>((resolve) => closed.close(() => resolve()))
-      await assert.rejects(gwCli(['prices', 'refresh', '--source', gone], { dataDir }), (e: any) => /could not read prices from .*ECONNREFUSED.*Nothing changed/.test(e.stderr))
+      await assert.rejects(gwCli(['prices', 'refresh', '--source', gone], { dataDir }), (e: any) =>
+        /could not read prices from .*ECONNREFUSED.*Nothing changed/.test(e.stderr),
+      )
       const list = JSON.parse((await gwCli(['prices', 'list', '--json'], { dataDir })).stdout)
       assert.equal(list.find((o: any) => o.model === 'anthropic/claude-sonnet-5-5').row.schedule.at(-1).input, 1.5)
       status = 200

@@ -39,7 +39,14 @@ describe('POST /v1/embeddings', () => {
   })
 
   it('accepts token arrays, and re-encodes when the provider answers in the other encoding', async () => {
-    const res: any = await t.client.embeddings.create({ model: 'text-embedding-3-small', input: [[1, 2, 3], [4, 5]], encoding_format: 'float' })
+    const res: any = await t.client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: [
+        [1, 2, 3],
+        [4, 5],
+      ],
+      encoding_format: 'float',
+    })
     assert.ok(close(res.data[0].embedding, fakeEmbedding([1, 2, 3], 8)))
     assert.ok(close(res.data[1].embedding, fakeEmbedding([4, 5], 8)))
   })

@@ -53,7 +53,22 @@ class Gen {
 
   /** A number as JSON text, including ones that overflow or lose precision. */
   numberText(): string {
-    return this.pick(['0', '-0', '1', '-1', '0.5', '1e308', '1e999', '-1e999', '1e-999', '123456789012345678901234567890', '9007199254740993', '2.5e-324', '1E400', '-0.0e0'])
+    return this.pick([
+      '0',
+      '-0',
+      '1',
+      '-1',
+      '0.5',
+      '1e308',
+      '1e999',
+      '-1e999',
+      '1e-999',
+      '123456789012345678901234567890',
+      '9007199254740993',
+      '2.5e-324',
+      '1E400',
+      '-0.0e0',
+    ])
   }
 
   hostileNumber(): string {
@@ -73,15 +88,29 @@ class Gen {
 
   value(depth = 0): unknown {
     switch (this.int(depth > 2 ? 6 : 9)) {
-      case 0: return null
-      case 1: return this.chance(0.5)
-      case 2: return this.placeholder(this.numberText())
-      case 3: return this.string()
-      case 4: return this.int(1000) - 500
-      case 5: return this.pick(['', 'user', 'system', 'assistant', 'tool', 'gpt-4o-mini', 'auto', 'none', 'json_object'])
-      case 6: return Array.from({ length: this.int(4) }, () => this.value(depth + 1))
-      case 7: return Object.fromEntries(Array.from({ length: this.int(4) }, () => [this.pick(['a', 'type', 'text', 'role', 'content', '__proto__', 'constructor', this.string(8)]), this.value(depth + 1)]))
-      default: return this.chance(0.5) ? this.hostileNumber() : this.deep()
+      case 0:
+        return null
+      case 1:
+        return this.chance(0.5)
+      case 2:
+        return this.placeholder(this.numberText())
+      case 3:
+        return this.string()
+      case 4:
+        return this.int(1000) - 500
+      case 5:
+        return this.pick(['', 'user', 'system', 'assistant', 'tool', 'gpt-4o-mini', 'auto', 'none', 'json_object'])
+      case 6:
+        return Array.from({ length: this.int(4) }, () => this.value(depth + 1))
+      case 7:
+        return Object.fromEntries(
+          Array.from({ length: this.int(4) }, () => [
+            this.pick(['a', 'type', 'text', 'role', 'content', '__proto__', 'constructor', this.string(8)]),
+            this.value(depth + 1),
+          ]),
+        )
+      default:
+        return this.chance(0.5) ? this.hostileNumber() : this.deep()
     }
   }
 
@@ -92,7 +121,16 @@ class Gen {
 
 /** Models that keep every call on the healthy fake or refuse it before any provider (404), never on an unconfigured provider (503). */
 const modelChoice = (g: Gen) =>
-  g.pick<unknown>(['gpt-4o-mini', 'openai/gpt-4o-mini', `openai/zz-${g.string(10)}`, `zz-unknown-${g.string(6)}`, `policy/${g.string(6)}`, `@preset/${g.string(6)}`, '', g.value()])
+  g.pick<unknown>([
+    'gpt-4o-mini',
+    'openai/gpt-4o-mini',
+    `openai/zz-${g.string(10)}`,
+    `zz-unknown-${g.string(6)}`,
+    `policy/${g.string(6)}`,
+    `@preset/${g.string(6)}`,
+    '',
+    g.value(),
+  ])
 
 const CHAT_FIELDS: Record<string, (g: Gen) => unknown> = {
   temperature: (g) => (g.chance(0.5) ? g.int(3) : g.value()),
@@ -146,17 +184,54 @@ function embeddingsBody(g: Gen): Record<string, unknown> {
 }
 
 /** Operations that would change what the other cases run against (sessions, providers, settings, keys) get no session: they are refused at the door. */
-const UNSAFE_OPS = new Set(['auth.signOut', 'providers.set', 'providers.remove', 'providers.test', 'settings.update', 'users.remove', 'keys.revoke', 'keys.update', 'keys.adjust', 'keys.topUp'])
+const UNSAFE_OPS = new Set([
+  'auth.signOut',
+  'providers.set',
+  'providers.remove',
+  'providers.test',
+  'settings.update',
+  'users.remove',
+  'keys.revoke',
+  'keys.update',
+  'keys.adjust',
+  'keys.topUp',
+])
 const OP_NAMES = Object.keys(operations)
 
 function apiCase(g: Gen, session: string): { path: string; body: unknown; cookie: string | null } {
   const name = g.chance(0.8)
     ? g.pick(OP_NAMES)
-    : g.pick([`zz.${g.string(8)}`, 'x'.repeat(99 + g.int(20)), '%2e%2e', '%E0%A4%A', encodeURIComponent(g.string(12)), '__proto__', 'constructor', 'toString', ''])
-  const body = g.chance(0.6) ? Object.fromEntries(Array.from({ length: g.int(4) }, () => [g.pick(['id', 'name', 'model', 'from', 'to', 'by', 'limit', 'password', 'username', 'input', 'cursor', g.string(6)]), g.value()])) : g.value()
+    : g.pick([
+        `zz.${g.string(8)}`,
+        'x'.repeat(99 + g.int(20)),
+        '%2e%2e',
+        '%E0%A4%A',
+        encodeURIComponent(g.string(12)),
+        '__proto__',
+        'constructor',
+        'toString',
+        '',
+      ])
+  const body = g.chance(0.6)
+    ? Object.fromEntries(
+        Array.from({ length: g.int(4) }, () => [
+          g.pick(['id', 'name', 'model', 'from', 'to', 'by', 'limit', 'password', 'username', 'input', 'cursor', g.string(6)]),
+          g.value(),
+        ]),
+      )
+    : g.value()
   const cookie = UNSAFE_OPS.has(name)
     ? null
-    : g.pick<string | null>([`${SESSION_COOKIE}=${session}`, `${SESSION_COOKIE}=${session}`, null, `${SESSION_COOKIE}=%`, `${SESSION_COOKIE}=${g.string(30)}`, `a=%; ${SESSION_COOKIE}=%zz`, `${SESSION_COOKIE}`, ';;;=;'])
+    : g.pick<string | null>([
+        `${SESSION_COOKIE}=${session}`,
+        `${SESSION_COOKIE}=${session}`,
+        null,
+        `${SESSION_COOKIE}=%`,
+        `${SESSION_COOKIE}=${g.string(30)}`,
+        `a=%; ${SESSION_COOKIE}=%zz`,
+        `${SESSION_COOKIE}`,
+        ';;;=;',
+      ])
   return { path: `/api/${name}`, body, cookie }
 }
 
@@ -177,20 +252,41 @@ function bodyBytes(g: Gen, body: unknown): Buffer {
   g.raw.length = 0
   const bytes = Buffer.from(text)
   switch (g.int(30)) {
-    case 0: return bytes.subarray(0, g.int(bytes.length))
-    case 1: return Buffer.from(g.pick(['', ' ', 'null', '[]', '"x"', '123', 'true', '{', '}', '{"a":1}{"b":2}', '\ufeff{}', 'nul']))
+    case 0:
+      return bytes.subarray(0, g.int(bytes.length))
+    case 1:
+      return Buffer.from(g.pick(['', ' ', 'null', '[]', '"x"', '123', 'true', '{', '}', '{"a":1}{"b":2}', '\ufeff{}', 'nul']))
     case 2: {
       for (let i = 0; i < 1 + g.int(4); i++) bytes[g.int(bytes.length)] = g.int(256)
       return bytes
     }
-    case 3: return Buffer.concat([bytes.subarray(0, g.int(bytes.length)), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), bytes.subarray(g.int(bytes.length))])
-    case 4: return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])
-    case 5: return Buffer.from(g.string(200))
-    default: return bytes
+    case 3:
+      return Buffer.concat([bytes.subarray(0, g.int(bytes.length)), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), bytes.subarray(g.int(bytes.length))])
+    case 4:
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes])
+    case 5:
+      return Buffer.from(g.string(200))
+    default:
+      return bytes
   }
 }
 
-const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/octet-stream', 'APPLICATION/JSON', 'application/json;;', '*/*', 'garbage', '']
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=utf-16',
+  'application/octet-stream',
+  'APPLICATION/JSON',
+  'application/json;;',
+  '*/*',
+  'garbage',
+  '',
+]
 
 /** Mostly what HTTP allows in a header value (UTF-8 bytes included), now and then a control character it does not. */
 function headerValue(g: Gen): string {
@@ -213,13 +309,25 @@ function makeCase(g: Gen, t: { host: string; key: string; session: string }): Ca
   const headers: string[] = [g.chance(0.98) ? `host: ${t.host}` : g.pick(['host: evil.example', `host: ${g.string(10)}`, ''])]
   if (path.startsWith('/v1') || g.chance(0.1)) {
     if (g.chance(0.85)) headers.push(`authorization: Bearer ${t.key}`)
-    else headers.push(g.pick(['authorization: Bearer', 'authorization: Bearer gw-wrong', 'authorization: Basic eDp5', `authorization: Bearer ${g.string(80).replace(/[\r\n\0]/g, '')}`, 'authorization: ', `x-api-key: ${t.key}`]))
+    else
+      headers.push(
+        g.pick([
+          'authorization: Bearer',
+          'authorization: Bearer gw-wrong',
+          'authorization: Basic eDp5',
+          `authorization: Bearer ${g.string(80).replace(/[\r\n\0]/g, '')}`,
+          'authorization: ',
+          `x-api-key: ${t.key}`,
+        ]),
+      )
   }
   const type = g.pick(CONTENT_TYPES)
   if (type) headers.push(`content-type: ${type}`)
   if (cookie !== null) headers.push(`cookie: ${cookie}`)
   for (let i = g.chance(0.2) ? g.int(6) : 0; i > 0; i--) {
-    headers.push(`x-gw-${g.pick(['user-id', 'trace-id', 'session-id', 'tags', 'team', g.string(10).replace(/[^a-z0-9-]/g, '') || 'x'])}: ${g.chance(0.1) ? 'v'.repeat(3000) : headerValue(g)}`)
+    headers.push(
+      `x-gw-${g.pick(['user-id', 'trace-id', 'session-id', 'tags', 'team', g.string(10).replace(/[^a-z0-9-]/g, '') || 'x'])}: ${g.chance(0.1) ? 'v'.repeat(3000) : headerValue(g)}`,
+    )
   }
   if (g.chance(0.02)) headers.push(`x-filler: ${'f'.repeat(16_500 + g.int(20_000))}`)
   if (g.chance(0.01)) headers.push(g.pick(['bad header: x', 'x-ctl: a\u0001b', ': empty', 'x-dup: 1\r\nx-dup: 2']))
@@ -236,7 +344,7 @@ function makeCase(g: Gen, t: { host: string; key: string; session: string }): Ca
   const head = `${method} ${path} HTTP/1.1\r\n${headers.filter(Boolean).join('\r\n')}\r\n\r\n`
   const pieces: Array<string | Buffer> = [head]
   if (chunked) {
-    for (let at = 0; at < payload.length; ) {
+    for (let at = 0; at < payload.length;) {
       const size = 1 + g.int(Math.max(1, payload.length / 2))
       const part = payload.subarray(at, at + size)
       pieces.push(Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]))
@@ -279,7 +387,11 @@ describe(`fuzz: hostile requests (seed ${SEED}, ${CASES} cases; GW_FUZZ_SEED rep
   before(async () => {
     t = await startTestGateway({ bodyLimitBytes: BODY_LIMIT, requestTimeout: 1.5, headersTimeout: 1 })
     host = new URL(t.url).host
-    const setup = await fetch(`${t.url}/api/auth.setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }) })
+    const setup = await fetch(`${t.url}/api/auth.setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
+    })
     assert.equal(setup.status, 200)
     session = /gw_session=([^;]+)/.exec(setup.headers.get('set-cookie') ?? '')![1]
   })
@@ -312,7 +424,14 @@ describe(`fuzz: hostile requests (seed ${SEED}, ${CASES} cases; GW_FUZZ_SEED rep
     await Promise.all(Array.from({ length: CONCURRENCY }, worker))
     const health = await fetch(`${t.url}/healthz`)
     assert.equal(health.status, 200, 'the gateway stopped answering')
-    const kinds = [...byKind].sort().map(([k, n]) => `${k}: ${n}`).join(', ')
-    assert.equal(failures.length, 0, `seed ${SEED} (GW_FUZZ_SEED=${SEED} replays): ${failures.length} of ${CASES} cases broke the guarantees\nstatuses: ${kinds}\n\n${failures.slice(0, 15).join('\n\n')}`)
+    const kinds = [...byKind]
+      .sort()
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ')
+    assert.equal(
+      failures.length,
+      0,
+      `seed ${SEED} (GW_FUZZ_SEED=${SEED} replays): ${failures.length} of ${CASES} cases broke the guarantees\nstatuses: ${kinds}\n\n${failures.slice(0, 15).join('\n\n')}`,
+    )
   })
 })

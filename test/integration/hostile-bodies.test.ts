@@ -106,7 +106,10 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
     for (let i = 0; i < 4; i++) {
       const ctx = new RequestContext(`unserialisable-${i}`, 'chat.completions', key)
       const unserialisable = { path: '/chat/completions', body: { model: 'gpt-4o-mini', seed: 1n } }
-      await assert.rejects(route(gw, ctx, [target], () => unserialisable, new ClientAbort()), TypeError)
+      await assert.rejects(
+        route(gw, ctx, [target], () => unserialisable, new ClientAbort()),
+        TypeError,
+      )
       assert.deepEqual(ctx.attempts, [])
     }
     assert.equal(t.fake.received.length, before)
@@ -118,7 +121,11 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
   it('refuses a number JSON cannot carry (1e999 is Infinity once parsed) anywhere in a body, naming its path', async () => {
     const before = t.fake.received.length
     const cases: Array<[string, string, string]> = [
-      ['/v1/chat/completions', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":"text","text":"a"},{},{"type":"x","x":1e999}]}]}', 'messages[0].content[2].x'],
+      [
+        '/v1/chat/completions',
+        '{"model":"gpt-4o-mini","messages":[{"role":"user","content":[{"type":"text","text":"a"},{},{"type":"x","x":1e999}]}]}',
+        'messages[0].content[2].x',
+      ],
       ['/v1/chat/completions', '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"a"}],"temperature":-1e999}', 'temperature'],
       ['/v1/embeddings', '{"model":"text-embedding-3-small","input":[1,2,1e400]}', 'input[2]'],
     ]
@@ -152,26 +159,72 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
 
   it("validates the known numeric fields of chat and embeddings in range, in OpenAI's words", async () => {
     const before = t.fake.received.length
-    const chat = (field: string, value: unknown) => ['/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a' }], [field]: value }] as const
+    const chat = (field: string, value: unknown) =>
+      ['/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a' }], [field]: value }] as const
     const embed = (field: string, value: unknown) => ['/v1/embeddings', { model: 'text-embedding-3-small', input: 'a', [field]: value }] as const
     const cases: Array<[readonly [string, unknown], string, string, string]> = [
-      [chat('max_tokens', 0), 'max_tokens', 'integer_below_min_value', "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead."],
+      [
+        chat('max_tokens', 0),
+        'max_tokens',
+        'integer_below_min_value',
+        "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0 instead.",
+      ],
       [chat('max_tokens', '5'), 'max_tokens', 'invalid_type', "Invalid type for 'max_tokens': expected an integer, but got a string instead."],
       [chat('max_tokens', 2.5), 'max_tokens', 'invalid_type', "Invalid type for 'max_tokens': expected an integer, but got a decimal number instead."],
-      [chat('max_tokens', 2 ** 60), 'max_tokens', 'integer_above_max_value', `Invalid 'max_tokens': integer above maximum value. Expected a value <= ${Number.MAX_SAFE_INTEGER}, but got ${2 ** 60} instead.`],
-      [chat('max_completion_tokens', -3), 'max_completion_tokens', 'integer_below_min_value', "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= 1, but got -3 instead."],
-      [chat('temperature', 2.5), 'temperature', 'decimal_above_max_value', "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.5 instead."],
-      [chat('temperature', -0.1), 'temperature', 'decimal_below_min_value', "Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -0.1 instead."],
+      [
+        chat('max_tokens', 2 ** 60),
+        'max_tokens',
+        'integer_above_max_value',
+        `Invalid 'max_tokens': integer above maximum value. Expected a value <= ${Number.MAX_SAFE_INTEGER}, but got ${2 ** 60} instead.`,
+      ],
+      [
+        chat('max_completion_tokens', -3),
+        'max_completion_tokens',
+        'integer_below_min_value',
+        "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= 1, but got -3 instead.",
+      ],
+      [
+        chat('temperature', 2.5),
+        'temperature',
+        'decimal_above_max_value',
+        "Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got 2.5 instead.",
+      ],
+      [
+        chat('temperature', -0.1),
+        'temperature',
+        'decimal_below_min_value',
+        "Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -0.1 instead.",
+      ],
       [chat('temperature', true), 'temperature', 'invalid_type', "Invalid type for 'temperature': expected a number, but got a boolean instead."],
       [chat('top_p', 1.01), 'top_p', 'decimal_above_max_value', "Invalid 'top_p': decimal above maximum value. Expected a value <= 1, but got 1.01 instead."],
       [chat('n', 0), 'n', 'integer_below_min_value', "Invalid 'n': integer below minimum value. Expected a value >= 1, but got 0 instead."],
       [chat('n', 129), 'n', 'integer_above_max_value', "Invalid 'n': integer above maximum value. Expected a value <= 128, but got 129 instead."],
-      [chat('presence_penalty', 2.1), 'presence_penalty', 'decimal_above_max_value', "Invalid 'presence_penalty': decimal above maximum value. Expected a value <= 2, but got 2.1 instead."],
-      [chat('frequency_penalty', -2.1), 'frequency_penalty', 'decimal_below_min_value', "Invalid 'frequency_penalty': decimal below minimum value. Expected a value >= -2, but got -2.1 instead."],
+      [
+        chat('presence_penalty', 2.1),
+        'presence_penalty',
+        'decimal_above_max_value',
+        "Invalid 'presence_penalty': decimal above maximum value. Expected a value <= 2, but got 2.1 instead.",
+      ],
+      [
+        chat('frequency_penalty', -2.1),
+        'frequency_penalty',
+        'decimal_below_min_value',
+        "Invalid 'frequency_penalty': decimal below minimum value. Expected a value >= -2, but got -2.1 instead.",
+      ],
       [chat('seed', 0.5), 'seed', 'invalid_type', "Invalid type for 'seed': expected an integer, but got a decimal number instead."],
-      [chat('top_logprobs', 21), 'top_logprobs', 'integer_above_max_value', "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got 21 instead."],
+      [
+        chat('top_logprobs', 21),
+        'top_logprobs',
+        'integer_above_max_value',
+        "Invalid 'top_logprobs': integer above maximum value. Expected a value <= 20, but got 21 instead.",
+      ],
       [chat('logprobs', 1), 'logprobs', 'invalid_type', "Invalid type for 'logprobs': expected a boolean, but got an integer instead."],
-      [embed('dimensions', 0), 'dimensions', 'integer_below_min_value', "Invalid 'dimensions': integer below minimum value. Expected a value >= 1, but got 0 instead."],
+      [
+        embed('dimensions', 0),
+        'dimensions',
+        'integer_below_min_value',
+        "Invalid 'dimensions': integer below minimum value. Expected a value >= 1, but got 0 instead.",
+      ],
       [embed('dimensions', 1.5), 'dimensions', 'invalid_type', "Invalid type for 'dimensions': expected an integer, but got a decimal number instead."],
     ]
     for (const [[path, body], param, code, message] of cases) {

@@ -11,7 +11,13 @@ function assertManagementError(res: RawResponse | { status: number; body: string
   assert.equal(res.status, status, res.body)
   assert.match(res.headers['x-request-id'] ?? '', /^req_/)
   const { error } = JSON.parse(res.body)
-  assert.deepEqual(Object.keys(error).filter((k) => k !== 'field').sort(), ['code', 'message', 'status'], res.body)
+  assert.deepEqual(
+    Object.keys(error)
+      .filter((k) => k !== 'field')
+      .sort(),
+    ['code', 'message', 'status'],
+    res.body,
+  )
   assert.equal(error.status, status)
   if (code) assert.equal(error.code, code)
   assert.ok(error.message.length > 0)
@@ -102,7 +108,11 @@ describe('errors outside a route handler keep the route shape and a request id',
 
   it('a Host that is not allowed on /api: 403 in the management shape', async () => {
     const port = new URL(t.url).port
-    assertManagementError(await rawRequest(t.url, [`POST /api/keys.list HTTP/1.1\r\nhost: evil.example:${port}\r\ncontent-length: 2\r\n\r\n{}`]), 403, 'host_not_allowed')
+    assertManagementError(
+      await rawRequest(t.url, [`POST /api/keys.list HTTP/1.1\r\nhost: evil.example:${port}\r\ncontent-length: 2\r\n\r\n{}`]),
+      403,
+      'host_not_allowed',
+    )
   })
 
   it('a request without Host: 403 from the Host check, in the route shape', async () => {
@@ -130,7 +140,10 @@ describe('request timeouts', () => {
 
   it('a body that stalls is cut with a 408 in its route shape within the request timeout', async () => {
     const stalled = (path: string) =>
-      rawRequest(t.url, [`POST ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${chat.length}\r\n\r\n`, chat.slice(0, 10)])
+      rawRequest(t.url, [
+        `POST ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${chat.length}\r\n\r\n`,
+        chat.slice(0, 10),
+      ])
     const [v1, api, messages] = await Promise.all([stalled('/v1/chat/completions'), stalled('/api/keys.list'), stalled('/v1/messages')])
     assertOpenAIError(v1, 408, 'request_timeout')
     assertManagementError(api, 408, 'request_timeout')
@@ -153,7 +166,9 @@ describe('request timeouts', () => {
   })
 
   it('a slow body that arrives within the timeout is served', async () => {
-    const pieces = [`POST /v1/chat/completions HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${chat.length}\r\n\r\n`]
+    const pieces = [
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${chat.length}\r\n\r\n`,
+    ]
     for (let i = 0; i < chat.length; i += 10) pieces.push(chat.slice(i, i + 10))
     const res = await rawRequest(t.url, pieces, { gapMs: 700 / pieces.length })
     assert.equal(res.status, 200, res.body)
@@ -221,7 +236,8 @@ describe('shutdown', () => {
       const host = new URL(t.url).host
       t.fake.script({ kind: 'delay', ms: 800 })
       const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
-      const request = (path: string) => `POST ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
+      const request = (path: string) =>
+        `POST ${path} HTTP/1.1\r\nhost: ${host}\r\nauthorization: Bearer ${t.key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`
       // The first request keeps the connection busy while close() begins; the pipelined ones are read after it.
       const { hostname, port } = new URL(t.url)
       const socket = net.connect(Number(port), hostname)

@@ -114,9 +114,17 @@ describe('a gateway killed with SIGKILL under load', () => {
       const summary = `${delivered.length} answers delivered (${prepaid.length} prepaid) in ${afterMs} ms; ${lost.length} records lost, the oldest delivered ${oldest} ms before the kill`
       report(summary)
       assert.ok(prepaid.length >= atLeast, `load reached the prepaid key: ${summary}`)
-      assert.deepEqual(unpaid.map((d) => d.id), [], `every prepaid answer delivered whole has its debit: ${summary}`)
+      assert.deepEqual(
+        unpaid.map((d) => d.id),
+        [],
+        `every prepaid answer delivered whole has its debit: ${summary}`,
+      )
       assert.equal(duplicated, 0, 'no request is debited twice')
-      assert.deepEqual(lostEarly.map((d) => `${d.id} delivered ${killedAt - d.at} ms before the kill`), [], summary)
+      assert.deepEqual(
+        lostEarly.map((d) => `${d.id} delivered ${killedAt - d.at} ms before the kill`),
+        [],
+        summary,
+      )
     } finally {
       db.close()
     }

@@ -75,13 +75,21 @@ describe('the gateway log', () => {
     assert.equal(refused.status, 401)
     ids.refused = refused.headers.get('x-request-id')!
     ids.health = (await fetch(`${running.url}/healthz`)).headers.get('x-request-id')!
-    const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
+    const operator = {
+      user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 },
+      sessionToken: null,
+      address: 'local',
+      operator: true,
+    }
     const { result } = await running.admin.invoke('models.list', {}, operator)
     assert.equal(result.ok ? 200 : result.error.status, 500, 'listing models prices the broken entry')
     // Closing flushes what is still buffered.
     await running.close()
     text = fs.readFileSync(logFile, 'utf8')
-    lines = text.trim().split('\n').map((l) => JSON.parse(l))
+    lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
   })
   after(async () => {
     await fake.close()
@@ -105,7 +113,14 @@ describe('the gateway log', () => {
     const failed = requestLines(ids.providerFailure)
     assert.equal(failed.length, 1)
     assert.deepEqual(
-      { level: failed[0].level, key: failed[0].key, provider: failed[0].provider, status: failed[0].status, outcome: failed[0].outcome, error: failed[0].error },
+      {
+        level: failed[0].level,
+        key: failed[0].key,
+        provider: failed[0].provider,
+        status: failed[0].status,
+        outcome: failed[0].outcome,
+        error: failed[0].error,
+      },
       { level: 30, key: 'logging-test', provider: 'openai', status: 502, outcome: 'error', error: 'upstream_error' },
     )
     assert.equal(typeof failed[0].latency_ms, 'number')
@@ -130,7 +145,10 @@ describe('the gateway log', () => {
   it('a refused request gets a short line; a health check none at info', () => {
     const refused = requestLines(ids.refused)
     assert.equal(refused.length, 1)
-    assert.deepEqual({ method: refused[0].method, path: refused[0].path, status: refused[0].status }, { method: 'POST', path: '/v1/chat/completions', status: 401 })
+    assert.deepEqual(
+      { method: refused[0].method, path: refused[0].path, status: refused[0].status },
+      { method: 'POST', path: '/v1/chat/completions', status: 401 },
+    )
     assert.equal(lines.filter((l) => l.request_id === ids.health).length, 0)
   })
 

@@ -21,7 +21,8 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
   let dataDir: string
   let secret: string
   let client: Anthropic
-  const sdk = (apiKey: string, opts: Partial<ConstructorParameters<typeof Anthropic>[0]> = {}) => new Anthropic({ baseURL: gateway.url, apiKey, maxRetries: 0, ...opts })
+  const sdk = (apiKey: string, opts: Partial<ConstructorParameters<typeof Anthropic>[0]> = {}) =>
+    new Anthropic({ baseURL: gateway.url, apiKey, maxRetries: 0, ...opts })
   const last = () => anthropic.received.at(-1)!
 
   before(async () => {
@@ -79,7 +80,10 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
 
     it("under a key's default preset: the preset's model and system prompt, none of its sampling parameters (count_tokens takes none)", async () => {
       const gw = gateway.gateway
-      gw.presetsRepo.save({ name: 'counted', model: MODEL, system_prompt: 'Be brief.', temperature: 0.3, top_p: null, max_tokens: 64, fallbacks: [], description: null }, 'test')
+      gw.presetsRepo.save(
+        { name: 'counted', model: MODEL, system_prompt: 'Be brief.', temperature: 0.3, top_p: null, max_tokens: 64, fallbacks: [], description: null },
+        'test',
+      )
       const steered = sdk(gw.keys.create('steered', { default_preset: 'counted' }).secret)
       gw.configChanged()
       const { response } = await steered.messages.countTokens({ model: 'claude-haiku-4-5', system: 'Use French.', messages }).withResponse()
@@ -119,7 +123,9 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
 
     it("errors in Anthropic's shape: bad key (no provider call), unknown model, bad body, the provider's own refusal", async () => {
       const calls = anthropic.received.length
-      const bad: any = await sdk('gw-not-a-real-key-at-all-0000000000000000000000').messages.countTokens({ model: MODEL, messages }).catch((e) => e)
+      const bad: any = await sdk('gw-not-a-real-key-at-all-0000000000000000000000')
+        .messages.countTokens({ model: MODEL, messages })
+        .catch((e) => e)
       assert.equal(bad instanceof Anthropic.AuthenticationError, true)
       assert.equal(bad.error.error.type, 'authentication_error')
       assert.equal(bad.headers.get('x-should-retry'), 'false')
@@ -150,7 +156,11 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
 
   it('request-id and x-request-id, the same id, on every Messages-wire answer: JSON, stream, count, errors of the route and of the framework', async () => {
     const post = (path: string, body: string) =>
-      fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' }, body })
+      fetch(`${gateway.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': secret, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body,
+      })
     const answers = [
       await post('/v1/messages', JSON.stringify({ model: MODEL, max_tokens: 10, messages })),
       await post('/v1/messages?beta=true', JSON.stringify({ model: MODEL, max_tokens: 10, messages, stream: true })),
@@ -161,7 +171,10 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
       await fetch(`${gateway.url}/v1/messages`),
     ]
     // A wrong method is Anthropic's invalid_request_error, 400, as its other 4xx are.
-    assert.deepEqual(answers.map((r) => r.status), [200, 200, 200, 404, 400, 400, 400])
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [200, 200, 200, 404, 400, 400, 400],
+    )
     for (const res of answers) {
       const text = await res.text()
       assert.match(res.headers.get('request-id') ?? '', /^req_/, text)
@@ -186,18 +199,31 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
         assert.equal(new Date(m.created_at).toISOString(), m.created_at)
       }
       const sorted = [...all].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))
-      assert.deepEqual(ids, sorted.map((m) => m.id), 'newest first')
+      assert.deepEqual(
+        ids,
+        sorted.map((m) => m.id),
+        'newest first',
+      )
 
       const whole = await client.models.list({ limit: 1000 })
-      assert.deepEqual(whole.data.map((m) => m.id), ids)
+      assert.deepEqual(
+        whole.data.map((m) => m.id),
+        ids,
+      )
       assert.equal(whole.has_more, false)
       const page = await client.models.list({ limit: 2, after_id: ids[0] })
-      assert.deepEqual(page.data.map((m) => m.id), ids.slice(1, 3))
+      assert.deepEqual(
+        page.data.map((m) => m.id),
+        ids.slice(1, 3),
+      )
       assert.equal(page.first_id, ids[1])
       assert.equal(page.last_id, ids[2])
       assert.equal(page.has_more, ids.length > 3)
       const back = await client.models.list({ limit: 5, before_id: ids[3] })
-      assert.deepEqual(back.data.map((m) => m.id), ids.slice(0, 3))
+      assert.deepEqual(
+        back.data.map((m) => m.id),
+        ids.slice(0, 3),
+      )
       assert.equal(back.has_more, false)
 
       const badLimit: any = await client.models.list({ limit: 0 }).catch((e) => e)
@@ -222,13 +248,17 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
     })
 
     it("errors in Anthropic's shape: a bad key (401, x-should-retry false), an unknown model (404 not_found_error)", async () => {
-      const bad: any = await sdk('gw-not-a-real-key-at-all-0000000000000000000000').models.list().catch((e) => e)
+      const bad: any = await sdk('gw-not-a-real-key-at-all-0000000000000000000000')
+        .models.list()
+        .catch((e) => e)
       assert.equal(bad instanceof Anthropic.AuthenticationError, true)
       assert.equal(bad.error.type, 'error')
       assert.equal(bad.error.error.type, 'authentication_error')
       assert.equal(bad.headers.get('x-should-retry'), 'false')
       assert.ok(bad.headers.get('request-id'))
-      const missing: any = await sdk('gw-not-a-real-key-at-all-0000000000000000000000').models.retrieve(MODEL).catch((e) => e)
+      const missing: any = await sdk('gw-not-a-real-key-at-all-0000000000000000000000')
+        .models.retrieve(MODEL)
+        .catch((e) => e)
       assert.equal(missing.error.error.type, 'authentication_error')
 
       const unknown: any = await client.models.retrieve('nobody/no-such-model').catch((e) => e)

@@ -64,9 +64,12 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     openai.script({ kind: 'reply', content: 'Bonjour.', usage: { prompt_tokens: 20, completion_tokens: 3, cached_tokens: 0 } })
     const { data, response } = await client.messages
       // Deprecated sampling fields: the SDK's newest types leave them out, the API still takes them.
-      .create({ model: MODEL, max_tokens: 100, system: 'Answer in French.', messages: hi, temperature: 0.5, top_p: 0.9 } as Anthropic.MessageCreateParamsNonStreaming, {
-        headers: { 'anthropic-beta': 'some-beta-2099-01-01' },
-      })
+      .create(
+        { model: MODEL, max_tokens: 100, system: 'Answer in French.', messages: hi, temperature: 0.5, top_p: 0.9 } as Anthropic.MessageCreateParamsNonStreaming,
+        {
+          headers: { 'anthropic-beta': 'some-beta-2099-01-01' },
+        },
+      )
       .withResponse()
     assert.match(data.id, /^msg_/)
     assert.equal(data.type, 'message')
@@ -118,7 +121,17 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     const res = await raw({ model: MODEL, max_tokens: 50, messages: hi, stream: true })
     assert.equal(res.status, 200)
     const names = events(await res.text()).map(([name]) => name)
-    assert.deepEqual(names, ['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'gw', 'message_stop'])
+    assert.deepEqual(names, [
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'gw',
+      'message_stop',
+    ])
   })
 
   it('reports cached tokens as cache reads outside input_tokens, and prices them exactly: header, stream event, record', async () => {
@@ -162,7 +175,9 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       tools: [weather],
       tool_choice: { type: 'any', disable_parallel_tool_use: true },
     })
-    assert.deepEqual(sent().body.tools, [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.input_schema } }])
+    assert.deepEqual(sent().body.tools, [
+      { type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.input_schema } },
+    ])
     assert.equal(sent().body.tool_choice, 'required')
     assert.equal(sent().body.parallel_tool_calls, false)
     assert.equal(message.stop_reason, 'tool_use')
@@ -261,11 +276,20 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
         { type: 'text', text: 'Environment: linux.', cache_control: { type: 'ephemeral', ttl: '1h' } },
       ],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: '<system-reminder>Be careful.</system-reminder>' }, { type: 'text', text: 'List the files.', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: '<system-reminder>Be careful.</system-reminder>' },
+            { type: 'text', text: 'List the files.', cache_control: { type: 'ephemeral' } },
+          ],
+        },
         { role: 'system', content: 'The user switched to plan mode.' },
         { role: 'user', content: 'Go on.' },
       ],
-      tools: [{ ...weather, cache_control: { type: 'ephemeral' } }, { type: 'web_search_20250305', name: 'web_search', max_uses: 5 }],
+      tools: [
+        { ...weather, cache_control: { type: 'ephemeral' } },
+        { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+      ],
       metadata: { user_id: userId },
       thinking: { type: 'adaptive' },
       context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
@@ -278,7 +302,13 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     const res = await raw(body, { 'anthropic-beta': beta })
     assert.equal(res.status, 200, await res.clone().text())
     const answered = events(await res.text())
-    assert.equal(answered.filter(([n]) => n === 'content_block_delta').map(([, e]) => e.delta.text).join(''), 'Two files.')
+    assert.equal(
+      answered
+        .filter(([n]) => n === 'content_block_delta')
+        .map(([, e]) => e.delta.text)
+        .join(''),
+      'Two files.',
+    )
     const upstream = sent()
     // The fake refuses, as OpenAI does, thinking, cache_control, context_management and the rest by name: it answered.
     assert.deepEqual(upstream.body.messages, [
@@ -287,13 +317,24 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       { role: 'system', content: 'The user switched to plan mode.' },
       { role: 'user', content: 'Go on.' },
     ])
-    assert.deepEqual(upstream.body.tools, [{ type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.input_schema } }])
+    assert.deepEqual(upstream.body.tools, [
+      { type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.input_schema } },
+    ])
     assert.deepEqual(Object.keys(upstream.body).sort(), ['max_completion_tokens', 'messages', 'model', 'stream', 'stream_options', 'tools'])
     assert.equal(upstream.headers['anthropic-beta'], undefined)
     const rec = await record(res)
     assert.equal(rec.outcome, 'ok')
     const ignored = Object.fromEntries(rec.ignored.map((i) => [i.name, i.reason]))
-    assert.deepEqual(Object.keys(ignored).sort(), ['cache_control', 'context_management', 'max_tokens', 'metadata.user_id', 'output_config.effort', 'thinking', 'tools[1]', 'top_k'])
+    assert.deepEqual(Object.keys(ignored).sort(), [
+      'cache_control',
+      'context_management',
+      'max_tokens',
+      'metadata.user_id',
+      'output_config.effort',
+      'thinking',
+      'tools[1]',
+      'top_k',
+    ])
     // Claude Code's 32,000 is more than gpt-4o can write, which OpenAI refuses: the catalog's limit is sent.
     assert.equal(upstream.body.max_completion_tokens, 16384)
     assert.match(ignored.max_tokens, /32000 is above the model's output limit of 16384/)
@@ -348,7 +389,10 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     const res = await raw({ model: MODEL, max_tokens: 10, messages: hi, stream: true })
     const evs = events(await res.text())
     assert.deepEqual(evs.at(-1)![0], 'error')
-    assert.equal(evs.some(([n]) => n === 'message_stop'), false)
+    assert.equal(
+      evs.some(([n]) => n === 'message_stop'),
+      false,
+    )
     const rec = await record(res)
     assert.equal(rec.outcome, 'error')
     assert.equal(rec.cost!.estimated, true)
@@ -359,7 +403,15 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       .create({
         model: MODEL,
         max_tokens: 10,
-        messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } }, { type: 'text', text: 'Summarise.' }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' } },
+              { type: 'text', text: 'Summarise.' },
+            ],
+          },
+        ],
       })
       .catch((e) => e)
     assert.equal(pdf.status, 400)
@@ -397,7 +449,19 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
 
   it('a preset whose anthropic model fails falls back to an openai-kind model on the same request; a key default preset steers Claude Code to it', async () => {
     const gw = gateway.gateway
-    gw.presetsRepo.save({ name: 'mixed', model: 'anthropic/claude-sonnet-4-5', system_prompt: 'Be brief.', temperature: 0.2, top_p: null, max_tokens: 4096, fallbacks: [MODEL], description: null }, 'test')
+    gw.presetsRepo.save(
+      {
+        name: 'mixed',
+        model: 'anthropic/claude-sonnet-4-5',
+        system_prompt: 'Be brief.',
+        temperature: 0.2,
+        top_p: null,
+        max_tokens: 4096,
+        fallbacks: [MODEL],
+        description: null,
+      },
+      'test',
+    )
     const steered = new Anthropic({ baseURL: gateway.url, apiKey: gw.keys.create('steered', { default_preset: 'mixed' }).secret, maxRetries: 0 })
     gw.configChanged()
 
@@ -405,7 +469,10 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     openai.script({ kind: 'reply', content: 'From the fallback.' })
     const system = [{ type: 'text' as const, text: 'Use French.', cache_control: { type: 'ephemeral' as const } }]
     const { data, response } = await steered.messages
-      .create({ model: 'claude-sonnet-4-5-20250929', max_tokens: 16000, system, messages: hi, thinking: { type: 'enabled', budget_tokens: 2048 } }, { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } })
+      .create(
+        { model: 'claude-sonnet-4-5-20250929', max_tokens: 16000, system, messages: hi, thinking: { type: 'enabled', budget_tokens: 2048 } },
+        { headers: { 'anthropic-beta': 'interleaved-thinking-2025-05-14' } },
+      )
       .withResponse()
     assert.deepEqual(data.content, [{ type: 'text', text: 'From the fallback.', citations: null }])
     // The primary got the Messages body natively, with the caller's headers…

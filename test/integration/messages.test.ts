@@ -67,7 +67,13 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
 
   it('streams event by event as the provider wrote them, through the SDK stream helper, with ?beta=true and beta headers forwarded', async () => {
     fake.script({ kind: 'reply', text: 'Streamed answer, in pieces.', pings: true })
-    const stream = client.beta.messages.stream({ model: MODEL, max_tokens: 50, messages: hi, betas: ['context-management-2025-06-27'], context_management: { edits: [] } } as any)
+    const stream = client.beta.messages.stream({
+      model: MODEL,
+      max_tokens: 50,
+      messages: hi,
+      betas: ['context-management-2025-06-27'],
+      context_management: { edits: [] },
+    } as any)
     const message = await stream.finalMessage()
     assert.deepEqual(message.content, [{ type: 'text', text: 'Streamed answer, in pieces.', citations: null }])
     assert.equal(message.stop_reason, 'end_turn')
@@ -127,7 +133,13 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
   })
 
   it('prices cache reads and 5-minute and 1-hour cache writes exactly: header, stream event and record', async () => {
-    const usage = { input_tokens: 1000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 1500, cache_creation_1h_input_tokens: 500, output_tokens: 400 }
+    const usage = {
+      input_tokens: 1000,
+      cache_read_input_tokens: 2000,
+      cache_creation_input_tokens: 1500,
+      cache_creation_1h_input_tokens: 500,
+      output_tokens: 400,
+    }
     // claude-sonnet-4-5 in USD per million tokens: input 3, cache read 0.3, 5-minute write 3.75,
     // 1-hour write 6, output 15. The 1500 written tokens are 1000 for 5 minutes and 500 for 1 hour:
     //   1000 × 3 + 2000 × 0.3 + 1000 × 3.75 + 500 × 6 + 400 × 15 = 3000 + 600 + 3750 + 3000 + 6000
@@ -172,7 +184,11 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
     assert.equal(fake.received.length, sent, 'the provider is never called')
     // The gateway key works as a bearer token too (ANTHROPIC_AUTH_TOKEN).
     fake.script({ kind: 'reply' })
-    const ok = await new Anthropic({ baseURL: gateway.url, authToken: secret, apiKey: null, maxRetries: 0 }).messages.create({ model: MODEL, max_tokens: 10, messages: hi })
+    const ok = await new Anthropic({ baseURL: gateway.url, authToken: secret, apiKey: null, maxRetries: 0 }).messages.create({
+      model: MODEL,
+      max_tokens: 10,
+      messages: hi,
+    })
     assert.equal(ok.type, 'message')
   })
 
@@ -195,7 +211,10 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
 
     // After the first byte an error travels inside the stream, as Anthropic's error event.
     fake.script({ kind: 'error-mid-stream', errorType: 'overloaded_error' })
-    const midStream: any = await client.messages.stream({ model: MODEL, max_tokens: 10, messages: hi }).finalMessage().catch((e) => e)
+    const midStream: any = await client.messages
+      .stream({ model: MODEL, max_tokens: 10, messages: hi })
+      .finalMessage()
+      .catch((e) => e)
     assert.equal(midStream.error.error.type, 'overloaded_error')
     assert.match(midStream.error.error.message, /failed mid-stream/)
 
@@ -239,7 +258,10 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
         record.ignored.filter((i) => i.name === 'max_tokens').map((i) => i.reason),
         ["128000 is above claude-haiku-4-5's output limit of 64000; 64000 was sent"],
       )
-      await client.messages.stream({ model: 'anthropic/claude-haiku-4-5', max_tokens: 128_000, messages: hi }).finalMessage().catch(() => null)
+      await client.messages
+        .stream({ model: 'anthropic/claude-haiku-4-5', max_tokens: 128_000, messages: hi })
+        .finalMessage()
+        .catch(() => null)
       assert.equal(last().body.max_tokens, 128_000, 'a model the caller named gets what the caller sent')
     } finally {
       gw.aliasesRepo.remove('claude-haiku-5-*')

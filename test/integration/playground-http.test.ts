@@ -66,7 +66,11 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     })
     assert.equal(setup.status, 200)
     cookie = setup.headers.get('set-cookie')!.split(';')[0]
-    const key = await fetch(`${gateway.url}/api/keys.create`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'playground' }) })
+    const key = await fetch(`${gateway.url}/api/keys.create`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ name: 'playground' }),
+    })
     keyId = ((await key.json()) as { key: { id: string } }).key.id
   })
   after(async () => {
@@ -78,14 +82,31 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
 
   it('sends a Messages body (system apart, max_tokens by default), streams the text as deltas, and ends with the stop reason, routing and cost', async () => {
     anthropic.script({ kind: 'reply', text: 'Bonjour, from Claude.', usage: { input_tokens: 20, output_tokens: 5 }, pings: true })
-    const evs = await messages({ messages: [{ role: 'system', content: 'Answer in French.' }, { role: 'user', content: 'Hello' }], temperature: 0.3 })
+    const evs = await messages({
+      messages: [
+        { role: 'system', content: 'Answer in French.' },
+        { role: 'user', content: 'Hello' },
+      ],
+      temperature: 0.3,
+    })
 
     const sent = evs[0] as Sent
     assert.equal(sent.type, 'request')
     assert.equal(sent.wire, 'messages')
-    const body = { model: 'anthropic/claude-sonnet-4-5', max_tokens: 1024, system: 'Answer in French.', messages: [{ role: 'user', content: 'Hello' }], temperature: 0.3, stream: true }
+    const body = {
+      model: 'anthropic/claude-sonnet-4-5',
+      max_tokens: 1024,
+      system: 'Answer in French.',
+      messages: [{ role: 'user', content: 'Hello' }],
+      temperature: 0.3,
+      stream: true,
+    }
     assert.deepEqual(sent.body, body)
-    assert.deepEqual(anthropic.received.at(-1)!.body, { ...body, model: 'claude-sonnet-4-5' }, 'the provider got the body the Playground showed, but for the model')
+    assert.deepEqual(
+      anthropic.received.at(-1)!.body,
+      { ...body, model: 'claude-sonnet-4-5' },
+      'the provider got the body the Playground showed, but for the model',
+    )
 
     assert.ok(evs.filter((e) => e.type === 'delta').length >= 2, 'the text arrives in pieces')
     assert.equal(text(evs), 'Bonjour, from Claude.')
@@ -101,7 +122,10 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     assert.deepEqual([cost.prompt_tokens, cost.completion_tokens], [20, 5])
 
     const record = await waitForRecord(gateway.gateway, done.request_id)
-    assert.deepEqual([record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider], ['messages', 'playground', 'ok', 200, true, 'anthropic'])
+    assert.deepEqual(
+      [record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider],
+      ['messages', 'playground', 'ok', 200, true, 'anthropic'],
+    )
     assert.ok(Math.abs(record.cost!.final_usd! - 0.000135) < 1e-12)
   })
 
@@ -116,7 +140,13 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
   it('a model on a chat-completions provider is reached through translation: chat body to openai, Messages answer, record on the Messages endpoint', async () => {
     const before = anthropic.received.length
     const sentBefore = openai.received.length
-    const evs = await messages({ model: 'openai/gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] })
+    const evs = await messages({
+      model: 'openai/gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello' },
+      ],
+    })
     assert.equal(evs[0].type, 'request')
     assert.ok(text(evs).length > 0, 'the translated answer streams as text')
     const done = evs.at(-1) as Done
@@ -124,13 +154,10 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     assert.equal(done.finish_reason, 'end_turn', "the Messages wire's own stop reason")
     assert.equal(anthropic.received.length, before, 'nothing reached the Anthropic provider')
     const sent = openai.received.slice(sentBefore).find((r) => r.path.endsWith('/chat/completions'))!
-    assert.deepEqual(
-      (sent.body as { messages: unknown[] }).messages,
-      [
-        { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: 'Hello' },
-      ],
-    )
+    assert.deepEqual((sent.body as { messages: unknown[] }).messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ])
     const record = await waitForRecord(gateway.gateway, done.request_id)
     assert.deepEqual([record.endpoint, record.source, record.outcome, record.provider], ['messages', 'playground', 'ok', 'openai'])
   })
@@ -158,7 +185,11 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
 
   it('sends a Responses body (instructions, input items, max_output_tokens, store false), streams the output text as deltas, ends with the status and the cost', async () => {
     // gpt-5.1: $1.25 input, $0.125 cached input, $10 output per 1M tokens.
-    openai.scriptResponses({ kind: 'reply', content: 'Bonjour, from the Responses API.', usage: { input_tokens: 1000, cached_tokens: 400, output_tokens: 200 } })
+    openai.scriptResponses({
+      kind: 'reply',
+      content: 'Bonjour, from the Responses API.',
+      usage: { input_tokens: 1000, cached_tokens: 400, output_tokens: 200 },
+    })
     const evs = await events(
       await post({
         wire: 'responses',
@@ -206,14 +237,19 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     assert.equal(cost.cached_tokens, 400)
 
     const record = await waitForRecord(gateway.gateway, done.request_id)
-    assert.deepEqual([record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider], ['responses', 'playground', 'ok', 200, true, 'openai'])
+    assert.deepEqual(
+      [record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider],
+      ['responses', 'playground', 'ok', 200, true, 'openai'],
+    )
     assert.equal(record.upstream_id ?? null, null, 'store: false: no provider-side answer to point to')
     assert.ok(Math.abs(record.cost!.final_usd! - 0.0028) < 1e-12)
   })
 
   it('on Responses, an answer cut by max_output_tokens ends with the status and its reason', async () => {
     openai.scriptResponses({ kind: 'reply', content: 'Cut sh', status: 'incomplete' })
-    const evs = await events(await post({ wire: 'responses', model: 'openai/gpt-5.1', messages: [{ role: 'user', content: 'Tell me everything' }], max_tokens: 16 }))
+    const evs = await events(
+      await post({ wire: 'responses', model: 'openai/gpt-5.1', messages: [{ role: 'user', content: 'Tell me everything' }], max_tokens: 16 }),
+    )
     assert.equal(text(evs), 'Cut sh')
     const done = evs.at(-1) as Done
     assert.equal(done.type, 'done')

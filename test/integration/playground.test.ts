@@ -10,11 +10,21 @@ import { startTestGateway, type TestGateway } from '../support/harness'
 describe('Playground on the inference core', () => {
   let t: TestGateway
   let keyId: string
-  const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
+  const operator = {
+    user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 },
+    sessionToken: null,
+    address: 'local',
+    operator: true,
+  }
 
   const chat = async (input: Record<string, unknown>) => {
     const events: PlaygroundEvent[] = []
-    const { result } = await t.running.admin.invoke('playground.chat', { key_id: keyId, messages: [{ role: 'user', content: 'hi' }], ...input }, operator, (e) => events.push(e))
+    const { result } = await t.running.admin.invoke(
+      'playground.chat',
+      { key_id: keyId, messages: [{ role: 'user', content: 'hi' }], ...input },
+      operator,
+      (e) => events.push(e),
+    )
     assert.ok(result.ok, JSON.stringify(result))
     return events
   }
@@ -33,7 +43,13 @@ describe('Playground on the inference core', () => {
     assert.equal(sent.type, 'request', 'the body sent comes first')
     if (sent.type !== 'request') return
     assert.equal(sent.wire, 'chat', 'chat completions unless another wire is chosen')
-    assert.deepEqual(sent.body, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], temperature: 0.5, stream: true, stream_options: { include_usage: true } })
+    assert.deepEqual(sent.body, {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      temperature: 0.5,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     const deltas = events.filter((e) => e.type === 'delta').map((e) => (e as { content: string }).content)
     assert.equal(deltas.join(''), 'Hello from the fake provider.')
     const done = events.at(-1)

@@ -40,7 +40,7 @@ describe('presets', () => {
     })
     assert.deepEqual(res.gw.routing.preset, { name: 'terse', version: 1 })
     assert.equal(res.gw.routing.requested_model, 'policy/terse')
-    const record = (await t.record(res.gw.request_id))
+    const record = await t.record(res.gw.request_id)
     assert.equal(record.preset, 'terse')
     assert.equal(record.preset_version, 1)
     assert.equal(record.model, 'policy/terse')

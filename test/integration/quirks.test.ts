@@ -251,7 +251,11 @@ describe('provider quirks, absorbed by the gateway', () => {
 
       fakes.openrouter.script({ kind: 'reply', toolCalls: [{ id: 'call_ü', name: 'translate', arguments: '{"text":"日本語 ✓"}' }] })
       const final = await client.chat.completions
-        .stream({ model: 'openrouter/openai/gpt-4o-mini', messages: hi, tools: [{ type: 'function', function: { name: 'translate', parameters: { type: 'object' } } }] })
+        .stream({
+          model: 'openrouter/openai/gpt-4o-mini',
+          messages: hi,
+          tools: [{ type: 'function', function: { name: 'translate', parameters: { type: 'object' } } }],
+        })
         .finalChatCompletion()
       assert.deepEqual((final.choices[0].message.tool_calls![0] as any).function, { name: 'translate', arguments: '{"text":"日本語 ✓"}' })
     })

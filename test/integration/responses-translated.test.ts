@@ -60,7 +60,10 @@ describe('POST /v1/responses translated to chat completions for providers that d
     dataDir = tempDir()
     gateway = await startGateway(
       { port: 0, dataDir, logLevel: 'silent' },
-      { env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, GROQ_API_KEY: native.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
+      {
+        env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, GROQ_API_KEY: native.apiKey },
+        routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 },
+      },
     )
     const gw = gateway.gateway
     // OpenAI's provider marked as serving chat completions only: every request on it is translated.
@@ -201,7 +204,13 @@ describe('POST /v1/responses translated to chat completions for providers that d
     assert.equal(completed.status, 'completed')
     assert.equal(completed.output[0].content[0].text, 'One two three.')
     // The fake's default usage, 12 input and 5 output tokens: 12 × 2.5 + 5 × 10 = 80 per million.
-    assert.deepEqual(completed.usage, { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 17 })
+    assert.deepEqual(completed.usage, {
+      input_tokens: 12,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 17,
+    })
     near(completed.gw.cost.final_usd, 0.00008)
   })
 
@@ -214,7 +223,13 @@ describe('POST /v1/responses translated to chat completions for providers that d
         { id: 'call_2', name: 'crm__note', arguments: '{"input":"Called about the invoice."}' },
       ],
     })
-    const made = await client.responses.create({ model: MODEL, input: 'Look up account 42', tools, tool_choice: { type: 'function', name: 'weather' }, parallel_tool_calls: false })
+    const made = await client.responses.create({
+      model: MODEL,
+      input: 'Look up account 42',
+      tools,
+      tool_choice: { type: 'function', name: 'weather' },
+      parallel_tool_calls: false,
+    })
     assert.deepEqual(sent().body.tools, [
       { type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.parameters } },
       { type: 'function', function: { name: 'crm__lookup_account', description: 'Find an account', parameters: crm.tools[0].parameters } },
@@ -237,19 +252,30 @@ describe('POST /v1/responses translated to chat completions for providers that d
     const [call, custom] = made.output as any[]
     assert.equal(call.type, 'function_call')
     assert.match(call.id, /^fc_/)
-    assert.deepEqual({ call_id: call.call_id, name: call.name, namespace: call.namespace, arguments: call.arguments }, { call_id: 'call_1', name: 'lookup_account', namespace: 'crm', arguments: '{"id":"42"}' })
+    assert.deepEqual(
+      { call_id: call.call_id, name: call.name, namespace: call.namespace, arguments: call.arguments },
+      { call_id: 'call_1', name: 'lookup_account', namespace: 'crm', arguments: '{"id":"42"}' },
+    )
     assert.equal(custom.type, 'custom_tool_call')
-    assert.deepEqual({ call_id: custom.call_id, name: custom.name, namespace: custom.namespace, input: custom.input }, { call_id: 'call_2', name: 'note', namespace: 'crm', input: 'Called about the invoice.' })
+    assert.deepEqual(
+      { call_id: custom.call_id, name: custom.name, namespace: custom.namespace, input: custom.input },
+      { call_id: 'call_2', name: 'note', namespace: 'crm', input: 'Called about the invoice.' },
+    )
 
     // Streamed: the arguments arrive as deltas, assembled by the SDK.
     openai.script({ kind: 'reply', content: 'Checking.', toolCalls: [{ id: 'call_3', name: 'weather', arguments: '{"city":"Paris, France"}' }] })
     const argDeltas: string[] = []
-    const stream = client.responses.stream({ model: MODEL, input: 'Weather in Paris?', tools }).on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta))
+    const stream = client.responses
+      .stream({ model: MODEL, input: 'Weather in Paris?', tools })
+      .on('response.function_call_arguments.delta', (e) => argDeltas.push(e.delta))
     const final = await stream.finalResponse()
     assert.ok(argDeltas.length >= 2, 'the arguments arrive in pieces')
     assert.equal(final.output_text, 'Checking.')
     const streamedCall = final.output[1] as any
-    assert.deepEqual({ type: streamedCall.type, call_id: streamedCall.call_id, name: streamedCall.name, arguments: streamedCall.arguments }, { type: 'function_call', call_id: 'call_3', name: 'weather', arguments: '{"city":"Paris, France"}' })
+    assert.deepEqual(
+      { type: streamedCall.type, call_id: streamedCall.call_id, name: streamedCall.name, arguments: streamedCall.arguments },
+      { type: 'function_call', call_id: 'call_3', name: 'weather', arguments: '{"city":"Paris, France"}' },
+    )
     assert.deepEqual(JSON.parse(streamedCall.arguments), { city: 'Paris, France' })
 
     // The round trip: the calls and their outputs as the client sends them back.
@@ -291,7 +317,11 @@ describe('POST /v1/responses translated to chat completions for providers that d
   it('structured output: text.format json_schema as response_format, the JSON answer parsed by the SDK', async () => {
     const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }
     openai.script({ kind: 'reply', content: '{"city":"Paris"}' })
-    const res = await client.responses.create({ model: MODEL, input: 'Capital of France?', text: { format: { type: 'json_schema', name: 'capital', schema, strict: true }, verbosity: 'low' } })
+    const res = await client.responses.create({
+      model: MODEL,
+      input: 'Capital of France?',
+      text: { format: { type: 'json_schema', name: 'capital', schema, strict: true }, verbosity: 'low' },
+    })
     assert.deepEqual(JSON.parse(res.output_text), { city: 'Paris' })
     assert.deepEqual(sent().body.response_format, { type: 'json_schema', json_schema: { name: 'capital', schema, strict: true } })
     assert.deepEqual(res.text?.format, { type: 'json_schema', name: 'capital', schema, strict: true })
@@ -371,7 +401,11 @@ describe('POST /v1/responses translated to chat completions for providers that d
   })
 
   it("a provider's error before the stream is the client's in OpenAI's shape; one during the stream ends it with response.failed, priced on what was sent", async () => {
-    openai.script({ kind: 'status', status: 400, body: { error: { message: 'This model does not take that.', type: 'invalid_request_error', param: 'messages', code: null } } })
+    openai.script({
+      kind: 'status',
+      status: 400,
+      body: { error: { message: 'This model does not take that.', type: 'invalid_request_error', param: 'messages', code: null } },
+    })
     const before: any = await client.responses.create({ model: MODEL, input: 'Hi' }).catch((e) => e)
     assert.equal(before.status, 400)
     assert.match(before.error.message, /This model does not take that/)
@@ -441,11 +475,20 @@ describe('POST /v1/responses translated to chat completions for providers that d
     assert.equal(rec.provider, 'anthropic')
     near(rec.cost!.final_usd, cost)
 
-    anthropic.script({ kind: 'reply', text: 'Let me look.', toolUses: [{ id: 'toolu_1', name: 'crm__lookup_account', input: { id: '42' } }], stopReason: 'tool_use', usage })
+    anthropic.script({
+      kind: 'reply',
+      text: 'Let me look.',
+      toolUses: [{ id: 'toolu_1', name: 'crm__lookup_account', input: { id: '42' } }],
+      stopReason: 'tool_use',
+      usage,
+    })
     const final = await client.responses.stream({ model: CLAUDE, input: 'Account 42?', tools: [crm] as any }).finalResponse()
     assert.equal(final.output_text, 'Let me look.')
     const call = final.output[1] as any
-    assert.deepEqual({ type: call.type, call_id: call.call_id, name: call.name, namespace: call.namespace }, { type: 'function_call', call_id: 'toolu_1', name: 'lookup_account', namespace: 'crm' })
+    assert.deepEqual(
+      { type: call.type, call_id: call.call_id, name: call.name, namespace: call.namespace },
+      { type: 'function_call', call_id: 'toolu_1', name: 'lookup_account', namespace: 'crm' },
+    )
     assert.deepEqual(JSON.parse(call.arguments), { id: '42' })
     assert.deepEqual(
       anthropic.received.at(-1)!.body.tools.map((t: any) => t.name),
@@ -459,12 +502,27 @@ describe('POST /v1/responses translated to chat completions for providers that d
 
   it('falls back from a provider that serves Responses to a chat-only one on the same request: the native body and headers to the first, the translation without them to the second', async () => {
     const gw = gateway.gateway
-    gw.presetsRepo.save({ name: 'mixed', model: 'groq/gpt-oss-120b', system_prompt: null, temperature: null, top_p: null, max_tokens: null, fallbacks: [MODEL], description: null }, 'test')
+    gw.presetsRepo.save(
+      {
+        name: 'mixed',
+        model: 'groq/gpt-oss-120b',
+        system_prompt: null,
+        temperature: null,
+        top_p: null,
+        max_tokens: null,
+        fallbacks: [MODEL],
+        description: null,
+      },
+      'test',
+    )
     gw.configChanged()
     native.scriptResponses({ kind: 'status', status: 503 })
     openai.script({ kind: 'reply', content: 'From the fallback.' })
     const headers = { originator: 'codex_exec', 'session-id': '0199-session', 'x-codex-window-id': 'w1' }
-    const res = await raw({ model: '@preset/mixed', input: 'Hi', stream: true, store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' } }, headers)
+    const res = await raw(
+      { model: '@preset/mixed', input: 'Hi', stream: true, store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' } },
+      headers,
+    )
     assert.equal(res.status, 200)
     const evs = events(await res.text())
     assert.equal(evs.at(-1)![0], 'response.completed')

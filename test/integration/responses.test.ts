@@ -50,7 +50,10 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(gw.routing.provider, 'openai')
     assert.equal(gw.routing.upstream_model, 'gpt-5.1')
     assert.equal(gw.cost.cached_tokens, 400)
-    assert.deepEqual({ ...COST }, { input_usd: gw.cost.input_usd, cached_input_usd: gw.cost.cached_input_usd, output_usd: gw.cost.output_usd, final_usd: gw.cost.final_usd })
+    assert.deepEqual(
+      { ...COST },
+      { input_usd: gw.cost.input_usd, cached_input_usd: gw.cost.cached_input_usd, output_usd: gw.cost.output_usd, final_usd: gw.cost.final_usd },
+    )
     assert.equal(response.headers.get('x-gw-cost-usd'), '0.0028')
     const id = response.headers.get('x-gw-request-id')
     const record = await t.record(id)
@@ -97,13 +100,10 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
       evs.map((e) => e.data.sequence_number),
       evs.map((_, i) => i),
     )
-    assert.deepEqual(evs.slice(0, 5).map((e) => e.event), [
-      'response.created',
-      'response.in_progress',
-      'response.output_item.added',
-      'response.content_part.added',
-      'response.output_text.delta',
-    ])
+    assert.deepEqual(
+      evs.slice(0, 5).map((e) => e.event),
+      ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta'],
+    )
     const done = evs.at(-1)!
     assert.equal(done.event, 'response.completed')
     assert.equal(done.data.response.usage.input_tokens, 30)
@@ -130,7 +130,12 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
         name: 'get_weather',
         description: 'Weather in a city',
         strict: true,
-        parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city', 'unit'], additionalProperties: false },
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string' }, unit: { type: 'string' } },
+          required: ['city', 'unit'],
+          additionalProperties: false,
+        },
       },
     ]
     const stream = t.client.responses.stream({ model: MODEL, input: 'Weather in Paris?', tools, tool_choice: 'auto' })
@@ -194,7 +199,13 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
               type: 'namespace',
               name: 'codex',
               tools: [
-                { type: 'function', name: 'shell', description: 'Runs a command', parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } } }, strict: false },
+                {
+                  type: 'function',
+                  name: 'shell',
+                  description: 'Runs a command',
+                  parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } } },
+                  strict: false,
+                },
                 { type: 'custom', name: 'apply_patch', description: 'Applies a patch', format: { type: 'grammar', syntax: 'lark', definition: 'start: /.+/' } },
               ],
             },
@@ -231,7 +242,15 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(evs.at(-1)!.event, 'response.completed')
     const got = last()
     assert.deepEqual(got.body, { model: 'gpt-5.1', ...codex })
-    for (const name of ['originator', 'session-id', 'thread-id', 'x-client-request-id', 'x-codex-turn-metadata', 'x-codex-window-id', 'x-codex-beta-features']) {
+    for (const name of [
+      'originator',
+      'session-id',
+      'thread-id',
+      'x-client-request-id',
+      'x-codex-turn-metadata',
+      'x-codex-window-id',
+      'x-codex-beta-features',
+    ]) {
       assert.equal(got.headers[name], codexHeaders[name as keyof typeof codexHeaders], name)
     }
     assert.equal(got.headers['x-gw-session-id'], undefined)
@@ -274,7 +293,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(err.error.param, 'max_output_tokens')
   })
 
-  it('POST /v1/responses/input_tokens counts at the provider, with a preset\'s instructions but not its sampling parameters, recorded at $0', async () => {
+  it("POST /v1/responses/input_tokens counts at the provider, with a preset's instructions but not its sampling parameters, recorded at $0", async () => {
     const res = await t.client.responses.inputTokens.count({ model: '@preset/pirate', input: 'one two three', instructions: 'four' })
     // 'Talk like a pirate. four' and 'one two three', in words.
     assert.equal(res.input_tokens, 8)
@@ -444,9 +463,11 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(refused.status, 400)
     assert.equal(refused.body.error.field, 'wire')
     const list = (await api('providers.list', {}, admin)).body as Array<{ id: string; wire: string | null }>
-    assert.deepEqual(
-      Object.fromEntries(list.filter((p) => ['wbox', 'openai', 'gemini', 'anthropic'].includes(p.id)).map((p) => [p.id, p.wire])),
-      { wbox: 'both', openai: 'both', gemini: 'chat', anthropic: null },
-    )
+    assert.deepEqual(Object.fromEntries(list.filter((p) => ['wbox', 'openai', 'gemini', 'anthropic'].includes(p.id)).map((p) => [p.id, p.wire])), {
+      wbox: 'both',
+      openai: 'both',
+      gemini: 'chat',
+      anthropic: null,
+    })
   })
 })

@@ -60,7 +60,10 @@ describe('routing: retries, fallbacks, cool-down', () => {
   it('honours retry-after up to the cap, and a longer wait goes to the fallback instead', async () => {
     t.fake.script({ kind: 'status', status: 429, headers: { 'retry-after-ms': '20' } })
     const ok: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
-    assert.deepEqual(ok.gw.routing.attempts.map((a: any) => a.status), [429, 200])
+    assert.deepEqual(
+      ok.gw.routing.attempts.map((a: any) => a.status),
+      [429, 200],
+    )
     t.fake.script({ kind: 'status', status: 429, headers: { 'retry-after': '3600' } })
     const res: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
     assert.deepEqual(
@@ -85,7 +88,10 @@ describe('routing: retries, fallbacks, cool-down', () => {
     assert.equal(t.fake.received.length - before, 1)
     const aborted = (await t.records()).find((r) => r.status === 499)!
     assert.equal(aborted.outcome, 'aborted')
-    assert.deepEqual(aborted.attempts.map((a) => a.status), [429])
+    assert.deepEqual(
+      aborted.attempts.map((a) => a.status),
+      [429],
+    )
   })
 
   it('never retries once the stream has started', async () => {
@@ -127,10 +133,13 @@ describe('routing: retries, fallbacks, cool-down', () => {
   it("moves to the next candidate without retrying on the provider's own refusal (credential)", async () => {
     t.fake.script({ kind: 'status', status: 401 })
     const res: any = await t.client.chat.completions.create({ model: 'policy/resilient', messages: hi })
-    assert.deepEqual(res.gw.routing.attempts.map((a: any) => [a.provider, a.status]), [
-      ['openai', 401],
-      ['backup', 200],
-    ])
+    assert.deepEqual(
+      res.gw.routing.attempts.map((a: any) => [a.provider, a.status]),
+      [
+        ['openai', 401],
+        ['backup', 200],
+      ],
+    )
   })
 
   it("stops at the caller's own mistake (400) without trying fallbacks", async () => {
@@ -233,7 +242,9 @@ describe('routing: cool-down and timeouts', () => {
     for await (const _ of alive) if (++n === 5) break
     assert.equal(n, 5)
     backup.script({ kind: 'endless-stream', intervalMs: 400 })
-    const { data: stream, response } = await t.client.chat.completions.create({ model: 'backup/gpt-4o-mini', messages: hi, stream: true }, { maxRetries: 0 }).withResponse()
+    const { data: stream, response } = await t.client.chat.completions
+      .create({ model: 'backup/gpt-4o-mini', messages: hi, stream: true }, { maxRetries: 0 })
+      .withResponse()
     const broken: any = await (async () => {
       for await (const _ of stream);
     })().catch((e) => e)
@@ -252,7 +263,7 @@ describe('gw providers test', () => {
 
   it('from a shell without the key, tests through the running gateway, whose environment holds it', async () => {
     const file = path.join(t.dataDir, 'gateway.json')
-    assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the operator token is readable by the data dir\'s owner only')
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600, "the operator token is readable by the data dir's owner only")
     const ok = await gwCli(['providers', 'test', 'openai', '--json'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: '' } })
     const status = JSON.parse(ok.stdout)
     assert.equal(status.ok, true)
@@ -278,7 +289,10 @@ describe('gw providers test', () => {
     assert.match(bad.stdout, /openai: failed: openai answered 401: Incorrect API key provided/)
     assert.match(bad.stdout, /\(tested by this shell\)/)
     assert.equal(bad.stdout.includes('sk-wrong'), false)
-    const none = await gwCli(['providers', 'test', 'openai'], { dataDir: t.dataDir, env: { OPENAI_API_KEY: '', GW_KEYCHAIN_SERVICE: `gw-empty-${process.pid}` } }).catch((e) => e)
+    const none = await gwCli(['providers', 'test', 'openai'], {
+      dataDir: t.dataDir,
+      env: { OPENAI_API_KEY: '', GW_KEYCHAIN_SERVICE: `gw-empty-${process.pid}` },
+    }).catch((e) => e)
     assert.equal(none.code, 1)
     assert.match(none.stdout, /openai: failed: this shell has no OPENAI_API_KEY and .* holds no key for openai, and no gateway is running on this data dir/)
   })

@@ -42,7 +42,12 @@ describe('provider keys echoed back by a provider reach no client, record or log
   let dataDir: string
   let admin: AdminService
   let key: string
-  const operator = { user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 }, sessionToken: null, address: 'local', operator: true }
+  const operator = {
+    user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 },
+    sessionToken: null,
+    address: 'local',
+    operator: true,
+  }
 
   const invoke = async (op: string, input: unknown) => {
     const { result } = await admin.invoke(op, input, operator)
@@ -185,7 +190,11 @@ describe('sign-in throttling', () => {
     const t = await startTestGateway()
     try {
       const signIn = (password: string) =>
-        fetch(`${t.url}/api/auth.signIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'owner', password }) })
+        fetch(`${t.url}/api/auth.signIn`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'owner', password }),
+        })
       const setup = await fetch(`${t.url}/api/auth.setup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -46,7 +46,11 @@ describe('secure defaults', () => {
   it('refuses a body that would poison prototypes, whatever its content type says (curl -d sends a form type)', async () => {
     const poisoned = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hi"}],"__proto__":{"admin":true}}'
     for (const type of ['application/json', 'application/x-www-form-urlencoded']) {
-      const res = await fetch(`${t.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': type, authorization: `Bearer ${t.key}` }, body: poisoned })
+      const res = await fetch(`${t.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': type, authorization: `Bearer ${t.key}` },
+        body: poisoned,
+      })
       assert.equal(res.status, 400, type)
       const body = (await res.json()) as { error: { type: string; message: string } }
       assert.equal(body.error.type, 'invalid_request_error')

@@ -10,7 +10,6 @@ import { BUILT, ROOT, buildApp, serveNodeArgs } from '../support/build'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 
-
 /** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node and its flags, as this test does. */
 describe('gw serve, headless, as a user runs it', () => {
   let fake: FakeOpenAI
@@ -47,7 +46,9 @@ describe('gw serve, headless, as a user runs it', () => {
 
   let client: OpenAI
   const ask = (n: number, tag: string) =>
-    Promise.all(Array.from({ length: n }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${tag}${i}` }] })))
+    Promise.all(
+      Array.from({ length: n }, (_, i) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `${tag}${i}` }] })),
+    )
   const storedOk = async () => {
     const { stdout } = await gwCli(['requests', 'list', '--json'], { dataDir })
     return JSON.parse(stdout).filter((r: any) => r.outcome === 'ok' && r.model === 'gpt-4o-mini').length as number
@@ -79,7 +80,11 @@ describe('gw serve, headless, as a user runs it', () => {
     assert.equal(code, 0)
     assert.equal(await storedOk(), 25)
     // The log was flushed on the way out: a line for each of the 25 requests, the last ones too.
-    const log = fs.readFileSync(logFile(), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const log = fs
+      .readFileSync(logFile(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     assert.equal(log.filter((l) => l.msg === 'request' && l.status === 200 && l.key === 'serve-test').length, 25)
     assert.equal(log.filter((l) => l.level >= 40).length, 0, 'no warning or error')
     assert.equal(log.at(-1).msg, 'stopped')

@@ -23,7 +23,8 @@ describe('per-session limits on a key, on every wire', () => {
     new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0, defaultHeaders: sessionId ? { 'x-gw-session-id': sessionId } : {} })
   const anthropic = (secret: string, sessionId?: string) =>
     new Anthropic({ baseURL: t.url, apiKey: secret, maxRetries: 0, defaultHeaders: sessionId ? { 'x-gw-session-id': sessionId } : {} })
-  const chat = (c: OpenAI, max_tokens?: number) => c.chat.completions.create({ model: 'gpt-4o-mini', messages: twelveTokens, ...(max_tokens && { max_tokens }) })
+  const chat = (c: OpenAI, max_tokens?: number) =>
+    c.chat.completions.create({ model: 'gpt-4o-mini', messages: twelveTokens, ...(max_tokens && { max_tokens }) })
   const refusal = (p: Promise<unknown>) =>
     p.then(
       () => assert.fail('expected a refusal'),
@@ -74,7 +75,10 @@ describe('per-session limits on a key, on every wire', () => {
     assert.equal(err.headers.get('x-should-retry'), 'false')
     assert.deepEqual(err.error, {
       type: 'error',
-      error: { type: 'billing_error', message: 'this session reached its limit of 1 requests set on key "agent-messages" (1 made) [rule: max_session_requests]' },
+      error: {
+        type: 'billing_error',
+        message: 'this session reached its limit of 1 requests set on key "agent-messages" (1 made) [rule: max_session_requests]',
+      },
     })
     assert.equal(t.fake.received.length, before)
     const record = await t.record(err.headers.get('request-id'))
@@ -133,7 +137,8 @@ describe('per-session limits on a key, on every wire', () => {
     const refused = results.filter((r) => r.status === 'rejected' && (r.reason as any).status === 400)
     assert.equal(ok, 3)
     assert.equal(refused.length, 5)
-    for (const r of refused) assert.match((r as PromiseRejectedResult).reason.message, /limit of 3 requests set on key "agent-burst" \(\d made(, \d in flight)?\)/)
+    for (const r of refused)
+      assert.match((r as PromiseRejectedResult).reason.message, /limit of 3 requests set on key "agent-burst" \(\d made(, \d in flight)?\)/)
     assert.equal(t.fake.received.length - before, 3)
   })
 
@@ -147,14 +152,18 @@ describe('per-session limits on a key, on every wire', () => {
     t.fake.script()
     const ok = results.filter((r) => r.status === 'fulfilled').length
     assert.equal(ok, 3, 'each call reserves its expected cost ($0.0000048), so 3 fit in $0.0000168')
-    for (const r of results) if (r.status === 'rejected') assert.match(r.reason.message, /could take this session past its \$0.000017 limit set on key "agent-usd"/)
+    for (const r of results)
+      if (r.status === 'rejected') assert.match(r.reason.message, /could take this session past its \$0.000017 limit set on key "agent-usd"/)
     const records = (await t.records()).filter((r) => r.key_id === id && r.attribution.session_id === sid)
     const spent = records.reduce((s, r) => s + (r.cost?.final_usd ?? 0), 0)
     assert.ok(spent <= limit, `session spent ${spent}, limit ${limit}`)
     assert.equal(Math.round(spent * 1e12), Math.round(3 * C * 1e12))
     const next: any = await refusal(chat(c, 5))
     assert.equal(next.status, 400)
-    assert.match(next.message, /could take this session past its \$0.000017 limit set on key "agent-usd" \(\$0.000014 spent, \$0.00 reserved by requests in flight/)
+    assert.match(
+      next.message,
+      /could take this session past its \$0.000017 limit set on key "agent-usd" \(\$0.000014 spent, \$0.00 reserved by requests in flight/,
+    )
   })
 
   it('a limit added to a key counts what the session did before', async () => {
@@ -188,7 +197,9 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('gw keys create and update set and clear the session limits', async () => {
-    const { stdout } = await gwCli(['keys', 'create', '--name', 'cli-session', '--max-session-usd', '2', '--max-session-requests', '200', '--json'], { dataDir: t.dataDir })
+    const { stdout } = await gwCli(['keys', 'create', '--name', 'cli-session', '--max-session-usd', '2', '--max-session-requests', '200', '--json'], {
+      dataDir: t.dataDir,
+    })
     const created = JSON.parse(stdout)
     assert.deepEqual(created.policy, { max_session_usd: 2, max_session_requests: 200 })
     const { stdout: listed } = await gwCli(['keys', 'list'], { dataDir: t.dataDir })
@@ -214,7 +225,10 @@ describe('per-session limits on a key, on every wire', () => {
       const alerts = await admin('sessions.alerts', { since })
       assert.equal(alerts.length, 1)
       assert.match(alerts[0].tool ?? '', /^openai-js \d/, 'the tool that made the session')
-      assert.deepEqual({ ...alerts[0], at: 0, tool: null }, { at: 0, key_id: id, key_name: 'agent-alert', session_id: sid, tool: null, cost_usd: 3 * C, threshold_usd: 2.5 * C })
+      assert.deepEqual(
+        { ...alerts[0], at: 0, tool: null },
+        { at: 0, key_id: id, key_name: 'agent-alert', session_id: sid, tool: null, cost_usd: 3 * C, threshold_usd: 2.5 * C },
+      )
       assert.ok(alerts[0].at >= since)
       assert.deepEqual(await admin('sessions.alerts', { since: alerts[0].at + 1 }), [])
     } finally {

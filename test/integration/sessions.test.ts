@@ -35,7 +35,8 @@ function claudeHeaders(key: string, session: string): Record<string, string> {
     'x-stainless-runtime': 'node',
     'x-stainless-runtime-version': 'v26.12.1',
     'x-stainless-timeout': '600',
-    'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,thinking-token-count-2026-05-13,advanced-tool-use-2025-11-20',
+    'anthropic-beta':
+      'claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,thinking-token-count-2026-05-13,advanced-tool-use-2025-11-20',
     'anthropic-dangerous-direct-browser-access': 'true',
     'anthropic-version': '2023-06-01',
     authorization: `Bearer ${key}`,
@@ -55,14 +56,17 @@ function claudeBody(model: string, userId: string) {
       { type: 'text', text: 'Environment: linux.', cache_control: { type: 'ephemeral' } },
     ],
     messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello', cache_control: { type: 'ephemeral' } }] }],
-    tools: [{ name: 'Bash', description: 'Runs a command', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }],
+    tools: [
+      { name: 'Bash', description: 'Runs a command', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
+    ],
     metadata: { user_id: userId },
     thinking: { type: 'enabled', budget_tokens: 31999 },
     context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
   }
 }
 
-const claudeUserId = (session: string) => JSON.stringify({ device_id: 'ce8116c8fe98b7ce421391fe84eca059388c2545a1b88a3764719d672262eaf9', account_uuid: '', session_id: session })
+const claudeUserId = (session: string) =>
+  JSON.stringify({ device_id: 'ce8116c8fe98b7ce421391fe84eca059388c2545a1b88a3764719d672262eaf9', account_uuid: '', session_id: session })
 
 /** What Codex 0.169.0 sends with `codex exec`, but for the credential and its session (one UUIDv7 in every id). */
 function codexHeaders(key: string, session: string): Record<string, string> {
@@ -128,16 +132,32 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     return waitForRecord(gateway.gateway, res.headers.get('x-request-id'))
   }
   const claude = (session: string, opts: { key?: string; model?: string; headers?: Record<string, string> } = {}) =>
-    send('/v1/messages?beta=true', { ...claudeHeaders(opts.key ?? secret, session), ...opts.headers }, claudeBody(opts.model ?? 'anthropic/claude-sonnet-4-5', claudeUserId(session)))
+    send(
+      '/v1/messages?beta=true',
+      { ...claudeHeaders(opts.key ?? secret, session), ...opts.headers },
+      claudeBody(opts.model ?? 'anthropic/claude-sonnet-4-5', claudeUserId(session)),
+    )
   const codex = (session: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
     send('/v1/responses', { ...codexHeaders(secret, session), ...headers }, codexBody('openai/gpt-5.1', session, extra))
 
-  async function admin<N extends 'sessions.list' | 'sessions.get'>(op: N, input: unknown, as = cookie): Promise<{ status: number; body: Output<N> & { error?: { message: string } } }> {
-    const res = await fetch(`${gateway.url}/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: as }, body: JSON.stringify(input) })
+  async function admin<N extends 'sessions.list' | 'sessions.get'>(
+    op: N,
+    input: unknown,
+    as = cookie,
+  ): Promise<{ status: number; body: Output<N> & { error?: { message: string } } }> {
+    const res = await fetch(`${gateway.url}/api/${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: as },
+      body: JSON.stringify(input),
+    })
     return { status: res.status, body: (await res.json()) as never }
   }
   const api = async (op: string, input: unknown, as: string) => {
-    const res = await fetch(`${gateway.url}/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie: as }, body: JSON.stringify(input) })
+    const res = await fetch(`${gateway.url}/api/${op}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: as },
+      body: JSON.stringify(input),
+    })
     return { res, body: (await res.json()) as any }
   }
 
@@ -145,7 +165,10 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     anthropic = await startFakeAnthropic({ models: ['claude-sonnet-4-5', 'claude-unpriced-9'] })
     openai = await startFakeOpenAI()
     dataDir = tempDir()
-    gateway = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } })
+    gateway = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
+    )
     const gw = gateway.gateway
     gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
     gw.providers.upsert('openai', 'openai', openai.url)
@@ -154,7 +177,11 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     otherSecret = other.secret
     otherKeyId = other.info.id
     gw.configChanged()
-    const setup = await fetch(`${gateway.url}/api/auth.setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }) })
+    const setup = await fetch(`${gateway.url}/api/auth.setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
+    })
     assert.equal(setup.status, 200)
     cookie = setup.headers.get('set-cookie')!.split(';')[0]
   })
@@ -168,10 +195,16 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
 
   it("Claude Code: the tool from its user agent, the session from its header, a count_tokens call in the same session; the session's requests grouped", async () => {
     const session = 'bc072202-ff35-44a4-b47b-5720a1638024'
-    anthropic.script({ kind: 'reply', text: 'Hello.', usage: { input_tokens: 1_000, output_tokens: 50 } }, { kind: 'reply', text: 'Again.', usage: { input_tokens: 2_000, output_tokens: 100 } })
+    anthropic.script(
+      { kind: 'reply', text: 'Hello.', usage: { input_tokens: 1_000, output_tokens: 50 } },
+      { kind: 'reply', text: 'Again.', usage: { input_tokens: 2_000, output_tokens: 100 } },
+    )
     const first = await claude(session)
     const second = await claude(session)
-    const counted = await send('/v1/messages/count_tokens?beta=true', claudeHeaders(secret, session), { model: 'anthropic/claude-sonnet-4-5', messages: [{ role: 'user', content: 'Say hello' }] })
+    const counted = await send('/v1/messages/count_tokens?beta=true', claudeHeaders(secret, session), {
+      model: 'anthropic/claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Say hello' }],
+    })
     for (const r of [first, second, counted]) {
       assert.equal(r.source_tool, 'claude-code 2.1.330')
       assert.equal(r.attribution.session_id, session)
@@ -186,7 +219,10 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     const [s] = body.items
     assert.equal(s.session_id, session)
     assert.deepEqual(s.tools, ['claude-code 2.1.330'])
-    assert.deepEqual(s.keys.map((k) => k.name), ['laptop'])
+    assert.deepEqual(
+      s.keys.map((k) => k.name),
+      ['laptop'],
+    )
     assert.deepEqual(s.models, ['anthropic/claude-sonnet-4-5'])
     assert.equal(s.requests, 3)
     assert.equal(s.errors, 0)
@@ -199,7 +235,7 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     assert.equal(s.last_at, Date.parse(counted.created_at))
   })
 
-  it("Claude Code without its session header: the session from metadata.user_id, as JSON or in the older user_…_session_<uuid> form", async () => {
+  it('Claude Code without its session header: the session from metadata.user_id, as JSON or in the older user_…_session_<uuid> form', async () => {
     const session = '5a8c1e52-1d2b-4c9e-9f4a-0b6d7e8f9a01'
     const headers = claudeHeaders(secret, 'unused')
     delete headers['x-claude-code-session-id']
@@ -218,7 +254,10 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
 
   it('Codex: the tool from its originator and user agent, the session from its session-id header', async () => {
     const session = '01a20a7e-494c-7612-b07e-3c6a6a0f0844'
-    openai.scriptResponses({ kind: 'reply', content: 'Hello.', usage: { input_tokens: 12_000, cached_tokens: 8_000, output_tokens: 300 } }, { kind: 'reply', content: 'Done.' })
+    openai.scriptResponses(
+      { kind: 'reply', content: 'Hello.', usage: { input_tokens: 12_000, cached_tokens: 8_000, output_tokens: 300 } },
+      { kind: 'reply', content: 'Done.' },
+    )
     const first = await codex(session)
     const second = await codex(session)
     for (const r of [first, second]) {
@@ -251,23 +290,31 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
 
   it("other clients: the official SDKs by name and version, an unknown tool by its user agent's product token; no session unless they set one", async () => {
     const oai = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
-    const chat = (await oai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })) as unknown as { gw: { request_id: string } }
+    const chat = (await oai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })) as unknown as {
+      gw: { request_id: string }
+    }
     const fromOpenAI = await waitForRecord(gateway.gateway, chat.gw.request_id)
     assert.match(fromOpenAI.source_tool ?? '', /^openai-js \d+\.\d+\.\d+/)
     assert.equal(fromOpenAI.attribution.session_id, null)
 
     const ant = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
-    const { response } = await ant.messages.create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+    const { response } = await ant.messages
+      .create({ model: 'anthropic/claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse()
     const fromAnthropic = await waitForRecord(gateway.gateway, response.headers.get('x-gw-request-id'))
     assert.match(fromAnthropic.source_tool ?? '', /^anthropic-js \d+\.\d+\.\d+/)
     assert.equal(fromAnthropic.attribution.session_id, null)
 
-    const unknown = await send('/v1/chat/completions', { 'content-type': 'application/json', authorization: `Bearer ${secret}`, 'user-agent': 'my-agent/1.2.3 (linux; x64) node/22' }, { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    const unknown = await send(
+      '/v1/chat/completions',
+      { 'content-type': 'application/json', authorization: `Bearer ${secret}`, 'user-agent': 'my-agent/1.2.3 (linux; x64) node/22' },
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    )
     assert.equal(unknown.source_tool, 'my-agent 1.2.3')
     assert.equal(unknown.attribution.session_id, null)
   })
 
-  it('the list: filtered by tool, key and time; unpriced requests counted apart, never as $0; a session\'s timeline in order with the cost accumulating', async () => {
+  it("the list: filtered by tool, key and time; unpriced requests counted apart, never as $0; a session's timeline in order with the cost accumulating", async () => {
     const session = '7d1f0e2a-1111-4222-8333-444455556666'
     anthropic.script(
       { kind: 'reply', text: 'One.', usage: { input_tokens: 1_000, output_tokens: 10 } },
@@ -335,7 +382,7 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     assert.equal(missing.status, 404)
   })
 
-  it("a member sees only the sessions, and the requests of a session, made with their own keys", async () => {
+  it('a member sees only the sessions, and the requests of a session, made with their own keys', async () => {
     assert.equal((await api('users.create', { username: 'mia', password: 'member password 1', role: 'member' }, cookie)).res.status, 200)
     const signIn = await api('auth.signIn', { username: 'mia', password: 'member password 1' }, '')
     const mia = signIn.res.headers.get('set-cookie')!.split(';')[0]
@@ -383,7 +430,14 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     const show = await gwCli(['sessions', 'show', session], { dataDir })
     assert.match(show.stdout, /tool +claude-code 2\.1\.330/)
     assert.match(show.stdout, /cost +\$0\.01125\b/)
-    assert.equal(show.stdout.trim().split('\n').filter((l) => /^\d+ +\d{4}-/.test(l)).length, 3, show.stdout)
+    assert.equal(
+      show.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => /^\d+ +\d{4}-/.test(l)).length,
+      3,
+      show.stdout,
+    )
     await assert.rejects(gwCli(['sessions', 'show', 'no-such-session'], { dataDir }), (e: { stderr: string }) => /session no-such-session/.test(e.stderr))
   })
 })

@@ -23,7 +23,11 @@ interface Run {
 }
 
 /** Runs a command without blocking the event loop (a gateway under test may live in this process). */
-export function runAsync(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number; input?: string }): Promise<Run & { timedOut: boolean }> {
+export function runAsync(
+  cmd: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs: number; input?: string },
+): Promise<Run & { timedOut: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
@@ -117,11 +121,15 @@ export async function agentCli(pkg: string, version: string, binName: string): P
     // Scripts and optional dependencies on, whatever the user's npm config says: these packages
     // ship each platform's binary as an optional dependency from the same registry, which their
     // postinstall puts in place of a placeholder; nothing is downloaded from elsewhere.
-    const npm = await runAsync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts=false', '--include=optional', '--prefix', dir, spec], {
-      cwd: dir,
-      env: process.env,
-      timeoutMs: INSTALL_TIMEOUT_MS,
-    })
+    const npm = await runAsync(
+      'npm',
+      ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts=false', '--include=optional', '--prefix', dir, spec],
+      {
+        cwd: dir,
+        env: process.env,
+        timeoutMs: INSTALL_TIMEOUT_MS,
+      },
+    )
     const failed = (reason: string): AgentCli => {
       fs.rmSync(dir, { recursive: true, force: true })
       return { skip: `${spec} could not be installed from the npm registry: ${reason}` }

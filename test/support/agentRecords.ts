@@ -26,7 +26,10 @@ export async function newRecords(gw: Gateway, before: number) {
 export async function logLines(file: string, pattern: RegExp, want = 1): Promise<string[]> {
   const deadline = Date.now() + 3000
   for (;;) {
-    const lines = fs.readFileSync(file, 'utf8').split('\n').filter((line) => pattern.test(line))
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => pattern.test(line))
     if (lines.length >= want || Date.now() > deadline) return lines
     await new Promise((r) => setTimeout(r, 20))
   }

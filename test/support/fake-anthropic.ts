@@ -75,7 +75,13 @@ export interface FakeAnthropic {
 }
 
 const DEFAULT_TEXT = 'Hello from the fake Anthropic.'
-const DEFAULT_USAGE: UsageSpec = { input_tokens: 12, output_tokens: 6, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0 }
+const DEFAULT_USAGE: UsageSpec = {
+  input_tokens: 12,
+  output_tokens: 6,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_creation_1h_input_tokens: 0,
+}
 const DEFAULT_MODELS = ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5']
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp']
 const MAX_BREAKPOINTS = 4
@@ -225,7 +231,12 @@ function checkBlock(block: unknown, role: string, where: string, count: { n: num
  * What Anthropic would refuse about a Messages request (or a count_tokens
  * request: `counting`), as its message; null when the request is valid.
  */
-export function validateMessages(body: unknown, models: string[], betas: string[] = [], counting = false): { status: number; type: string; message: string } | null {
+export function validateMessages(
+  body: unknown,
+  models: string[],
+  betas: string[] = [],
+  counting = false,
+): { status: number; type: string; message: string } | null {
   const bad = (message: string) => ({ status: 400, type: 'invalid_request_error', message })
   if (!isObject(body)) return bad('Request body must be a JSON object')
   const fields = counting ? COUNT_FIELDS : TOP_LEVEL_FIELDS
@@ -241,7 +252,8 @@ export function validateMessages(body: unknown, models: string[], betas: string[
   if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 1)) {
     return bad('temperature: Input should be less than or equal to 1')
   }
-  if (body.top_p !== undefined && !(typeof body.top_p === 'number' && body.top_p >= 0 && body.top_p <= 1)) return bad('top_p: Input should be less than or equal to 1')
+  if (body.top_p !== undefined && !(typeof body.top_p === 'number' && body.top_p >= 0 && body.top_p <= 1))
+    return bad('top_p: Input should be less than or equal to 1')
   if (body.stop_sequences !== undefined && !(Array.isArray(body.stop_sequences) && body.stop_sequences.every((s: unknown) => typeof s === 'string'))) {
     return bad('stop_sequences: Input should be a valid list of strings')
   }
@@ -260,7 +272,8 @@ export function validateMessages(body: unknown, models: string[], betas: string[
   if (body.tools !== undefined) {
     if (!Array.isArray(body.tools)) return bad('tools: Input should be a valid list')
     for (const [i, tool] of body.tools.entries()) {
-      if (!isObject(tool) || typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name)) return bad(`tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`)
+      if (!isObject(tool) || typeof tool.name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(tool.name))
+        return bad(`tools.${i}.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`)
       if (!isObject(tool.input_schema) || tool.input_schema.type !== 'object') return bad(`tools.${i}.input_schema.type: Input should be 'object'`)
       const e = checkCache(tool, `tools.${i}`, count)
       if (e) return bad(e)
@@ -292,7 +305,8 @@ export function validateMessages(body: unknown, models: string[], betas: string[
     if (m.role !== 'user' && m.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`)
     let blocks: unknown[]
     if (typeof m.content === 'string') {
-      if (m.content === '' && i !== body.messages.length - 1) return bad(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`)
+      if (m.content === '' && i !== body.messages.length - 1)
+        return bad(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`)
       blocks = m.content === '' ? [] : [{ type: 'text', text: m.content }]
     } else if (Array.isArray(m.content)) {
       if (m.content.length === 0) return bad(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`)
@@ -450,7 +464,10 @@ function streamReply(res: ServerResponse, model: string, b: Reply) {
   w.start(model, usage)
   replyBlocks(b).forEach((block, index) => w.block(index, block))
   // message_delta's counts are cumulative; this one carries only the output count, as older API versions do.
-  w.send('message_delta', { delta: { stop_reason: stopReasonOf(b), stop_sequence: b.stopSequence ?? null }, usage: { output_tokens: usage.output_tokens, ...serverToolUse(usage) } })
+  w.send('message_delta', {
+    delta: { stop_reason: stopReasonOf(b), stop_sequence: b.stopSequence ?? null },
+    usage: { output_tokens: usage.output_tokens, ...serverToolUse(usage) },
+  })
   w.send('message_stop', {})
   w.end()
 }
@@ -463,7 +480,6 @@ function errorMidStream(res: ServerResponse, model: string, b: Extract<Behaviour
   w.send('error', { error: { type, message: quote(b.message ?? DEFAULT_MESSAGES[type] ?? 'Error') } })
   w.end()
 }
-
 
 export async function startFakeAnthropic(
   opts: {
@@ -491,7 +507,8 @@ export async function startFakeAnthropic(
     const path = req.url ?? '/'
     received.push({ method, path, headers: req.headers, body })
     const quote = (message: string) => (opts.echoCredential ? `${message} (x-api-key: ${req.headers['x-api-key'] ?? '(none)'})` : message)
-    const fail = (status: number, type: string, message: string, headers?: Record<string, string>) => sendJson(res, status, errorBody(type, quote(message)), headers)
+    const fail = (status: number, type: string, message: string, headers?: Record<string, string>) =>
+      sendJson(res, status, errorBody(type, quote(message)), headers)
 
     const key = req.headers['x-api-key']
     if (typeof key !== 'string' || key === '') return fail(401, 'authentication_error', 'x-api-key header is required')

@@ -552,7 +552,12 @@ function streamReply(ex: Exchange, model: string, b: ReplyBehaviour, includeUsag
     })
   }
   if (!(q.toolCallsWithoutIndex && calls.length > 0)) {
-    w.chunk({}, finishReason, q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {}, b.matchedStop !== undefined ? { stop_reason: b.matchedStop } : {})
+    w.chunk(
+      {},
+      finishReason,
+      q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {},
+      b.matchedStop !== undefined ? { stop_reason: b.matchedStop } : {},
+    )
   }
   if (includeUsage && !q.groqUsage) w.usage(usage)
   w.done()
@@ -641,7 +646,17 @@ function perform(ex: Exchange, b: Behaviour, model: string, apiKey: string, answ
  * Anthropic's Messages fields, which OpenAI refuses by name: a gateway translating Messages to chat
  * completions must leave them behind.
  */
-const MESSAGES_ONLY_FIELDS = ['system', 'stop_sequences', 'top_k', 'thinking', 'context_management', 'output_config', 'cache_control', 'container', 'mcp_servers']
+const MESSAGES_ONLY_FIELDS = [
+  'system',
+  'stop_sequences',
+  'top_k',
+  'thinking',
+  'context_management',
+  'output_config',
+  'cache_control',
+  'container',
+  'mcp_servers',
+]
 
 /** The keys OpenAI's schema allows on each content part type and on a function tool (any other is "unexpected"). */
 const PART_KEYS: Record<string, string[]> = {
@@ -656,7 +671,9 @@ const FUNCTION_KEYS = ['name', 'description', 'parameters', 'strict']
 
 const unexpected = (keys: string[], allowed: string[], where: string) => {
   const extra = keys.find((k) => !allowed.includes(k))
-  return extra === undefined ? null : errorBody(`Additional properties are not allowed ('${extra}' was unexpected) - '${where}'`, 'invalid_request_error', where)
+  return extra === undefined
+    ? null
+    : errorBody(`Additional properties are not allowed ('${extra}' was unexpected) - '${where}'`, 'invalid_request_error', where)
 }
 
 /**
@@ -688,7 +705,11 @@ function validateToolProtocol(body: Record<string, any>): ErrorBody | null {
     }
     if (m.role === 'tool') {
       if (!answerable.has(m.tool_call_id)) {
-        return errorBody("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", 'invalid_request_error', `messages.[${i}].role`)
+        return errorBody(
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          'invalid_request_error',
+          `messages.[${i}].role`,
+        )
       }
       pending = pending.filter((id) => id !== m.tool_call_id)
       continue
@@ -733,7 +754,8 @@ function validateChat(body: Record<string, any>): ErrorBody | null {
   const foreign = MESSAGES_ONLY_FIELDS.find((f) => f in body)
   if (foreign) return errorBody(`Unrecognized request argument supplied: ${foreign}`, 'invalid_request_error')
   if (typeof body.model !== 'string' || body.model === '') return errorBody('you must provide a model parameter', 'invalid_request_error', 'model')
-  if (!Array.isArray(body.messages)) return errorBody("Missing required parameter: 'messages'.", 'invalid_request_error', 'messages', 'missing_required_parameter')
+  if (!Array.isArray(body.messages))
+    return errorBody("Missing required parameter: 'messages'.", 'invalid_request_error', 'messages', 'missing_required_parameter')
   if (body.messages.length === 0) {
     return errorBody(
       "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
@@ -834,7 +856,6 @@ function answerEmbeddings(ex: Exchange, body: Record<string, any>, inputs: Embed
     ...(b.kind === 'no-usage' ? {} : { usage: { prompt_tokens: tokens, total_tokens: tokens } }),
   })
 }
-
 
 export async function startFakeOpenAI(
   opts: {

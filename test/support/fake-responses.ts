@@ -128,7 +128,8 @@ function checkTool(tool: unknown, at: string): ResponsesError | null {
 export function validateResponses(body: Record<string, any>, encrypted: Set<string>): ResponsesError | null {
   for (const k of Object.keys(body)) if (!KNOWN.has(k)) return invalid(`Unknown parameter: '${k}'.`, k, 'unknown_parameter')
   if (typeof body.model !== 'string' || body.model === '') return invalid("Missing required parameter: 'model'.", 'model', 'missing_required_parameter')
-  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input)) return invalid("Invalid type for 'input'.", 'input', 'invalid_type')
+  if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input))
+    return invalid("Invalid type for 'input'.", 'input', 'invalid_type')
   for (const [i, item] of (Array.isArray(body.input) ? body.input : []).entries()) {
     const type = isObject(item) ? (item.type ?? (typeof item.role === 'string' ? 'message' : undefined)) : undefined
     if (!ITEM_TYPES.has(type)) return invalid(`Invalid value for 'input[${i}].type'.`, `input[${i}].type`, 'invalid_value')
@@ -154,13 +155,30 @@ export function validateResponses(body: Record<string, any>, encrypted: Set<stri
     return invalid("Missing required parameter: 'text.format.name'.", 'text.format.name', 'missing_required_parameter')
   }
   if (body.max_output_tokens !== undefined && !(Number.isInteger(body.max_output_tokens) && body.max_output_tokens >= 16)) {
-    return invalid(`Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${body.max_output_tokens} instead.`, 'max_output_tokens', 'integer_below_min_value')
+    return invalid(
+      `Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got ${body.max_output_tokens} instead.`,
+      'max_output_tokens',
+      'integer_below_min_value',
+    )
   }
   return null
 }
 
 /** Parameters of `POST /v1/responses/input_tokens`: a Responses request without its sampling and output settings. */
-const COUNT_KNOWN = new Set(['conversation', 'input', 'instructions', 'model', 'parallel_tool_calls', 'personality', 'previous_response_id', 'reasoning', 'text', 'tool_choice', 'tools', 'truncation'])
+const COUNT_KNOWN = new Set([
+  'conversation',
+  'input',
+  'instructions',
+  'model',
+  'parallel_tool_calls',
+  'personality',
+  'previous_response_id',
+  'reasoning',
+  'text',
+  'tool_choice',
+  'tools',
+  'truncation',
+])
 
 export function validateInputTokens(body: Record<string, any>): ResponsesError | null {
   for (const k of Object.keys(body)) if (!COUNT_KNOWN.has(k)) return invalid(`Unknown parameter: '${k}'.`, k, 'unknown_parameter')
@@ -170,7 +188,13 @@ export function validateInputTokens(body: Record<string, any>): ResponsesError |
 /** Rough input tokens for `POST /v1/responses/input_tokens`: words of every string in the input and instructions. */
 export function countInputTokens(body: Record<string, any>): number {
   const words = (v: unknown): number =>
-    typeof v === 'string' ? v.split(/\s+/).filter(Boolean).length : Array.isArray(v) ? v.reduce((n, x) => n + words(x), 0) : isObject(v) ? Object.values(v).reduce((n: number, x) => n + words(x), 0) : 0
+    typeof v === 'string'
+      ? v.split(/\s+/).filter(Boolean).length
+      : Array.isArray(v)
+        ? v.reduce((n, x) => n + words(x), 0)
+        : isObject(v)
+          ? Object.values(v).reduce((n: number, x) => n + words(x), 0)
+          : 0
   return words(body.input) + words(body.instructions)
 }
 
@@ -291,15 +315,25 @@ export function answerResponses(
   if (b.kind === 'fail-mid-stream') {
     if (!stream) {
       res.writeHead(500, { 'content-type': 'application/json' })
-      return void res.end(JSON.stringify({ error: { message: "fake-openai: behaviour 'fail-mid-stream' applies to streamed responses only", type: 'server_error', param: null, code: null } }))
+      return void res.end(
+        JSON.stringify({
+          error: { message: "fake-openai: behaviour 'fail-mid-stream' applies to streamed responses only", type: 'server_error', param: null, code: null },
+        }),
+      )
     }
     const w = new EventWriter(res)
     w.event('response.created', { response: shell })
     w.event('response.in_progress', { response: shell })
     const item = { id: `msg_${hex(12)}`, type: 'message', status: 'in_progress', role: 'assistant', content: [] }
     w.event('response.output_item.added', { output_index: 0, item })
-    w.event('response.content_part.added', { item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } })
-    for (let n = 0; n < b.afterDeltas; n++) w.event('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: 'partial ', logprobs: [] })
+    w.event('response.content_part.added', {
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+    })
+    for (let n = 0; n < b.afterDeltas; n++)
+      w.event('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: 'partial ', logprobs: [] })
     if (b.mode === 'drop') return drop()
     const error = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' }
     if (b.mode === 'error-event') w.event('error', { ...error, param: null })

@@ -17,7 +17,6 @@ export { tempDir }
 
 const run = promisify(execFile)
 
-
 /** Runs the real `gw` CLI in its own process, as a user (or a script) would. */
 export async function gwCli(args: string[], opts: { dataDir: string; input?: string; env?: NodeJS.ProcessEnv }) {
   const child = run(process.execPath, [path.join(ROOT, 'bin/gw.mjs'), ...args, '--data-dir', opts.dataDir], {

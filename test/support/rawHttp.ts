@@ -13,11 +13,7 @@ export interface RawResponse {
  * or refuse what these tests send) and reads one HTTP/1.1 answer. `pieces` are written `gapMs`
  * apart and the connection stays open after the last one, so a short body is a stalled one.
  */
-export function rawRequest(
-  baseUrl: string,
-  pieces: Array<string | Buffer>,
-  opts: { gapMs?: number; timeoutMs?: number } = {},
-): Promise<RawResponse> {
+export function rawRequest(baseUrl: string, pieces: Array<string | Buffer>, opts: { gapMs?: number; timeoutMs?: number } = {}): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl)
   return new Promise((resolve, reject) => {
     const started = Date.now()
@@ -76,7 +72,7 @@ function parse(data: Buffer): Omit<RawResponse, 'elapsedMs'> | null {
 /** A chunked body's bytes once its last chunk has arrived. */
 function dechunk(data: Buffer): Buffer | null {
   const parts: Buffer[] = []
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const eol = data.indexOf('\r\n', at)
     if (eol < 0) return null
     const size = parseInt(data.toString('latin1', at, eol), 16)

@@ -101,7 +101,10 @@ describe('analytics.overview', () => {
     assert.equal(out.totals.cost_usd, 0.75)
     assert.equal(out.totals.p50_ms, 300)
     assert.equal(out.series[0].requests, 2)
-    assert.deepEqual(groupBy(db, { from: T0, to: T0 + H, by: 'model' }, ALL).map((g) => [g.value, g.requests]), [['m1', 2]])
+    assert.deepEqual(
+      groupBy(db, { from: T0, to: T0 + H, by: 'model' }, ALL).map((g) => [g.value, g.requests]),
+      [['m1', 2]],
+    )
     assert.equal(listRequests(db, { filter: {} }, ALL).total, 5)
     db.close()
   })
@@ -109,8 +112,22 @@ describe('analytics.overview', () => {
   it('answers an empty range with zeros and null percentiles', () => {
     const db = store([])
     const out = overview(db, { from: T0, to: T0 + 2 * H }, ALL)
-    assert.deepEqual(out.totals, { requests: 0, errors: 0, error_rate: 0, cost_usd: 0, unpriced_requests: 0, prompt_tokens: 0, completion_tokens: 0, p50_ms: null, p95_ms: null, p99_ms: null })
-    assert.deepEqual(out.series.map((p) => p.t), [T0, T0 + H])
+    assert.deepEqual(out.totals, {
+      requests: 0,
+      errors: 0,
+      error_rate: 0,
+      cost_usd: 0,
+      unpriced_requests: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      p50_ms: null,
+      p95_ms: null,
+      p99_ms: null,
+    })
+    assert.deepEqual(
+      out.series.map((p) => p.t),
+      [T0, T0 + H],
+    )
     db.close()
   })
 
@@ -226,9 +243,45 @@ describe('analytics.overview', () => {
 
 describe('analytics.groupBy', () => {
   const specs: Spec[] = [
-    { at: T0 + 1 * MIN, key: 'key_a', model: 'm1', provider: 'p1', user: 'u1', session: 's1', trace: 't1', preset: 'summ', tags: ['prod', 'chat'], dims: { team: 'core' }, cost: 0.1, tokens: [100, 10] },
-    { at: T0 + 2 * MIN, key: 'key_a', model: 'm1', provider: 'p1', user: 'u1', session: 's1', trace: 't1', tags: ['prod'], dims: { team: 'core' }, cost: null, tokens: [50, 5] },
-    { at: T0 + 3 * MIN, key: 'key_a', model: 'm2', provider: 'p2', user: 'u2', session: 's2', tags: ['batch'], dims: { team: 'ml' }, outcome: 'error', tokens: null },
+    {
+      at: T0 + 1 * MIN,
+      key: 'key_a',
+      model: 'm1',
+      provider: 'p1',
+      user: 'u1',
+      session: 's1',
+      trace: 't1',
+      preset: 'summ',
+      tags: ['prod', 'chat'],
+      dims: { team: 'core' },
+      cost: 0.1,
+      tokens: [100, 10],
+    },
+    {
+      at: T0 + 2 * MIN,
+      key: 'key_a',
+      model: 'm1',
+      provider: 'p1',
+      user: 'u1',
+      session: 's1',
+      trace: 't1',
+      tags: ['prod'],
+      dims: { team: 'core' },
+      cost: null,
+      tokens: [50, 5],
+    },
+    {
+      at: T0 + 3 * MIN,
+      key: 'key_a',
+      model: 'm2',
+      provider: 'p2',
+      user: 'u2',
+      session: 's2',
+      tags: ['batch'],
+      dims: { team: 'ml' },
+      outcome: 'error',
+      tokens: null,
+    },
     { at: T0 + 4 * MIN, key: 'key_b', model: 'm2', provider: 'p2', user: null, preset: 'summ', tags: [], dims: {}, cost: 0.3, tokens: [1, 1] },
     { at: T0 + 5 * MIN, key: 'key_b', model: 'm3', provider: 'p1', user: 'u2', tags: ['prod'], dims: { team: 'ml' }, cost: 0.05, tokens: [2, 2] },
     { at: T0 + 6 * MIN, key: null, model: null, provider: null, outcome: 'error', tokens: null },
@@ -291,7 +344,10 @@ describe('analytics.groupBy', () => {
       [null, 4, 0.35, 6, 2],
       ['t1', 2, 0.1, 165, 0],
     ])
-    assert.deepEqual(rows(db, { by: 'model', limit: 2 }).map((r) => r[0]), ['m2', 'm1'])
+    assert.deepEqual(
+      rows(db, { by: 'model', limit: 2 }).map((r) => r[0]),
+      ['m2', 'm1'],
+    )
     db.close()
   })
 
@@ -313,7 +369,10 @@ describe('analytics.groupBy', () => {
     )
     // The contract's group has no `name`: parsing the answer keeps value = key id and drops nothing else.
     assert.deepEqual(groupOutput.parse(out)[0], { value: a, requests: 3, cost_usd: 0.1, unpriced: 2, tokens: 165, errors: 1 })
-    assert.deepEqual(groupBy(db, { ...range, by: 'key' }, { keyIds: [b] }).map((g) => g.value), [b])
+    assert.deepEqual(
+      groupBy(db, { ...range, by: 'key' }, { keyIds: [b] }).map((g) => g.value),
+      [b],
+    )
     db.close()
   })
 

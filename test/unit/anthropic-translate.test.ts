@@ -19,7 +19,8 @@ const translate = (body: Body, opts: { stream?: boolean; autoCache?: boolean } =
 const refuses = (body: Body, param: string, message?: RegExp) =>
   assert.throws(
     () => translate(body),
-    (e: unknown) => e instanceof ApiError && e.status === 400 && e.type === 'invalid_request_error' && e.param === param && (!message || message.test(e.message)),
+    (e: unknown) =>
+      e instanceof ApiError && e.status === 400 && e.type === 'invalid_request_error' && e.param === param && (!message || message.test(e.message)),
   )
 
 const user = (content: unknown) => ({ role: 'user', content })
@@ -40,7 +41,14 @@ describe('anthropic request translation', () => {
       messages: [
         { role: 'system', content: 'Be brief.' },
         user('Hi'),
-        { role: 'developer', content: [{ type: 'text', text: 'Use metric units.' }, { type: 'text', text: '' }, { type: 'text', text: 'Cite.', cache_control: { type: 'ephemeral' } }] },
+        {
+          role: 'developer',
+          content: [
+            { type: 'text', text: 'Use metric units.' },
+            { type: 'text', text: '' },
+            { type: 'text', text: 'Cite.', cache_control: { type: 'ephemeral' } },
+          ],
+        },
         { role: 'assistant', content: 'Hello.' },
         user([{ type: 'text', text: 'Weather?' }]),
       ],
@@ -107,7 +115,17 @@ describe('anthropic request translation', () => {
 
   it('refuses tool-call arguments that are not a JSON object, naming the exact field', () => {
     const call = (args: string) => ({
-      messages: [user('x'), { role: 'assistant', content: null, tool_calls: [{ id: 'c0', type: 'function', function: { name: 'f', arguments: '{}' } }, { id: 'c1', type: 'function', function: { name: 'f', arguments: args } }] }],
+      messages: [
+        user('x'),
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c0', type: 'function', function: { name: 'f', arguments: '{}' } },
+            { id: 'c1', type: 'function', function: { name: 'f', arguments: args } },
+          ],
+        },
+      ],
     })
     refuses(call('{"city": "Os'), 'messages[1].tool_calls[1].function.arguments', /not valid JSON/)
     refuses(call('[1, 2]'), 'messages[1].tool_calls[1].function.arguments', /JSON object/)
@@ -131,12 +149,26 @@ describe('anthropic request translation', () => {
       { type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: PNG } },
       { type: 'image', source: { type: 'url', url: 'https://example.com/cat.webp' } },
     ])
-    const image = (url: string) => ({ messages: [user([{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url } }])] })
-    refuses(image('data:image/svg+xml;base64,PHN2Zz4='), 'messages[0].content[1].image_url.url', /messages\[0\]\.content\[1\].*image\/svg\+xml.*image\/jpeg, image\/png, image\/gif and image\/webp/)
+    const image = (url: string) => ({
+      messages: [
+        user([
+          { type: 'text', text: 'x' },
+          { type: 'image_url', image_url: { url } },
+        ]),
+      ],
+    })
+    refuses(
+      image('data:image/svg+xml;base64,PHN2Zz4='),
+      'messages[0].content[1].image_url.url',
+      /messages\[0\]\.content\[1\].*image\/svg\+xml.*image\/jpeg, image\/png, image\/gif and image\/webp/,
+    )
     refuses(image('data:image/png,rawbytes'), 'messages[0].content[1].image_url.url', /base64/)
     refuses(image('ftp://example.com/a.png'), 'messages[0].content[1].image_url.url')
     refuses({ messages: [user([{ type: 'input_audio', input_audio: { data: 'x', format: 'wav' } }])] }, 'messages[0].content[0].type')
-    refuses({ messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }, user('x')] }, 'messages[0].content[0].type')
+    refuses(
+      { messages: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }, user('x')] },
+      'messages[0].content[0].type',
+    )
   })
 
   it('wraps a bare stop string and passes arrays', () => {
@@ -147,7 +179,14 @@ describe('anthropic request translation', () => {
 
   it('maps tools, tool_choice and parallel_tool_calls', () => {
     const tools = [
-      { type: 'function', function: { name: 'weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } },
+      {
+        type: 'function',
+        function: {
+          name: 'weather',
+          description: 'Current weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
       { type: 'function', function: { name: 'now' } },
     ]
     const out = translate({ messages: [user('x')], tools })
@@ -156,7 +195,8 @@ describe('anthropic request translation', () => {
       { name: 'now', input_schema: { type: 'object', properties: {} } },
     ])
     assert.equal('tool_choice' in out, false)
-    const choice = (tool_choice: unknown, parallel_tool_calls?: boolean) => translate({ messages: [user('x')], tools, tool_choice, parallel_tool_calls }).tool_choice
+    const choice = (tool_choice: unknown, parallel_tool_calls?: boolean) =>
+      translate({ messages: [user('x')], tools, tool_choice, parallel_tool_calls }).tool_choice
     assert.deepEqual(choice('auto'), { type: 'auto' })
     assert.deepEqual(choice('required'), { type: 'any' })
     assert.deepEqual(choice('none'), { type: 'none' })
@@ -245,17 +285,21 @@ describe('anthropic auto_cache breakpoints', () => {
   it('keeps and counts the caller’s breakpoints, never duplicating one, and stays within 4', () => {
     const cached = (text: string) => ({ type: 'text', text, cache_control: { type: 'ephemeral' } })
     // Two of the caller's: room for two more, the conversation and system ones first.
-    let out = translate(
-      { messages: [...conversation.slice(0, 4), user([cached('Second question'), cached('More')])], tools },
-      { autoCache: true },
-    )
+    let out = translate({ messages: [...conversation.slice(0, 4), user([cached('Second question'), cached('More')])], tools }, { autoCache: true })
     assert.deepEqual(breakpoints(out), ['system.1', 'messages.1.0', 'messages.2.0', 'messages.2.1'])
     // Four already: nothing added.
     out = translate({ messages: [...conversation.slice(0, 4), user([cached('a'), cached('b'), cached('c'), cached('d')])], tools }, { autoCache: true })
     assert.deepEqual(breakpoints(out), ['messages.2.0', 'messages.2.1', 'messages.2.2', 'messages.2.3'])
     // One already on the last system block: kept as sent, not doubled.
     out = translate(
-      { messages: [conversation[0], { role: 'system', content: [{ type: 'text', text: 'System two.', cache_control: { type: 'ephemeral', ttl: '1h' } }] }, ...conversation.slice(2)], tools },
+      {
+        messages: [
+          conversation[0],
+          { role: 'system', content: [{ type: 'text', text: 'System two.', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+          ...conversation.slice(2),
+        ],
+        tools,
+      },
       { autoCache: true },
     )
     assert.deepEqual(breakpoints(out), ['system.1', 'messages.1.0'])
@@ -369,7 +413,18 @@ describe('anthropic stream translation', () => {
     const t = anthropicAdapter.streamTranslator('anthropic', new Redactor())
     const steps = [
       ev('message_start', {
-        message: { id: 'msg_9', model: 'claude-sonnet-4-5', content: [], usage: { input_tokens: 10, cache_read_input_tokens: 20, cache_creation_input_tokens: 30, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 30 }, output_tokens: 1 } },
+        message: {
+          id: 'msg_9',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          usage: {
+            input_tokens: 10,
+            cache_read_input_tokens: 20,
+            cache_creation_input_tokens: 30,
+            cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 30 },
+            output_tokens: 1,
+          },
+        },
       }),
       ev('ping'),
       ev('content_block_start', { index: 0, content_block: { type: 'thinking', thinking: '' } }),
@@ -420,7 +475,15 @@ describe('anthropic stream translation', () => {
       steps.map((s, i) => (s.usage ? i : -1)).filter((i) => i >= 0),
       [0, 15],
     )
-    assert.deepEqual(steps[0].usage, { prompt_tokens: 60, completion_tokens: 1, total_tokens: 61, cached_tokens: 20, cache_write_tokens: 30, cache_write_1h_tokens: 30, reasoning_tokens: 0 })
+    assert.deepEqual(steps[0].usage, {
+      prompt_tokens: 60,
+      completion_tokens: 1,
+      total_tokens: 61,
+      cached_tokens: 20,
+      cache_write_tokens: 30,
+      cache_write_1h_tokens: 30,
+      reasoning_tokens: 0,
+    })
     assert.equal(steps[15].usage!.completion_tokens, 25)
     assert.equal(steps[15].usage!.cache_write_1h_tokens, 30, 'message_start counts survive a message_delta that leaves them out')
     assert.deepEqual(steps[1], { chunks: [] }, 'ping gives nothing')
@@ -440,7 +503,8 @@ describe('anthropic stream translation', () => {
 
 describe('anthropic errors, headers and models', () => {
   const body = (type: string, message: string, extra: Body = {}) => JSON.stringify({ type: 'error', error: { type, message, ...extra }, request_id: 'req_1' })
-  const map = (status: number, text: string, headers: Record<string, string> = {}) => anthropicAdapter.httpError('anthropic', status, text, headers, new Redactor())
+  const map = (status: number, text: string, headers: Record<string, string> = {}) =>
+    anthropicAdapter.httpError('anthropic', status, text, headers, new Redactor())
 
   it('maps Anthropic statuses to OpenAI ones (reference §4.8)', () => {
     let e = map(529, body('overloaded_error', 'Overloaded'))
@@ -489,7 +553,9 @@ describe('anthropic errors, headers and models', () => {
   it('has no embeddings and reads the model list with RFC 3339 dates', () => {
     assert.equal(anthropicAdapter.embeddingsRequest({ model: 'x', input: 'y' }), null)
     assert.deepEqual(
-      anthropicAdapter.parseModels({ data: [{ type: 'model', id: 'claude-sonnet-4-5', created_at: '2025-09-29T00:00:00Z' }, { id: 'odd', created_at: 'soon' }, { nope: 1 }] }),
+      anthropicAdapter.parseModels({
+        data: [{ type: 'model', id: 'claude-sonnet-4-5', created_at: '2025-09-29T00:00:00Z' }, { id: 'odd', created_at: 'soon' }, { nope: 1 }],
+      }),
       [
         { id: 'claude-sonnet-4-5', created: 1759104000 },
         { id: 'odd', created: null },

@@ -21,10 +21,20 @@ describe('attribution', () => {
       [{ surprise: 1 }, 'gw.surprise'],
       [[1], 'gw'],
       // every field within its own bound, the whole over 2 KB
-      [{ tags: Array.from({ length: 12 }, (_, i) => `${i}`.padEnd(128, 't')), extra: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, 'v'.repeat(128)])) }, 'gw'],
+      [
+        {
+          tags: Array.from({ length: 12 }, (_, i) => `${i}`.padEnd(128, 't')),
+          extra: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`k${i}`, 'v'.repeat(128)])),
+        },
+        'gw',
+      ],
     ]
     for (const [gw, param] of cases) {
-      assert.throws(() => resolveAttribution(gw, []), (e: any) => e.status === 400 && e.param === param, param)
+      assert.throws(
+        () => resolveAttribution(gw, []),
+        (e: any) => e.status === 400 && e.param === param,
+        param,
+      )
     }
   })
 
@@ -44,7 +54,10 @@ describe('attribution', () => {
   })
 
   it('lets the body win over an equivalent header', () => {
-    const r = resolveAttribution({ session_id: 'body', extra: { team: 'body-team' } }, headers({ 'X-Gw-Session-Id': 'hdr', 'X-Gw-Team': 'hdr-team', 'X-Gw-Trace-Id': 't1' }))
+    const r = resolveAttribution(
+      { session_id: 'body', extra: { team: 'body-team' } },
+      headers({ 'X-Gw-Session-Id': 'hdr', 'X-Gw-Team': 'hdr-team', 'X-Gw-Trace-Id': 't1' }),
+    )
     assert.equal(r.attribution.session_id, 'body')
     assert.equal(r.attribution.trace_id, 't1')
     assert.equal(r.dimensions.team, 'body-team')

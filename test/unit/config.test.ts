@@ -15,7 +15,10 @@ describe('upstream connections setting', () => {
 
   it('refuses anything but a whole number of at least 1, naming where it came from', () => {
     for (const bad of ['0', '-3', '2.5', 'many']) {
-      assert.throws(() => resolveConfig({}, { GW_UPSTREAM_CONNECTIONS: bad }), new RegExp(`GW_UPSTREAM_CONNECTIONS must be a whole number of at least 1, got "${bad}"`))
+      assert.throws(
+        () => resolveConfig({}, { GW_UPSTREAM_CONNECTIONS: bad }),
+        new RegExp(`GW_UPSTREAM_CONNECTIONS must be a whole number of at least 1, got "${bad}"`),
+      )
     }
     assert.throws(() => resolveConfig({ upstreamConnections: '0' }, {}), /--upstream-connections must be/)
   })

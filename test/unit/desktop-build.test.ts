@@ -88,6 +88,7 @@ describe('the built desktop app', () => {
     assert.match(builder, /target: \[AppImage, deb\]/)
     assert.match(builder, /target: nsis/)
     assert.match(builder, /target: dmg/)
-    for (const f of ['build/icon.png', 'build/icon.svg', 'build/icons/512x512.png', 'build/entitlements.mac.plist']) assert.ok(fs.existsSync(path.join(ROOT, f)), f)
+    for (const f of ['build/icon.png', 'build/icon.svg', 'build/icons/512x512.png', 'build/entitlements.mac.plist'])
+      assert.ok(fs.existsSync(path.join(ROOT, f)), f)
   })
 })

@@ -131,7 +131,14 @@ describe('fake OpenAI provider, seen by the official SDK', () => {
     assert.deepEqual(floats.data[0].embedding, fakeEmbedding('one two three', 4))
     assert.equal(floats.model, 'text-embedding-3-small')
 
-    const tokens = await client.embeddings.create({ model: 'text-embedding-3-small', input: [[1, 2, 3], [4, 5]], encoding_format: 'float' })
+    const tokens = await client.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: [
+        [1, 2, 3],
+        [4, 5],
+      ],
+      encoding_format: 'float',
+    })
     assert.deepEqual(
       tokens.data.map((d) => d.embedding),
       [fakeEmbedding([1, 2, 3], 8), fakeEmbedding([4, 5], 8)],
@@ -172,7 +179,10 @@ describe('fake OpenAI provider, seen by the official SDK', () => {
       [{ model: 'gpt-4o-mini', messages: [] }, 'messages'],
       [{ model: 'gpt-4o-mini', messages: hi, stream_options: { include_usage: true } }, 'stream_options'],
       // What a Messages request carries and chat completions does not.
-      [{ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }, 'messages[0].content[0]'],
+      [
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] },
+        'messages[0].content[0]',
+      ],
       [{ model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't' }] }] }, 'messages[0].content[0].type'],
       [{ model: 'gpt-4o-mini', messages: hi, tools: [{ type: 'function', function: { name: 'f' }, cache_control: {} }] }, 'tools[0]'],
       [{ model: 'gpt-4o-mini', messages: hi, parallel_tool_calls: false }, 'parallel_tool_calls'],
@@ -331,9 +341,15 @@ describe('fake provider quirks, on the wire', () => {
       fake.script({ kind: 'reply', toolCalls })
       const whole = await json(await post(fake, {}))
       assert.equal(whole.choices[0].finish_reason, 'stop')
-      assert.deepEqual(whole.choices[0].message.tool_calls.map((c: any) => c.id), ['', ''])
+      assert.deepEqual(
+        whole.choices[0].message.tool_calls.map((c: any) => c.id),
+        ['', ''],
+      )
       const models = await json(await fetch(`${fake.url}/models`, { headers: { authorization: `Bearer ${fake.apiKey}` } }))
-      assert.deepEqual(models.data.map((m: any) => m.id), ['models/gemini-2.5-flash'])
+      assert.deepEqual(
+        models.data.map((m: any) => m.id),
+        ['models/gemini-2.5-flash'],
+      )
     } finally {
       await fake.close()
     }
@@ -346,9 +362,17 @@ describe('fake provider quirks, on the wire', () => {
     try {
       groq.script({ kind: 'reply', usage: { prompt_tokens: 7, completion_tokens: 3, cached_tokens: 0 } })
       const text = await (await post(groq, { stream: true, stream_options: { include_usage: true } })).text()
-      const chunks = events(text).slice(0, -1).map((e) => JSON.parse(e))
-      assert.ok(chunks.every((c) => !('usage' in c)), 'no top-level usage, not even null')
-      assert.ok(chunks.every((c) => c.choices.length === 1), 'no usage chunk')
+      const chunks = events(text)
+        .slice(0, -1)
+        .map((e) => JSON.parse(e))
+      assert.ok(
+        chunks.every((c) => !('usage' in c)),
+        'no top-level usage, not even null',
+      )
+      assert.ok(
+        chunks.every((c) => c.choices.length === 1),
+        'no usage chunk',
+      )
       const finish = chunks.at(-1)
       assert.equal(finish.choices[0].finish_reason, 'stop')
       assert.equal(finish.x_groq.usage.prompt_tokens, 7)
@@ -365,7 +389,11 @@ describe('fake provider quirks, on the wire', () => {
       assert.ok(Array.isArray(list))
       assert.deepEqual(list[0], { id: 'gpt-4o-mini', object: 'model', created: 1_700_000_000, owned_by: 'fake' })
       assert.equal((await post(local, {}, null)).status, 200, 'no key needed')
-      local.script({ kind: 'status', status: 402, body: { error: { message: 'Insufficient credits', type: 'x', param: null, code: null, metadata: { a: 1 } } } })
+      local.script({
+        kind: 'status',
+        status: 402,
+        body: { error: { message: 'Insufficient credits', type: 'x', param: null, code: null, metadata: { a: 1 } } },
+      })
       const res = await post(local, {})
       assert.equal(res.status, 402)
       assert.deepEqual(await json(res), { error: { code: 402, message: 'Insufficient credits', metadata: { a: 1 } } })
@@ -387,7 +415,13 @@ describe('fake provider quirks, on the wire', () => {
       assert.equal(text.replace(/\r\n/g, '').includes('\n'), false, 'every line ends in \\r\\n')
       const datas = events(text)
       assert.equal(datas.at(-1), '[DONE]')
-      assert.equal(datas.slice(0, -1).map((e) => JSON.parse(e).choices[0].delta.content ?? '').join(''), 'Grüße 東京 ✓')
+      assert.equal(
+        datas
+          .slice(0, -1)
+          .map((e) => JSON.parse(e).choices[0].delta.content ?? '')
+          .join(''),
+        'Grüße 東京 ✓',
+      )
       assert.ok(reads.length >= 3 * datas.length, `each event arrives in several reads (${reads.length} reads, ${datas.length} events)`)
       const decoder = new TextDecoder('utf-8', { fatal: true })
       assert.ok(

@@ -50,7 +50,10 @@ describe('inference keys', () => {
     assert.equal(index.authenticate(`Bearer ${good.secret}`).id, good.info.id)
     const forged = good.secret.slice(0, -1) + (good.secret.endsWith('A') ? 'B' : 'A')
     for (const header of [undefined, 'Basic abc', 'Bearer short', `Bearer ${forged}`, `Bearer ${gone.secret}`]) {
-      assert.throws(() => index.authenticate(header), (e: any) => e.status === 401 && e.code === 'invalid_api_key')
+      assert.throws(
+        () => index.authenticate(header),
+        (e: any) => e.status === 401 && e.code === 'invalid_api_key',
+      )
     }
     db.close()
   })

@@ -53,7 +53,9 @@ function sourceFiles(dir: string): string[] {
 /** Relative imports of a module, resolved to files (`import`, `import type`, `export … from`, `import()`). */
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8')
-  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2])
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map(
+    (m) => m[1] ?? m[2],
+  )
   return specs.map((s) => {
     const base = path.resolve(path.dirname(file), s)
     return ['.ts', '.tsx', '/index.ts'].map((ext) => base + ext).find((f) => fs.existsSync(f)) ?? base
@@ -96,7 +98,11 @@ describe('layers point down only', () => {
       }
     }
     assert.deepEqual(upward, [])
-    assert.deepEqual(Object.keys(ALLOWED).filter((e) => !used.has(e)), [], 'an allowed upward import no longer made: remove it from ALLOWED')
+    assert.deepEqual(
+      Object.keys(ALLOWED).filter((e) => !used.has(e)),
+      [],
+      'an allowed upward import no longer made: remove it from ALLOWED',
+    )
   })
 
   it('src/shared imports no Node module and nothing of the gateway: the dashboard imports it too', () => {

@@ -18,7 +18,6 @@ import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
-
 class FakeApp extends EventEmitter {
   lock = true
   logsDir = ''
@@ -287,8 +286,15 @@ describe('the desktop app (createDesktop)', () => {
     f.app.quit()
     await desk.stopped
     // Closing the gateway flushed the log: the start, the stop, nothing at info for a health check.
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    assert.deepEqual(lines.map((l) => l.msg), [`Server listening at ${url}`, 'stopped'])
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      [`Server listening at ${url}`, 'stopped'],
+    )
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -452,7 +458,15 @@ describe('the app:// protocol', () => {
 
   it('refuses path traversal and other hosts', async () => {
     const h = appProtocolHandler(root)
-    for (const url of ['app://gw/../gw-secret.txt', 'app://gw/%2e%2e/gw-secret.txt', 'app://gw/..%2fgw-secret.txt', 'app://gw/assets/..%2f..%2fgw-secret.txt', 'app://gw/..%5cgw-secret.txt', 'app://gw/a%00.js', 'app://other/index.html']) {
+    for (const url of [
+      'app://gw/../gw-secret.txt',
+      'app://gw/%2e%2e/gw-secret.txt',
+      'app://gw/..%2fgw-secret.txt',
+      'app://gw/assets/..%2f..%2fgw-secret.txt',
+      'app://gw/..%5cgw-secret.txt',
+      'app://gw/a%00.js',
+      'app://other/index.html',
+    ]) {
       const res = await h(new Request(url))
       assert.ok(res.status === 403 || res.status === 404, `${url} → ${res.status}`)
       assert.notEqual(await res.text(), 'secret', url)

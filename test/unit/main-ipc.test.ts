@@ -15,7 +15,6 @@ import { waitForRecord } from '../support/harness'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
 
-
 type Handler = (event: IpcEvent, ...args: unknown[]) => Promise<unknown>
 
 class FakeIpcMain implements IpcMainLike {
@@ -112,13 +111,21 @@ describe('IPC transport for the management contract', () => {
   before(async () => {
     dataDir = tempDir('gw-ipc-')
     fake = await startFakeOpenAI()
-    running = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemoryStore() })
+    running = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+      { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemoryStore() },
+    )
     running.gateway.providers.upsert('openai', 'openai', fake.url)
     running.gateway.configChanged()
     ipcMain = new FakeIpcMain()
     keychain = new MemoryStore()
     session = new DesktopSession(keychain)
-    unregister = registerIpc(ipcMain, { admin: () => running.admin, session, isOwnRenderer: ownRendererCheck(undefined), showInFolder: (f) => void shown.push(f) })
+    unregister = registerIpc(ipcMain, {
+      admin: () => running.admin,
+      session,
+      isOwnRenderer: ownRendererCheck(undefined),
+      showInFolder: (f) => void shown.push(f),
+    })
     own = new FakeRenderer(ipcMain, 'app://gw/index.html')
     gw = buildBridge(own)
   })
@@ -146,7 +153,10 @@ describe('IPC transport for the management contract', () => {
     }
     const sub = await rejection(buildBridge(new FakeRenderer(ipcMain, 'app://gw/index.html', { url: 'app://gw/' }))['auth.status']({}))
     assert.equal(sub.code, 'forbidden_sender')
-    const noFrame = (await ipcMain.handlers.get(channelOf('auth.status'))!({ senderFrame: null, sender: { send() {} } }, {})) as { ok: boolean; error: { code: string } }
+    const noFrame = (await ipcMain.handlers.get(channelOf('auth.status'))!({ senderFrame: null, sender: { send() {} } }, {})) as {
+      ok: boolean
+      error: { code: string }
+    }
     assert.equal(noFrame.ok, false)
     assert.equal(noFrame.error.code, 'forbidden_sender')
   })
@@ -223,7 +233,11 @@ describe('IPC transport for the management contract', () => {
     assert.ok(deltas.length >= 2, 'the answer arrives in pieces')
     assert.equal(deltas.map((e) => e.content).join(''), 'Hello from the fake provider.')
     assert.ok(own.sent.every((m) => /^gw:playground\.chat:[A-Za-z0-9_-]+$/.test(m.channel)))
-    assert.equal([...own.listeners.values()].reduce((n, s) => n + s.size, 0), 0, 'the listener is removed when the call ends')
+    assert.equal(
+      [...own.listeners.values()].reduce((n, s) => n + s.size, 0),
+      0,
+      'the listener is removed when the call ends',
+    )
   })
 
   it('Stop over IPC ends the call: the provider connection closes and the record says aborted; another window cannot stop it', async () => {
@@ -273,10 +287,18 @@ describe('IPC transport for the management contract', () => {
 
   it('refuses a streaming call without a valid call id, and answers "gateway off" when it is off', async () => {
     const h = ipcMain.handlers.get(channelOf('playground.chat'))!
-    const r = (await h({ senderFrame: { url: 'app://gw/index.html', parent: null }, sender: { send() {} } }, {}, '../x')) as { ok: boolean; error: { code: string } }
+    const r = (await h({ senderFrame: { url: 'app://gw/index.html', parent: null }, sender: { send() {} } }, {}, '../x')) as {
+      ok: boolean
+      error: { code: string }
+    }
     assert.equal(r.error.code, 'invalid_input')
     const off = new FakeIpcMain()
-    registerIpc(off, { admin: () => null, session: new DesktopSession(null), isOwnRenderer: ownRendererCheck(undefined), showInFolder: () => assert.fail('no gateway, no log') })
+    registerIpc(off, {
+      admin: () => null,
+      session: new DesktopSession(null),
+      isOwnRenderer: ownRendererCheck(undefined),
+      showInFolder: () => assert.fail('no gateway, no log'),
+    })
     const e = await rejection(buildBridge(new FakeRenderer(off, 'app://gw/index.html'))['auth.status']({}))
     assert.equal(e.code, 'gateway_off')
     assert.equal(e.status, 503)

@@ -36,7 +36,13 @@ describe('Messages → chat completions (request)', () => {
         { role: 'user', content: 'hi' },
         { role: 'system', content: [{ type: 'text', text: 'S' }] },
         { role: 'assistant', content: 'yes' },
-        { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'x' },
+            { type: 'text', text: 'y' },
+          ],
+        },
       ],
     })
     assert.deepEqual(out.messages, [
@@ -85,7 +91,10 @@ describe('Messages → chat completions (request)', () => {
     assert.equal(chat({ tools, tool_choice: { type: 'none' } }).tool_choice, 'none')
     assert.deepEqual(chat({ tools, tool_choice: { type: 'tool', name: 'f' } }).tool_choice, { type: 'function', function: { name: 'f' } })
     assert.deepEqual(chat({ tools: [{ name: 'g' }] }).tools, [{ type: 'function', function: { name: 'g', parameters: { type: 'object', properties: {} } } }])
-    const unknown = [{ name: 'a', defer_loading: true }, { name: 'b', defer_loading: true }]
+    const unknown = [
+      { name: 'a', defer_loading: true },
+      { name: 'b', defer_loading: true },
+    ]
     assert.deepEqual(Object.keys(dropped({ tools: unknown })), ['tools[].defer_loading'])
     refuses({ tools, tool_choice: { type: 'maybe' } }, 'tool_choice.type')
   })
@@ -139,9 +148,15 @@ describe('Messages → chat completions (request)', () => {
   })
 
   it('documents: text is sent as text, a PDF is refused naming the block; uploaded-file images and unknown blocks are refused', () => {
-    const out = chat({ messages: [{ role: 'user', content: [{ type: 'document', title: 'Notes', source: { type: 'text', media_type: 'text/plain', data: 'line' } }] }] })
+    const out = chat({
+      messages: [{ role: 'user', content: [{ type: 'document', title: 'Notes', source: { type: 'text', media_type: 'text/plain', data: 'line' } }] }],
+    })
     assert.deepEqual(out.messages, [{ role: 'user', content: 'Notes\n\nline' }])
-    refuses({ messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://x/a.pdf' } }] }] }, 'messages[0].content[0].source', /PDF/)
+    refuses(
+      { messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://x/a.pdf' } }] }] },
+      'messages[0].content[0].source',
+      /PDF/,
+    )
     refuses({ messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'f' } }] }] }, 'messages[0].content[0].source')
     refuses({ messages: [{ role: 'user', content: [{ type: 'search_result', source: 's' }] }] }, 'messages[0].content[0].type')
     refuses({ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role')
@@ -151,7 +166,10 @@ describe('Messages → chat completions (request)', () => {
     assert.equal(chat({ max_tokens: 32000 }).max_tokens, 32000)
     const capped = messagesToChat({ model: 'm', max_tokens: 32000, messages: [] }, { maxOutputTokens: 16384 })
     assert.equal((capped.chat as Body).max_tokens, 16384)
-    assert.deepEqual(capped.dropped.map((d) => d.name), ['max_tokens'])
+    assert.deepEqual(
+      capped.dropped.map((d) => d.name),
+      ['max_tokens'],
+    )
     assert.equal((messagesToChat({ model: 'm', max_tokens: 100, messages: [] }, { maxOutputTokens: 16384 }).chat as Body).max_tokens, 100)
     const renamed = messagesToChat({ model: 'm', max_tokens: 100, messages: [] }, { limitField: 'max_completion_tokens' }).chat as Body
     assert.equal(renamed.max_completion_tokens, 100)
@@ -200,7 +218,14 @@ describe('chat completion → Messages (answer)', () => {
       {
         choices: [
           {
-            message: { role: 'assistant', content: 'ok', tool_calls: [{ id: 'c1', function: { name: 'f', arguments: '{"a":' } }, { id: 'c2', function: { name: 'g', arguments: '{}' } }] },
+            message: {
+              role: 'assistant',
+              content: 'ok',
+              tool_calls: [
+                { id: 'c1', function: { name: 'f', arguments: '{"a":' } },
+                { id: 'c2', function: { name: 'g', arguments: '{}' } },
+              ],
+            },
             finish_reason: 'tool_calls',
           },
         ],
@@ -234,7 +259,22 @@ describe('chat stream → Messages events', () => {
     }
     return { events, sink }
   }
-  const key = { id: 'k', name: 'k', lookup: '', hash: '', last4: '', created_at: 0, revoked_at: null, last_used_at: null, default_preset: null, policy: '{}', prepaid: 0, daily_limit_usd: null, monthly_limit_usd: null, owner_id: null }
+  const key = {
+    id: 'k',
+    name: 'k',
+    lookup: '',
+    hash: '',
+    last4: '',
+    created_at: 0,
+    revoked_at: null,
+    last_used_at: null,
+    default_preset: null,
+    policy: '{}',
+    prepaid: 0,
+    daily_limit_usd: null,
+    monthly_limit_usd: null,
+    owner_id: null,
+  }
   const delta = (d: object, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] })
 
   it('interleaved fragments of parallel calls reach their own blocks; text after a call opens a new block; blocks close before the next opens', () => {

@@ -8,8 +8,7 @@ import { PricesRepo } from '../../src/gateway/store/pricesRepo'
 import { tempDir } from '../support/tempDir'
 
 const latest = Math.max(...migrations.map((m) => m.version))
-const schemaOf = (db: Database.Database) =>
-  db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`).all()
+const schemaOf = (db: Database.Database) => db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`).all()
 
 describe('store migrations', () => {
   it('are numbered 1..N without gaps', () => {
@@ -52,13 +51,21 @@ describe('store migrations', () => {
     const old = new Database(path.join(dir, DB_FILE))
     migrate(old, migrations, 8)
     const at = Date.UTC(2026, 9, 5, 12)
-    const insert = old.prepare(`INSERT INTO price_overrides (model, input, output, cached_input, cache_write, context_length, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+    const insert = old.prepare(
+      `INSERT INTO price_overrides (model, input, output, cached_input, cache_write, context_length, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
     insert.run('anthropic/claude-x', 3, 15, 0.3, 3.75, 200000, 'negotiated', at)
     insert.run('openai/embed-y', 0.02, null, null, null, null, null, at)
     old.close()
     const db = openDatabase(dir)
     assert.deepEqual(new PricesRepo(db).all(), [
-      { model: 'anthropic/claude-x', row: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, context_length: 200000 }, as_of: '2026-10-05', note: 'negotiated', updated_at: at },
+      {
+        model: 'anthropic/claude-x',
+        row: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, context_length: 200000 },
+        as_of: '2026-10-05',
+        note: 'negotiated',
+        updated_at: at,
+      },
       { model: 'openai/embed-y', row: { input: 0.02 }, as_of: '2026-10-05', note: null, updated_at: at },
     ])
     db.close()
@@ -74,7 +81,10 @@ describe('store migrations', () => {
 
   it('leave the previous version intact when a migration fails', () => {
     const db = new Database(':memory:')
-    const broken = [...migrations, { version: latest + 1, description: 'broken', up: (d: Database.Database) => d.exec('CREATE TABLE t (x); SELECT nope FROM missing') }]
+    const broken = [
+      ...migrations,
+      { version: latest + 1, description: 'broken', up: (d: Database.Database) => d.exec('CREATE TABLE t (x); SELECT nope FROM missing') },
+    ]
     assert.throws(() => migrate(db, broken))
     assert.equal(schemaVersion(db), latest)
     assert.equal(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 't'`).pluck().get(), 0)

@@ -22,7 +22,7 @@ describe('origin slots', () => {
     assert.deepEqual(order, ['second', 'third'])
   })
 
-  it('drops a waiting call the moment its signal fires, with the signal\'s reason, and skips it when a slot frees', async () => {
+  it("drops a waiting call the moment its signal fires, with the signal's reason, and skips it when a slot frees", async () => {
     const slots = new OriginSlots(1)
     slots.take(A, undefined)
     const client = new ClientAbort()

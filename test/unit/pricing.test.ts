@@ -362,7 +362,10 @@ describe('normalizeUsage', () => {
     assert.equal(u?.cached_tokens, 640)
     assert.equal(u?.reasoning_tokens, 40)
     // OpenAI's own field wins when a provider sends both
-    assert.equal(normalizeUsage({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 8, prompt_tokens_details: { cached_tokens: 5 } })?.cached_tokens, 5)
+    assert.equal(
+      normalizeUsage({ prompt_tokens: 10, completion_tokens: 1, prompt_cache_hit_tokens: 8, prompt_tokens_details: { cached_tokens: 5 } })?.cached_tokens,
+      5,
+    )
   })
 
   it('refuses counts that cannot be usage, naming them, and prices nothing from them', () => {
@@ -370,7 +373,10 @@ describe('normalizeUsage', () => {
     assert.equal(u.prompt_tokens, 0)
     assert.equal(u.completion_tokens, 0)
     assert.equal(u.reasoning_tokens, 0)
-    assert.equal(u.anomaly, 'the provider reported prompt_tokens = 1e+306, completion_tokens = -3, reasoning_tokens = 1.5; a token count is a whole number from 0 to 1,000,000,000')
+    assert.equal(
+      u.anomaly,
+      'the provider reported prompt_tokens = 1e+306, completion_tokens = -3, reasoning_tokens = 1.5; a token count is a whole number from 0 to 1,000,000,000',
+    )
     const a = normalizeAnthropicUsage({ input_tokens: 10, output_tokens: 1e14, cache_read_input_tokens: '5' as unknown as number })
     assert.equal(a.prompt_tokens, 10)
     assert.match(a.anomaly!, /cache_read_input_tokens = "5", output_tokens = 100000000000000;/)
@@ -442,7 +448,14 @@ describe('builtin catalog', () => {
     ]) {
       assert.equal(builtinCatalog.models.find((m) => `${m.provider}/${m.model}` === id)?.kind, 'embedding', id)
     }
-    for (const id of ['anthropic/claude-mythos-preview', 'groq/qwen/qwen3.8-27b', 'openai/o4-mini', 'openai/gpt-4', 'deepseek/deepseek-chat', 'anthropic/claude-opus-4-1']) {
+    for (const id of [
+      'anthropic/claude-mythos-preview',
+      'groq/qwen/qwen3.8-27b',
+      'openai/o4-mini',
+      'openai/gpt-4',
+      'deepseek/deepseek-chat',
+      'anthropic/claude-opus-4-1',
+    ]) {
       assert.ok(!ids.has(id), `${id} is not priced`)
     }
     assert.ok(ids.has('groq/openai/gpt-oss-120b'))
@@ -477,7 +490,10 @@ describe('reasoning tokens by provider convention', () => {
 
   it('adds nothing under the outside convention when the total already holds reasoning in completion_tokens (Gemini either way)', () => {
     // Gemini's OpenAI layer, thoughts folded into completion_tokens: total = prompt + completion.
-    const folded = normalizeUsage({ prompt_tokens: 20, completion_tokens: 533, total_tokens: 553, completion_tokens_details: { reasoning_tokens: 382 } }, 'outside')!
+    const folded = normalizeUsage(
+      { prompt_tokens: 20, completion_tokens: 533, total_tokens: 553, completion_tokens_details: { reasoning_tokens: 382 } },
+      'outside',
+    )!
     assert.equal(folded.completion_tokens, 533)
     // Thoughts left out of completion_tokens and without a count: the total's gap is the reasoning.
     const apart = normalizeUsage({ prompt_tokens: 20, completion_tokens: 151, total_tokens: 553 }, 'outside')!
@@ -529,7 +545,7 @@ describe('holiday calendars', () => {
     assert.equal(at('2027-02-08T07:00:00Z').final_usd, OFF) // Monday, third day of the 2027 Spring Festival
   })
 
-  it("decides the day in Beijing time: 16:00 UTC on 30 September is already 1 October there", () => {
+  it('decides the day in Beijing time: 16:00 UTC on 30 September is already 1 October there', () => {
     // The windows are UTC hours, so the Beijing date matters at their edges only; check the date logic directly.
     const custom: CatalogModel = { ...flash, peak: { ...flash.peak!, windows_utc: [[0, 24]] } }
     const c = (iso: string) => priceUsage({ model: custom, usage: u, at: new Date(iso), calendar: cn, source: SOURCE }).final_usd
@@ -592,11 +608,26 @@ describe('price history and retired slugs', () => {
 })
 
 describe('overrides are whole price rows', () => {
-  const override = (row: PriceOverride['row']): PriceOverride => ({ model: 'anthropic/claude-haiku-4-5', row, as_of: '2026-11-23', note: 'negotiated', updated_at: 0 })
+  const override = (row: PriceOverride['row']): PriceOverride => ({
+    model: 'anthropic/claude-haiku-4-5',
+    row,
+    as_of: '2026-11-23',
+    note: 'negotiated',
+    updated_at: 0,
+  })
 
   it('keep the 1-hour write rate, the long-context tier and the catalog limits they leave out', () => {
     const book = new PriceBook(builtinCatalog)
-    book.reload([override({ input: 0.8, cache_write: 1, cache_write_1h: 1.6, cached_input: 0.08, output: 4, long_context: { above_prompt_tokens: 100_000, input: 1.6, output: 8 } })])
+    book.reload([
+      override({
+        input: 0.8,
+        cache_write: 1,
+        cache_write_1h: 1.6,
+        cached_input: 0.08,
+        output: 4,
+        long_context: { above_prompt_tokens: 100_000, input: 1.6, output: 8 },
+      }),
+    ])
     const p = book.lookup('anthropic', 'claude-haiku-4-5')!
     assert.equal(p.source, 'override 2026-11-23')
     assert.equal(p.entry.context_length, 200_000)
@@ -623,7 +654,13 @@ describe('overrides are whole price rows', () => {
   })
 
   it('are refused with the field named when a rate or date is wrong', () => {
-    const bad = priceRow.safeParse({ input: 1, schedule: [{ from: '2026-02-30', input: 2 }, { until: '2026-13-01', input: 3 }] })
+    const bad = priceRow.safeParse({
+      input: 1,
+      schedule: [
+        { from: '2026-02-30', input: 2 },
+        { until: '2026-13-01', input: 3 },
+      ],
+    })
     assert.equal(bad.success, false)
     assert.match(describeIssues(bad.error!), /schedule\.0\.from: not a calendar date/)
     assert.match(describeIssues(bad.error!), /schedule\.1\.until: not a calendar date/)

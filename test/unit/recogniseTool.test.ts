@@ -44,8 +44,15 @@ describe('recognising the tool and its session', () => {
   })
 
   it("reads Claude Code's metadata.user_id in both its forms, and nothing else", () => {
-    assert.equal(sessionOfUserId(JSON.stringify({ device_id: 'd', account_uuid: '', session_id: 'bc072202-ff35-44a4-b47b-5720a1638024' })), 'bc072202-ff35-44a4-b47b-5720a1638024')
-    assert.equal(sessionOfUserId(`user_${'a'.repeat(64)}_account_1f2e3d4c-0000-4000-8000-000000000001_session_5a8c1e52-1d2b-4c9e-9f4a-0b6d7e8f9a01`), '5a8c1e52-1d2b-4c9e-9f4a-0b6d7e8f9a01')
-    for (const other of ['alice', '{"device_id":"d"}', '{broken', 42, null, undefined, { session_id: 'x' }]) assert.equal(sessionOfUserId(other), null, JSON.stringify(other))
+    assert.equal(
+      sessionOfUserId(JSON.stringify({ device_id: 'd', account_uuid: '', session_id: 'bc072202-ff35-44a4-b47b-5720a1638024' })),
+      'bc072202-ff35-44a4-b47b-5720a1638024',
+    )
+    assert.equal(
+      sessionOfUserId(`user_${'a'.repeat(64)}_account_1f2e3d4c-0000-4000-8000-000000000001_session_5a8c1e52-1d2b-4c9e-9f4a-0b6d7e8f9a01`),
+      '5a8c1e52-1d2b-4c9e-9f4a-0b6d7e8f9a01',
+    )
+    for (const other of ['alice', '{"device_id":"d"}', '{broken', 42, null, undefined, { session_id: 'x' }])
+      assert.equal(sessionOfUserId(other), null, JSON.stringify(other))
   })
 })

@@ -25,7 +25,7 @@ describe('request records written by their own thread', () => {
   const storedIds = () => {
     const other = new Database(db.name, { readonly: true })
     try {
-      return (other.prepare(`SELECT id FROM requests ORDER BY id`).pluck().all() as string[])
+      return other.prepare(`SELECT id FROM requests ORDER BY id`).pluck().all() as string[]
     } finally {
       other.close()
     }

@@ -2,7 +2,16 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { openDatabase, type Db } from '../../src/gateway/store/db'
 import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
-import { choosePlan, defaultPlan, exportRequests, filterSql, listRequests, type FilterPlan, type ListRequestsInput, type Scope } from '../../src/gateway/admin/queries/requestQuery'
+import {
+  choosePlan,
+  defaultPlan,
+  exportRequests,
+  filterSql,
+  listRequests,
+  type FilterPlan,
+  type ListRequestsInput,
+  type Scope,
+} from '../../src/gateway/admin/queries/requestQuery'
 import { requestOps, type RequestFilter } from '../../src/contract/requests'
 import { tempDir } from '../support/tempDir'
 import { recordFixture, type RecordSpec } from '../support/recordFixture'
@@ -25,16 +34,119 @@ function store(specs: Spec[]): Db {
 
 // Inserted in this order (rowid order); `at` is deliberately not monotonic for r08/r09 (same ms).
 const SPECS: Spec[] = [
-  { id: 'r01', at: T0 + 1 * H, key: 'key_a', model: 'm1', provider: 'p1', status: 200, user: 'u1', trace: 'tr1', session: 's1', tags: ['prod', 'chat'], dims: { team: 'core', env: 'prod' }, cost: 0.01, tokens: [100, 20], latency: 300 },
-  { id: 'r02', at: T0 + 2 * H, key: 'key_a', model: 'm2', provider: 'p2', status: 429, outcome: 'error', user: 'u2', tags: ['batch'], dims: { team: 'ml' }, tokens: null, latency: 20 },
-  { id: 'r03', at: T0 + 3 * H, key: 'key_b', model: 'm1', provider: 'p1', status: 500, outcome: 'error', preset: 'summarizer', session: 's1', tokens: null, latency: 900 },
-  { id: 'r04', at: T0 + 24 * H, key: 'key_b', model: 'm2', provider: 'p2', status: 200, source: 'playground', tags: ['prod'], dims: { team: 'ml', env: 'staging' }, cost: null, tokens: [500, 500], latency: 1500, user: 'u1' },
-  { id: 'r05', at: T0 + 48 * H, key: 'key_c', model: 'm1', provider: 'p3', status: 499, outcome: 'aborted', cost: 0.02, tokens: [50, 1], latency: 50, trace: 'tr1' },
+  {
+    id: 'r01',
+    at: T0 + 1 * H,
+    key: 'key_a',
+    model: 'm1',
+    provider: 'p1',
+    status: 200,
+    user: 'u1',
+    trace: 'tr1',
+    session: 's1',
+    tags: ['prod', 'chat'],
+    dims: { team: 'core', env: 'prod' },
+    cost: 0.01,
+    tokens: [100, 20],
+    latency: 300,
+  },
+  {
+    id: 'r02',
+    at: T0 + 2 * H,
+    key: 'key_a',
+    model: 'm2',
+    provider: 'p2',
+    status: 429,
+    outcome: 'error',
+    user: 'u2',
+    tags: ['batch'],
+    dims: { team: 'ml' },
+    tokens: null,
+    latency: 20,
+  },
+  {
+    id: 'r03',
+    at: T0 + 3 * H,
+    key: 'key_b',
+    model: 'm1',
+    provider: 'p1',
+    status: 500,
+    outcome: 'error',
+    preset: 'summarizer',
+    session: 's1',
+    tokens: null,
+    latency: 900,
+  },
+  {
+    id: 'r04',
+    at: T0 + 24 * H,
+    key: 'key_b',
+    model: 'm2',
+    provider: 'p2',
+    status: 200,
+    source: 'playground',
+    tags: ['prod'],
+    dims: { team: 'ml', env: 'staging' },
+    cost: null,
+    tokens: [500, 500],
+    latency: 1500,
+    user: 'u1',
+  },
+  {
+    id: 'r05',
+    at: T0 + 48 * H,
+    key: 'key_c',
+    model: 'm1',
+    provider: 'p3',
+    status: 499,
+    outcome: 'aborted',
+    cost: 0.02,
+    tokens: [50, 1],
+    latency: 50,
+    trace: 'tr1',
+  },
   { id: 'r06', at: T0 + 48 * H + 1, key: null, model: null, provider: null, status: 401, outcome: 'error', tokens: null, latency: 1 },
-  { id: 'r07', at: T0 + 49 * H, key: 'key_a', model: 'm1', provider: 'p1', status: 201, tags: ['chat'], dims: { env: 'prod' }, cost: 0.5, tokens: [1000, 2000], latency: 700, preset: 'summarizer' },
-  { id: 'r08', at: T0 + 50 * H, key: 'key_c', model: 'm3', provider: 'p3', status: 200, tags: ['prod', 'eval'], dims: { team: 'core', "we'ird": "va'l" }, cost: 0.01, tokens: [5, 5], latency: 300 },
+  {
+    id: 'r07',
+    at: T0 + 49 * H,
+    key: 'key_a',
+    model: 'm1',
+    provider: 'p1',
+    status: 201,
+    tags: ['chat'],
+    dims: { env: 'prod' },
+    cost: 0.5,
+    tokens: [1000, 2000],
+    latency: 700,
+    preset: 'summarizer',
+  },
+  {
+    id: 'r08',
+    at: T0 + 50 * H,
+    key: 'key_c',
+    model: 'm3',
+    provider: 'p3',
+    status: 200,
+    tags: ['prod', 'eval'],
+    dims: { team: 'core', "we'ird": "va'l" },
+    cost: 0.01,
+    tokens: [5, 5],
+    latency: 300,
+  },
   { id: 'r09', at: T0 + 50 * H, key: 'key_a', model: 'm3', provider: 'p3', status: 200, tags: ['eval'], cost: 0.003, tokens: [1, 1], latency: 300, user: 'u3' },
-  { id: 'r10', at: T0 + 72 * H, key: 'key_b', model: 'm1', provider: 'p1', status: 503, outcome: 'error', tags: ['prod'], dims: { env: 'prod' }, tokens: null, latency: 30000 },
+  {
+    id: 'r10',
+    at: T0 + 72 * H,
+    key: 'key_b',
+    model: 'm1',
+    provider: 'p1',
+    status: 503,
+    outcome: 'error',
+    tags: ['prod'],
+    dims: { env: 'prod' },
+    tokens: null,
+    latency: 30000,
+  },
 ]
 
 /** An independent reference for which specs a filter and scope select. */
@@ -162,7 +274,24 @@ describe('requests.list query', () => {
     ['tag, status class and time', { tag: 'prod', status: '2xx', from: T0 + 2 * H }],
     ['provider, outcome and source', { provider: 'p2', outcome: 'ok', source: 'playground' }],
     ['user and tag', { user_id: 'u1', tag: 'prod' }],
-    ['everything matching r01', { from: T0, to: T0 + 2 * H, key_id: 'key_a', model: 'm1', provider: 'p1', status: '2xx', outcome: 'ok', user_id: 'u1', trace_id: 'tr1', session_id: 's1', tag: 'chat', dimensions: { team: 'core', env: 'prod' }, source: 'api' }],
+    [
+      'everything matching r01',
+      {
+        from: T0,
+        to: T0 + 2 * H,
+        key_id: 'key_a',
+        model: 'm1',
+        provider: 'p1',
+        status: '2xx',
+        outcome: 'ok',
+        user_id: 'u1',
+        trace_id: 'tr1',
+        session_id: 's1',
+        tag: 'chat',
+        dimensions: { team: 'core', env: 'prod' },
+        source: 'api',
+      },
+    ],
     ['contradiction', { key_id: 'key_a', model: 'm2', status: '5xx' }],
   ]
   for (const [name, filter] of combined) {
@@ -181,7 +310,10 @@ describe('requests.list query', () => {
         plans.push(defaultPlan(filter, scope), choosePlan(db, filter, scope))
         for (const plan of plans) {
           const w = filterSql(filter, scope, plan)
-          const rows = db.prepare(`SELECT r.id FROM requests r WHERE ${w.sql} ORDER BY r.id`).pluck().all(...w.params)
+          const rows = db
+            .prepare(`SELECT r.id FROM requests r WHERE ${w.sql} ORDER BY r.id`)
+            .pluck()
+            .all(...w.params)
           assert.deepEqual(rows, expected(filter, scope), `${JSON.stringify(filter)} ${JSON.stringify(plan)}`)
         }
       }
@@ -208,7 +340,11 @@ describe('requests.list query', () => {
   })
 
   it('binds every value as a parameter', () => {
-    const w = filterSql({ model: "x' OR 1=1 --", tag: "'; DROP TABLE requests; --", dimensions: { "a'": "b'" }, from: 5 }, { keyIds: ["k'"] }, { drive: 'child', child: 'tag' })
+    const w = filterSql(
+      { model: "x' OR 1=1 --", tag: "'; DROP TABLE requests; --", dimensions: { "a'": "b'" }, from: 5 },
+      { keyIds: ["k'"] },
+      { drive: 'child', child: 'tag' },
+    )
     assert.doesNotMatch(w.sql, /OR 1=1|DROP|'/)
     assert.deepEqual(w.params, ["k'", 5, "x' OR 1=1 --", "'; DROP TABLE requests; --", 5, "a'", "b'"])
     assert.equal(list(db, { filter: { model: "x' OR 1=1 --" } }).total, 0)
@@ -321,9 +457,18 @@ describe('requests.export', () => {
 
   it('writes RFC 4180 CSV: quoted where needed, formulas defused, unpriced as an empty cost and priced=false', () => {
     const lines = requestsCsv(exportRequests(db, { filter: { key_id: 'key_x' } }, ALL).rows).split('\r\n')
-    assert.equal(lines[0], 'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool')
-    assert.equal(lines[1], `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,`)
-    assert.equal(lines[2], `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,`)
+    assert.equal(
+      lines[0],
+      'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool',
+    )
+    assert.equal(
+      lines[1],
+      `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,`,
+    )
+    assert.equal(
+      lines[2],
+      `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,`,
+    )
     assert.equal(lines[3], '', 'the file ends with a line end')
   })
 })

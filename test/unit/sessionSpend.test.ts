@@ -4,10 +4,31 @@ import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
 import type { KeyRow } from '../../src/gateway/store/keysRepo'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 
-const key: KeyRow = { id: 'k', name: 'agent', lookup: '', hash: '', last4: '', created_at: 0, revoked_at: null, last_used_at: null, default_preset: null, policy: '{}', prepaid: 0, daily_limit_usd: null, monthly_limit_usd: null, owner_id: null }
+const key: KeyRow = {
+  id: 'k',
+  name: 'agent',
+  lookup: '',
+  hash: '',
+  last4: '',
+  created_at: 0,
+  revoked_at: null,
+  last_used_at: null,
+  default_preset: null,
+  policy: '{}',
+  prepaid: 0,
+  daily_limit_usd: null,
+  monthly_limit_usd: null,
+  owner_id: null,
+}
 const policy = { max_session_requests: 1 }
 const recordOf = (sessionId: string) =>
-  ({ key_id: 'k', endpoint: 'chat.completions', created_at: new Date(0).toISOString(), cost: null, attribution: { session_id: sessionId } }) as unknown as RequestRecord
+  ({
+    key_id: 'k',
+    endpoint: 'chat.completions',
+    created_at: new Date(0).toISOString(),
+    cost: null,
+    attribution: { session_id: sessionId },
+  }) as unknown as RequestRecord
 
 describe('SessionSpend: sessions kept in memory', () => {
   it('drops idle sessions past 10,000, never one with a request in flight, and reads a dropped one from the store again', () => {

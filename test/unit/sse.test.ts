@@ -54,7 +54,10 @@ describe('SSE parser', () => {
     const ok = new SseParser(10)
     assert.deepEqual(ok.push(bytes('data: 1234\n\n')), [{ event: null, data: '1234' }])
     const over = new SseParser(10)
-    assert.throws(() => over.push(bytes('data: 12345\n\n')), (err: Error) => err instanceof SseLimitError && /line longer than .* 10 characters/.test(err.message))
+    assert.throws(
+      () => over.push(bytes('data: 12345\n\n')),
+      (err: Error) => err instanceof SseLimitError && /line longer than .* 10 characters/.test(err.message),
+    )
   })
 
   it('refuses an over-long line while it is still arriving, without waiting for its end', () => {
@@ -74,6 +77,9 @@ describe('SSE parser', () => {
   it('refuses an event whose data lines together outgrow the limit', () => {
     const p = new SseParser(10)
     assert.deepEqual(p.push(bytes('data: 1234\ndata: 1234\n')), [])
-    assert.throws(() => p.push(bytes('data: 1\n')), (err: Error) => err instanceof SseLimitError && /event longer/.test(err.message))
+    assert.throws(
+      () => p.push(bytes('data: 1\n')),
+      (err: Error) => err instanceof SseLimitError && /event longer/.test(err.message),
+    )
   })
 })

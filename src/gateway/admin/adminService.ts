@@ -80,8 +80,7 @@ export class AdminService {
     } catch (err) {
       // An AdminError is an answer; anything else is a defect, and its stack is what finds it.
       if (!(err instanceof AdminError)) this.gw.logger.error({ err, operation: name }, 'internal error')
-      const e =
-        err instanceof AdminError ? err : new AdminError(500, 'internal_error', `internal error: ${(err as Error).message}`)
+      const e = err instanceof AdminError ? err : new AdminError(500, 'internal_error', `internal error: ${(err as Error).message}`)
       return { result: { ok: false, error: e.toContract() }, session: ctx.session }
     }
   }

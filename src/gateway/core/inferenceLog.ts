@@ -4,7 +4,14 @@ import type { RequestContext } from '../pipeline/requestContext'
 import type { Outcome } from '../store/requestsRepo'
 
 /** The line of one inference request, whatever its outcome: who, what, where, how it ended, how long, how much. */
-export function logInference(log: Pick<Logger, 'info'>, ctx: RequestContext, status: number, outcome: Outcome, error: ApiError | null, latencyMs: number): void {
+export function logInference(
+  log: Pick<Logger, 'info'>,
+  ctx: RequestContext,
+  status: number,
+  outcome: Outcome,
+  error: ApiError | null,
+  latencyMs: number,
+): void {
   log.info(
     {
       endpoint: ctx.endpoint,

@@ -64,7 +64,12 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
  * at the latest here, before the record is queued. Resolves to the request's context, or null
  * when authentication refused it (nothing recorded, nothing logged).
  */
-export async function runInference<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, call: InferenceCall, sink: Sink): Promise<RequestContext | null> {
+export async function runInference<B extends Record<string, unknown>>(
+  gw: CoreDeps,
+  wire: InboundWire<B>,
+  call: InferenceCall,
+  sink: Sink,
+): Promise<RequestContext | null> {
   let key: KeyRow
   try {
     key = call.keyId !== undefined ? gw.keyIndex.authenticateById(call.keyId) : gw.keyIndex.authenticate(call.authorization)
@@ -85,8 +90,7 @@ export async function runInference<B extends Record<string, unknown>>(gw: CoreDe
     } else {
       // An ApiError is an answer; anything else is a defect, and its stack is what finds it.
       if (!(err instanceof ApiError)) call.log.error({ err }, 'internal error')
-      const apiError =
-        err instanceof ApiError ? err : new ApiError(500, 'server_error', `internal error: ${(err as Error).message}`, 'internal_error')
+      const apiError = err instanceof ApiError ? err : new ApiError(500, 'server_error', `internal error: ${(err as Error).message}`, 'internal_error')
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
@@ -128,7 +132,13 @@ function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<str
 }
 
 /** The stages, from the body as sent to the answer delivered. */
-async function serve<B extends Record<string, unknown>>(gw: CoreDeps, wire: InboundWire<B>, call: InferenceCall, ctx: RequestContext, sink: Sink): Promise<Finished> {
+async function serve<B extends Record<string, unknown>>(
+  gw: CoreDeps,
+  wire: InboundWire<B>,
+  call: InferenceCall,
+  ctx: RequestContext,
+  sink: Sink,
+): Promise<Finished> {
   const asSent = wire.read(call.body)
   ctx.model = asSent.model
   ctx.stream = asSent.stream

@@ -34,9 +34,7 @@ export class KeyIndex {
   /** The key a request presents, or the 401 it gets: missing, malformed, unknown or revoked. */
   authenticate(authorization: string | undefined): KeyRow {
     if (!authorization) {
-      throw invalidApiKey(
-        "You didn't provide an API key. Send your gateway key as `Authorization: Bearer gw-…` (create one with `gw keys create`).",
-      )
+      throw invalidApiKey("You didn't provide an API key. Send your gateway key as `Authorization: Bearer gw-…` (create one with `gw keys create`).")
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
     if (!match) throw invalidApiKey('The Authorization header must be `Bearer <key>`.')

@@ -19,8 +19,7 @@ interface Spend {
   usd: number
 }
 
-const insufficient = (message: string) =>
-  new ApiError(402, 'insufficient_quota', message, 'insufficient_balance', null, { 'x-should-retry': 'false' })
+const insufficient = (message: string) => new ApiError(402, 'insufficient_quota', message, 'insufficient_balance', null, { 'x-should-retry': 'false' })
 
 /** A pico-dollar amount as a price: `$0.0048`, `$2.00`. */
 export const usd = (pico: bigint) => `$${picoToUsdNumber(pico).toFixed(6).replace(/0+$/, '').replace(/\.$/, '.00')}`

@@ -39,7 +39,12 @@ export function debitBeforeDelivery(balances: Balances, ctx: RequestContext): vo
     balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
   } catch (err) {
     r.debit = 'waived'
-    throw new ApiError(503, 'server_error', `The charge for this answer could not be stored, so the answer is withheld: ${(err as Error).message}`, 'ledger_unavailable')
+    throw new ApiError(
+      503,
+      'server_error',
+      `The charge for this answer could not be stored, so the answer is withheld: ${(err as Error).message}`,
+      'ledger_unavailable',
+    )
   }
 }
 

@@ -4,8 +4,7 @@ import { ApiError } from '../errors'
 import type { Target } from './resolveModel'
 import { picoToUsd } from '../pricing/priceUsage'
 
-export const policyViolation = (message: string, param: string | null = null) =>
-  new ApiError(403, 'invalid_request_error', message, 'policy_violation', param)
+export const policyViolation = (message: string, param: string | null = null) => new ApiError(403, 'invalid_request_error', message, 'policy_violation', param)
 
 /** `*` matches any run of characters, everything else literally. */
 export function globMatch(pattern: string, value: string): boolean {
@@ -38,7 +37,10 @@ export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
     throw policyViolation(`${who} may not use provider ${provider} [rule: allowed_providers = ${policy.allowed_providers.join(', ')}]`, 'model')
   }
   const canonical = `${provider}/${p.target.upstreamModel}`
-  if (policy.allowed_models && !policy.allowed_models.some((g) => globMatch(g, canonical) || globMatch(g, p.target.upstreamModel) || globMatch(g, p.requested))) {
+  if (
+    policy.allowed_models &&
+    !policy.allowed_models.some((g) => globMatch(g, canonical) || globMatch(g, p.target.upstreamModel) || globMatch(g, p.requested))
+  ) {
     throw policyViolation(`${who} may not use model ${canonical} [rule: allowed_models = ${policy.allowed_models.join(', ')}]`, 'model')
   }
   if (policy.max_tokens !== undefined && p.chat) {

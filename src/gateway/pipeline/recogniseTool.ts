@@ -67,7 +67,8 @@ export function toolOf(h: ToolHeaders | null): string | null {
   if (!browser) return fromUserAgent(ua)
   if (h['anthropic-beta']?.includes('claude-code-')) return 'claude-code'
   // An SDK in a browser cannot set its user agent; its own headers still say what it is.
-  if (h['x-stainless-lang']) return bounded(`stainless-${h['x-stainless-lang']}${h['x-stainless-package-version'] ? ` ${h['x-stainless-package-version']}` : ''}`)
+  if (h['x-stainless-lang'])
+    return bounded(`stainless-${h['x-stainless-lang']}${h['x-stainless-package-version'] ? ` ${h['x-stainless-package-version']}` : ''}`)
   return ua === undefined ? null : 'browser'
 }
 

@@ -22,7 +22,11 @@ export interface ModelSources {
  * What a model id names without asking any provider: `<provider-id>/<model>` for a known
  * provider, or a bare id the price catalog knows. Null otherwise.
  */
-export function lookupModel(registry: ProviderRegistry, priceBook: PriceBook, model: string): { provider: Provider; upstreamModel: string; priced: PricedModel | null } | null {
+export function lookupModel(
+  registry: ProviderRegistry,
+  priceBook: PriceBook,
+  model: string,
+): { provider: Provider; upstreamModel: string; priced: PricedModel | null } | null {
   const slash = model.indexOf('/')
   if (slash > 0) {
     const provider = registry.get(model.slice(0, slash))

@@ -19,9 +19,7 @@ export class PresetValidationError extends Error {
 export function validatePreset(input: unknown, registry: ProviderRegistry, priceBook: PriceBook): PresetFields {
   const parsed = presetInput.safeParse(input)
   if (!parsed.success) {
-    throw new PresetValidationError(
-      parsed.error.issues.map((i) => ({ field: i.path.join('.') || 'input', message: i.message })),
-    )
+    throw new PresetValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || 'input', message: i.message })))
   }
   const p = parsed.data
   const issues: Array<{ field: string; message: string }> = []
@@ -52,4 +50,3 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
     description: p.description ?? null,
   }
 }
-

@@ -231,11 +231,7 @@ const openaiModels: CatalogModel[] = [
   openai('gpt-5', { input: 1.25, cached_input: 0.125, output: 10 }, { ...GPT_400K, status: 'deprecated; shutdown 2026-12-11' }),
   openai('gpt-5-mini', { input: 0.25, cached_input: 0.025, output: 2 }, { ...GPT_400K, status: 'deprecated; shutdown 2026-12-11' }),
   openai('gpt-5-nano', { input: 0.05, cached_input: 0.005, output: 0.4 }, { ...GPT_400K, status: 'deprecated; shutdown 2026-12-11' }),
-  openai(
-    'gpt-5-pro',
-    { input: 15, output: 120 },
-    { context_length: 400_000, max_output_tokens: 272_000, status: 'deprecated; shutdown 2026-12-11' },
-  ),
+  openai('gpt-5-pro', { input: 15, output: 120 }, { context_length: 400_000, max_output_tokens: 272_000, status: 'deprecated; shutdown 2026-12-11' }),
   openai(
     'gpt-4.1',
     { input: 2, cached_input: 0.5, output: 8 },
@@ -262,16 +258,8 @@ const openaiModels: CatalogModel[] = [
     { input: 0.15, cached_input: 0.075, output: 0.6 },
     { context_length: 128_000, max_output_tokens: 16_384, status: 'deprecated; shutdown 2027-01-14' },
   ),
-  openai(
-    'o3',
-    { input: 2, cached_input: 0.5, output: 8 },
-    { context_length: 200_000, max_output_tokens: 100_000, status: 'deprecated; shutdown 2026-12-11' },
-  ),
-  openai(
-    'o3-pro',
-    { input: 20, output: 80 },
-    { context_length: 200_000, max_output_tokens: 100_000, status: 'deprecated; shutdown 2026-12-11' },
-  ),
+  openai('o3', { input: 2, cached_input: 0.5, output: 8 }, { context_length: 200_000, max_output_tokens: 100_000, status: 'deprecated; shutdown 2026-12-11' }),
+  openai('o3-pro', { input: 20, output: 80 }, { context_length: 200_000, max_output_tokens: 100_000, status: 'deprecated; shutdown 2026-12-11' }),
   embedding('openai', 'text-embedding-3-small', 0.02, { context_length: 8_191 }),
   embedding('openai', 'text-embedding-3-large', 0.13, { context_length: 8_191 }),
   embedding('openai', 'text-embedding-ada-002', 0.1, { context_length: 8_191, status: 'lifecycle unconfirmed', unconfirmed: true }),
@@ -318,11 +306,15 @@ const geminiModels: CatalogModel[] = [
     unconfirmed: true,
   }),
   // Re-routed to gemini-3.6-flash; which rates a re-routed call bills at is unknown, so its own list price.
-  gemini('gemini-3.5-flash', { input: 1.5, cached_input: 0.15, output: 9 }, {
-    ...GEMINI_3,
-    status: 'deprecated; routed to gemini-3.6-flash',
-    unconfirmed: true,
-  }),
+  gemini(
+    'gemini-3.5-flash',
+    { input: 1.5, cached_input: 0.15, output: 9 },
+    {
+      ...GEMINI_3,
+      status: 'deprecated; routed to gemini-3.6-flash',
+      unconfirmed: true,
+    },
+  ),
   gemini('gemini-3.5-flash-lite', { input: 0.3, cached_input: 0.03, output: 2.5 }, GEMINI_3),
   gemini(
     'gemini-3.1-pro-preview',
@@ -361,11 +353,15 @@ const MISTRAL_128K = { context_length: 131_072 }
 
 const mistralModels: CatalogModel[] = [
   // Cache-read rate unknown: cached tokens bill at the input rate (an upper bound).
-  mistral('mistral-medium-3-5', { input: 1.5, output: 7.5 }, {
-    ...MISTRAL_256K,
-    unconfirmed: true,
-    aliases: ['mistral-medium-latest', 'mistral-medium-2604'],
-  }),
+  mistral(
+    'mistral-medium-3-5',
+    { input: 1.5, output: 7.5 },
+    {
+      ...MISTRAL_256K,
+      unconfirmed: true,
+      aliases: ['mistral-medium-latest', 'mistral-medium-2604'],
+    },
+  ),
   mistral('mistral-large-2512', { input: 0.5, cached_input: 0.05, output: 1.5 }, MISTRAL_256K),
   mistral('mistral-small-2603', { input: 0.15, cached_input: 0.015, output: 0.6 }, { ...MISTRAL_256K, aliases: ['mistral-small-latest'] }),
   mistral('devstral-2512', { input: 0.4, cached_input: 0.04, output: 2 }, MISTRAL_256K),
@@ -427,16 +423,24 @@ const chinaHolidays: HolidayCalendar = {
 }
 
 const deepseekModels: CatalogModel[] = [
-  deepseek('deepseek-flash', { input: 0.15, cached_input: 0.003, output: 0.6 }, {
-    ...DEEPSEEK_LIMITS,
-    peak: deepseekPeak({ input: 0.3, cached_input: 0.006, output: 1.2 }),
-    // Legacy names served by V4.1-Flash and billed at its rates.
-    aliases: ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'],
-  }),
-  deepseek('deepseek-v4-pro', { input: 0.66, cached_input: 0.022, output: 1.98 }, {
-    ...DEEPSEEK_LIMITS,
-    peak: deepseekPeak({ input: 1.32, cached_input: 0.044, output: 3.96 }),
-  }),
+  deepseek(
+    'deepseek-flash',
+    { input: 0.15, cached_input: 0.003, output: 0.6 },
+    {
+      ...DEEPSEEK_LIMITS,
+      peak: deepseekPeak({ input: 0.3, cached_input: 0.006, output: 1.2 }),
+      // Legacy names served by V4.1-Flash and billed at its rates.
+      aliases: ['deepseek-v4-flash', 'deepseek-v4-flash-vision-exp'],
+    },
+  ),
+  deepseek(
+    'deepseek-v4-pro',
+    { input: 0.66, cached_input: 0.022, output: 1.98 },
+    {
+      ...DEEPSEEK_LIMITS,
+      peak: deepseekPeak({ input: 1.32, cached_input: 0.044, output: 3.96 }),
+    },
+  ),
 ]
 
 // ---------------------------------------------------------------------------------------------
@@ -446,45 +450,77 @@ const xai = chat('xai')
 const grokLong = (rates: TokenRates): LongContextTier => ({ above_prompt_tokens: 199_999, ...rates })
 
 const xaiModels: CatalogModel[] = [
-  xai('grok-4.7', { input: 2, cached_input: 0.5, output: 6 }, {
-    context_length: 500_000,
-    long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
-  }),
-  xai('grok-4.6', { input: 2, cached_input: 0.5, output: 6 }, {
-    context_length: 500_000,
-    long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
-  }),
+  xai(
+    'grok-4.7',
+    { input: 2, cached_input: 0.5, output: 6 },
+    {
+      context_length: 500_000,
+      long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
+    },
+  ),
+  xai(
+    'grok-4.6',
+    { input: 2, cached_input: 0.5, output: 6 },
+    {
+      context_length: 500_000,
+      long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
+    },
+  ),
   // CONFLICT: cached 0.50 is the figure quoted from xAI's docs; aicostbudget lists 0.30.
-  xai('grok-4.5', { input: 2, cached_input: 0.5, output: 6 }, {
-    context_length: 500_000,
-    long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
-    unconfirmed: true,
-  }),
+  xai(
+    'grok-4.5',
+    { input: 2, cached_input: 0.5, output: 6 },
+    {
+      context_length: 500_000,
+      long_context: grokLong({ input: 4, cached_input: 1, output: 12 }),
+      unconfirmed: true,
+    },
+  ),
   // Slugs retired on 2026-05-15 are redirected here and bill at these rates.
-  xai('grok-4.3', { input: 1.25, cached_input: 0.2, output: 2.5 }, {
-    context_length: 1_000_000,
-    long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
-    aliases: ['grok-4-0709', 'grok-4-fast*', 'grok-4-1-fast*', 'grok-3*'],
-  }),
-  xai('grok-4.20-0309-reasoning', { input: 1.25, cached_input: 0.2, output: 2.5 }, {
-    context_length: 1_000_000,
-    long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
-  }),
-  xai('grok-4.20-0309-non-reasoning', { input: 1.25, cached_input: 0.2, output: 2.5 }, {
-    context_length: 1_000_000,
-    long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
-  }),
+  xai(
+    'grok-4.3',
+    { input: 1.25, cached_input: 0.2, output: 2.5 },
+    {
+      context_length: 1_000_000,
+      long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
+      aliases: ['grok-4-0709', 'grok-4-fast*', 'grok-4-1-fast*', 'grok-3*'],
+    },
+  ),
+  xai(
+    'grok-4.20-0309-reasoning',
+    { input: 1.25, cached_input: 0.2, output: 2.5 },
+    {
+      context_length: 1_000_000,
+      long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
+    },
+  ),
+  xai(
+    'grok-4.20-0309-non-reasoning',
+    { input: 1.25, cached_input: 0.2, output: 2.5 },
+    {
+      context_length: 1_000_000,
+      long_context: grokLong({ input: 2.5, cached_input: 0.4, output: 5 }),
+    },
+  ),
   // CONFLICT: models.dev's $1.25/$2.50 matches the cut 4.20 family price; genai-prices' $2/$6 is the
   // launch price. No long-context tier is published for it.
-  xai('grok-4.20-multi-agent-0309', { input: 1.25, cached_input: 0.2, output: 2.5 }, {
-    context_length: 1_000_000,
-    status: 'beta',
-    unconfirmed: true,
-  }),
-  xai('grok-build-0.1', { input: 1, cached_input: 0.2, output: 2 }, {
-    context_length: 256_000,
-    long_context: grokLong({ input: 2, cached_input: 0.4, output: 4 }),
-  }),
+  xai(
+    'grok-4.20-multi-agent-0309',
+    { input: 1.25, cached_input: 0.2, output: 2.5 },
+    {
+      context_length: 1_000_000,
+      status: 'beta',
+      unconfirmed: true,
+    },
+  ),
+  xai(
+    'grok-build-0.1',
+    { input: 1, cached_input: 0.2, output: 2 },
+    {
+      context_length: 256_000,
+      long_context: grokLong({ input: 2, cached_input: 0.4, output: 4 }),
+    },
+  ),
 ]
 
 // ---------------------------------------------------------------------------------------------
@@ -494,34 +530,54 @@ const groq = chat('groq')
 
 const groqModels: CatalogModel[] = [
   // CONFLICT: the gpt-oss cached rates are in Groq's docs per llm-kit; some trackers say unpublished.
-  groq('openai/gpt-oss-120b', { input: 0.15, cached_input: 0.075, output: 0.6 }, {
-    context_length: 131_072,
-    max_output_tokens: 65_536,
-    unconfirmed: true,
-  }),
-  groq('openai/gpt-oss-20b', { input: 0.075, cached_input: 0.0375, output: 0.3 }, {
-    context_length: 131_072,
-    max_output_tokens: 65_536,
-    unconfirmed: true,
-  }),
+  groq(
+    'openai/gpt-oss-120b',
+    { input: 0.15, cached_input: 0.075, output: 0.6 },
+    {
+      context_length: 131_072,
+      max_output_tokens: 65_536,
+      unconfirmed: true,
+    },
+  ),
+  groq(
+    'openai/gpt-oss-20b',
+    { input: 0.075, cached_input: 0.0375, output: 0.3 },
+    {
+      context_length: 131_072,
+      max_output_tokens: 65_536,
+      unconfirmed: true,
+    },
+  ),
   groq('openai/gpt-oss-safeguard-20b', { input: 0.075, output: 0.3 }, { context_length: 131_072, max_output_tokens: 65_536, status: 'beta' }),
-  groq('llama-3.1-8b-instant', { input: 0.05, output: 0.08 }, {
-    context_length: 131_072,
-    max_output_tokens: 131_072,
-    status: 'paid tiers only since 2026-08-16',
-  }),
-  groq('llama-3.3-70b-versatile', { input: 0.59, output: 0.79 }, {
-    context_length: 131_072,
-    max_output_tokens: 32_768,
-    status: 'paid tiers only since 2026-08-16',
-  }),
+  groq(
+    'llama-3.1-8b-instant',
+    { input: 0.05, output: 0.08 },
+    {
+      context_length: 131_072,
+      max_output_tokens: 131_072,
+      status: 'paid tiers only since 2026-08-16',
+    },
+  ),
+  groq(
+    'llama-3.3-70b-versatile',
+    { input: 0.59, output: 0.79 },
+    {
+      context_length: 131_072,
+      max_output_tokens: 32_768,
+      status: 'paid tiers only since 2026-08-16',
+    },
+  ),
   groq('qwen/qwen3.6-27b', { input: 0.6, output: 3 }, { context_length: 131_072, max_output_tokens: 16_384, status: 'preview' }),
-  groq('meta-llama/llama-4-scout-17b-16e-instruct', { input: 0.11, output: 0.34 }, {
-    context_length: 131_072,
-    max_output_tokens: 8_192,
-    status: 'paid-tier availability unconfirmed',
-    unconfirmed: true,
-  }),
+  groq(
+    'meta-llama/llama-4-scout-17b-16e-instruct',
+    { input: 0.11, output: 0.34 },
+    {
+      context_length: 131_072,
+      max_output_tokens: 8_192,
+      status: 'paid-tier availability unconfirmed',
+      unconfirmed: true,
+    },
+  ),
   groq('qwen/qwen3-32b', { input: 0.29, output: 0.59 }, { context_length: 131_072, max_output_tokens: 40_960, status: 'preview' }),
 ]
 

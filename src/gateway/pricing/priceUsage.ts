@@ -83,7 +83,12 @@ function resolve(model: CatalogModel, at: Date, promptTokens: number, calendar: 
 }
 
 /** The rates a request bills at: schedule row for the date, then peak hours, then the long-context tier. */
-export function ratesAt(model: CatalogModel, at: Date, promptTokens: number, calendar: HolidayCalendar | null = null): { rates: TokenRates; tier: string | null } {
+export function ratesAt(
+  model: CatalogModel,
+  at: Date,
+  promptTokens: number,
+  calendar: HolidayCalendar | null = null,
+): { rates: TokenRates; tier: string | null } {
   const { rates, tier } = resolve(model, at, promptTokens, calendar)
   return { rates, tier }
 }
@@ -104,7 +109,14 @@ const ZERO: Amounts = { input: 0, cached: 0, write: 0, output: 0, fees: 0, savin
  * One literal with every field: on the request path this matters, because V8 (Node 20) builds
  * `{ ...base, more }` through a slow path that cost ~7 µs per request here.
  */
-function cost(input: PriceInput, long: boolean, amounts: Amounts | null, unpricedReason: string | null, priceSource: string | null, tier: string | null = null): Cost {
+function cost(
+  input: PriceInput,
+  long: boolean,
+  amounts: Amounts | null,
+  unpricedReason: string | null,
+  priceSource: string | null,
+  tier: string | null = null,
+): Cost {
   const u = input.usage
   return {
     currency: 'USD',
@@ -140,7 +152,14 @@ export function priceUsage(input: PriceInput): Cost {
   if (input.local) return cost(input, false, ZERO, null, 'local')
   if (!model) return cost(input, false, null, input.unknownReason ?? 'no price known for this model', null)
   if (!usage) return cost(input, false, null, 'provider reported no usage', null)
-  if (usage.anomaly) return cost(input, false, null, `${usage.anomaly}; ${NOT_PRICED_FROM_ANOMALY} (a prepaid key is charged what was reserved when the request was admitted)`, null)
+  if (usage.anomaly)
+    return cost(
+      input,
+      false,
+      null,
+      `${usage.anomaly}; ${NOT_PRICED_FROM_ANOMALY} (a prepaid key is charged what was reserved when the request was admitted)`,
+      null,
+    )
 
   const { rates, tier, long, listed } = resolve(model, input.at, usage.prompt_tokens, input.calendar ?? null)
   if (rates.output === undefined && usage.completion_tokens > 0) {
@@ -176,7 +195,13 @@ export function priceUsage(input: PriceInput): Cost {
   const finalPico = inputPico + cachedPico + writePico + outputPico + feesPico
   // Past 2^53 pico-dollars ($9,007) sums of pico stop being exact, and no request costs that much.
   if (!Number.isSafeInteger(finalPico) || !Number.isSafeInteger(savingsPico)) {
-    return cost(input, long, null, `a cost beyond $${MAX_PRICED_USD.toLocaleString('en-US')} for one request is not plausible; check the price set for ${model.provider}/${model.model}`, null)
+    return cost(
+      input,
+      long,
+      null,
+      `a cost beyond $${MAX_PRICED_USD.toLocaleString('en-US')} for one request is not plausible; check the price set for ${model.provider}/${model.model}`,
+      null,
+    )
   }
   const amounts: Amounts = {
     input: picoToUsd(inputPico),

@@ -111,9 +111,7 @@ export function repriceBatch(db: Db, priceBook: PriceBook, o: RepriceOptions, no
     )
     const update = db.prepare(`UPDATE requests SET cost_usd = ?, priced = ?, detail = ? WHERE id = ?`)
     const charged = db.prepare(`SELECT COALESCE(-SUM(amount_pico), 0) FROM ledger WHERE request_id = ? AND key_id = ?`).pluck().safeIntegers(true)
-    const adjust = db.prepare(
-      `INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, 'adjustment', ?, ?, ?)`,
-    )
+    const adjust = db.prepare(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, 'adjustment', ?, ?, ?)`)
     db.transaction(() => {
       for (const { record, cost, prepaidKey } of changes) {
         const old = record.cost

@@ -92,8 +92,7 @@ const label = (v: unknown): string | null => (typeof v === 'string' && v !== '' 
  * The service tier an OpenAI-shaped answer says served it: the response's (or a chunk's)
  * `service_tier` beside `usage`, not the one asked for (`auto` resolves to what ran).
  */
-export const withServedTier = (usage: NormalizedUsage | null, tier: unknown): NormalizedUsage | null =>
-  usage && withExtras(usage, tier, null, 0)
+export const withServedTier = (usage: NormalizedUsage | null, tier: unknown): NormalizedUsage | null => usage && withExtras(usage, tier, null, 0)
 
 /** Sets the tier, region and per-call count a provider reported; leaves out what it did not. */
 export function withExtras(usage: NormalizedUsage, tier: unknown, geo: unknown, webSearches: number): NormalizedUsage {

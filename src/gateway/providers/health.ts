@@ -12,12 +12,22 @@ const PROBE_TIMEOUT_MS = 3000
 const TTL_MS = 60_000
 
 /** Asks a provider for its model list: the cheapest real call, proving endpoint and credential. */
-export async function probeProvider(agent: UpstreamAgent, registry: ProviderRegistry, provider: Provider, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProviderStatus> {
+export async function probeProvider(
+  agent: UpstreamAgent,
+  registry: ProviderRegistry,
+  provider: Provider,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<ProviderStatus> {
   const checked_at = Date.now()
   const credential = await registry.credential(provider.id)
   if (!credential && !provider.local) {
     // How to give it one depends on where the reader is (the dashboard's key field, the CLI): `fix` says what, each says how.
-    return { ok: false, checked_at, fix: 'api_key', reason: `no API key for ${provider.id}: none is stored, and ${envVarFor(provider.id)} is not set where the gateway runs` }
+    return {
+      ok: false,
+      checked_at,
+      fix: 'api_key',
+      reason: `no API key for ${provider.id}: none is stored, and ${envVarFor(provider.id)} is not set where the gateway runs`,
+    }
   }
   const adapter = adapterFor(provider.kind)
   const started = performance.now()

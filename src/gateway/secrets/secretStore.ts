@@ -75,11 +75,7 @@ export interface Credential {
 }
 
 /** The environment variable overrides the keychain, for headless servers without one. */
-export async function resolveCredential(
-  providerId: string,
-  store: SecretStore,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<Credential | null> {
+export async function resolveCredential(providerId: string, store: SecretStore, env: NodeJS.ProcessEnv = process.env): Promise<Credential | null> {
   const fromEnv = env[envVarFor(providerId)]
   if (fromEnv) return { value: fromEnv, source: 'env' }
   try {

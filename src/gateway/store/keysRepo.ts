@@ -137,9 +137,7 @@ export class KeysRepo {
   /** Finds by id, by exact name, or by the masked/lookup prefix a person copied from a listing. */
   find(ref: string): KeyRow | undefined {
     const lookup = ref.startsWith('gw-') ? ref.slice(3, 11) : ref
-    const rows = this.db
-      .prepare(`SELECT * FROM keys WHERE id = ? OR name = ? OR lookup = ? ORDER BY created_at DESC`)
-      .all(ref, ref, lookup) as KeyRow[]
+    const rows = this.db.prepare(`SELECT * FROM keys WHERE id = ? OR name = ? OR lookup = ? ORDER BY created_at DESC`).all(ref, ref, lookup) as KeyRow[]
     if (rows.length > 1) throw new Error(`"${ref}" matches ${rows.length} keys; use the key id`)
     return rows[0]
   }

@@ -25,9 +25,7 @@ export class LedgerRepo {
   private readonly insertStmt
 
   constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare(
-      `INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
+    this.insertStmt = db.prepare(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, ?, ?, ?, ?)`)
   }
 
   /**
@@ -53,10 +51,10 @@ export class LedgerRepo {
   }
 
   balances(): Map<string, bigint> {
-    const rows = this.db
-      .prepare(`SELECT key_id, SUM(amount_pico) AS total FROM ledger GROUP BY key_id`)
-      .safeIntegers(true)
-      .all() as Array<{ key_id: string; total: bigint }>
+    const rows = this.db.prepare(`SELECT key_id, SUM(amount_pico) AS total FROM ledger GROUP BY key_id`).safeIntegers(true).all() as Array<{
+      key_id: string
+      total: bigint
+    }>
     return new Map(rows.map((r) => [r.key_id, r.total]))
   }
 
@@ -75,9 +73,6 @@ export class LedgerRepo {
 
   /** Spend of a key since a time, from its priced request records (keys without a balance spend too). */
   spendSince(keyId: string, since: number): number {
-    return this.db
-      .prepare(`SELECT COALESCE(SUM(cost_usd), 0) FROM requests WHERE key_id = ? AND created_at >= ?`)
-      .pluck()
-      .get(keyId, since) as number
+    return this.db.prepare(`SELECT COALESCE(SUM(cost_usd), 0) FROM requests WHERE key_id = ? AND created_at >= ?`).pluck().get(keyId, since) as number
   }
 }

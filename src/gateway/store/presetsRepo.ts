@@ -69,18 +69,17 @@ export class PresetsRepo {
 
   /** Keys whose default is this preset; deleting it would silently change what they do. */
   keysUsing(name: string): Array<{ id: string; name: string }> {
-    return this.db
-      .prepare(`SELECT id, name FROM keys WHERE default_preset = ? AND revoked_at IS NULL ORDER BY name`)
-      .all(name) as Array<{ id: string; name: string }>
+    return this.db.prepare(`SELECT id, name FROM keys WHERE default_preset = ? AND revoked_at IS NULL ORDER BY name`).all(name) as Array<{
+      id: string
+      name: string
+    }>
   }
 
   delete(name: string, now = Date.now()): void {
     this.db.transaction(() => {
       const users = this.keysUsing(name)
       if (users.length > 0) {
-        throw new Error(
-          `preset ${name} is the default preset of ${users.map((k) => `${k.name} (${k.id})`).join(', ')}; change those keys first`,
-        )
+        throw new Error(`preset ${name} is the default preset of ${users.map((k) => `${k.name} (${k.id})`).join(', ')}; change those keys first`)
       }
       const aliases = this.db
         .prepare(`SELECT pattern FROM aliases WHERE target IN (?, ?) ORDER BY pattern`)

@@ -258,8 +258,7 @@ export class RecordWriter {
     }
   }
 
-  private readonly setAside: SetAside = (id, what, message) =>
-    this.opts.onError?.(new Error(`request ${id}: its ${what} could not be stored: ${message}`))
+  private readonly setAside: SetAside = (id, what, message) => this.opts.onError?.(new Error(`request ${id}: its ${what} could not be stored: ${message}`))
 
   private report(msg: FromWorker): void {
     if (msg.type === 'dropped') this.setAside(msg.id, msg.what, msg.message)

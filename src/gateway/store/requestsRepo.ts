@@ -75,7 +75,10 @@ export interface LoggedBodies {
 }
 
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
-export type RoutingFields = Pick<RequestRecord, 'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'>
+export type RoutingFields = Pick<
+  RequestRecord,
+  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'
+>
 
 /** Columns carry what is filtered or grouped on; the full record is kept as JSON beside them. */
 export class RequestsRepo {
@@ -93,9 +96,7 @@ export class RequestsRepo {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
-    this.insertDimension = db.prepare(
-      `INSERT OR IGNORE INTO request_dimensions (request_id, name, value, created_at) VALUES (?, ?, ?, ?)`,
-    )
+    this.insertDimension = db.prepare(`INSERT OR IGNORE INTO request_dimensions (request_id, name, value, created_at) VALUES (?, ?, ?, ?)`)
   }
 
   /** Call inside a transaction. */
@@ -152,16 +153,12 @@ export class RequestsRepo {
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */
   madeUpstream(upstreamId: string): { provider: string; key_id: string } | undefined {
     return this.db.prepare(`SELECT provider, key_id FROM requests WHERE upstream_id = ? ORDER BY created_at DESC LIMIT 1`).get(upstreamId) as
-      | { provider: string; key_id: string }
-      | undefined
+      { provider: string; key_id: string } | undefined
   }
 
   /** Newest first. */
   list(limit = 100, offset = 0): RequestRecord[] {
-    const rows = this.db
-      .prepare(`SELECT detail FROM requests ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-      .pluck()
-      .all(limit, offset) as string[]
+    const rows = this.db.prepare(`SELECT detail FROM requests ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`).pluck().all(limit, offset) as string[]
     return rows.map((d) => JSON.parse(d) as RequestRecord)
   }
 
@@ -174,8 +171,7 @@ export class RequestsRepo {
 
   bodies(id: string): LoggedBodies | null {
     const row = this.db.prepare(`SELECT request, response FROM request_bodies WHERE request_id = ?`).get(id) as
-      | { request: string; response: string }
-      | undefined
+      { request: string; response: string } | undefined
     return row ? { request: JSON.parse(row.request), response: JSON.parse(row.response) } : null
   }
 

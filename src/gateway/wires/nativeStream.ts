@@ -41,7 +41,13 @@ export interface NativeEvents {
  * the answer is priced and a prepaid charge is in the ledger; a stream that ends without it ends
  * with the wire's `error` event, priced on what was generated.
  */
-export async function relayNativeStream(ctx: RequestContext, sink: Sink, upstream: UpstreamResponse, signal: ClientAbort, events: NativeEvents): Promise<Finished> {
+export async function relayNativeStream(
+  ctx: RequestContext,
+  sink: Sink,
+  upstream: UpstreamResponse,
+  signal: ClientAbort,
+  events: NativeEvents,
+): Promise<Finished> {
   const providerId = ctx.target!.provider.id
   sink.open()
   // Only while body logging is on: the events as the client saw them, for the request detail.

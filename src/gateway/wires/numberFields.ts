@@ -8,7 +8,15 @@ export interface NumberRule {
 }
 
 const typeName = (v: unknown): string =>
-  Array.isArray(v) ? 'an array' : typeof v === 'number' ? (Number.isInteger(v) ? 'an integer' : 'a decimal number') : typeof v === 'object' ? 'an object' : `a ${typeof v}`
+  Array.isArray(v)
+    ? 'an array'
+    : typeof v === 'number'
+      ? Number.isInteger(v)
+        ? 'an integer'
+        : 'a decimal number'
+      : typeof v === 'object'
+        ? 'an object'
+        : `a ${typeof v}`
 
 /**
  * Refuses a numeric field of the wrong type or out of range, in OpenAI's words and codes, naming
@@ -21,15 +29,27 @@ export function checkNumbers(body: Record<string, unknown>, rules: Record<string
     const rule = rules[field]
     const kind = rule.integer ? 'integer' : 'decimal'
     if (typeof v !== 'number' || (rule.integer && !Number.isInteger(v))) {
-      throw invalidRequest(`Invalid type for '${field}': expected ${rule.integer ? 'an integer' : 'a number'}, but got ${typeName(v)} instead.`, field, 'invalid_type')
+      throw invalidRequest(
+        `Invalid type for '${field}': expected ${rule.integer ? 'an integer' : 'a number'}, but got ${typeName(v)} instead.`,
+        field,
+        'invalid_type',
+      )
     }
     const min = rule.min ?? (rule.integer ? Number.MIN_SAFE_INTEGER : undefined)
     const max = rule.max ?? (rule.integer ? Number.MAX_SAFE_INTEGER : undefined)
     if (min !== undefined && v < min) {
-      throw invalidRequest(`Invalid '${field}': ${kind} below minimum value. Expected a value >= ${min}, but got ${v} instead.`, field, `${kind}_below_min_value`)
+      throw invalidRequest(
+        `Invalid '${field}': ${kind} below minimum value. Expected a value >= ${min}, but got ${v} instead.`,
+        field,
+        `${kind}_below_min_value`,
+      )
     }
     if (max !== undefined && v > max) {
-      throw invalidRequest(`Invalid '${field}': ${kind} above maximum value. Expected a value <= ${max}, but got ${v} instead.`, field, `${kind}_above_max_value`)
+      throw invalidRequest(
+        `Invalid '${field}': ${kind} above maximum value. Expected a value <= ${max}, but got ${v} instead.`,
+        field,
+        `${kind}_above_max_value`,
+      )
     }
   }
 }

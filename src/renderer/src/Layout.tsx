@@ -51,7 +51,12 @@ function Sidebar({ current }: { current: string }) {
       <ul className="nav">
         {NAV.filter((n) => !n.admin || isAdmin).map((n) => (
           <li key={n.id}>
-            <a href={`#/${n.id}`} className={current === n.id ? 'nav-link nav-on' : 'nav-link'} aria-current={current === n.id ? 'page' : undefined} data-testid={`nav-${n.id}`}>
+            <a
+              href={`#/${n.id}`}
+              className={current === n.id ? 'nav-link nav-on' : 'nav-link'}
+              aria-current={current === n.id ? 'page' : undefined}
+              data-testid={`nav-${n.id}`}
+            >
               {n.label}
             </a>
           </li>

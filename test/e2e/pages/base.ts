@@ -35,10 +35,10 @@ export class BasePage {
     // to poll, which the dashboard's CSP (script-src 'self') refuses. The page's DOM types are not
     // in the Node-side type check, hence the narrow cast.
     type Page = { document: { querySelectorAll(selector: string): { length: number } } }
-    await this.page.waitForFunction(
-      ([id, n]) => (globalThis as unknown as Page).document.querySelectorAll(`[data-testid="${id}"]`).length === n,
-      [testId, count] as const,
-    )
+    await this.page.waitForFunction(([id, n]) => (globalThis as unknown as Page).document.querySelectorAll(`[data-testid="${id}"]`).length === n, [
+      testId,
+      count,
+    ] as const)
   }
 
   /** The answer of a management call, started by `action`. */

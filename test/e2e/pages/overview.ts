@@ -26,7 +26,9 @@ export class OverviewPage extends BasePage {
   /** The breakdown's rows as [first column, requests]. */
   async breakdownRows(): Promise<Array<[string, string]>> {
     const rows = await this.id('breakdown').locator('tbody tr').all()
-    return Promise.all(rows.map(async (r) => [(await r.locator('td').nth(0).innerText()).trim(), (await r.locator('td').nth(1).innerText()).trim()] as [string, string]))
+    return Promise.all(
+      rows.map(async (r) => [(await r.locator('td').nth(0).innerText()).trim(), (await r.locator('td').nth(1).innerText()).trim()] as [string, string]),
+    )
   }
   async totalRequests(): Promise<string> {
     return this.id('total-requests-value').innerText()

@@ -7,7 +7,9 @@ export const CHROMIUM = '/usr/bin/chromium'
 
 /** Why the browser tests cannot run here, or null. */
 export function skipReason(): string | null {
-  return fs.existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium) to run the dashboard e2e tests`
+  return fs.existsSync(CHROMIUM)
+    ? null
+    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium) to run the dashboard e2e tests`
 }
 
 export function launch(): Promise<Browser> {
@@ -52,7 +54,12 @@ export class WatchedPage {
 }
 
 export async function openPage(browser: Browser, baseUrl: string, theme: Theme = 'light'): Promise<WatchedPage> {
-  const context = await browser.newContext({ baseURL: baseUrl, viewport: { width: 1360, height: 900 }, colorScheme: theme, permissions: ['clipboard-read', 'clipboard-write'] })
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: 1360, height: 900 },
+    colorScheme: theme,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  })
   context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   return new WatchedPage(page, context)
@@ -88,4 +95,12 @@ export async function axe(page: Page): Promise<AxeViolation[]> {
 export const serious = (vs: AxeViolation[]) => vs.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 
 export const describeViolations = (vs: AxeViolation[]) =>
-  vs.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `   ${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(0, 2).join(' ')}`).join('\n')}`).join('\n')
+  vs
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help}\n${v.nodes
+          .slice(0, 5)
+          .map((n) => `   ${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(0, 2).join(' ')}`)
+          .join('\n')}`,
+    )
+    .join('\n')

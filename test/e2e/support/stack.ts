@@ -8,7 +8,6 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai'
 import { tempDir } from '../../support/tempDir'
 import { MemorySecretStore } from '../../support/memorySecretStore'
 
-
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer()
@@ -39,10 +38,15 @@ export async function startStack(): Promise<Stack> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir('gw-e2e-')
   // The real keychain when a D-Bus session exists (as under scripts/test.mjs); otherwise memory.
-  const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`) : new MemorySecretStore('memory (no OS keychain on this machine)')
+  const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS
+    ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`)
+    : new MemorySecretStore('memory (no OS keychain on this machine)')
   // A concrete free port rather than port 0: settings.get reports the configured port, and 0
   // fails the contract's `port >= 1` (a backend issue, reported).
-  const running = await startGateway({ host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log') }, { env: { OPENAI_API_KEY: fake.apiKey }, secrets })
+  const running = await startGateway(
+    { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log') },
+    { env: { OPENAI_API_KEY: fake.apiKey }, secrets },
+  )
   running.gateway.providers.upsert('openai', 'openai', fake.url)
   running.gateway.configChanged()
   return {

@@ -7,7 +7,9 @@ import type { Handlers } from './types'
 
 const today = (now: number) => new Date(now).toISOString().slice(0, 10)
 
-export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice' | 'prices.refresh'> = {
+export const priceHandlers: Handlers<
+  'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice' | 'prices.refresh'
+> = {
   'prices.list': (ctx) => ({ overrides: ctx.gw.prices.all(), calendars: ctx.gw.priceBook.calendars() }),
 
   'prices.get'(ctx, input) {
@@ -43,14 +45,22 @@ export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set'
     const source = ctx.gw.settings.price_source_url
     const catalog = ctx.gw.priceBook.catalog.as_of
     if (!source) {
-      throw new AdminError(409, 'not_configured', `no price source is set (the price_source_url setting); nothing is fetched until one is. The catalog of ${catalog} and your overrides stand`)
+      throw new AdminError(
+        409,
+        'not_configured',
+        `no price source is set (the price_source_url setting); nothing is fetched until one is. The catalog of ${catalog} and your overrides stand`,
+      )
     }
     let listing: Awaited<ReturnType<typeof fetchListing>>
     try {
       listing = await fetchListing(source)
     } catch (err) {
       const why = (err as Error).name === 'TimeoutError' ? 'no answer in 15 s' : ((err as { cause?: Error }).cause?.message ?? (err as Error).message)
-      throw new AdminError(502, 'source_unavailable', `could not read prices from ${source}: ${why}. Nothing changed: the catalog of ${catalog} and your overrides stand`)
+      throw new AdminError(
+        502,
+        'source_unavailable',
+        `could not read prices from ${source}: ${why}. Nothing changed: the catalog of ${catalog} and your overrides stand`,
+      )
     }
     ctx.gw.refresh()
     const now = ctx.gw.clock()
@@ -59,7 +69,10 @@ export const priceHandlers: Handlers<'prices.list' | 'prices.get' | 'prices.set'
       const as_of = today(now)
       const rows = diff.rows.map((r) => ({ model: r.model, row: refreshedRow(ctx.gw.priceBook, r, as_of) }))
       const note = `refreshed from ${source} on ${as_of} by ${actorOf(ctx)}`
-      ctx.gw.prices.setMany(rows.map((r) => ({ ...r, as_of, note })), now)
+      ctx.gw.prices.setMany(
+        rows.map((r) => ({ ...r, as_of, note })),
+        now,
+      )
     }
     return { source, catalog_as_of: catalog, applied: input.apply, ...diff }
   },

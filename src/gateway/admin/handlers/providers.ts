@@ -70,5 +70,4 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
   async 'models.list'(ctx) {
     return (await listModels(ctx.gw)).map((m) => ({ id: m.id, ...m.gw }))
   },
-
 }

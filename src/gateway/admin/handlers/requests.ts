@@ -53,6 +53,13 @@ export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 're
 
   async 'analytics.groupBy'(ctx, input) {
     await ctx.gw.records.flushed()
-    return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, unpriced, tokens, errors }) => ({ value, requests, cost_usd, unpriced, tokens, errors }))
+    return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, unpriced, tokens, errors }) => ({
+      value,
+      requests,
+      cost_usd,
+      unpriced,
+      tokens,
+      errors,
+    }))
   },
 }

@@ -44,7 +44,8 @@ interface MessagesEvent {
   delta?: { type?: string; text?: unknown; stop_reason?: unknown }
 }
 
-const textOf = (block: { type?: string; text?: unknown } | undefined) => (block?.type === 'text' || block?.type === 'text_delta') && typeof block.text === 'string' ? block.text : undefined
+const textOf = (block: { type?: string; text?: unknown } | undefined) =>
+  (block?.type === 'text' || block?.type === 'text_delta') && typeof block.text === 'string' ? block.text : undefined
 
 /**
  * Anthropic's events: text blocks' text (thinking and tool input are not the answer's text), the

@@ -113,7 +113,9 @@ export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterP
   let bestCount = Infinity
   for (const c of children) {
     const sql = `SELECT count(*) FROM (SELECT 1 FROM ${c.table} c WHERE ${c.where('c')}${timeSql} LIMIT ?)`
-    const n = prepareCached(db, sql).pluck().get(...c.values, ...time, bestCount === Infinity ? -1 : bestCount) as number
+    const n = prepareCached(db, sql)
+      .pluck()
+      .get(...c.values, ...time, bestCount === Infinity ? -1 : bestCount) as number
     if (n < bestCount) {
       best = c
       bestCount = n
@@ -128,7 +130,9 @@ export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterP
   for (const f of INDEXED) if (filter[f] !== undefined) candidates.push([{ ...range, [f]: filter[f] }, { keyIds: null }])
   for (const [f, s] of candidates) {
     const w = filterSql(f, s, { drive: 'columns' })
-    const n = prepareCached(db, `SELECT count(*) FROM (SELECT 1 FROM requests r WHERE ${w.sql} LIMIT ?)`).pluck().get(...w.params, bestCount) as number
+    const n = prepareCached(db, `SELECT count(*) FROM (SELECT 1 FROM requests r WHERE ${w.sql} LIMIT ?)`)
+      .pluck()
+      .get(...w.params, bestCount) as number
     if (n < bestCount) return { drive: 'columns' }
   }
   return { drive: 'child', child: best.key }
@@ -252,7 +256,9 @@ export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): Li
   return db.transaction(() => {
     const plan = choosePlan(db, filter, scope)
     const where = filterSql(filter, scope, plan)
-    const total = prepareCached(db, `SELECT count(*) FROM requests r WHERE ${where.sql}`).pluck().get(...where.params) as number
+    const total = prepareCached(db, `SELECT count(*) FROM requests r WHERE ${where.sql}`)
+      .pluck()
+      .get(...where.params) as number
     if (total === 0 || offset >= total) return { items: [], total }
     const rows = (storeRows.pluck().get() as number | null) ?? 0
     const walk = column === SORT_COLUMNS.created_at && total * total > (offset + limit) * rows

@@ -47,13 +47,14 @@ export function listSessions(db: Db, input: ListSessionsInput, scope: Scope): { 
   return db.transaction(() => {
     const where = filterSql(filter, scope, choosePlan(db, filter, scope))
     const sql = `${where.sql} AND r.session_id IS NOT NULL`
-    const total = prepareCached(db, `SELECT count(DISTINCT r.session_id) FROM requests r WHERE ${sql}`).pluck().get(...where.params) as number
+    const total = prepareCached(db, `SELECT count(DISTINCT r.session_id) FROM requests r WHERE ${sql}`)
+      .pluck()
+      .get(...where.params) as number
     if (total === 0 || offset >= total) return { items: [], total }
-    const rows = prepareCached(db, `SELECT ${FIGURES} FROM requests r WHERE ${sql} GROUP BY r.session_id ORDER BY ${by} ${dir}, r.session_id ${dir} LIMIT ? OFFSET ?`).all(
-      ...where.params,
-      limit,
-      offset,
-    ) as RawFigures[]
+    const rows = prepareCached(
+      db,
+      `SELECT ${FIGURES} FROM requests r WHERE ${sql} GROUP BY r.session_id ORDER BY ${by} ${dir}, r.session_id ${dir} LIMIT ? OFFSET ?`,
+    ).all(...where.params, limit, offset) as RawFigures[]
     return { items: rows.map(figures), total }
   })()
 }
@@ -63,14 +64,18 @@ export function listSessions(db: Db, input: ListSessionsInput, scope: Scope): { 
  * requests oldest first with the cost so far (priced sum, unpriced count) beside each. Both come
  * from the session index's range; undefined when the scope sees none of its requests.
  */
-export function getSession(db: Db, input: GetSessionInput, scope: Scope): { session: SessionFigures & { derived: boolean }; requests: TimelineRow[] } | undefined {
+export function getSession(
+  db: Db,
+  input: GetSessionInput,
+  scope: Scope,
+): { session: SessionFigures & { derived: boolean }; requests: TimelineRow[] } | undefined {
   const limit = input.limit ?? 500
   const offset = input.offset ?? 0
   return db.transaction(() => {
     const where = filterSql({ session_id: input.id }, scope)
-    const raw = prepareCached(db, `SELECT ${FIGURES}, max(r.session_derived) AS derived FROM requests r WHERE ${where.sql} GROUP BY r.session_id`).get(...where.params) as
-      | (RawFigures & { derived: number })
-      | undefined
+    const raw = prepareCached(db, `SELECT ${FIGURES}, max(r.session_derived) AS derived FROM requests r WHERE ${where.sql} GROUP BY r.session_id`).get(
+      ...where.params,
+    ) as (RawFigures & { derived: number }) | undefined
     if (!raw) return undefined
     // The running sums run over the whole session before the page is cut, so a later page starts from what came before it.
     const rows = prepareCached(

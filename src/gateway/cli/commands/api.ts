@@ -48,7 +48,12 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
   const config = resolveConfig({ dataDir, port: 0 }, io.env)
   const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
   try {
-    const admin = new AdminService(gw, { base_url: `http://${config.host}:${config.port}/v1`, version: VERSION, data_dir: config.dataDir, log_file: config.logFile })
+    const admin = new AdminService(gw, {
+      base_url: `http://${config.host}:${config.port}/v1`,
+      version: VERSION,
+      data_dir: config.dataDir,
+      log_file: config.logFile,
+    })
     return await fn((name, input, onEvent) => admin.invoke(name, input, operatorCaller(), onEvent))
   } finally {
     await gw.close()

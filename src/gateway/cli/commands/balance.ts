@@ -28,10 +28,15 @@ export const balanceAdjust: Command = async (args, io) => {
 export const balanceShow: Command = async (args, io) => {
   const { values, positionals } = parse(args, { limit: { type: 'string' } })
   const limit = values.limit === undefined ? 50 : number(values.limit, '--limit', (n) => Number.isInteger(n) && n > 0, 'a positive integer')
-  const { key, ledger: entries } = await operating(values['data-dir'], io, async (run) => {
-    const found = await findKey(run, positionals[0], 'balance show needs KEY')
-    return run('keys.get', { id: found.id, ledger_limit: limit })
-  }, { ledger_limit: '--limit' })
+  const { key, ledger: entries } = await operating(
+    values['data-dir'],
+    io,
+    async (run) => {
+      const found = await findKey(run, positionals[0], 'balance show needs KEY')
+      return run('keys.get', { id: found.id, ledger_limit: limit })
+    },
+    { ledger_limit: '--limit' },
+  )
   if (values.json) io.out(JSON.stringify({ key_id: key.id, balance_usd: key.balance_usd, entries }, null, 2))
   else {
     io.out(`${key.name} (${key.id}): ${key.balance_usd === null ? 'unlimited (no prepaid balance)' : `balance $${key.balance_usd}`}`)

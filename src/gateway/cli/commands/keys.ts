@@ -49,8 +49,16 @@ function readSettings(v: SettingValues, current: KeyPolicy): KeySettings {
   const positiveInt = (flag: string) => (s: string) => number(s, flag, (n) => Number.isInteger(n) && n > 0, 'a positive integer')
   const usd = (flag: string) => (s: string) => nonNegativeUsd(s, flag)!
   if (v['default-preset'] !== undefined) settings.default_preset = v['default-preset'] === NONE ? null : v['default-preset']
-  optional(v['allow-models'], (s) => list(s)!, (x) => (policy.allowed_models = x))
-  optional(v['allow-providers'], (s) => list(s)!, (x) => (policy.allowed_providers = x))
+  optional(
+    v['allow-models'],
+    (s) => list(s)!,
+    (x) => (policy.allowed_models = x),
+  )
+  optional(
+    v['allow-providers'],
+    (s) => list(s)!,
+    (x) => (policy.allowed_providers = x),
+  )
   if (v['preset-only']) policy.preset_only = true
   if (v['no-preset-only']) delete policy.preset_only
   optional(v['max-tokens'], positiveInt('--max-tokens'), (x) => (policy.max_tokens = x))

@@ -39,7 +39,8 @@ export const pricesSet: Command = async (args, io) => {
   const model = positionals[0]
   if (!model || !/^[^/\s]+\/\S+$/.test(model)) throw new Error('prices set needs PROVIDER/MODEL, e.g. openai/gpt-6-luna')
   const fromFile = values.file === undefined ? {} : await readRow(values.file, io)
-  if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile)) throw new Error(`--file ${values.file} must hold one JSON object (a price row)`)
+  if (typeof fromFile !== 'object' || fromFile === null || Array.isArray(fromFile))
+    throw new Error(`--file ${values.file} must hold one JSON object (a price row)`)
   const flags: Record<string, number | undefined> = {
     input: nonNegativeUsd(values.input, '--input') ?? undefined,
     output: nonNegativeUsd(values.output, '--output') ?? undefined,
@@ -128,7 +129,10 @@ export const pricesReprice: Command = async (args, io) => {
     return 0
   }
   const usd = (v: number | null) => (v === null ? 'unpriced' : `$${v}`)
-  if (sample.length) io.out(table([['REQUEST', 'MODEL', 'WAS', 'NOW', 'PRICE'], ...sample.map((s) => [s.id, s.model ?? '-', usd(s.old_usd), usd(s.new_usd), s.price_source ?? '-'])]))
+  if (sample.length)
+    io.out(
+      table([['REQUEST', 'MODEL', 'WAS', 'NOW', 'PRICE'], ...sample.map((s) => [s.id, s.model ?? '-', usd(s.old_usd), usd(s.new_usd), s.price_source ?? '-'])]),
+    )
   io.out(
     `${dryRun ? 'would change' : 'changed'} ${total.changed} of ${total.examined} requests since ${values.since}; ` +
       `difference $${Number(total.delta_pico) / 1e12}; ${dryRun ? 'nothing written' : `${total.adjustments} prepaid ledger adjustment(s)`}`,
@@ -157,7 +161,12 @@ export const pricesRefresh: Command = async (args, io) => {
     return 0
   }
   if (diff.rows.length) {
-    io.out(table([['MODEL', 'STATUS', 'NOW (in / cached / write / out)', 'LISTED'], ...diff.rows.map((r) => [r.model, r.status, rates(r.current), rates(r.listed)])]))
+    io.out(
+      table([
+        ['MODEL', 'STATUS', 'NOW (in / cached / write / out)', 'LISTED'],
+        ...diff.rows.map((r) => [r.model, r.status, rates(r.current), rates(r.listed)]),
+      ]),
+    )
   }
   const { counts } = diff
   io.out(`${diff.source}: ${counts.new} new, ${counts.changed} changed, ${counts.unchanged} unchanged, ${counts.skipped} skipped (USD per 1M tokens)`)

@@ -104,7 +104,8 @@ export const providersTest: Command = async (args, io) => {
   const { values, positionals } = parse(args, { 'timeout-ms': { type: 'string' } })
   const id = positionals[0]
   if (!id) throw new Error('providers test needs ID')
-  const timeout = values['timeout-ms'] === undefined ? 10_000 : number(values['timeout-ms'], '--timeout-ms', (n) => Number.isInteger(n) && n > 0, 'a positive whole number')
+  const timeout =
+    values['timeout-ms'] === undefined ? 10_000 : number(values['timeout-ms'], '--timeout-ms', (n) => Number.isInteger(n) && n > 0, 'a positive whole number')
   const input = { id, timeout_ms: timeout }
   let status: Status | null = null
   let by = 'this shell'
@@ -138,6 +139,9 @@ export const providersTest: Command = async (args, io) => {
   }
   if (values.json) io.out(JSON.stringify({ provider: id, ...status, tested_by: by }))
   else if (status.ok) io.out(`${id}: ok in ${status.latency_ms} ms, ${status.models} models listed (tested by ${by})`)
-  else io.out(`${id}: failed: ${status.reason} (tested by ${by})${status.fix === 'api_key' && by !== 'this shell' ? `. Store one with \`gw providers set ${id} --api-key-stdin\`, or set ${envVarFor(id)} in the gateway's environment` : ''}`)
+  else
+    io.out(
+      `${id}: failed: ${status.reason} (tested by ${by})${status.fix === 'api_key' && by !== 'this shell' ? `. Store one with \`gw providers set ${id} --api-key-stdin\`, or set ${envVarFor(id)} in the gateway's environment` : ''}`,
+    )
   return status.ok ? 0 : 1
 }

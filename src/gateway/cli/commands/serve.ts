@@ -28,7 +28,9 @@ export const serve: Command = async (args, io) => {
     },
     { env: io.env, secrets: io.secrets },
   )
-  io.out(`GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir}${running.config.logFile ? `, log in ${running.config.logFile}` : ''})`)
+  io.out(
+    `GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir}${running.config.logFile ? `, log in ${running.config.logFile}` : ''})`,
+  )
   await io.untilStopped()
   await running.close()
   return 0

@@ -26,7 +26,13 @@ const keysOf = (s: Session) => s.keys.map((k) => k.name ?? k.id).join(',') || '-
 
 /** `gw sessions list [--since 24h|DATE] [--tool T] [--key KEY_ID] [--sort last|cost|…] [--limit N]`: newest activity first. */
 export const sessionsList: Command = async (args, io) => {
-  const { values } = parse(args, { since: { type: 'string' }, tool: { type: 'string' }, key: { type: 'string' }, sort: { type: 'string' }, limit: { type: 'string' } })
+  const { values } = parse(args, {
+    since: { type: 'string' },
+    tool: { type: 'string' },
+    key: { type: 'string' },
+    sort: { type: 'string' },
+    limit: { type: 'string' },
+  })
   const sort = values.sort ?? 'last'
   if (!Object.hasOwn(SORTS, sort)) throw new Error(`--sort must be one of ${Object.keys(SORTS).join(', ')}, got "${sort}"`)
   const limit = values.limit === undefined ? 50 : number(values.limit, '--limit', (n) => Number.isInteger(n) && n > 0 && n <= 200, 'an integer from 1 to 200')
@@ -35,9 +41,7 @@ export const sessionsList: Command = async (args, io) => {
     ...(values.tool !== undefined && { source_tool: values.tool }),
     ...(values.key !== undefined && { key_id: values.key }),
   }
-  const page = await operating(values['data-dir'], io, (operate) =>
-    operate('sessions.list', { filter, sort: SORTS[sort as keyof typeof SORTS], limit }),
-  )
+  const page = await operating(values['data-dir'], io, (operate) => operate('sessions.list', { filter, sort: SORTS[sort as keyof typeof SORTS], limit }))
   if (values.json) io.out(JSON.stringify(page.items, null, 2))
   else if (page.items.length === 0) io.out('No sessions. Claude Code and Codex sessions are recognised by themselves; other clients set X-Gw-Session-Id.')
   else {

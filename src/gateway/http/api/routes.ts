@@ -73,7 +73,11 @@ export function apiRoutes(app: FastifyInstance, admin: AdminService, operatorTok
         if (started) return
         started = true
         reply.hijack()
-        reply.raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' })
+        reply.raw.writeHead(200, {
+          ...(reply.getHeaders() as Record<string, string>),
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+        })
       }
       // Closing the connection (the Playground's Stop) ends the upstream call.
       const abort = abortWhenGone(reply.raw)
@@ -88,7 +92,10 @@ export function apiRoutes(app: FastifyInstance, admin: AdminService, operatorTok
         abort,
       )
       if (!started) return reply.code(result.ok ? 200 : result.error.status).send(result.ok ? { ok: true } : { error: result.error })
-      if (!result.ok) reply.raw.write(`data: ${JSON.stringify({ type: 'error', request_id: null, status: result.error.status, error: { message: result.error.message, type: result.error.code, code: result.error.code } })}\n\n`)
+      if (!result.ok)
+        reply.raw.write(
+          `data: ${JSON.stringify({ type: 'error', request_id: null, status: result.error.status, error: { message: result.error.message, type: result.error.code, code: result.error.code } })}\n\n`,
+        )
       reply.raw.end()
       return reply
     }

@@ -32,10 +32,18 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
  * built from the fields translated below only, since Anthropic rejects fields it does not know.
  */
 const REFUSED: Array<{ field: string; applies: (v: unknown) => boolean; why: string }> = [
-  { field: 'n', applies: (v) => typeof v === 'number' && v > 1, why: 'Anthropic returns one choice per request; send n: 1 (or omit it) and make several requests' },
+  {
+    field: 'n',
+    applies: (v) => typeof v === 'number' && v > 1,
+    why: 'Anthropic returns one choice per request; send n: 1 (or omit it) and make several requests',
+  },
   { field: 'logprobs', applies: (v) => v === true, why: 'Anthropic does not return token log probabilities' },
   { field: 'top_logprobs', applies: (v) => typeof v === 'number' && v > 0, why: 'Anthropic does not return token log probabilities' },
-  { field: 'logit_bias', applies: (v) => isObj(v) && Object.keys(v).length > 0, why: 'Anthropic has no token bias, and the token ids are OpenAI tokenizer ids' },
+  {
+    field: 'logit_bias',
+    applies: (v) => isObj(v) && Object.keys(v).length > 0,
+    why: 'Anthropic has no token bias, and the token ids are OpenAI tokenizer ids',
+  },
   {
     field: 'response_format',
     applies: (v) => isObj(v) && v.type === 'json_object',
@@ -212,7 +220,8 @@ function stopSequences(stop: unknown): string[] | undefined {
 
 function outputFormat(format: unknown): MessagesBody['output_config'] {
   if (!isObj(format) || format.type === 'text') return undefined
-  if (format.type !== 'json_schema') throw invalidRequest(`response_format type "${String(format.type)}" is not supported for Anthropic`, 'response_format.type')
+  if (format.type !== 'json_schema')
+    throw invalidRequest(`response_format type "${String(format.type)}" is not supported for Anthropic`, 'response_format.type')
   const schema = isObj(format.json_schema) ? format.json_schema.schema : undefined
   if (!isObj(schema)) throw invalidRequest('response_format.json_schema.schema must be a JSON schema object', 'response_format.json_schema.schema')
   return { format: { type: 'json_schema', schema } }

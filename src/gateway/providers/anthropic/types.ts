@@ -48,9 +48,7 @@ export interface ToolDefinition extends Cacheable {
 }
 
 export type ToolChoice =
-  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
-  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
-  | { type: 'none' }
+  { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean } | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean } | { type: 'none' }
 
 export interface MessagesBody {
   model: string

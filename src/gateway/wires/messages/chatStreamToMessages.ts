@@ -50,11 +50,7 @@ export class MessagesEvents implements ChunkEncoder, ChoiceReader {
   }
 
   last(gw: object, usage: NormalizedUsage | null): object[] {
-    return [
-      { type: 'message_delta', delta: stopReason(this.finish, this.stop), usage: anthropicUsage(usage) },
-      { type: 'gw', gw },
-      { type: 'message_stop' },
-    ]
+    return [{ type: 'message_delta', delta: stopReason(this.finish, this.stop), usage: anthropicUsage(usage) }, { type: 'gw', gw }, { type: 'message_stop' }]
   }
 
   /** Anthropic ends a failed stream with its error event alone. */

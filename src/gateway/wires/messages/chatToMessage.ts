@@ -4,7 +4,6 @@ import { isObj } from '../translatedChat'
 
 type Obj = Record<string, unknown>
 
-
 /** Ids shaped as Anthropic's (`msg_…`, `toolu_…`), for what the provider did not name. */
 export const anthropicId = (prefix: 'msg' | 'toolu') => `${prefix}_${randomBytes(18).toString('base64url')}`
 

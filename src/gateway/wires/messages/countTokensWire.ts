@@ -42,7 +42,10 @@ export const countTokensWire: InboundWire<MessagesBody> = {
     if (isNative(target)) return null
     countedFree(ctx)
     // What the provider would read: the system prompt, the messages and the tools' definitions.
-    const tokens = [body.system, body.messages, body.tools].reduce<number>((n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)), 0)
+    const tokens = [body.system, body.messages, body.tools].reduce<number>(
+      (n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)),
+      0,
+    )
     return answer(ctx, JSON.stringify({ input_tokens: tokens }), 'estimate', sink)
   },
   // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.

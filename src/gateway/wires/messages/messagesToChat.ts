@@ -5,8 +5,6 @@ import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, ty
 
 type Obj = Record<string, unknown>
 
-
-
 /**
  * Top-level Messages fields with no chat-completions counterpart. Each is dropped, because the
  * answer keeps its shape and meaning without it: the model answers without extended thinking or
@@ -27,7 +25,20 @@ const DROPPED: Record<string, string> = {
 }
 
 /** What the translation does to the rest: the fields it reads (anything else is dropped as unknown). */
-const TRANSLATED = new Set(['model', 'messages', 'system', 'max_tokens', 'stop_sequences', 'temperature', 'top_p', 'stream', 'tools', 'tool_choice', 'metadata', 'output_config'])
+const TRANSLATED = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stop_sequences',
+  'temperature',
+  'top_p',
+  'stream',
+  'tools',
+  'tool_choice',
+  'metadata',
+  'output_config',
+])
 
 /** What a custom tool's definition carries that is translated (cache_control is counted with the other markers). */
 const TOOL_FIELDS = new Set(['type', 'name', 'description', 'input_schema', 'strict', 'cache_control'])
@@ -58,7 +69,10 @@ class Drops {
     const first = (paths: string[]) => `${paths.length} (first ${paths[0]})`
     if (this.cacheMarks.length) this.add('cache_control', `prompt-cache breakpoints on ${first(this.cacheMarks)}: ${DROPPED.cache_control}`)
     if (this.thinking.length) {
-      this.add('thinking blocks', `${first(this.thinking)} in the history: another model cannot use Anthropic's signed reasoning, and the turns read the same without it`)
+      this.add(
+        'thinking blocks',
+        `${first(this.thinking)} in the history: another model cannot use Anthropic's signed reasoning, and the turns read the same without it`,
+      )
     }
     return this.list
   }
@@ -183,7 +197,11 @@ function assistantMessage(content: unknown, where: string, drops: Drops): Obj[] 
       if (typeof block.id !== 'string' || typeof block.name !== 'string') throw invalidRequest(`${at}: a tool_use block needs an id and a name`, at)
       calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } })
     } else if (block.type === 'thinking' || block.type === 'redacted_thinking') drops.thinkingBlock(at)
-    else throw invalidRequest(`${at}: a block of type "${String(block.type)}" in an assistant turn cannot be translated for a provider that is not Anthropic`, `${at}.type`)
+    else
+      throw invalidRequest(
+        `${at}: a block of type "${String(block.type)}" in an assistant turn cannot be translated for a provider that is not Anthropic`,
+        `${at}.type`,
+      )
   })
   // A turn that held only reasoning leaves nothing to send.
   if (!texts.length && !calls.length) return []

@@ -37,7 +37,14 @@ function nativeBody(ctx: RequestContext, body: MessagesBody, target: Target): Me
 }
 
 /** A provider's chat answer, JSON or stream, delivered in Messages' shape. */
-async function deliverTranslated(ctx: RequestContext, body: MessagesBody, upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, redactor: Redactor): Promise<Finished> {
+async function deliverTranslated(
+  ctx: RequestContext,
+  body: MessagesBody,
+  upstream: UpstreamResponse,
+  sink: Sink,
+  signal: ClientAbort,
+  redactor: Redactor,
+): Promise<Finished> {
   const providerId = ctx.target!.provider.id
   const adapter = adapterFor(ctx.target!.provider.kind)
   const shape = { model: ctx.model ?? body.model, stopSequences: body.stop_sequences }
@@ -49,7 +56,10 @@ async function deliverTranslated(ctx: RequestContext, body: MessagesBody, upstre
   const { completion, usage } = adapter.chatResponse(answer.json, providerId)
   const { message, badArguments } = chatToMessage(completion, usage, shape)
   for (const i of badArguments) {
-    ctx.attribution.ignored.push({ name: `tool_calls[${i}].function.arguments`, reason: `${providerId} sent arguments that are not a JSON object; the tool_use input is {}` })
+    ctx.attribution.ignored.push({
+      name: `tool_calls[${i}].function.arguments`,
+      reason: `${providerId} sent arguments that are not a JSON object; the tool_use input is {}`,
+    })
   }
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)

@@ -103,8 +103,18 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
     if (!this.open || !('text' in this.open)) {
       const item = { index: this.begin(), id: responsesId('msg'), text: '' }
       this.open = item
-      this.emit({ type: 'response.output_item.added', output_index: item.index, item: { id: item.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } })
-      this.emit({ type: 'response.content_part.added', item_id: item.id, output_index: item.index, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } })
+      this.emit({
+        type: 'response.output_item.added',
+        output_index: item.index,
+        item: { id: item.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+      })
+      this.emit({
+        type: 'response.content_part.added',
+        item_id: item.id,
+        output_index: item.index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      })
     }
     const item = this.open as Extract<Item, { text: string }>
     item.text += delta

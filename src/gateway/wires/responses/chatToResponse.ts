@@ -40,7 +40,12 @@ export function responsesUsage(u: NormalizedUsage | null) {
 }
 
 /** A response object around `output`, echoing the request's settings as OpenAI's API does. */
-export function responseObject(shape: ResponseShape, id: string, createdAt: number, fields: { status: string; incomplete_details: unknown; output: Obj[]; usage: unknown }): Obj {
+export function responseObject(
+  shape: ResponseShape,
+  id: string,
+  createdAt: number,
+  fields: { status: string; incomplete_details: unknown; output: Obj[]; usage: unknown },
+): Obj {
   const b = shape.body
   const or = <T>(v: unknown, fallback: T) => (v === undefined || v === null ? fallback : v)
   return {
@@ -118,7 +123,9 @@ export function chatToResponse(completion: Obj, usage: NormalizedUsage | null, s
   if (text) output.push(messageItem(responsesId('msg'), text, itemStatus))
   for (const call of Array.isArray(m.tool_calls) ? (m.tool_calls as Obj[]) : []) {
     const f = isObj(call.function) ? call.function : {}
-    output.push(callItem(shape.names, typeof f.name === 'string' ? f.name : '', callIdOf(call.id), typeof f.arguments === 'string' ? f.arguments : '', 'completed'))
+    output.push(
+      callItem(shape.names, typeof f.name === 'string' ? f.name : '', callIdOf(call.id), typeof f.arguments === 'string' ? f.arguments : '', 'completed'),
+    )
   }
   return responseObject(shape, responsesId('resp'), Math.floor(Date.now() / 1000), { ...end, output, usage: responsesUsage(usage) })
 }

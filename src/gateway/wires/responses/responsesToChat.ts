@@ -37,7 +37,22 @@ const REFUSED: Record<string, string> = {
 }
 
 /** What the translation reads (anything else is dropped as unknown). */
-const TRANSLATED = new Set(['model', 'input', 'instructions', 'stream', 'tools', 'tool_choice', 'parallel_tool_calls', 'text', 'max_output_tokens', 'temperature', 'top_p', 'user', 'safety_identifier', 'gw'])
+const TRANSLATED = new Set([
+  'model',
+  'input',
+  'instructions',
+  'stream',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'text',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'user',
+  'safety_identifier',
+  'gw',
+])
 
 /** Input items that hold the output of OpenAI's hosted tools and the like: other providers cannot read them. */
 const notTranslated = (type: string) => `${type} items are made and read by OpenAI-style Responses providers only; the conversation went without them`
@@ -65,7 +80,10 @@ class Drops {
   done(): Dropped[] {
     const first = (paths: string[]) => `${paths.length} (first ${paths[0]})`
     if (this.reasoning.length) {
-      this.add({ name: 'reasoning items', reason: `${first(this.reasoning)}: another provider cannot use a model's encrypted reasoning, and the turns read the same without it` })
+      this.add({
+        name: 'reasoning items',
+        reason: `${first(this.reasoning)}: another provider cannot use a model's encrypted reasoning, and the turns read the same without it`,
+      })
     }
     for (const [type, at] of this.items) this.add({ name: `${type} items`, reason: `${first(at)}: ${notTranslated(type)}` })
     return this.list
@@ -92,7 +110,10 @@ function userPart(p: unknown, at: string): Part {
     if (typeof p.image_url === 'string' && p.image_url !== '') {
       return { type: 'image_url', image_url: { url: p.image_url, ...(typeof p.detail === 'string' && p.detail !== 'auto' ? { detail: p.detail } : {}) } }
     }
-    throw invalidRequest(`${at}: only images given by image_url can be sent to a provider that does not serve the Responses API (an uploaded file id means nothing there)`, `${at}.image_url`)
+    throw invalidRequest(
+      `${at}: only images given by image_url can be sent to a provider that does not serve the Responses API (an uploaded file id means nothing there)`,
+      `${at}.image_url`,
+    )
   }
   if (p.type === 'input_file') {
     throw invalidRequest(`${at}: a file input cannot be sent to a provider that does not serve the Responses API; send its text as input_text`, `${at}.type`)
@@ -101,7 +122,11 @@ function userPart(p: unknown, at: string): Part {
 }
 
 const userParts = (content: unknown, where: string): Part[] =>
-  typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.map((p, j) => userPart(p, `${where}[${j}]`)) : [userPart(content, where)]
+  typeof content === 'string'
+    ? [{ type: 'text', text: content }]
+    : Array.isArray(content)
+      ? content.map((p, j) => userPart(p, `${where}[${j}]`))
+      : [userPart(content, where)]
 
 /**
  * The conversation as chat messages, in order. Consecutive tool calls (after the assistant text
@@ -208,7 +233,10 @@ function translateInput(input: unknown, names: ToolNames, drops: Drops, history:
         // Read with the tools.
         return
       case 'item_reference':
-        throw invalidRequest(`${at}: an item_reference points to a stored item, which only a provider that serves the Responses API can look up; send the item itself`, `${at}.type`)
+        throw invalidRequest(
+          `${at}: an item_reference points to a stored item, which only a provider that serves the Responses API can look up; send the item itself`,
+          `${at}.type`,
+        )
       default:
         if (typeof type !== 'string') throw missing(`${at}.type`)
         return drops.item(type, at)
@@ -220,7 +248,8 @@ function translateInput(input: unknown, names: ToolNames, drops: Drops, history:
 function translateText(text: unknown, drops: Drops): Obj {
   if (text === undefined || text === null) return {}
   if (!isObj(text)) throw invalidRequest("Invalid type for 'text': expected an object.", 'text', 'invalid_type')
-  for (const field of Object.keys(text)) if (field !== 'format' && text[field] != null) drops.add({ name: `text.${field}`, reason: 'not translated to chat completions' })
+  for (const field of Object.keys(text))
+    if (field !== 'format' && text[field] != null) drops.add({ name: `text.${field}`, reason: 'not translated to chat completions' })
   const format = text.format
   if (format === undefined || format === null || (isObj(format) && format.type === 'text')) return {}
   if (isObj(format) && format.type === 'json_object') return { response_format: { type: 'json_object' } }
@@ -241,7 +270,12 @@ function translateText(text: unknown, drops: Drops): Obj {
 
 /** `user`, or the newer `safety_identifier` where no user is named (chat completions' `user` is what it replaced). */
 function translateUser(body: ResponsesBody): Obj {
-  const user = typeof body.user === 'string' && body.user ? body.user : typeof body.safety_identifier === 'string' && body.safety_identifier ? body.safety_identifier : null
+  const user =
+    typeof body.user === 'string' && body.user
+      ? body.user
+      : typeof body.safety_identifier === 'string' && body.safety_identifier
+        ? body.safety_identifier
+        : null
   return user === null ? {} : { user }
 }
 
@@ -274,7 +308,11 @@ export function responsesToChat(body: ResponsesBody, target: ChatTarget = {}): {
     ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}),
     ...(typeof body.top_p === 'number' ? { top_p: body.top_p } : {}),
     ...(tools.length
-      ? { tools, ...translateToolChoice(body.tool_choice, names, drops.add), ...(typeof body.parallel_tool_calls === 'boolean' ? { parallel_tool_calls: body.parallel_tool_calls } : {}) }
+      ? {
+          tools,
+          ...translateToolChoice(body.tool_choice, names, drops.add),
+          ...(typeof body.parallel_tool_calls === 'boolean' ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
+        }
       : {}),
     ...translateText(body.text, drops),
     ...translateUser(body),

@@ -88,7 +88,8 @@ function customDescription(tool: Obj): string | undefined {
 /** One function or custom tool as a chat function tool. */
 function functionTool(t: Obj, at: string, names: ToolNames, namespace: string | undefined, drop: (d: Dropped) => void): Obj {
   const name = requiredString(t, 'name', at)
-  for (const field of Object.keys(t)) if (!TOOL_FIELDS.has(field)) drop({ name: `tools[].${field}`, reason: 'a tool setting chat completions has no counterpart for' })
+  for (const field of Object.keys(t))
+    if (!TOOL_FIELDS.has(field)) drop({ name: `tools[].${field}`, reason: 'a tool setting chat completions has no counterpart for' })
   const custom = t.type === 'custom'
   const description = custom ? customDescription(t) : typeof t.description === 'string' ? t.description : undefined
   return {
@@ -132,7 +133,9 @@ function translateList(list: unknown, where: string, names: ToolNames, drop: (d:
 
 /** The `tools` of an `additional_tools` input item (Codex sends its tools there for the models it knows). */
 const additionalTools = (body: ResponsesBody): Array<{ tools: unknown; at: string }> =>
-  (Array.isArray(body.input) ? body.input : []).flatMap((item, i) => (isObj(item) && item.type === 'additional_tools' ? [{ tools: item.tools, at: `input[${i}].tools` }] : []))
+  (Array.isArray(body.input) ? body.input : []).flatMap((item, i) =>
+    isObj(item) && item.type === 'additional_tools' ? [{ tools: item.tools, at: `input[${i}].tools` }] : [],
+  )
 
 /** Every tool of the request as a chat function tool, and the names they got. */
 export function translateTools(body: ResponsesBody, drop: (d: Dropped) => void = () => {}): { tools: Obj[]; names: ToolNames } {

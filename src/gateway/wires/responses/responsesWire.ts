@@ -18,7 +18,14 @@ import { responsesToChat } from './responsesToChat'
 import { translateTools } from './responsesTools'
 
 /** A provider's chat answer, JSON or stream, delivered as a Responses response. */
-async function deliverTranslated(ctx: RequestContext, body: ResponsesBody, upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, redactor: Redactor): Promise<Finished> {
+async function deliverTranslated(
+  ctx: RequestContext,
+  body: ResponsesBody,
+  upstream: UpstreamResponse,
+  sink: Sink,
+  signal: ClientAbort,
+  redactor: Redactor,
+): Promise<Finished> {
   const providerId = ctx.target!.provider.id
   const adapter = adapterFor(ctx.target!.provider.kind)
   // The names the tools were sent under, to map the model's calls back.

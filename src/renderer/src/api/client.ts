@@ -30,7 +30,11 @@ async function errorFrom(res: Response): Promise<ApiError> {
   if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') {
     return toApiError({ status: res.status, ...(e as object) })
   }
-  return new ApiError({ code: res.status === 401 ? 'unauthenticated' : 'http_error', status: res.status, message: `the gateway answered ${res.status} ${res.statusText}`.trim() })
+  return new ApiError({
+    code: res.status === 401 ? 'unauthenticated' : 'http_error',
+    status: res.status,
+    message: `the gateway answered ${res.status} ${res.statusText}`.trim(),
+  })
 }
 
 function post(name: string, input: unknown, signal?: AbortSignal): Promise<Response> {

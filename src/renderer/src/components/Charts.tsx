@@ -83,8 +83,24 @@ export function OverviewCharts({ series, range, only }: { series: SeriesPoint[];
             <YAxis {...axis} width={Y_WIDTH} tickFormatter={(v) => ms(Number(v))} />
             {tip(ms)}
             <Legend wrapperStyle={{ fontSize: 12 }} />
-            <Line type="monotone" dataKey="p50_ms" name="p50" stroke="var(--chart-1)" dot={{ r: 2.5, fill: 'var(--chart-1)' }} connectNulls isAnimationActive={false} />
-            <Line type="monotone" dataKey="p95_ms" name="p95" stroke="var(--chart-3)" dot={{ r: 2.5, fill: 'var(--chart-3)' }} connectNulls isAnimationActive={false} />
+            <Line
+              type="monotone"
+              dataKey="p50_ms"
+              name="p50"
+              stroke="var(--chart-1)"
+              dot={{ r: 2.5, fill: 'var(--chart-1)' }}
+              connectNulls
+              isAnimationActive={false}
+            />
+            <Line
+              type="monotone"
+              dataKey="p95_ms"
+              name="p95"
+              stroke="var(--chart-3)"
+              dot={{ r: 2.5, fill: 'var(--chart-3)' }}
+              connectNulls
+              isAnimationActive={false}
+            />
           </LineChart>
         </Chart>
       )}

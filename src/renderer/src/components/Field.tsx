@@ -33,7 +33,14 @@ export function Checkbox(props: { label: ReactNode; checked: boolean; onChange: 
   const id = useId()
   return (
     <div className="field field-check">
-      <input id={id} type="checkbox" checked={props.checked} disabled={props.disabled} onChange={(e) => props.onChange(e.target.checked)} data-testid={props.testId} />
+      <input
+        id={id}
+        type="checkbox"
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(e) => props.onChange(e.target.checked)}
+        data-testid={props.testId}
+      />
       <label htmlFor={id}>{props.label}</label>
       {props.hint && <div className="field-hint">{props.hint}</div>}
     </div>

@@ -24,7 +24,13 @@ export function Empty({ title, children, testId = 'empty' }: { title: string; ch
 
 export function ErrorState({ error, onRetry, testId = 'error' }: { error: ApiError; onRetry?: () => void; testId?: string }) {
   const title =
-    error.status === 403 ? 'You do not have access to this' : error.status === 404 ? 'Not found' : error.code === 'network' ? 'Cannot reach the gateway' : 'Something went wrong'
+    error.status === 403
+      ? 'You do not have access to this'
+      : error.status === 404
+        ? 'Not found'
+        : error.code === 'network'
+          ? 'Cannot reach the gateway'
+          : 'Something went wrong'
   return (
     <div className="state state-error" role="alert" data-testid={testId}>
       <p className="state-title">{title}</p>

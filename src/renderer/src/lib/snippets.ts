@@ -37,7 +37,11 @@ export function curlSnippet(s: SnippetInput): string {
   -d '${json}'`
 }
 
-const pyValue = (v: unknown): string => JSON.stringify(v, null, 4).replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False').replace(/\bnull\b/g, 'None')
+const pyValue = (v: unknown): string =>
+  JSON.stringify(v, null, 4)
+    .replace(/\btrue\b/g, 'True')
+    .replace(/\bfalse\b/g, 'False')
+    .replace(/\bnull\b/g, 'None')
 
 export function pythonSnippet(s: SnippetInput): string {
   const b = body(s)

@@ -57,7 +57,11 @@ export function BalancePanel({ k, ledger, isAdmin, onSaved }: { k: KeySummary; l
         <span className={`balance-value${low ? ' text-danger' : ''}`} data-testid="key-balance-value">
           {k.prepaid ? usd(k.balance_usd) : 'Unlimited'}
         </span>
-        {k.prepaid ? <Badge kind={low ? 'danger' : 'ok'}>{low ? 'Used up — requests get 402' : 'Prepaid'}</Badge> : <Badge>No balance: spend is not capped</Badge>}
+        {k.prepaid ? (
+          <Badge kind={low ? 'danger' : 'ok'}>{low ? 'Used up — requests get 402' : 'Prepaid'}</Badge>
+        ) : (
+          <Badge>No balance: spend is not capped</Badge>
+        )}
       </div>
       {isAdmin && !k.revoked_at ? (
         <>

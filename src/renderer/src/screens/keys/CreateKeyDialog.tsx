@@ -44,7 +44,7 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
   return (
     <Dialog title={created ? 'Your new key' : 'Create a key'} onClose={onClose} testId={created ? 'key-secret-dialog' : 'create-key-dialog'}>
       {created ? (
-          <>
+        <>
           <div className="dialog-body">
             <div className="callout callout-warn" role="alert">
               <strong>Copy this key now — you will not see it again.</strong> The gateway keeps only a hash of it. If you lose it, revoke it and create another.
@@ -82,8 +82,18 @@ export function CreateKeyDialog({ onClose, onCreated }: { onClose: () => void; o
             <input value={name} onChange={(e) => setName(e.target.value)} data-testid="key-name" autoFocus />
           </Field>
           {isAdmin && (
-            <Field label="Opening balance (USD, optional)" error={errors.balance_usd} hint="Leave empty for an unlimited key. A prepaid key stops at zero with a 402.">
-              <input inputMode="decimal" value={balance} onChange={(e) => setBalance(e.target.value)} data-testid="key-opening-balance" placeholder="unlimited" />
+            <Field
+              label="Opening balance (USD, optional)"
+              error={errors.balance_usd}
+              hint="Leave empty for an unlimited key. A prepaid key stops at zero with a 402."
+            >
+              <input
+                inputMode="decimal"
+                value={balance}
+                onChange={(e) => setBalance(e.target.value)}
+                data-testid="key-opening-balance"
+                placeholder="unlimited"
+              />
             </Field>
           )}
           <Field label="Default preset (optional)" error={errors.default_preset} hint="Applied to every chat request of this key that names no preset.">

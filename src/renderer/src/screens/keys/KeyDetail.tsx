@@ -34,7 +34,16 @@ function Usage({ keyId }: { keyId: string }) {
             {spent?.note ? <span className="muted"> ({spent.note})</span> : null} · {plural(q.data.totals.errors, 'error')}
           </p>
           <OverviewCharts
-            series={fillSeries(q.data.series, range, (t) => ({ t, requests: 0, errors: 0, cost_usd: 0, prompt_tokens: 0, completion_tokens: 0, p50_ms: null, p95_ms: null }))}
+            series={fillSeries(q.data.series, range, (t) => ({
+              t,
+              requests: 0,
+              errors: 0,
+              cost_usd: 0,
+              prompt_tokens: 0,
+              completion_tokens: 0,
+              p50_ms: null,
+              p95_ms: null,
+            }))}
             range={range}
             only={['requests', 'spend']}
           />
@@ -89,7 +98,16 @@ export function KeyDetail({ id }: { id: string }) {
         back={back}
         subtitle={
           <>
-            <code>{k.masked}</code> {revoked ? <Badge kind="danger" testId="key-detail-status">Revoked {dateTime(k.revoked_at)}</Badge> : <Badge kind="ok" testId="key-detail-status">Active</Badge>}
+            <code>{k.masked}</code>{' '}
+            {revoked ? (
+              <Badge kind="danger" testId="key-detail-status">
+                Revoked {dateTime(k.revoked_at)}
+              </Badge>
+            ) : (
+              <Badge kind="ok" testId="key-detail-status">
+                Active
+              </Badge>
+            )}
           </>
         }
         actions={
@@ -132,4 +150,3 @@ export function KeyDetail({ id }: { id: string }) {
     </div>
   )
 }
-

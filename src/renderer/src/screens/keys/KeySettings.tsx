@@ -32,7 +32,11 @@ export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onS
   const [value, setValue] = useState(k.default_preset ?? '')
   const u = useKeyUpdate(k, onSaved, 'Default preset')
   return (
-    <Section title="Default preset" testId="key-default-preset" description="Applied to every chat request of this key that names no preset itself, whatever model it sends.">
+    <Section
+      title="Default preset"
+      testId="key-default-preset"
+      description="Applied to every chat request of this key that names no preset itself, whatever model it sends."
+    >
       <form
         className="inline-form"
         onSubmit={(e) => {
@@ -60,11 +64,16 @@ export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onS
   )
 }
 
-const adminNote = <p className="muted small" data-testid="admin-only-note">Only an admin can change this.</p>
+const adminNote = (
+  <p className="muted small" data-testid="admin-only-note">
+    Only an admin can change this.
+  </p>
+)
 
 /** What the key spent so far against a limit (or with none). */
 // Priced requests only, as the limits count them: what an unpriced request cost is unknown.
-const spentOf = (spent: number, limit: number | null) => (limit === null ? `${usd(spent)}, no limit` : `${usd(spent)} of ${usd(limit)} (${Math.min(999, Math.floor((spent / limit) * 100))}%)`)
+const spentOf = (spent: number, limit: number | null) =>
+  limit === null ? `${usd(spent)}, no limit` : `${usd(spent)} of ${usd(limit)} (${Math.min(999, Math.floor((spent / limit) * 100))}%)`
 
 export function LimitsForm({
   k,
@@ -83,13 +92,27 @@ export function LimitsForm({
   const [monthly, setMonthly] = useState(k.monthly_limit_usd?.toString() ?? '')
   const u = useKeyUpdate(k, onSaved, 'Spend limits')
   return (
-    <Section title="Spend limits" testId="key-limits" description="Requests are refused with 402 once the key has spent this much in the current UTC day or month. Leave empty for no limit.">
+    <Section
+      title="Spend limits"
+      testId="key-limits"
+      description="Requests are refused with 402 once the key has spent this much in the current UTC day or month. Leave empty for no limit."
+    >
       {adminOnly && adminNote}
       <Facts
         testId="key-spent"
         items={[
-          ['Spent today (UTC)', <span key="d" data-testid="key-spent-today">{spentOf(spent.today_usd, k.daily_limit_usd)}</span>],
-          ['Spent this month (UTC)', <span key="m" data-testid="key-spent-month">{spentOf(spent.month_usd, k.monthly_limit_usd)}</span>],
+          [
+            'Spent today (UTC)',
+            <span key="d" data-testid="key-spent-today">
+              {spentOf(spent.today_usd, k.daily_limit_usd)}
+            </span>,
+          ],
+          [
+            'Spent this month (UTC)',
+            <span key="m" data-testid="key-spent-month">
+              {spentOf(spent.month_usd, k.monthly_limit_usd)}
+            </span>,
+          ],
         ]}
       />
       <form
@@ -100,10 +123,24 @@ export function LimitsForm({
         }}
       >
         <Field label="Daily limit (USD)" error={u.errors.daily_limit_usd}>
-          <input inputMode="decimal" value={daily} onChange={(e) => setDaily(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="limit-daily" />
+          <input
+            inputMode="decimal"
+            value={daily}
+            onChange={(e) => setDaily(e.target.value)}
+            disabled={disabled}
+            placeholder="no limit"
+            data-testid="limit-daily"
+          />
         </Field>
         <Field label="Monthly limit (USD)" error={u.errors.monthly_limit_usd}>
-          <input inputMode="decimal" value={monthly} onChange={(e) => setMonthly(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="limit-monthly" />
+          <input
+            inputMode="decimal"
+            value={monthly}
+            onChange={(e) => setMonthly(e.target.value)}
+            disabled={disabled}
+            placeholder="no limit"
+            data-testid="limit-monthly"
+          />
         </Field>
         <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="limits-save">
           Save limits
@@ -147,7 +184,11 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
   }
   const err = (f: string) => errorAt(u.errors, `policy.${f}`)
   return (
-    <Section title="Policy" testId="key-policy" description="Checked before anything reaches a provider; a refusal names the rule and sends nothing upstream. Empty fields mean no restriction.">
+    <Section
+      title="Policy"
+      testId="key-policy"
+      description="Checked before anything reaches a provider; a refusal names the rule and sends nothing upstream. Empty fields mean no restriction."
+    >
       {adminOnly && adminNote}
       <form onSubmit={submit} noValidate data-testid="policy-form">
         <div className="form-grid">
@@ -155,25 +196,72 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
             <input value={models} onChange={(e) => setModels(e.target.value)} disabled={disabled} placeholder="any model" data-testid="policy-models" />
           </Field>
           <Field label="Allowed providers" error={err('allowed_providers')} hint="Provider ids or globs: openai, groq">
-            <input value={providers} onChange={(e) => setProviders(e.target.value)} disabled={disabled} placeholder="any provider" data-testid="policy-providers" />
+            <input
+              value={providers}
+              onChange={(e) => setProviders(e.target.value)}
+              disabled={disabled}
+              placeholder="any provider"
+              data-testid="policy-providers"
+            />
           </Field>
           <Field label="Max tokens per request" error={err('max_tokens')} hint="Larger requests are refused; requests without a limit get this one.">
-            <input inputMode="numeric" value={maxTokens} onChange={(e) => setMaxTokens(e.target.value)} disabled={disabled} placeholder="no ceiling" data-testid="policy-max-tokens" />
+            <input
+              inputMode="numeric"
+              value={maxTokens}
+              onChange={(e) => setMaxTokens(e.target.value)}
+              disabled={disabled}
+              placeholder="no ceiling"
+              data-testid="policy-max-tokens"
+            />
           </Field>
           <Field label="Max cost per request (USD)" error={err('max_cost_per_request_usd')} hint="Worst case at list price; unpriced models are refused.">
-            <input inputMode="decimal" value={maxCost} onChange={(e) => setMaxCost(e.target.value)} disabled={disabled} placeholder="no ceiling" data-testid="policy-max-cost" />
+            <input
+              inputMode="decimal"
+              value={maxCost}
+              onChange={(e) => setMaxCost(e.target.value)}
+              disabled={disabled}
+              placeholder="no ceiling"
+              data-testid="policy-max-cost"
+            />
           </Field>
           <Field label="Requests per minute" error={err('rpm')} hint="Sliding window; more get 429.">
-            <input inputMode="numeric" value={rpm} onChange={(e) => setRpm(e.target.value)} disabled={disabled} placeholder="unlimited" data-testid="policy-rpm" />
+            <input
+              inputMode="numeric"
+              value={rpm}
+              onChange={(e) => setRpm(e.target.value)}
+              disabled={disabled}
+              placeholder="unlimited"
+              data-testid="policy-rpm"
+            />
           </Field>
           <Field label="Max spend per session (USD)" error={err('max_session_usd')} hint="Per session id (a coding agent's session); requests in flight count.">
-            <input inputMode="decimal" value={sessionUsd} onChange={(e) => setSessionUsd(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="policy-session-usd" />
+            <input
+              inputMode="decimal"
+              value={sessionUsd}
+              onChange={(e) => setSessionUsd(e.target.value)}
+              disabled={disabled}
+              placeholder="no limit"
+              data-testid="policy-session-usd"
+            />
           </Field>
           <Field label="Max requests per session" error={err('max_session_requests')} hint="Stops a looping agent; requests in flight count.">
-            <input inputMode="numeric" value={sessionRequests} onChange={(e) => setSessionRequests(e.target.value)} disabled={disabled} placeholder="no limit" data-testid="policy-session-requests" />
+            <input
+              inputMode="numeric"
+              value={sessionRequests}
+              onChange={(e) => setSessionRequests(e.target.value)}
+              disabled={disabled}
+              placeholder="no limit"
+              data-testid="policy-session-requests"
+            />
           </Field>
         </div>
-        <Checkbox label="Presets only (the model must be a preset, or the key's default preset applies)" checked={presetOnly} onChange={setPresetOnly} disabled={disabled} testId="policy-preset-only" />
+        <Checkbox
+          label="Presets only (the model must be a preset, or the key's default preset applies)"
+          checked={presetOnly}
+          onChange={setPresetOnly}
+          disabled={disabled}
+          testId="policy-preset-only"
+        />
         <FormError message={u.formError ?? u.errors.policy} />
         <div className="form-actions">
           <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="policy-save">

@@ -64,7 +64,13 @@ export function KeysScreen() {
                 <td data-testid="key-status">{k.revoked_at ? <Badge kind="danger">Revoked</Badge> : <Badge kind="ok">Active</Badge>}</td>
                 <td className="row-actions">
                   {!k.revoked_at && (
-                    <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRevoking(k)} data-testid="key-revoke" aria-label={`Revoke ${k.name}`}>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-ghost"
+                      onClick={() => setRevoking(k)}
+                      data-testid="key-revoke"
+                      aria-label={`Revoke ${k.name}`}
+                    >
                       Revoke
                     </button>
                   )}

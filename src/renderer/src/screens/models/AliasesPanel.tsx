@@ -38,8 +38,9 @@ export function AliasesPanel() {
       testId="aliases-panel"
       description={
         <>
-          Send requested models matching a pattern elsewhere, for tools that hard-code model names: <code>claude-haiku-*</code> → <code>ollama/qwen3-coder</code>. <code>*</code> matches
-          anything; an exact pattern wins, then the longest text before <code>*</code>. A preset named in the request or a key’s default preset comes first.
+          Send requested models matching a pattern elsewhere, for tools that hard-code model names: <code>claude-haiku-*</code> →{' '}
+          <code>ollama/qwen3-coder</code>. <code>*</code> matches anything; an exact pattern wins, then the longest text before <code>*</code>. A preset named
+          in the request or a key’s default preset comes first.
         </>
       }
     >
@@ -77,7 +78,13 @@ export function AliasesPanel() {
                   </td>
                   {isAdmin && (
                     <td className="row-actions">
-                      <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => void remove(a.pattern)} aria-label={`Remove alias ${a.pattern}`} data-testid="alias-remove">
+                      <button
+                        type="button"
+                        className="btn btn-small btn-danger-ghost"
+                        onClick={() => void remove(a.pattern)}
+                        aria-label={`Remove alias ${a.pattern}`}
+                        data-testid="alias-remove"
+                      >
                         Remove
                       </button>
                     </td>

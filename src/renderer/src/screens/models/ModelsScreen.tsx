@@ -38,7 +38,8 @@ export function ModelsScreen() {
   const [refreshing, setRefreshing] = useState(false)
   const providers = [...new Set((q.data ?? []).map((m) => m.provider))].sort()
   const rows = (q.data ?? []).filter(
-    (m) => (!onlyAvailable || m.availability.available) && (!provider || m.provider === provider) && (!search || m.id.toLowerCase().includes(search.toLowerCase())),
+    (m) =>
+      (!onlyAvailable || m.availability.available) && (!provider || m.provider === provider) && (!search || m.id.toLowerCase().includes(search.toLowerCase())),
   )
   const groups = providers
     .map((p) => {
@@ -75,7 +76,14 @@ export function ModelsScreen() {
       <div className="toolbar">
         <div className="field">
           <label htmlFor="model-search">Search models</label>
-          <input id="model-search" type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="gpt-4o, claude, llama…" data-testid="models-search" />
+          <input
+            id="model-search"
+            type="search"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            placeholder="gpt-4o, claude, llama…"
+            data-testid="models-search"
+          />
         </div>
         <div className="field">
           <label htmlFor="model-provider">Provider</label>
@@ -94,17 +102,33 @@ export function ModelsScreen() {
         <Pending q={q} label="Checking providers and models…" />
       ) : rows.length === 0 ? (
         <Empty title={q.data.length ? 'No model matches' : 'No models known'} testId="models-empty">
-          {q.data.length ? <p>Change the search or provider, or untick “Available now only”.</p> : <p>Add a provider on the Providers page, or start a local server such as Ollama.</p>}
+          {q.data.length ? (
+            <p>Change the search or provider, or untick “Available now only”.</p>
+          ) : (
+            <p>Add a provider on the Providers page, or start a local server such as Ollama.</p>
+          )}
         </Empty>
       ) : (
         <CardTable testId="models-table">
           <caption className="sr-only">Models with prices, limits and availability</caption>
-          <TableHead cols={['Model', 'Kind', { label: 'Context', num: true }, { label: 'Input', num: true }, { label: 'Cached', num: true }, { label: 'Output', num: true }, 'Availability']} actions={isAdmin} />
+          <TableHead
+            cols={[
+              'Model',
+              'Kind',
+              { label: 'Context', num: true },
+              { label: 'Input', num: true },
+              { label: 'Cached', num: true },
+              { label: 'Output', num: true },
+              'Availability',
+            ]}
+            actions={isAdmin}
+          />
           {groups.map((g) => (
             <tbody key={g.provider} data-testid="model-group" data-provider={g.provider}>
               <tr className="group-row">
                 <th scope="colgroup" colSpan={cols}>
-                  <span className="group-name">{g.provider}</span> <span className="muted small">{g.models.length === 1 ? '1 model' : `${g.models.length} models`}</span>
+                  <span className="group-name">{g.provider}</span>{' '}
+                  <span className="muted small">{g.models.length === 1 ? '1 model' : `${g.models.length} models`}</span>
                   {g.shared && (
                     <span className="group-reason small">
                       {' '}
@@ -149,11 +173,23 @@ export function ModelsScreen() {
                   </td>
                   {isAdmin && (
                     <td className="row-actions">
-                      <button type="button" className="btn btn-small" onClick={() => setEditing(m)} aria-label={`Set price of ${m.id}`} data-testid="model-price-edit">
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        onClick={() => setEditing(m)}
+                        aria-label={`Set price of ${m.id}`}
+                        data-testid="model-price-edit"
+                      >
                         Set price
                       </button>
                       {isOverride(m) && (
-                        <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRemoving(m)} aria-label={`Remove override of ${m.id}`} data-testid="model-price-remove">
+                        <button
+                          type="button"
+                          className="btn btn-small btn-danger-ghost"
+                          onClick={() => setRemoving(m)}
+                          aria-label={`Remove override of ${m.id}`}
+                          data-testid="model-price-remove"
+                        >
                           Remove override
                         </button>
                       )}

@@ -108,7 +108,13 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
       <div className="form-grid">
         {COMMON.map((k) => (
           <Field key={k} label={LABELS[k]} error={errors[k] ?? errors[`row.${k}`]}>
-            <input inputMode={k === 'context_length' ? 'numeric' : 'decimal'} value={v[k]} onChange={set(k)} data-testid={`price-${k.replace(/_/g, '-')}`} autoFocus={k === 'input'} />
+            <input
+              inputMode={k === 'context_length' ? 'numeric' : 'decimal'}
+              value={v[k]}
+              onChange={set(k)}
+              data-testid={`price-${k.replace(/_/g, '-')}`}
+              autoFocus={k === 'input'}
+            />
           </Field>
         ))}
         <Field label="As of" error={errors.as_of} hint="the date this price was set or published">
@@ -123,7 +129,9 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
         <Field
           label="More of the price row (JSON)"
           error={errors.advanced}
-          hint={'e.g. {"long_context": {"above_prompt_tokens": 200000, "input": 6, "output": 22.5}, "schedule": [{"from": "2027-01-01", "input": 4, "output": 20}]}'}
+          hint={
+            'e.g. {"long_context": {"above_prompt_tokens": 200000, "input": 6, "output": 22.5}, "schedule": [{"from": "2027-01-01", "input": 4, "output": 20}]}'
+          }
         >
           <textarea rows={8} spellCheck={false} value={v.advanced} onChange={set('advanced')} data-testid="price-advanced" />
         </Field>

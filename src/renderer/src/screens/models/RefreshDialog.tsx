@@ -69,8 +69,8 @@ export function RefreshDialog({ onClose, onDone }: { onClose: () => void; onDone
       submitTestId="refresh-compare"
     >
       <p className="muted">
-        Reads a current price listing (OpenRouter’s model list shape) and shows what differs from the prices in force. Nothing is fetched until a source is
-        set, and nothing is saved until you apply: each difference becomes an override dated today; requests before today keep the rates they ran at.
+        Reads a current price listing (OpenRouter’s model list shape) and shows what differs from the prices in force. Nothing is fetched until a source is set,
+        and nothing is saved until you apply: each difference becomes an override dated today; requests before today keep the rates they ran at.
       </p>
       <Field label="Price source URL" error={errors.price_source_url} hint="e.g. https://openrouter.ai/api/v1/models">
         <input value={source} onChange={(e) => setSource(e.target.value)} data-testid="refresh-source" autoFocus />

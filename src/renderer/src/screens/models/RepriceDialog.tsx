@@ -55,8 +55,8 @@ export function RepriceDialog({ onClose, onDone }: { onClose: () => void; onDone
       submitTestId="reprice-run"
     >
       <p className="muted">
-        Costs of requests since the date are computed again from their stored usage with today’s prices, at the rates in force when each ran. The old figure
-        is kept in the request’s history; a prepaid key’s ledger gets the difference as an adjustment.
+        Costs of requests since the date are computed again from their stored usage with today’s prices, at the rates in force when each ran. The old figure is
+        kept in the request’s history; a prepaid key’s ledger gets the difference as an adjustment.
       </p>
       <div className="form-grid">
         <Field label="Since (UTC)" error={errors.since} hint="YYYY-MM-DD">

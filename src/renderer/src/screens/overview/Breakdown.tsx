@@ -49,7 +49,13 @@ export function Breakdown(props: { range: Range; keyName: (id: string) => string
         </select>
       </label>
       {choice === 'dimension' && (
-        <input aria-label="Dimension name" placeholder="name, e.g. team" value={dimension} onChange={(e) => setDimension(e.target.value)} data-testid="breakdown-dimension" />
+        <input
+          aria-label="Dimension name"
+          placeholder="name, e.g. team"
+          value={dimension}
+          onChange={(e) => setDimension(e.target.value)}
+          data-testid="breakdown-dimension"
+        />
       )}
     </div>
   )
@@ -58,7 +64,9 @@ export function Breakdown(props: { range: Range; keyName: (id: string) => string
       <section className="card top-list" data-testid="breakdown" aria-label="Breakdown">
         {header}
         <p className="muted" data-testid="breakdown-hint">
-          {dimension.trim() ? 'A dimension name is lowercase letters, digits, - and _ (the <Name> of its X-Gw-<Name> header).' : 'Type the dimension’s name (the <Name> of its X-Gw-<Name> header).'}
+          {dimension.trim()
+            ? 'A dimension name is lowercase letters, digits, - and _ (the <Name> of its X-Gw-<Name> header).'
+            : 'Type the dimension’s name (the <Name> of its X-Gw-<Name> header).'}
         </p>
       </section>
     )

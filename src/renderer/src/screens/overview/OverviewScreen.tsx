@@ -28,7 +28,16 @@ export function OverviewScreen() {
   const keyName = (id: string) => keys.data?.find((k) => k.id === id)?.name ?? id
   const firstTime = status.data ? status.data.requests === 0 : false
   const series = overview.data
-    ? fillSeries(overview.data.series, range, (t) => ({ t, requests: 0, errors: 0, cost_usd: 0, prompt_tokens: 0, completion_tokens: 0, p50_ms: null, p95_ms: null }))
+    ? fillSeries(overview.data.series, range, (t) => ({
+        t,
+        requests: 0,
+        errors: 0,
+        cost_usd: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        p50_ms: null,
+        p95_ms: null,
+      }))
     : []
 
   return (
@@ -38,8 +47,19 @@ export function OverviewScreen() {
         subtitle="Spend, traffic and latency across every key you can see."
         actions={
           <>
-            <Segmented<RangeId> label="Time range" value={custom ? 'custom' : range.id} onChange={choose} options={[...RANGES, { value: 'custom', label: 'Custom' }]} testId="range" />
-            <button type="button" className="btn" onClick={() => setRange(range.id === 'custom' ? { ...range } : rangeOf(range.id))} data-testid="overview-refresh">
+            <Segmented<RangeId>
+              label="Time range"
+              value={custom ? 'custom' : range.id}
+              onChange={choose}
+              options={[...RANGES, { value: 'custom', label: 'Custom' }]}
+              testId="range"
+            />
+            <button
+              type="button"
+              className="btn"
+              onClick={() => setRange(range.id === 'custom' ? { ...range } : rangeOf(range.id))}
+              data-testid="overview-refresh"
+            >
               Refresh
             </button>
           </>
@@ -57,7 +77,8 @@ export function OverviewScreen() {
             <div className="card state state-empty" data-testid="overview-empty">
               <p className="state-title">No requests in this range</p>
               <p className="state-body">
-                Charts appear once requests flow through the gateway. Send one from the <a href="#/playground">Playground</a> or with the snippet{firstTime ? ' above' : ' below'}, or pick a longer range.
+                Charts appear once requests flow through the gateway. Send one from the <a href="#/playground">Playground</a> or with the snippet
+                {firstTime ? ' above' : ' below'}, or pick a longer range.
               </p>
             </div>
           ) : (
@@ -70,7 +91,13 @@ export function OverviewScreen() {
         <TopList title="Top keys" column="Key" by="key" range={range} label={keyName} link={(v) => href('keys', v)} />
         <TopList title="Top users" column="User" by="user" range={range} link={(v) => href('requests', { user_id: v, from: range.from })} />
         <TopList title="Top tags" column="Tag" by="tag" range={range} link={(v) => href('requests', { tag: v, from: range.from })} />
-        <TopList title="Top tools" column="Tool" by="tool" range={range} link={(v) => href('sessions', { tool: v, range: range.id === '24h' || range.id === 'custom' ? undefined : range.id })} />
+        <TopList
+          title="Top tools"
+          column="Tool"
+          by="tool"
+          range={range}
+          link={(v) => href('sessions', { tool: v, range: range.id === '24h' || range.id === 'custom' ? undefined : range.id })}
+        />
       </div>
       <Breakdown range={range} keyName={keyName} />
       {status.data && !firstTime && <Quickstart status={status.data} isAdmin={isAdmin} firstTime={false} />}

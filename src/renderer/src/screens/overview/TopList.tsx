@@ -55,7 +55,9 @@ export function TopList(props: {
         </p>
       ) : (
         <table className="table table-compact">
-          <TableHead cols={[props.column, { label: 'Requests', num: true }, { label: 'Spend', num: true }, { label: 'Tokens', num: true, className: 'col-wide' }]} />
+          <TableHead
+            cols={[props.column, { label: 'Requests', num: true }, { label: 'Spend', num: true }, { label: 'Tokens', num: true, className: 'col-wide' }]}
+          />
           <tbody>
             {q.data.map((g: Group) => {
               const name = g.value === null ? (NONE[props.by] ?? '(none)') : (props.label?.(g.value) ?? g.value)

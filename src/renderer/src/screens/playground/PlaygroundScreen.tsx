@@ -52,7 +52,8 @@ export function PlaygroundScreen() {
   // Until the user chooses: the first active key, and an available chat model.
   const keyId = keyChoice || (active[0]?.id ?? '')
   const chatModels = useMemo(() => (models.data ?? []).filter((m) => m.kind !== 'embedding'), [models.data])
-  const preferred = chatModels.find((m) => m.id === 'openai/gpt-4o-mini' && m.availability.available) ?? chatModels.find((m) => m.availability.available) ?? chatModels[0]
+  const preferred =
+    chatModels.find((m) => m.id === 'openai/gpt-4o-mini' && m.availability.available) ?? chatModels.find((m) => m.availability.available) ?? chatModels[0]
   const model = modelChoice || (preferred?.id ?? '')
 
   const key = active.find((k) => k.id === keyId)
@@ -124,7 +125,12 @@ export function PlaygroundScreen() {
       )
       if (stop.signal.aborted) setStopped(true)
       else if (!ended)
-        setFailure({ type: 'error', request_id: null, status: 502, error: { message: 'The gateway ended the stream without a result. See Requests for what happened.', type: 'stream_ended', code: null } })
+        setFailure({
+          type: 'error',
+          request_id: null,
+          status: 502,
+          error: { message: 'The gateway ended the stream without a result. See Requests for what happened.', type: 'stream_ended', code: null },
+        })
     } catch (err) {
       const ae = toApiError(err)
       if (stop.signal.aborted) setStopped(true)
@@ -147,7 +153,12 @@ export function PlaygroundScreen() {
     }
   }
 
-  const header = <PageHeader title="Playground" subtitle="Send a chat request with one of your keys through the same pipeline as API calls: same presets, policies, balance and records." />
+  const header = (
+    <PageHeader
+      title="Playground"
+      subtitle="Send a chat request with one of your keys through the same pipeline as API calls: same presets, policies, balance and records."
+    />
+  )
   if (keys.error)
     return (
       <>
@@ -238,7 +249,13 @@ export function PlaygroundScreen() {
           </Field>
           <div className="form-grid form-grid-3">
             <Field label="Temperature" error={paramError.temperature}>
-              <input inputMode="decimal" value={temperature} onChange={(e) => setTemperature(e.target.value)} placeholder="default" data-testid="pg-temperature" />
+              <input
+                inputMode="decimal"
+                value={temperature}
+                onChange={(e) => setTemperature(e.target.value)}
+                placeholder="default"
+                data-testid="pg-temperature"
+              />
             </Field>
             <Field label="top_p" error={paramError.top_p}>
               <input inputMode="decimal" value={topP} onChange={(e) => setTopP(e.target.value)} placeholder="default" data-testid="pg-top-p" />
@@ -299,7 +316,13 @@ export function PlaygroundScreen() {
                     <option value="user">user</option>
                     <option value="assistant">assistant</option>
                   </select>
-                  <button type="button" className="btn-icon" aria-label={`Remove message ${i + 1}`} onClick={() => setMessages((ms) => ms.filter((_, j) => j !== i))} disabled={streaming}>
+                  <button
+                    type="button"
+                    className="btn-icon"
+                    aria-label={`Remove message ${i + 1}`}
+                    onClick={() => setMessages((ms) => ms.filter((_, j) => j !== i))}
+                    disabled={streaming}
+                  >
                     ×
                   </button>
                 </div>
@@ -359,11 +382,12 @@ export function PlaygroundScreen() {
         </Section>
       </div>
       {status.data && (
-        <Section title="Copy as code" testId="pg-code" description={`The same request from your own code, to ${WIRES[wire].path}. Put your key in GW_KEY (the gateway never shows it again).`}>
-          <Snippets
-            input={{ baseUrl: status.data.base_url, wire, model: model || 'gpt-4o-mini', messages: snippetMessages, params }}
-            testId="pg-snippet"
-          />
+        <Section
+          title="Copy as code"
+          testId="pg-code"
+          description={`The same request from your own code, to ${WIRES[wire].path}. Put your key in GW_KEY (the gateway never shows it again).`}
+        >
+          <Snippets input={{ baseUrl: status.data.base_url, wire, model: model || 'gpt-4o-mini', messages: snippetMessages, params }} testId="pg-snippet" />
         </Section>
       )}
     </>

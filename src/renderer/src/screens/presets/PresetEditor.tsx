@@ -89,7 +89,13 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
           <form onSubmit={submit} noValidate data-testid="preset-form">
             <fieldset disabled={readOnly} className="plain">
               <legend className="sr-only">Preset settings</legend>
-              <Field label="Name" error={errorFor('name')} hint={isNew ? 'A slug: lower-case letters, digits, - and _. Callers use @preset/<name>.' : 'The name cannot change; save under a new name to copy.'}>
+              <Field
+                label="Name"
+                error={errorFor('name')}
+                hint={
+                  isNew ? 'A slug: lower-case letters, digits, - and _. Callers use @preset/<name>.' : 'The name cannot change; save under a new name to copy.'
+                }
+              >
                 <input value={draft.name} onChange={set('name')} onBlur={blur('name')} readOnly={!isNew} data-testid="preset-name" autoFocus={isNew} />
               </Field>
               <Field label="Model" error={errorFor('model')} hint="provider/model (openai/gpt-6-luna) or a bare catalog id (gpt-6-luna).">
@@ -105,13 +111,25 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
               </Field>
               <div className="form-grid form-grid-3">
                 <Field label="Temperature" error={errorFor('temperature')} hint="0–2; empty passes the caller’s">
-                  <input inputMode="decimal" value={draft.temperature} onChange={set('temperature')} onBlur={blur('temperature')} data-testid="preset-temperature" />
+                  <input
+                    inputMode="decimal"
+                    value={draft.temperature}
+                    onChange={set('temperature')}
+                    onBlur={blur('temperature')}
+                    data-testid="preset-temperature"
+                  />
                 </Field>
                 <Field label="top_p" error={errorFor('top_p')} hint="0–1">
                   <input inputMode="decimal" value={draft.top_p} onChange={set('top_p')} onBlur={blur('top_p')} data-testid="preset-top-p" />
                 </Field>
                 <Field label="Max tokens" error={errorFor('max_tokens')} hint="Positive whole number">
-                  <input inputMode="numeric" value={draft.max_tokens} onChange={set('max_tokens')} onBlur={blur('max_tokens')} data-testid="preset-max-tokens" />
+                  <input
+                    inputMode="numeric"
+                    value={draft.max_tokens}
+                    onChange={set('max_tokens')}
+                    onBlur={blur('max_tokens')}
+                    data-testid="preset-max-tokens"
+                  />
                 </Field>
               </div>
               <Field label="Fallback models" error={errorFor('fallbacks')} hint="Comma-separated, tried in order when the model fails (at most 5).">

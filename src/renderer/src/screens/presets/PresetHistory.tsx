@@ -103,7 +103,13 @@ export function PresetHistory({ versions, isAdmin, onRestored }: { versions: Pre
                 </td>
                 <td className="row-actions">
                   {isAdmin && v.version !== newest.version && (
-                    <button type="button" className="btn btn-small" onClick={() => setRestoring(v)} data-testid="version-restore" aria-label={`Restore version ${v.version}`}>
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      onClick={() => setRestoring(v)}
+                      data-testid="version-restore"
+                      aria-label={`Restore version ${v.version}`}
+                    >
                       Restore
                     </button>
                   )}

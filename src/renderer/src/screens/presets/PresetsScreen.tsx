@@ -16,7 +16,8 @@ export function PresetsScreen() {
         title="Presets"
         subtitle={
           <>
-            A preset bundles a model, a system prompt and parameters under a name. Callers use it as the model (<code>@preset/name</code>) or get it as their key’s default.
+            A preset bundles a model, a system prompt and parameters under a name. Callers use it as the model (<code>@preset/name</code>) or get it as their
+            key’s default.
           </>
         }
         actions={
@@ -58,7 +59,12 @@ export function PresetsScreen() {
                   <code>{p.model}</code>
                 </td>
                 <td className="small">
-                  {[p.temperature !== null && `temperature ${p.temperature}`, p.top_p !== null && `top_p ${p.top_p}`, p.max_tokens !== null && `max_tokens ${p.max_tokens}`, p.system_prompt && 'system prompt']
+                  {[
+                    p.temperature !== null && `temperature ${p.temperature}`,
+                    p.top_p !== null && `top_p ${p.top_p}`,
+                    p.max_tokens !== null && `max_tokens ${p.max_tokens}`,
+                    p.system_prompt && 'system prompt',
+                  ]
                     .filter(Boolean)
                     .join(' · ') || <span className="muted">model only</span>}
                 </td>

@@ -34,15 +34,33 @@ function TestResult({ s }: { s: Status }) {
   ) : (
     <div className="callout callout-danger" role="alert" data-testid="provider-test-result" data-ok="false">
       <strong>Connection failed:</strong> {s.reason}
-      {s.fix === 'api_key' && <>. Enter the key in <em>API key</em> above and save it; it is kept in the OS keychain.</>}
+      {s.fix === 'api_key' && (
+        <>
+          . Enter the key in <em>API key</em> above and save it; it is kept in the OS keychain.
+        </>
+      )}
     </div>
   )
 }
 
 /** Which of OpenAI's APIs a provider of kind openai serves natively. */
-export function WireField({ value, onChange, error, testId }: { value: string; onChange: (e: ChangeEvent<HTMLSelectElement>) => void; error?: string; testId: string }) {
+export function WireField({
+  value,
+  onChange,
+  error,
+  testId,
+}: {
+  value: string
+  onChange: (e: ChangeEvent<HTMLSelectElement>) => void
+  error?: string
+  testId: string
+}) {
   return (
-    <Field label="APIs it serves" error={error} hint="Responses (Codex) pass through to a provider that serves them, and are translated to chat completions for any other.">
+    <Field
+      label="APIs it serves"
+      error={error}
+      hint="Responses (Codex) pass through to a provider that serves them, and are translated to chat completions for any other."
+    >
       <select value={value} onChange={onChange} data-testid={testId}>
         <option value="chat">Chat completions</option>
         <option value="responses">Responses</option>
@@ -67,7 +85,11 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
   const save = (what: 'key' | 'url' | 'wire', e: FormEvent) => {
     e.preventDefault()
     const input =
-      what === 'key' ? { id: p.id, api_key: apiKey } : what === 'url' ? { id: p.id, base_url: baseUrl.trim() || null } : { id: p.id, wire: wire as ProviderWire }
+      what === 'key'
+        ? { id: p.id, api_key: apiKey }
+        : what === 'url'
+          ? { id: p.id, base_url: baseUrl.trim() || null }
+          : { id: p.id, wire: wire as ProviderWire }
     const errs = validate(operations['providers.set'].input, input)
     if (what === 'key' && !apiKey.trim()) errs.api_key = 'paste the provider’s API key'
     submit(

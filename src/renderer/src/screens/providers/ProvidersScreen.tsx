@@ -68,7 +68,9 @@ function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
 export function ProvidersScreen() {
   const q = useQuery(() => call('providers.list', {}), [])
   const [adding, setAdding] = useState(false)
-  const sorted = [...(q.data ?? [])].sort((a, b) => Number(!!b.credential) - Number(!!a.credential) || Number(a.local) - Number(b.local) || a.label.localeCompare(b.label))
+  const sorted = [...(q.data ?? [])].sort(
+    (a, b) => Number(!!b.credential) - Number(!!a.credential) || Number(a.local) - Number(b.local) || a.label.localeCompare(b.label),
+  )
   return (
     <>
       <PageHeader

@@ -15,7 +15,13 @@ const toLocal = (ms: string | null) => {
  * The filter form; applying it writes the hash query (Enter applies). On a narrow screen it folds
  * behind a "Filters" toggle counting the active ones, so the first rows are on the first screen.
  */
-export function FilterForm(props: { query: URLSearchParams; keys: KeySummary[]; presets: string[]; active: number; onApply: (q: Record<string, string>) => void }) {
+export function FilterForm(props: {
+  query: URLSearchParams
+  keys: KeySummary[]
+  presets: string[]
+  active: number
+  onApply: (q: Record<string, string>) => void
+}) {
   const [open, setOpen] = useState(false)
   const q = props.query
   const initial = Object.fromEntries(FILTER_KEYS.map((k) => [k, q.get(k) ?? ''])) as Record<string, string>
@@ -53,10 +59,24 @@ export function FilterForm(props: { query: URLSearchParams; keys: KeySummary[]; 
   )
   return (
     <>
-      <button type="button" className="btn filters-toggle" aria-expanded={open} aria-controls="requests-filters" onClick={() => setOpen((o) => !o)} data-testid="filters-toggle">
+      <button
+        type="button"
+        className="btn filters-toggle"
+        aria-expanded={open}
+        aria-controls="requests-filters"
+        onClick={() => setOpen((o) => !o)}
+        data-testid="filters-toggle"
+      >
         Filters{props.active ? ` (${props.active})` : ''}
       </button>
-      <form id="requests-filters" className={open ? 'card filters filters-open' : 'card filters'} onSubmit={submit} noValidate data-testid="requests-filters" aria-label="Filter requests">
+      <form
+        id="requests-filters"
+        className={open ? 'card filters filters-open' : 'card filters'}
+        onSubmit={submit}
+        noValidate
+        data-testid="requests-filters"
+        aria-label="Filter requests"
+      >
         <div className="filter-grid">
           <Field label="Time">
             <select value={v.since} onChange={set('since')} data-testid="filter-since">

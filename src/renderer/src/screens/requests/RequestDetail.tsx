@@ -34,7 +34,11 @@ function Attribution({ record }: { record: Obj }) {
   const session = str(a.session_id)
   const tool = str(record.source_tool)
   return (
-    <Section title="Attribution" testId="detail-attribution" description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers), and the tool that sent it, as its headers say.">
+    <Section
+      title="Attribution"
+      testId="detail-attribution"
+      description="Who and what the caller said this request was for (the gw envelope or X-Gw-* headers), and the tool that sent it, as its headers say."
+    >
       <Facts
         items={[
           ['User id', user ? <FilterLink param="user_id" value={user} testId="detail-user-link" /> : '—'],
@@ -42,7 +46,10 @@ function Attribution({ record }: { record: Obj }) {
             'Trace',
             trace ? (
               <>
-                <code>{trace}</code> · <FilterLink param="trace_id" value={trace} testId="follow-trace">Follow this trace</FilterLink>
+                <code>{trace}</code> ·{' '}
+                <FilterLink param="trace_id" value={trace} testId="follow-trace">
+                  Follow this trace
+                </FilterLink>
               </>
             ) : (
               '—'
@@ -53,7 +60,11 @@ function Attribution({ record }: { record: Obj }) {
             session ? (
               <>
                 <code>{session}</code>
-                {a.session_derived === true && <span className="muted"> (from the tool)</span>} · <FilterLink param="session_id" value={session} testId="follow-session">Follow this session</FilterLink> ·{' '}
+                {a.session_derived === true && <span className="muted"> (from the tool)</span>} ·{' '}
+                <FilterLink param="session_id" value={session} testId="follow-session">
+                  Follow this session
+                </FilterLink>{' '}
+                ·{' '}
                 <a href={href('sessions', session)} data-testid="open-session">
                   Its cost and timeline
                 </a>
@@ -93,7 +104,14 @@ function Dimensions({ record }: { record: Obj }) {
       {dims.length === 0 ? (
         <p className="muted">None. Send X-Gw-&lt;Name&gt; headers to slice requests by your own dimensions.</p>
       ) : (
-        <Facts items={dims.map(([k, v]) => [k, <FilterLink key={k} param="dim" value={`${k}=${String(v)}`}>{String(v)}</FilterLink>])} />
+        <Facts
+          items={dims.map(([k, v]) => [
+            k,
+            <FilterLink key={k} param="dim" value={`${k}=${String(v)}`}>
+              {String(v)}
+            </FilterLink>,
+          ])}
+        />
       )}
       {ignored.length > 0 && (
         <>
@@ -224,7 +242,8 @@ function CostBreakdown({ record, history }: { record: Obj; history: CostHistory 
       </p>
       {history.map((h) => (
         <p className="small muted" key={`${h.repriced_at}-${h.actor}`} data-testid="detail-cost-history">
-          Repriced {dateTime(h.repriced_at)} by {h.actor}: was {h.old_usd === null ? 'unpriced' : usd(h.old_usd)}, now {h.new_usd === null ? 'unpriced' : usd(h.new_usd)}.
+          Repriced {dateTime(h.repriced_at)} by {h.actor}: was {h.old_usd === null ? 'unpriced' : usd(h.old_usd)}, now{' '}
+          {h.new_usd === null ? 'unpriced' : usd(h.new_usd)}.
         </p>
       ))}
     </Section>
@@ -236,17 +255,32 @@ function Bodies({ bodies, isAdmin }: { bodies: { request: unknown; response: unk
     <Section title="Bodies" testId="detail-bodies">
       {!bodies ? (
         <p className="muted" data-testid="detail-no-bodies">
-          Bodies are not kept for this request. {isAdmin ? <>Turn on “Keep request and response bodies” in <a href="#/settings">Settings</a> to keep them for new requests.</> : 'An admin can turn on body logging in Settings.'}
+          Bodies are not kept for this request.{' '}
+          {isAdmin ? (
+            <>
+              Turn on “Keep request and response bodies” in <a href="#/settings">Settings</a> to keep them for new requests.
+            </>
+          ) : (
+            'An admin can turn on body logging in Settings.'
+          )}
         </p>
       ) : (
         <div className="grid-2">
           <div>
             <h3>Request</h3>
-            <CodeBlock code={typeof bodies.request === 'string' ? bodies.request : JSON.stringify(bodies.request, null, 2)} testId="detail-request-body" label="Request body" />
+            <CodeBlock
+              code={typeof bodies.request === 'string' ? bodies.request : JSON.stringify(bodies.request, null, 2)}
+              testId="detail-request-body"
+              label="Request body"
+            />
           </div>
           <div>
             <h3>Response</h3>
-            <CodeBlock code={typeof bodies.response === 'string' ? bodies.response : JSON.stringify(bodies.response, null, 2)} testId="detail-response-body" label="Response body" />
+            <CodeBlock
+              code={typeof bodies.response === 'string' ? bodies.response : JSON.stringify(bodies.response, null, 2)}
+              testId="detail-response-body"
+              label="Response body"
+            />
           </div>
         </div>
       )}
@@ -274,7 +308,8 @@ export function RequestDetail({ id }: { id: string }) {
         back={back}
         subtitle={
           <>
-            <code data-testid="detail-id">{String(r.id ?? id)}</code> <CopyButton text={String(r.id ?? id)} label="Copy id" testId="detail-id-copy" /> <StatusBadge status={status} outcome={String(r.outcome ?? '')} />
+            <code data-testid="detail-id">{String(r.id ?? id)}</code> <CopyButton text={String(r.id ?? id)} label="Copy id" testId="detail-id-copy" />{' '}
+            <StatusBadge status={status} outcome={String(r.outcome ?? '')} />
           </>
         }
       />
@@ -292,7 +327,16 @@ export function RequestDetail({ id }: { id: string }) {
             ['Time', dateTime(created)],
             ['Endpoint', dash(str(r.endpoint))],
             ['Source', dash(str(r.source))],
-            ['Key', keyId ? <a href={href('keys', keyId)} data-testid="detail-key">{keys.data?.find((k) => k.id === keyId)?.name ?? keyId}</a> : '—'],
+            [
+              'Key',
+              keyId ? (
+                <a href={href('keys', keyId)} data-testid="detail-key">
+                  {keys.data?.find((k) => k.id === keyId)?.name ?? keyId}
+                </a>
+              ) : (
+                '—'
+              ),
+            ],
             ['Model requested', <code key="m">{dash(str(r.model))}</code>],
             ['Alias', alias.pattern ? <code key="a" data-testid="detail-alias">{`${String(alias.pattern)} → ${String(alias.target)}`}</code> : '—'],
             ['Preset', preset ? <a href={href('presets', preset)}>{`${preset}${r.preset_version ? ` v${String(r.preset_version)}` : ''}`}</a> : '—'],
@@ -302,7 +346,12 @@ export function RequestDetail({ id }: { id: string }) {
             ['Fallback used', r.fallback_used ? 'yes' : 'no'],
             ['Latency', ms(num(r.latency_ms))],
             ['Time to first byte', ms(num(r.ttfb_ms))],
-            ['Output speed', <span key="s" data-testid="detail-speed">{outputSpeed(num(obj(r.usage).completion_tokens), num(r.latency_ms), num(r.ttfb_ms), Boolean(r.stream))}</span>],
+            [
+              'Output speed',
+              <span key="s" data-testid="detail-speed">
+                {outputSpeed(num(obj(r.usage).completion_tokens), num(r.latency_ms), num(r.ttfb_ms), Boolean(r.stream))}
+              </span>,
+            ],
           ]}
           testId="detail-facts"
         />

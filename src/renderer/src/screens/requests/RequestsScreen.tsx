@@ -50,7 +50,9 @@ export function RequestsScreen() {
     navigate(href('requests', q))
   }
   const onSort = (col: SortKey) => go({ sort: col, order: state.sort === col && state.order === 'desc' ? 'asc' : 'desc', page: undefined })
-  const applied = Object.entries(Object.fromEntries(new URLSearchParams(qs))).filter(([k]) => (FILTER_KEYS as readonly string[]).includes(k) || ['dim', 'since', 'from', 'to'].includes(k))
+  const applied = Object.entries(Object.fromEntries(new URLSearchParams(qs))).filter(
+    ([k]) => (FILTER_KEYS as readonly string[]).includes(k) || ['dim', 'since', 'from', 'to'].includes(k),
+  )
   const total = list.data?.total ?? 0
   const first = state.page * state.size
   const display = (k: string, v: string) => (k === 'key_id' ? keyName(v) : k === 'from' || k === 'to' ? new Date(Number(v)).toLocaleString() : v)
@@ -70,7 +72,18 @@ export function RequestsScreen() {
           </>
         }
       />
-      <FilterForm key={qs} query={route.query} keys={keys.data ?? []} presets={(presets.data ?? []).map((p) => p.name)} active={applied.length} onApply={(q) => navigate(href('requests', { ...q, sort: state.sort === 'created_at' ? undefined : state.sort, order: state.order === 'desc' ? undefined : state.order }))} />
+      <FilterForm
+        key={qs}
+        query={route.query}
+        keys={keys.data ?? []}
+        presets={(presets.data ?? []).map((p) => p.name)}
+        active={applied.length}
+        onApply={(q) =>
+          navigate(
+            href('requests', { ...q, sort: state.sort === 'created_at' ? undefined : state.sort, order: state.order === 'desc' ? undefined : state.order }),
+          )
+        }
+      />
       {applied.length > 0 && (
         <div className="chips" data-testid="active-filters" aria-label="Active filters">
           {applied.map(([k, v]) => (
@@ -96,7 +109,8 @@ export function RequestsScreen() {
         ) : (
           <Empty title="No requests yet" testId="requests-empty">
             <p>
-              Requests appear here as soon as a client calls the gateway with one of your keys. Try the <a href="#/playground">Playground</a>, or copy a snippet from the <a href="#/overview">Overview</a>.
+              Requests appear here as soon as a client calls the gateway with one of your keys. Try the <a href="#/playground">Playground</a>, or copy a snippet
+              from the <a href="#/overview">Overview</a>.
             </p>
           </Empty>
         )
@@ -117,10 +131,22 @@ export function RequestsScreen() {
                 ))}
               </select>
             </label>
-            <button type="button" className="btn btn-small" disabled={state.page === 0} onClick={() => go({ page: state.page - 1 || undefined })} data-testid="pager-prev">
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={state.page === 0}
+              onClick={() => go({ page: state.page - 1 || undefined })}
+              data-testid="pager-prev"
+            >
               ← Previous
             </button>
-            <button type="button" className="btn btn-small" disabled={first + list.data.items.length >= total} onClick={() => go({ page: state.page + 1 })} data-testid="pager-next">
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={first + list.data.items.length >= total}
+              onClick={() => go({ page: state.page + 1 })}
+              data-testid="pager-next"
+            >
               Next →
             </button>
           </div>

@@ -51,7 +51,15 @@ export function StatusBadge({ status, outcome }: { status: number; outcome: stri
   )
 }
 
-function SortHeader(props: { label: string; col: SortKey; sort?: SortKey; order?: 'asc' | 'desc'; onSort?: (col: SortKey) => void; num?: boolean; wide?: boolean }) {
+function SortHeader(props: {
+  label: string
+  col: SortKey
+  sort?: SortKey
+  order?: 'asc' | 'desc'
+  onSort?: (col: SortKey) => void
+  num?: boolean
+  wide?: boolean
+}) {
   const active = props.sort === props.col
   const className = [props.num && 'num', props.wide && 'col-wide'].filter(Boolean).join(' ') || undefined
   if (!props.onSort)

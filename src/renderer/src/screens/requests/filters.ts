@@ -25,7 +25,10 @@ const SORTS: SortKey[] = ['created_at', 'latency_ms', 'cost_usd', 'total_tokens'
 
 export function parseDimensions(s: string): Record<string, string> | string {
   const out: Record<string, string> = {}
-  for (const part of s.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const part of s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     const at = part.indexOf('=')
     if (at <= 0) return `“${part}” is not name=value`
     out[part.slice(0, at).trim()] = part.slice(at + 1).trim()

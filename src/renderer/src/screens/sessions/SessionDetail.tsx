@@ -37,7 +37,9 @@ function StepRow({ r, n, total }: { r: Step; n: number; total: number }) {
         {r.model ?? '—'}
         {r.endpoint === 'messages.count_tokens' && <span className="muted"> · token count</span>}
       </td>
-      <td className="num col-wide">{r.prompt_tokens === null && r.completion_tokens === null ? '—' : compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))}</td>
+      <td className="num col-wide">
+        {r.prompt_tokens === null && r.completion_tokens === null ? '—' : compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))}
+      </td>
       <td className="num col-wide">{ms(r.latency_ms)}</td>
       <td className="num cell-cost" data-testid="timeline-cost">
         <CostCell r={r} />
@@ -57,7 +59,8 @@ function StepRow({ r, n, total }: { r: Step; n: number; total: number }) {
 export function SessionDetail({ id }: { id: string }) {
   const q = useQuery(() => call('sessions.get', { id, limit: 1000 }), [id])
   const back = { href: '#/sessions', label: 'Sessions' }
-  if (q.error || !q.data) return <PendingPage title="Session" back={back} q={q} label="Loading the session…" errorTestId="session-error" loadingTestId="session-loading" />
+  if (q.error || !q.data)
+    return <PendingPage title="Session" back={back} q={q} label="Loading the session…" errorTestId="session-error" loadingTestId="session-loading" />
   const { session: s, requests } = q.data
   return (
     <>
@@ -91,7 +94,11 @@ export function SessionDetail({ id }: { id: string }) {
               'Session id',
               <span key="i" className="session-id">
                 <code data-testid="session-id">{s.session_id}</code>{' '}
-                <Badge kind={s.derived ? 'accent' : 'muted'} testId="session-source" title={s.derived ? 'The gateway read it from what the tool sends' : 'Set by the caller (gw.session_id or X-Gw-Session-Id)'}>
+                <Badge
+                  kind={s.derived ? 'accent' : 'muted'}
+                  testId="session-source"
+                  title={s.derived ? 'The gateway read it from what the tool sends' : 'Set by the caller (gw.session_id or X-Gw-Session-Id)'}
+                >
                   {s.derived ? 'from the tool' : 'set by the caller'}
                 </Badge>
               </span>,
@@ -99,7 +106,11 @@ export function SessionDetail({ id }: { id: string }) {
           ]}
         />
       </Section>
-      <Section title="Timeline" testId="session-timeline" description="Every request of the session in order, with what the session had cost up to and including it.">
+      <Section
+        title="Timeline"
+        testId="session-timeline"
+        description="Every request of the session in order, with what the session had cost up to and including it."
+      >
         <div className="table-wrap">
           <table className="table table-timeline" data-testid="timeline-table">
             <thead>
@@ -133,7 +144,8 @@ export function SessionDetail({ id }: { id: string }) {
         </div>
         {requests.length < s.requests && (
           <p className="muted" data-testid="timeline-more">
-            The first {int(requests.length)} of {int(s.requests)} requests; <a href={href('requests', { session_id: s.session_id })}>all of them in Requests</a>.
+            The first {int(requests.length)} of {int(s.requests)} requests; <a href={href('requests', { session_id: s.session_id })}>all of them in Requests</a>
+            .
           </p>
         )}
       </Section>

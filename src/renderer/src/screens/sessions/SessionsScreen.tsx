@@ -98,12 +98,19 @@ export function SessionsScreen() {
         title="Sessions"
         subtitle={
           <>
-            What each coding-agent session cost. Claude Code and Codex sessions are recognised by themselves; other clients group requests with <code>X-Gw-Session-Id</code>.
+            What each coding-agent session cost. Claude Code and Codex sessions are recognised by themselves; other clients group requests with{' '}
+            <code>X-Gw-Session-Id</code>.
           </>
         }
         actions={
           <>
-            <Segmented<PresetRangeId> label="Time range" value={rangeId} onChange={(v) => go({ range: v === '24h' ? undefined : v, page: undefined })} options={RANGES} testId="sessions-range" />
+            <Segmented<PresetRangeId>
+              label="Time range"
+              value={rangeId}
+              onChange={(v) => go({ range: v === '24h' ? undefined : v, page: undefined })}
+              options={RANGES}
+              testId="sessions-range"
+            />
             <button
               type="button"
               className="btn"
@@ -140,7 +147,11 @@ export function SessionsScreen() {
           </select>
         </Field>
         <Field label="Order">
-          <select value={sort} onChange={(e) => go({ sort: e.target.value === 'last_at' ? undefined : e.target.value, page: undefined })} data-testid="sessions-sort">
+          <select
+            value={sort}
+            onChange={(e) => go({ sort: e.target.value === 'last_at' ? undefined : e.target.value, page: undefined })}
+            data-testid="sessions-sort"
+          >
             {SORTS.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -154,8 +165,9 @@ export function SessionsScreen() {
       ) : list.data.items.length === 0 ? (
         <Empty title={filtered ? 'No sessions match these filters' : 'No sessions in this range'} testId="sessions-empty">
           <p>
-            Point Claude Code (<code>ANTHROPIC_BASE_URL</code>) or Codex (a <code>model_providers</code> entry) at the gateway and each run appears here with its cost. Any other client groups its
-            requests into a session by sending the same <code>X-Gw-Session-Id</code> header (or <code>gw.session_id</code>) with each.
+            Point Claude Code (<code>ANTHROPIC_BASE_URL</code>) or Codex (a <code>model_providers</code> entry) at the gateway and each run appears here with
+            its cost. Any other client groups its requests into a session by sending the same <code>X-Gw-Session-Id</code> header (or <code>gw.session_id</code>
+            ) with each.
           </p>
           {filtered && (
             <button type="button" className="btn" onClick={() => go({ tool: undefined, key: undefined, page: undefined })}>

@@ -75,8 +75,18 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
         </Field>
       </Section>
       <Section title="Alerts">
-        <Field label="Notify when a session passes (USD)" error={err('session_alert_usd')} hint="A banner here and a desktop notification, once per session. Empty: no alert.">
-          <input inputMode="decimal" value={v.session_alert_usd} onChange={set('session_alert_usd')} placeholder="no alert" data-testid="settings-session-alert" />
+        <Field
+          label="Notify when a session passes (USD)"
+          error={err('session_alert_usd')}
+          hint="A banner here and a desktop notification, once per session. Empty: no alert."
+        >
+          <input
+            inputMode="decimal"
+            value={v.session_alert_usd}
+            onChange={set('session_alert_usd')}
+            placeholder="no alert"
+            data-testid="settings-session-alert"
+          />
         </Field>
       </Section>
       <Section title="Prices">

@@ -28,7 +28,11 @@ function AddUserForm({ onAdded }: { onAdded: () => void }) {
     })
   }
   return (
-    <Section title="Add a user" testId="add-user" description="Members see and manage only their own keys and requests; admins see everything and manage providers, presets, prices and users.">
+    <Section
+      title="Add a user"
+      testId="add-user"
+      description="Members see and manage only their own keys and requests; admins see everything and manage providers, presets, prices and users."
+    >
       <form className="inline-form" onSubmit={submit} noValidate data-testid="add-user-form">
         <Field label="User name" error={errors.username}>
           <input value={v.username} onChange={set('username')} autoComplete="off" data-testid="user-username" />
@@ -63,7 +67,10 @@ export function UsersScreen() {
       {q.error || !q.data ? (
         <Pending q={q} label="Loading users…" />
       ) : (
-        <CardTable testId="users-table" after={q.data.length === 1 && <p className="muted pad">Only you so far. Add a member above to give someone their own keys.</p>}>
+        <CardTable
+          testId="users-table"
+          after={q.data.length === 1 && <p className="muted pad">Only you so far. Add a member above to give someone their own keys.</p>}
+        >
           <TableHead cols={['User', 'Role', 'Added']} actions />
           <tbody>
             {q.data.map((u) => (
@@ -77,7 +84,13 @@ export function UsersScreen() {
                 <td>{dateTime(u.created_at)}</td>
                 <td className="row-actions">
                   {u.id !== me.id && (
-                    <button type="button" className="btn btn-small btn-danger-ghost" onClick={() => setRemoving(u)} aria-label={`Remove ${u.username}`} data-testid="user-remove">
+                    <button
+                      type="button"
+                      className="btn btn-small btn-danger-ghost"
+                      onClick={() => setRemoving(u)}
+                      aria-label={`Remove ${u.username}`}
+                      data-testid="user-remove"
+                    >
                       Remove
                     </button>
                   )}
