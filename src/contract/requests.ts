@@ -47,15 +47,19 @@ export const requestRow = z.object({
   source_tool: z.string().nullable(),
 })
 
+/** Which requests, in which order: the list and the export take the same. */
+const selection = z.object({
+  filter: requestFilter.default({}),
+  sort: z.enum(['created_at', 'latency_ms', 'cost_usd', 'total_tokens', 'status']).default('created_at'),
+  order: z.enum(['asc', 'desc']).default('desc'),
+})
+
 export const requestOps = {
   'requests.list': op({
     summary: 'Request records, filtered, sorted and paginated on the server',
     access: 'user',
-    input: z
-      .object({
-        filter: requestFilter.default({}),
-        sort: z.enum(['created_at', 'latency_ms', 'cost_usd', 'total_tokens', 'status']).default('created_at'),
-        order: z.enum(['asc', 'desc']).default('desc'),
+    input: selection
+      .extend({
         limit: z.number().int().min(1).max(500).default(50),
         offset: z.number().int().min(0).default(0),
       })
@@ -65,13 +69,7 @@ export const requestOps = {
   'requests.export': op({
     summary: 'Every request a filter matches, in the list order, as CSV (at most 100,000 rows; larger selections say truncated)',
     access: 'user',
-    input: z
-      .object({
-        filter: requestFilter.default({}),
-        sort: z.enum(['created_at', 'latency_ms', 'cost_usd', 'total_tokens', 'status']).default('created_at'),
-        order: z.enum(['asc', 'desc']).default('desc'),
-      })
-      .strict(),
+    input: selection.strict(),
     output: z.object({ csv: z.string(), rows: z.number().int(), truncated: z.boolean() }),
   }),
   'requests.get': op({

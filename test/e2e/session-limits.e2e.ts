@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { launch, openPage, screenshot, skipReason, type WatchedPage } from './support/browser'
+import { launch, screenshot, skipReason, type WatchedPage } from './support/browser'
+import { signedIn } from './support/views'
 import { startStack, type Stack } from './support/stack'
-import { AuthPage } from './pages/auth'
 import { Shell } from './pages/shell'
 import { KeyDetailPage, KeysPage } from './pages/keys'
 import { SettingsPage } from './pages/settings'
@@ -26,13 +26,9 @@ describe('session limits and the session alert in the dashboard', { skip: skip ?
     buildApp()
     stack = await startStack()
     browser = await launch()
-    w = await openPage(browser, stack.url)
+    w = await signedIn(stack, browser)
     const p = w.page
     ;[shell, keys, keyDetail, settings, requests] = [new Shell(p), new KeysPage(p), new KeyDetailPage(p), new SettingsPage(p), new RequestsPage(p)]
-    const auth = new AuthPage(p)
-    await auth.open()
-    await auth.setupOwner('admin', 'admin-password-123')
-    await shell.waitForSignedIn('admin')
   })
   afterEach(() => w.assertNoConsoleErrors())
   after(async () => {

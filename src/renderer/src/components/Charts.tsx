@@ -5,6 +5,18 @@ import { tickLabel, type Range } from '../lib/range'
 
 export type SeriesPoint = Output<'analytics.overview'>['series'][number]
 
+/** A bucket without requests: zeros, and no latency to draw. */
+export const emptyPoint = (t: number): SeriesPoint => ({
+  t,
+  requests: 0,
+  errors: 0,
+  cost_usd: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  p50_ms: null,
+  p95_ms: null,
+})
+
 const axis = { stroke: 'var(--muted)', fontSize: 12, tickLine: false }
 // One width for every chart's value axis, so the charts' time axes line up bucket for bucket.
 const Y_WIDTH = 72

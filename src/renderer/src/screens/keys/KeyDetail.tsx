@@ -9,7 +9,7 @@ import { href } from '../../lib/router'
 import { fillSeries, rangeOf } from '../../lib/range'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
 import { Pending, PendingPage } from '../../components/States'
-import { OverviewCharts } from '../../components/Charts'
+import { emptyPoint, OverviewCharts } from '../../components/Charts'
 import { RequestsTable } from '../requests/RequestsTable'
 import { DefaultPresetForm, LimitsForm, PolicyForm } from './KeySettings'
 import { BalancePanel } from './BalancePanel'
@@ -33,20 +33,7 @@ function Usage({ keyId }: { keyId: string }) {
             {plural(q.data.totals.requests, 'request')} · {spent?.text}
             {spent?.note ? <span className="muted"> ({spent.note})</span> : null} · {plural(q.data.totals.errors, 'error')}
           </p>
-          <OverviewCharts
-            series={fillSeries(q.data.series, range, (t) => ({
-              t,
-              requests: 0,
-              errors: 0,
-              cost_usd: 0,
-              prompt_tokens: 0,
-              completion_tokens: 0,
-              p50_ms: null,
-              p95_ms: null,
-            }))}
-            range={range}
-            only={['requests', 'spend']}
-          />
+          <OverviewCharts series={fillSeries(q.data.series, range, emptyPoint)} range={range} only={['requests', 'spend']} />
         </>
       )}
     </Section>

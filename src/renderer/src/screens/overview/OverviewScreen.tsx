@@ -7,7 +7,7 @@ import { href } from '../../lib/router'
 import { PageHeader } from '../../components/Page'
 import { Segmented } from '../../components/Segmented'
 import { ErrorState, Pending } from '../../components/States'
-import { OverviewCharts } from '../../components/Charts'
+import { emptyPoint, OverviewCharts } from '../../components/Charts'
 import { TotalsRow } from './Totals'
 import { TopList } from './TopList'
 import { Quickstart } from './Quickstart'
@@ -27,18 +27,7 @@ export function OverviewScreen() {
   const keys = useQuery(() => call('keys.list', {}), [])
   const keyName = (id: string) => keys.data?.find((k) => k.id === id)?.name ?? id
   const firstTime = status.data ? status.data.requests === 0 : false
-  const series = overview.data
-    ? fillSeries(overview.data.series, range, (t) => ({
-        t,
-        requests: 0,
-        errors: 0,
-        cost_usd: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        p50_ms: null,
-        p95_ms: null,
-      }))
-    : []
+  const series = overview.data ? fillSeries(overview.data.series, range, emptyPoint) : []
 
   return (
     <>
