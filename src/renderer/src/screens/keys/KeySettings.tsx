@@ -98,23 +98,25 @@ export function LimitsForm({
       description="Requests are refused with 402 once the key has spent this much in the current UTC day or month. Leave empty for no limit."
     >
       {adminOnly && adminNote}
-      <Facts
-        testId="key-spent"
-        items={[
-          [
-            'Spent today (UTC)',
-            <span key="d" data-testid="key-spent-today">
-              {spentOf(spent.today_usd, k.daily_limit_usd)}
-            </span>,
-          ],
-          [
-            'Spent this month (UTC)',
-            <span key="m" data-testid="key-spent-month">
-              {spentOf(spent.month_usd, k.monthly_limit_usd)}
-            </span>,
-          ],
-        ]}
-      />
+      <div className="spent">
+        <Facts
+          testId="key-spent"
+          items={[
+            [
+              'Spent today (UTC)',
+              <span key="d" data-testid="key-spent-today">
+                {spentOf(spent.today_usd, k.daily_limit_usd)}
+              </span>,
+            ],
+            [
+              'Spent this month (UTC)',
+              <span key="m" data-testid="key-spent-month">
+                {spentOf(spent.month_usd, k.monthly_limit_usd)}
+              </span>,
+            ],
+          ]}
+        />
+      </div>
       <form
         className="inline-form"
         onSubmit={(e) => {
