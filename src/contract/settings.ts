@@ -12,6 +12,11 @@ export const settings = z.object({
   log_bodies: z.boolean(),
   /** Days to keep records; null keeps them forever. */
   retention_days: z.number().int().positive().nullable(),
+  /**
+   * Days the gateway keeps the Responses it answered through a provider of another wire (for
+   * `previous_response_id`, `item_reference` and `GET /v1/responses/{id}`); 0 keeps none.
+   */
+  response_retention_days: z.number().int().min(0).max(3650),
   /** A session whose cost passes this many USD raises an alert (dashboard banner, desktop notification); null for none. */
   session_alert_usd: z.number().positive().nullable(),
   /**

@@ -8,6 +8,8 @@ import { KeysRepo } from './store/keysRepo'
 import { ProvidersRepo } from './store/providersRepo'
 import { PricesRepo } from './store/pricesRepo'
 import { RequestsRepo } from './store/requestsRepo'
+import { ResponsesRepo } from './store/responsesRepo'
+import { Conversations } from './wires/responses/conversations'
 import { RecordWriter } from './store/recordWriter'
 import { PresetsRepo } from './store/presetsRepo'
 import { AliasesRepo } from './store/aliasesRepo'
@@ -56,6 +58,10 @@ export class Gateway {
   readonly providers: ProvidersRepo
   readonly prices: PricesRepo
   readonly requests: RequestsRepo
+  /** Responses the gateway answered on a translated path, for continuing them. */
+  readonly responses: ResponsesRepo
+  /** The Responses API's state for what the gateway answers itself. */
+  readonly conversations: Conversations
   readonly presetsRepo: PresetsRepo
   readonly ledger: LedgerRepo
   readonly balances: Balances
@@ -92,6 +98,7 @@ export class Gateway {
     this.providers = new ProvidersRepo(this.db)
     this.prices = new PricesRepo(this.db)
     this.requests = new RequestsRepo(this.db)
+    this.responses = new ResponsesRepo(this.db)
     this.presetsRepo = new PresetsRepo(this.db)
     this.aliasesRepo = new AliasesRepo(this.db)
     this.settingsRepo = new SettingsRepo(this.db)
@@ -109,6 +116,12 @@ export class Gateway {
     this.sessions = new SessionSpend((keyId, sessionId) => this.requests.sessionTotals(keyId, sessionId), this.records, {
       threshold: () => this.settings.session_alert_usd,
       raise: (alert) => this.sessionAlerts.raise(alert),
+    })
+    this.conversations = new Conversations({
+      responses: this.responses,
+      requests: this.requests,
+      records: this.records,
+      retentionDays: () => this.settings.response_retention_days,
     })
     this.watcher = new ConfigWatcher(this.db)
     this.refresh()
@@ -129,6 +142,7 @@ export class Gateway {
       cors_origins: [],
       log_bodies: false,
       retention_days: null,
+      response_retention_days: 30,
       session_alert_usd: null,
       price_source_url: null,
     })
@@ -148,8 +162,12 @@ export class Gateway {
     this.refresh()
   }
 
-  /** Deletes records older than the retention setting; their tags, dimensions and bodies go with them. */
-  async pruneRecords(now = Date.now()): Promise<number> {
+  /**
+   * Deletes records older than the retention setting (their tags, dimensions and bodies go with
+   * them), and stored responses past theirs.
+   */
+  async pruneRecords(now = this.clock()): Promise<number> {
+    this.responses.prune(now, now - this.settings.response_retention_days * 86_400_000)
     const days = this.settings.retention_days
     if (days === null) return 0
     await this.records.flushed()

@@ -153,7 +153,8 @@ async function serve<B extends Record<string, unknown>>(
   ctx.requestedTier = requestedTier(body)
   const primary = await resolveModel(gw, steering.model)
   ctx.target = primary
-  const control = wire.control(body)
+  if (wire.resolve) await wire.resolve(ctx, body)
+  const control = wire.control(body, ctx)
   // A key's balance and period spend are read from the store when not in memory (after a change, once a period).
   for (let loading = gw.balances.loading(ctx.key); loading; loading = gw.balances.loading(ctx.key)) await loading
   // A watched session is read once, the same way.

@@ -42,8 +42,13 @@ export interface InboundWire<B extends Record<string, unknown>> {
   bodySession?(body: B): string | null
   /** The body under a preset; absent when the wire takes no preset (then naming one is refused). */
   applyPreset?: (body: B, preset: Preset) => B
-  /** What the key's policy and the balance reservation estimate from. */
-  control(body: B): AdmitOptions
+  /**
+   * What the body refers to outside itself (a stored response it continues), looked up once for
+   * the caller's key before admission; refuses with a 4xx naming the reference.
+   */
+  resolve?(ctx: RequestContext, body: B): Promise<void>
+  /** What the key's policy and the balance reservation estimate from (after `resolve`). */
+  control(body: B, ctx: RequestContext): AdmitOptions
   /**
    * The answer, when the wire gives it without calling the primary target (token counting where
    * that provider cannot count: an estimate); null to call the provider.

@@ -352,4 +352,37 @@ export const migrations: Migration[] = [
       `)
     },
   },
+  {
+    version: 13,
+    description: 'responses the gateway answered on a translated path, with their items, for previous_response_id and item_reference',
+    up(db) {
+      // A response keeps its own items only (the input it was sent, its output) and a link to the
+      // response it continued: a conversation of n turns costs n turns, not n². `context` rows
+      // hold what a removed ancestor contributed, copied in when it goes. The response object is
+      // kept without its output, which its items hold.
+      db.exec(`
+        CREATE TABLE responses (
+          id TEXT PRIMARY KEY,
+          key_id TEXT NOT NULL,
+          request_id TEXT NOT NULL,
+          previous_response_id TEXT,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          response TEXT NOT NULL
+        );
+        CREATE INDEX responses_key ON responses (key_id, created_at);
+        CREATE INDEX responses_previous ON responses (previous_response_id) WHERE previous_response_id IS NOT NULL;
+        CREATE INDEX responses_expiry ON responses (expires_at);
+        CREATE TABLE response_items (
+          response_id TEXT NOT NULL REFERENCES responses (id) ON DELETE CASCADE,
+          seq INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          part TEXT NOT NULL CHECK (part IN ('context', 'input', 'output')),
+          item TEXT NOT NULL,
+          PRIMARY KEY (response_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX response_items_id ON response_items (id);
+      `)
+    },
+  },
 ]

@@ -47,7 +47,7 @@ export const createUpstreamAgent = (options: UpstreamAgentOptions = {}) => new U
 
 export interface UpstreamCall {
   url: string
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** Credential and protocol headers, from the provider's adapter. */
   headers: Record<string, string>
   /**

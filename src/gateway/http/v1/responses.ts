@@ -1,43 +1,94 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Gateway } from '../../gateway'
-import { notFound } from '../../errors'
+import { invalidRequest } from '../../errors'
 import { adapterFor } from '../../providers/kinds'
 import { servesResponses } from '../../providers/registry'
+import type { KeyRow } from '../../store/keysRepo'
 import { callUpstream, joinUrl, type UpstreamResponse } from '../../upstream/client'
 import { upstreamNetworkError } from '../../upstream/upstreamErrors'
+import { responseNotFound } from '../../wires/responses/conversations'
+
+type Obj = Record<string, unknown>
+
+/** One page of a response's input items, as OpenAI lists them: newest first unless `order=asc`, 20 unless `limit` says, after the `after` id. */
+function page(items: Obj[], query: Record<string, unknown>): Obj {
+  const limit = query.limit === undefined ? 20 : Number(query.limit)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidRequest("Invalid 'limit': expected an integer from 1 to 100.", 'limit', 'invalid_value')
+  const order = query.order ?? 'desc'
+  if (order !== 'asc' && order !== 'desc') throw invalidRequest("Invalid 'order': expected 'asc' or 'desc'.", 'order', 'invalid_value')
+  const ordered = order === 'asc' ? items : [...items].reverse()
+  let start = 0
+  if (typeof query.after === 'string' && query.after !== '') {
+    const at = ordered.findIndex((i) => i.id === query.after)
+    if (at === -1) throw invalidRequest(`Invalid 'after': no input item of this response has the id '${query.after}'.`, 'after', 'invalid_value')
+    start = at + 1
+  }
+  const data = ordered.slice(start, start + limit)
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length }
+}
 
 /**
- * `GET /v1/responses/{id}`: a response the provider stored, fetched from the provider that made it
- * (the request's record keeps the provider's id), as the provider answers it, JSON or a replayed
- * stream (`?stream=true`). Only the key that made it can fetch it: the gateway's credential would
- * otherwise let any key read whatever is stored under the provider account. Not an inference
- * call: nothing is priced or recorded.
+ * A response a provider keeps, asked of the provider that made it (the request's record keeps the
+ * provider's id) and answered as the provider answers, a replayed stream included. Only the key
+ * that made it may: the gateway's credential would otherwise let any key read or delete whatever
+ * is kept under the provider account. Not an inference call: nothing is priced or recorded.
+ */
+async function askProvider(gw: Gateway, key: KeyRow, req: FastifyRequest, reply: FastifyReply, id: string, tail: string): Promise<FastifyReply> {
+  const made = gw.requests.madeUpstream(id)
+  const provider = made && made.key_id === key.id ? gw.registry.get(made.provider) : undefined
+  if (!provider || !servesResponses(provider)) throw responseNotFound(id)
+  const adapter = adapterFor(provider.kind)
+  const credential = await gw.registry.credential(provider.id)
+  const query = req.url.indexOf('?')
+  let res: UpstreamResponse
+  try {
+    res = await callUpstream(gw.registry.dispatcher(provider), {
+      url: joinUrl(provider.baseUrl, `responses/${encodeURIComponent(id)}${tail}`) + (query === -1 ? '' : req.url.slice(query)),
+      method: req.method as 'GET' | 'DELETE',
+      headers: adapter.headers(credential?.value ?? null),
+      deadlines: provider.deadlines,
+    })
+  } catch (err) {
+    throw upstreamNetworkError(provider.id, err)
+  }
+  if (res.statusCode !== 200) {
+    const text = await res.body.text().catch(() => '')
+    throw adapter.httpError(provider.id, res.statusCode, text, res.headers, gw.registry.redactor)
+  }
+  return reply.type(String(res.headers['content-type'] ?? 'application/json')).send(res.body)
+}
+
+/**
+ * `GET` and `DELETE /v1/responses/{id}` and `GET /v1/responses/{id}/input_items`, for the
+ * caller's own responses: those the gateway answered on a translated path from its store, those a
+ * provider keeps from that provider. An id of another key's response is not found, as an unknown one.
  */
 export function responsesRoutes(app: FastifyInstance, gw: Gateway): void {
+  const idOf = (req: FastifyRequest) => (req.params as { id: string }).id
+
   app.get('/v1/responses/:id', async (req, reply) => {
     const key = gw.keyIndex.authenticate(req.headers.authorization)
-    const id = (req.params as { id: string }).id
-    const made = gw.requests.madeUpstream(id)
-    const provider = made && made.key_id === key.id ? gw.registry.get(made.provider) : undefined
-    if (!provider || !servesResponses(provider)) throw notFound(`No response found with id '${id}' made with this key through the gateway.`)
-    const adapter = adapterFor(provider.kind)
-    const credential = await gw.registry.credential(provider.id)
-    const query = req.url.indexOf('?')
-    let res: UpstreamResponse
-    try {
-      res = await callUpstream(gw.registry.dispatcher(provider), {
-        url: joinUrl(provider.baseUrl, `responses/${encodeURIComponent(id)}`) + (query === -1 ? '' : req.url.slice(query)),
-        method: 'GET',
-        headers: adapter.headers(credential?.value ?? null),
-        deadlines: provider.deadlines,
-      })
-    } catch (err) {
-      throw upstreamNetworkError(provider.id, err)
+    const id = idOf(req)
+    const kept = gw.responses.get(id, key.id, gw.clock())
+    if (!kept) return askProvider(gw, key, req, reply, id, '')
+    if ((req.query as Obj).stream === 'true') {
+      throw invalidRequest('A response the gateway answered on a translated path is kept whole, not as its stream; fetch it without stream=true.', 'stream')
     }
-    if (res.statusCode !== 200) {
-      const text = await res.body.text().catch(() => '')
-      throw adapter.httpError(provider.id, res.statusCode, text, res.headers, gw.registry.redactor)
-    }
-    return reply.type(String(res.headers['content-type'] ?? 'application/json')).send(res.body)
+    return kept
+  })
+
+  app.delete('/v1/responses/:id', async (req, reply) => {
+    const key = gw.keyIndex.authenticate(req.headers.authorization)
+    const id = idOf(req)
+    if (!gw.responses.delete(id, key.id, gw.clock())) return askProvider(gw, key, req, reply, id, '')
+    return { id, object: 'response.deleted', deleted: true }
+  })
+
+  app.get('/v1/responses/:id/input_items', async (req, reply) => {
+    const key = gw.keyIndex.authenticate(req.headers.authorization)
+    const id = idOf(req)
+    const items = gw.responses.inputItems(id, key.id, gw.clock())
+    if (!items) return askProvider(gw, key, req, reply, id, '/input_items')
+    return page(items, req.query as Obj)
   })
 }

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { Chunk } from '../../providers/adapter'
 import { readFirstChoice, type Choice, type ChoiceReader, type ChunkEncoder, type ToolFragment } from '../chat/chatStream'
-import { callIdOf, callItem, ending, messageItem, responseObject, responsesId, responsesUsage, type ResponseShape } from './chatToResponse'
+import { callIdOf, callItem, ending, messageItem, responseObject, responsesId, responsesUsage, type KeptResponse, type ResponseShape } from './chatToResponse'
 
 type Obj = Record<string, unknown>
 
@@ -59,7 +59,9 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
 
   last(gw: object, usage: NormalizedUsage | null): object[] {
     const end = ending(this.finish)
-    const response = { ...this.response(end.status, end.incomplete_details, responsesUsage(usage)), gw }
+    const finished = this.response(end.status, end.incomplete_details, responsesUsage(usage))
+    this.shape.keep?.(finished as KeptResponse)
+    const response = { ...finished, gw }
     return [this.numbered({ type: end.status === 'completed' ? 'response.completed' : 'response.incomplete', response })]
   }
 

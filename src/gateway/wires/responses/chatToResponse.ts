@@ -7,14 +7,19 @@ import type { ToolNames } from './responsesTools'
 type Obj = Record<string, unknown>
 
 /** Ids shaped as OpenAI's (`resp_…`, `msg_…`, `fc_…`, `ctc_…`, `call_…`), for what the gateway makes. */
-export const responsesId = (prefix: 'resp' | 'msg' | 'fc' | 'ctc' | 'call') => `${prefix}_${randomBytes(24).toString('hex')}`
+export const responsesId = (prefix: string) => `${prefix}_${randomBytes(24).toString('hex')}`
 
-/** What the answer's response object says of the request, and the names its tools got. */
+/** A finished response object, as the gateway keeps it. */
+export type KeptResponse = Obj & { id: string; output: Obj[] }
+
+/** What the answer's response object says of the request, the names its tools got, and where it is kept. */
 export interface ResponseShape {
   /** The model the caller asked for. */
   model: string
   body: ResponsesBody
   names: ToolNames
+  /** Keeps the finished response before it goes out (so a continuation sent the moment it arrives finds it); null when it is not kept. */
+  keep: ((response: KeptResponse) => void) | null
 }
 
 /** How the answer ended: a token limit or a filter leaves it incomplete, with the reason. */
@@ -61,9 +66,9 @@ export function responseObject(
     model: shape.model,
     output: fields.output,
     parallel_tool_calls: or(b.parallel_tool_calls, true),
-    previous_response_id: null,
+    previous_response_id: or(b.previous_response_id, null),
     reasoning: { effort: null, summary: null },
-    store: false,
+    store: shape.keep !== null,
     temperature: or(b.temperature, 1),
     text: { format: isObj(b.text) && isObj(b.text.format) ? b.text.format : { type: 'text' } },
     tool_choice: or(b.tool_choice, 'auto'),
@@ -111,7 +116,7 @@ export function callItem(names: ToolNames, chatName: string, callId: string, arg
 export const callIdOf = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : responsesId('call'))
 
 /** An OpenAI chat completion (as the adapter repaired it) as a Responses response object. */
-export function chatToResponse(completion: Obj, usage: NormalizedUsage | null, shape: ResponseShape): Obj {
+export function chatToResponse(completion: Obj, usage: NormalizedUsage | null, shape: ResponseShape): KeptResponse {
   const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as Obj | undefined
   const m = isObj(choice?.message) ? choice.message : {}
   const end = ending(choice?.finish_reason)
@@ -127,5 +132,5 @@ export function chatToResponse(completion: Obj, usage: NormalizedUsage | null, s
       callItem(shape.names, typeof f.name === 'string' ? f.name : '', callIdOf(call.id), typeof f.arguments === 'string' ? f.arguments : '', 'completed'),
     )
   }
-  return responseObject(shape, responsesId('resp'), Math.floor(Date.now() / 1000), { ...end, output, usage: responsesUsage(usage) })
+  return responseObject(shape, responsesId('resp'), Math.floor(Date.now() / 1000), { ...end, output, usage: responsesUsage(usage) }) as KeptResponse
 }

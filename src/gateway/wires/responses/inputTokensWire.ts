@@ -1,5 +1,6 @@
 import { OK, type InboundWire } from '../../core/wire'
 import { countedFree } from '../../pipeline/cost'
+import type { RequestContext } from '../../pipeline/requestContext'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { invalidRequest } from '../../errors'
 import { servesResponses, type Provider } from '../../providers/registry'
@@ -7,7 +8,8 @@ import { readJson, sendJson } from '../answer'
 import { INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from './responsesBody'
 import { nativeRequest } from './responsesNative'
-import { responsesWire } from './responsesWire'
+import type { Conversation, Conversations } from './conversations'
+import { RESPONSES_FORWARDED } from './responsesWire'
 
 /** Only a provider that serves Responses counts their tokens: another is a 400 naming it. */
 const notServed = (provider: Provider) =>
@@ -24,23 +26,30 @@ const notServed = (provider: Provider) =>
  * with `gw`. Admitted as a free call (the key's model rules apply; no rate limit, balance or cost
  * ceiling) and recorded at $0, marked free.
  */
-export const inputTokensWire: InboundWire<ResponsesBody> = {
-  endpoint: INPUT_TOKENS_ENDPOINT,
-  forwardHeaders: responsesWire.forwardHeaders,
-  read(body) {
-    const b = validateResponsesBody(body)
-    return { body: b, model: b.model, stream: false, envelope: b.gw }
-  },
-  applyPreset: (body, preset) => applyResponsesPreset(body, countingPreset(preset)),
-  control: () => ({ chat: false, prompt: null, free: true }),
-  request(ctx, body, target, forwarded) {
-    if (!servesResponses(target.provider)) throw notServed(target.provider)
-    countedFree(ctx)
-    return nativeRequest('responses/input_tokens', body, target, forwarded)
-  },
-  async deliver(ctx, _body, upstream, sink) {
-    const answer = await readJson(ctx.target!.provider.id, upstream)
-    await sendJson(ctx, sink, answer.json, answer.text)
-    return OK
-  },
+export function inputTokensWire(conversations: Conversations): InboundWire<ResponsesBody> {
+  const resolved = new WeakMap<RequestContext, Conversation>()
+  return {
+    endpoint: INPUT_TOKENS_ENDPOINT,
+    forwardHeaders: RESPONSES_FORWARDED,
+    read(body) {
+      const b = validateResponsesBody(body)
+      return { body: b, model: b.model, stream: false, envelope: b.gw }
+    },
+    applyPreset: (body, preset) => applyResponsesPreset(body, countingPreset(preset)),
+    // A count of a continuation counts the conversation the gateway keeps.
+    async resolve(ctx, body) {
+      resolved.set(ctx, await conversations.resolve(ctx, body))
+    },
+    control: () => ({ chat: false, prompt: null, free: true }),
+    request(ctx, body, target, forwarded) {
+      if (!servesResponses(target.provider)) throw notServed(target.provider)
+      countedFree(ctx)
+      return nativeRequest('responses/input_tokens', conversations.bodyFor(body, resolved.get(ctx)!, target, true), target, forwarded)
+    },
+    async deliver(ctx, _body, upstream, sink) {
+      const answer = await readJson(ctx.target!.provider.id, upstream)
+      await sendJson(ctx, sink, answer.json, answer.text)
+      return OK
+    },
+  }
 }

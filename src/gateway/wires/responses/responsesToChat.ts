@@ -1,4 +1,5 @@
 import { invalidRequest } from '../../errors'
+import { itemNotFound } from './conversations'
 import type { ChatBody } from '../chat/chatBody'
 import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
 import type { ResponsesBody } from './responsesBody'
@@ -27,10 +28,9 @@ const DROPPED: Record<string, string> = {
 
 /**
  * Fields whose answer would mean something else without them: refused with a 400 naming the
- * field. The gateway stores no response, so none can be continued or referenced.
+ * field. (`previous_response_id` arrives here resolved into the input, from the gateway's store.)
  */
 const REFUSED: Record<string, string> = {
-  previous_response_id: 'continuing a stored response needs a provider that serves the Responses API; send the whole conversation in input instead',
   conversation: 'a stored conversation needs a provider that serves the Responses API; send the whole conversation in input instead',
   prompt: 'stored prompt templates are resolved by OpenAI only; send the instructions and input themselves',
   background: 'only a provider that serves the Responses API runs responses in the background',
@@ -233,10 +233,8 @@ function translateInput(input: unknown, names: ToolNames, drops: Drops, history:
         // Read with the tools.
         return
       case 'item_reference':
-        throw invalidRequest(
-          `${at}: an item_reference points to a stored item, which only a provider that serves the Responses API can look up; send the item itself`,
-          `${at}.type`,
-        )
+        // What the gateway keeps was put in its place; any other is a provider's, and this one keeps none.
+        throw itemNotFound(typeof item.id === 'string' ? item.id : '', `${at}.id`)
       default:
         if (typeof type !== 'string') throw missing(`${at}.type`)
         return drops.item(type, at)

@@ -11,13 +11,14 @@ import { readJson, sendJson } from '../answer'
 import { relayChatStream } from '../chat/chatStream'
 import { translatedChatRequest } from '../translatedChat'
 import { ResponsesEvents } from './chatStreamToResponses'
-import { chatToResponse, type ResponseShape } from './chatToResponse'
+import { chatToResponse, type KeptResponse, type ResponseShape } from './chatToResponse'
+import type { Conversation, Conversations } from './conversations'
 import { applyResponsesPreset, promptOf, validateResponsesBody, type ResponsesBody } from './responsesBody'
 import { deliverNative, nativeRequest } from './responsesNative'
 import { responsesToChat } from './responsesToChat'
 import { translateTools } from './responsesTools'
 
-/** A provider's chat answer, JSON or stream, delivered as a Responses response. */
+/** A provider's chat answer, JSON or stream, delivered as a Responses response, kept where the request allows. */
 async function deliverTranslated(
   ctx: RequestContext,
   body: ResponsesBody,
@@ -25,11 +26,12 @@ async function deliverTranslated(
   sink: Sink,
   signal: ClientAbort,
   redactor: Redactor,
+  keep: ((response: KeptResponse) => void) | null,
 ): Promise<Finished> {
   const providerId = ctx.target!.provider.id
   const adapter = adapterFor(ctx.target!.provider.kind)
   // The names the tools were sent under, to map the model's calls back.
-  const shape: ResponseShape = { model: ctx.model ?? body.model, body, names: translateTools(body).names }
+  const shape: ResponseShape = { model: ctx.model ?? body.model, body, names: translateTools(body).names, keep }
   if (ctx.stream) {
     const events = new ResponsesEvents(ctx, sink, shape)
     return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: promptOf(body), signal })
@@ -38,9 +40,14 @@ async function deliverTranslated(
   const { completion, usage } = adapter.chatResponse(answer.json, providerId)
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
-  await sendJson(ctx, sink, chatToResponse(completion, usage, shape))
+  const response = chatToResponse(completion, usage, shape)
+  keep?.(response)
+  await sendJson(ctx, sink, response)
   return OK
 }
+
+/** The headers Codex identifies its session by: they go to a provider that speaks Responses. */
+export const RESPONSES_FORWARDED = ['session-id', 'thread-id', 'originator', 'x-client-request-id', 'x-codex-*']
 
 /**
  * OpenAI's Responses API. To a provider that serves it (`servesResponses`) the body goes as sent
@@ -52,26 +59,44 @@ async function deliverTranslated(
  * events; what has no counterpart is dropped and listed in the record's `ignored`, or refused
  * where the answer would mean something else; the forwarded headers stay behind. Which path a
  * request takes is the target's to say, in `request` and `deliver` alike, so a fallback may cross.
+ *
+ * The state the API keeps between calls is the gateway's where it answers on a translated path
+ * (`conversations`): `previous_response_id` and `item_reference` are resolved before routing, and
+ * a translated answer is kept unless the request said `store: false`.
  */
-export const responsesWire: InboundWire<ResponsesBody> = {
-  endpoint: 'responses',
-  forwardHeaders: ['session-id', 'thread-id', 'originator', 'x-client-request-id', 'x-codex-*'],
-  read(body) {
-    const b = validateResponsesBody(body)
-    return { body: b, model: b.model, stream: b.stream === true, envelope: b.gw }
-  },
-  applyPreset: applyResponsesPreset,
-  control: (body) => ({
-    chat: true,
-    prompt: promptOf(body),
-    limitField: 'max_output_tokens',
-  }),
-  request(ctx, body, target, forwarded) {
-    if (servesResponses(target.provider)) return nativeRequest('responses', body, target, forwarded)
-    return translatedChatRequest(ctx, target, (t) => responsesToChat(body, t))
-  },
-  deliver(ctx, body, upstream, sink, signal, redactor) {
-    if (servesResponses(ctx.target!.provider)) return deliverNative(ctx, body, upstream, sink, signal, redactor)
-    return deliverTranslated(ctx, body, upstream, sink, signal, redactor)
-  },
+export function responsesWire(conversations: Conversations): InboundWire<ResponsesBody> {
+  // Each request's conversation, from `resolve` to `deliver`.
+  const resolved = new WeakMap<RequestContext, Conversation>()
+  const conversationOf = (ctx: RequestContext) => resolved.get(ctx)!
+  return {
+    endpoint: 'responses',
+    forwardHeaders: RESPONSES_FORWARDED,
+    read(body) {
+      const b = validateResponsesBody(body)
+      return { body: b, model: b.model, stream: b.stream === true, envelope: b.gw }
+    },
+    applyPreset: applyResponsesPreset,
+    async resolve(ctx, body) {
+      const conv = await conversations.resolve(ctx, body)
+      resolved.set(ctx, conv)
+    },
+    // The prompt the balance reservation and cost ceiling estimate from is the whole conversation.
+    control: (body, ctx) => ({
+      chat: true,
+      prompt: [promptOf(body), conversationOf(ctx).context],
+      limitField: 'max_output_tokens',
+    }),
+    request(ctx, body, target, forwarded) {
+      const native = servesResponses(target.provider)
+      const sent = conversations.bodyFor(body, conversationOf(ctx), target, native)
+      if (native) return nativeRequest('responses', sent, target, forwarded)
+      return translatedChatRequest(ctx, target, (t) => responsesToChat(sent, t))
+    },
+    deliver(ctx, body, upstream, sink, signal, redactor) {
+      if (servesResponses(ctx.target!.provider)) return deliverNative(ctx, body, upstream, sink, signal, redactor)
+      const conv = conversationOf(ctx)
+      const keep = conversations.keeps(body) ? (response: KeptResponse) => conversations.keep(ctx, conv, response) : null
+      return deliverTranslated(ctx, body, upstream, sink, signal, redactor, keep)
+    },
+  }
 }
