@@ -376,11 +376,9 @@ describe('POST /v1/responses translated to chat completions for providers that d
     assert.match(rec.ignored.find((i) => i.name === 'max_output_tokens')!.reason, /16384/)
   })
 
-  it('refuses with a 400 naming the field what would change the answer (previous_response_id, item_reference, an uploaded file) or is missing; nothing reaches the provider, every request recorded', async () => {
+  it('refuses with a 400 naming the field what would change the answer (an uploaded file) or is missing; nothing reaches the provider, every request recorded', async () => {
     const seen = openai.received.length
     const cases: Array<[object, string, RegExp]> = [
-      [{ previous_response_id: 'resp_123', input: 'Go on' }, 'previous_response_id', /send the whole conversation in input/],
-      [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type', /item_reference/],
       [{ input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file_1' }] }] }, 'input[0].content[0].type', /file input/],
       [{ input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file_2' }] }] }, 'input[0].content[0].image_url', /uploaded file id/],
       [{ input: [{ type: 'function_call_output', output: 'done' }] }, 'input[0].call_id', /Missing required parameter: 'input\[0\]\.call_id'/],

@@ -139,7 +139,7 @@ export class ResponsesRepo {
   private items(id: string, withOutput = true): ItemRow[] {
     const chain: string[] = []
     const previous = this.db.prepare(`SELECT previous_response_id AS p FROM responses WHERE id = ?`)
-    for (let at: string | null = id; at !== null; ) {
+    for (let at: string | null = id; at !== null;) {
       chain.unshift(at)
       at = (previous.get(at) as { p: string | null } | undefined)?.p ?? null
     }

@@ -13,7 +13,8 @@ type Obj = Record<string, unknown>
 /** One page of a response's input items, as OpenAI lists them: newest first unless `order=asc`, 20 unless `limit` says, after the `after` id. */
 function page(items: Obj[], query: Record<string, unknown>): Obj {
   const limit = query.limit === undefined ? 20 : Number(query.limit)
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidRequest("Invalid 'limit': expected an integer from 1 to 100.", 'limit', 'invalid_value')
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw invalidRequest("Invalid 'limit': expected an integer from 1 to 100.", 'limit', 'invalid_value')
   const order = query.order ?? 'desc'
   if (order !== 'asc' && order !== 'desc') throw invalidRequest("Invalid 'order': expected 'asc' or 'desc'.", 'order', 'invalid_value')
   const ordered = order === 'asc' ? items : [...items].reverse()

@@ -41,7 +41,13 @@ const KEPT_WHERE =
 
 /** OpenAI's answer to an unknown `previous_response_id` (a 400 with its code, which clients test for). */
 export const previousNotFound = (id: string) =>
-  new ApiError(400, 'invalid_request_error', `Previous response with id '${id}' not found. ${KEPT_WHERE}`, 'previous_response_not_found', 'previous_response_id')
+  new ApiError(
+    400,
+    'invalid_request_error',
+    `Previous response with id '${id}' not found. ${KEPT_WHERE}`,
+    'previous_response_not_found',
+    'previous_response_id',
+  )
 
 /** OpenAI's answer to an unknown response id on `GET`, `DELETE` and `input_items`. */
 export const responseNotFound = (id: string) => new ApiError(404, 'invalid_request_error', `Response with id '${id}' not found. ${KEPT_WHERE}`, 'not_found')
