@@ -2,6 +2,8 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import OpenAI from 'openai'
+import { createOpenAI } from '@ai-sdk/openai'
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
@@ -198,6 +200,85 @@ describe('Responses API state on translated paths: previous_response_id, item_re
       fetched.output.map((o) => o.id),
       third.output.map((o) => o.id),
     )
+  })
+
+  /**
+   * The Vercel AI SDK's default OpenAI provider speaks the Responses API and, with `store` on (its
+   * default), sends an earlier assistant reply back as an `item_reference` holding its id alone.
+   * Turn one calls the tool and the SDK runs it (two requests), turn three continues.
+   */
+  async function aiSdkConversation(model: string, streamed: boolean) {
+    // What the SDK sends the gateway, to see the reference it makes.
+    const bodies: any[] = []
+    const provider = createOpenAI({
+      baseURL: `${gateway.url}/v1`,
+      apiKey: secret,
+      fetch: (url, init) => (bodies.push(JSON.parse(String(init?.body))), fetch(url, init)),
+    })
+    const tools = {
+      weather: tool({
+        description: 'The weather in a city',
+        inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+        execute: async ({ city }) => `${city}: 18 °C, sunny`,
+      }),
+    }
+    const run = async (messages: ModelMessage[]) => {
+      const options = { model: provider(model), system: 'Be brief.', messages, tools, stopWhen: stepCountIs(2), maxRetries: 0 }
+      if (!streamed) return generateText(options)
+      const result = streamText({ ...options, onError: () => {} })
+      return { text: await result.text, responseMessages: await result.responseMessages }
+    }
+    const start: ModelMessage[] = [{ role: 'user', content: 'Weather in Paris?' }]
+    const first = await run(start)
+    // Every step's messages: the tool call, its result, the reply.
+    const conversation: ModelMessage[] = [...start, ...first.responseMessages, { role: 'user', content: 'And tomorrow?' }]
+    const second = await run(conversation)
+    assert.equal(bodies.length, 3)
+    const references = bodies[2].input.filter((i: any) => i.type === 'item_reference')
+    assert.equal(references.length, 1, 'the earlier reply went as a reference')
+    assert.ok(!JSON.stringify(bodies[2]).includes('It is 18 °C and sunny.'), 'and its text did not')
+    return { first, second }
+  }
+
+  it('the AI SDK runs three turns with a tool call through a chat-only provider, continuing with item_reference', async () => {
+    openai.script(
+      { kind: 'reply', toolCalls: [{ id: 'call_ai', name: 'weather', arguments: '{"city":"Paris"}' }] },
+      { kind: 'reply', content: 'It is 18 °C and sunny.' },
+      { kind: 'reply', content: 'Tomorrow: 20 °C.' },
+    )
+    const from = openai.received.length
+    const { first, second } = await aiSdkConversation(CHAT_ONLY, false)
+    assert.equal(first.text, 'It is 18 °C and sunny.')
+    assert.equal(second.text, 'Tomorrow: 20 °C.')
+    const sent = openai.received.slice(from)
+    assert.equal(sent.length, 3)
+    assert.deepEqual(chatTurns(), [
+      'system: Be brief.',
+      'user: Weather in Paris?',
+      'assistant: weather({"city":"Paris"})#call_ai',
+      'tool call_ai: Paris: 18 °C, sunny',
+      'assistant: It is 18 °C and sunny.',
+      'user: And tomorrow?',
+    ])
+  })
+
+  it('the AI SDK streams the same three turns through Anthropic, the earlier reply resolved from its item_reference', async () => {
+    anthropic.script(
+      { kind: 'reply', toolUses: [{ id: 'toolu_ai', name: 'weather', input: { city: 'Paris' } }] },
+      { kind: 'reply', text: 'It is 18 °C and sunny.' },
+      { kind: 'reply', text: 'Tomorrow: 20 °C.' },
+    )
+    const { first, second } = await aiSdkConversation(CLAUDE, true)
+    assert.equal(first.text, 'It is 18 °C and sunny.')
+    assert.equal(second.text, 'Tomorrow: 20 °C.')
+    assert.deepEqual(claudeTurns(), [
+      'system: Be brief.',
+      'user: Weather in Paris?',
+      'assistant: weather({"city":"Paris"})#toolu_ai',
+      'user: result toolu_ai: Paris: 18 °C, sunny',
+      'assistant: It is 18 °C and sunny.',
+      'user: And tomorrow?',
+    ])
   })
 
   it('a continuation may change provider: the conversation is the gateway’s, so a turn on Anthropic continues one made on the chat-only provider', async () => {
