@@ -392,6 +392,20 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     const refused: any = await other.responses.retrieve(made.id).catch((e) => e)
     assert.equal(refused.status, 404)
     assert.equal(refused.error.type, 'invalid_request_error')
+    const notTheirs: any = await other.responses.delete(made.id).catch((e) => e)
+    assert.equal(notTheirs.status, 404)
+
+    // Its input and its deletion are the provider's too, for the same key.
+    const items = await t.client.responses.inputItems.list(made.id)
+    assert.deepEqual(
+      items.data.map((i: any) => i.content[0].text),
+      ['Keep this.'],
+    )
+    assert.equal(last().path, `/v1/responses/${made.id}/input_items`)
+    assert.deepEqual(await t.client.responses.delete(made.id), { id: made.id, object: 'response.deleted', deleted: true })
+    assert.equal(last().method, 'DELETE')
+    const deleted: any = await t.client.responses.retrieve(made.id).catch((e) => e)
+    assert.equal(deleted.status, 404)
   })
 
   it('input_tokens on a provider that does not serve Responses: a 400 naming the provider and the model field, never a 404 (Responses themselves are translated there)', async () => {

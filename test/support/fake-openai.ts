@@ -972,10 +972,22 @@ export async function startFakeOpenAI(
       if (invalid) return sendError(res, 400, invalid, quirks)
       return sendJson(res, 200, { object: 'response.input_tokens', input_tokens: countInputTokens(json) })
     }
-    if (method === 'GET' && pathname.startsWith('/v1/responses/')) {
-      const id = decodeURIComponent(pathname.slice('/v1/responses/'.length))
-      const found = responsesState.stored.get(id)
-      return found ? sendJson(res, 200, found) : sendError(res, 404, errorBody(`No response found with id '${id}'.`, 'invalid_request_error', null), quirks)
+    if ((method === 'GET' || method === 'DELETE') && pathname.startsWith('/v1/responses/')) {
+      const [id, tail] = decodeURIComponent(pathname.slice('/v1/responses/'.length)).split('/')
+      const found = responsesState.stored.get(id) as Record<string, any> | undefined
+      if (!found || (tail !== undefined && (tail !== 'input_items' || method !== 'GET'))) {
+        return sendError(res, 404, errorBody(`Response with id '${id}' not found.`, 'invalid_request_error', null), quirks)
+      }
+      if (method === 'DELETE') {
+        responsesState.stored.delete(id)
+        return sendJson(res, 200, { id, object: 'response.deleted', deleted: true })
+      }
+      if (tail === 'input_items') {
+        const data = [...found.input_items].reverse()
+        return sendJson(res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false })
+      }
+      const { input_items: _input, ...response } = found
+      return sendJson(res, 200, response)
     }
     if (method === 'GET' && pathname === '/v1/models') {
       if (opts.modelsStatus) return sendError(res, opts.modelsStatus, defaultError(opts.modelsStatus, '', apiKey), quirks)

@@ -302,7 +302,7 @@ function streamItem(w: EventWriter, item: Record<string, any>, output_index: num
   w.event('response.output_item.done', { output_index, item })
 }
 
-/** Answers a valid `POST /v1/responses`; `stored` keeps responses the API would store, for `GET /v1/responses/{id}`. */
+/** Answers a valid `POST /v1/responses`; `stored` keeps responses the API would store, with their input, for `GET` and `DELETE /v1/responses/{id}` and `input_items`. */
 export function answerResponses(
   res: ServerResponse,
   body: Record<string, any>,
@@ -351,7 +351,9 @@ export function answerResponses(
     usage: usageObject(usage),
     service_tier: b.serviceTier ?? (shell.service_tier === 'auto' ? 'default' : shell.service_tier),
   }
-  if (final.store) state.stored.set(final.id, final)
+  // What `input_items` lists: the input as items with ids, as the API keeps it.
+  const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: body.input }] }] : (body.input ?? [])
+  if (final.store) state.stored.set(final.id, { ...final, input_items: input.map((i: any) => ({ id: `msg_${hex(12)}`, ...i })) })
   if (!stream) {
     const text = JSON.stringify(final)
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })
