@@ -102,7 +102,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
   it('the openai SDK runs three turns with a tool call through a chat-only provider on previous_response_id: each turn sends the whole conversation, instructions are not inherited', async () => {
     openai.script({ kind: 'reply', toolCalls: [{ id: 'call_paris', name: 'weather', arguments: '{"city":"Paris"}' }] })
     const first = await client.responses.create({ model: CHAT_ONLY, instructions: 'Be brief.', input: 'Weather in Paris?', tools: [weather] })
-    assert.equal(first.store, true)
+    assert.equal((first as any).store, true)
     assert.equal(first.previous_response_id, null)
     const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall
     assert.equal(call.type, 'function_call')
@@ -363,7 +363,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     ]) {
       const res = await as(otherSecret)(path, { method })
       assert.equal(res.status, 404, `${method} ${path}`)
-      const body = await res.json()
+      const body: any = await res.json()
       assert.equal(body.error.type, 'invalid_request_error')
       assert.match(body.error.message, new RegExp(`Response with id '${mine.id}' not found`))
       assert.doesNotMatch(JSON.stringify(body), /Secret plans/)
@@ -377,7 +377,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     const before = rows()
     openai.script({ kind: 'reply', content: 'Not kept.' })
     const unkept = await client.responses.create({ model: CHAT_ONLY, input: 'Hi', store: false })
-    assert.equal(unkept.store, false)
+    assert.equal((unkept as any).store, false)
     assert.equal(rows(), before)
     const got = await as(secret)(`/v1/responses/${unkept.id}`)
     assert.equal(got.status, 404)
@@ -425,7 +425,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     try {
       const before = rows()
       const unkept = await client.responses.create({ model: CHAT_ONLY, input: 'Hi' })
-      assert.equal(unkept.store, false, 'the response says it was not kept')
+      assert.equal((unkept as any).store, false, 'the response says it was not kept')
       assert.equal(rows(), before)
     } finally {
       gw.settingsRepo.write({ response_retention_days: 30 })

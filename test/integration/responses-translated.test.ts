@@ -372,7 +372,7 @@ describe('POST /v1/responses translated to chat completions for providers that d
     )
     for (const field of ['reasoning', 'include', 'store', 'prompt_cache_key', 'reasoning_effort']) assert.equal(body[field], undefined, field)
     const rec = await record((res as any).gw.request_id)
-    assert.deepEqual(rec.ignored.map((i) => i.name).sort(), ['include', 'max_output_tokens', 'prompt_cache_key', 'reasoning', 'store', 'tools: web_search'])
+    assert.deepEqual(rec.ignored.map((i) => i.name).sort(), ['include', 'max_output_tokens', 'prompt_cache_key', 'reasoning', 'tools: web_search'])
     assert.match(rec.ignored.find((i) => i.name === 'max_output_tokens')!.reason, /16384/)
   })
 

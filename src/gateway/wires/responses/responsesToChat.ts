@@ -12,7 +12,6 @@ type Obj = Record<string, unknown>
  * meaning without: dropped, and listed in the record's `ignored`.
  */
 const DROPPED: Record<string, string> = {
-  store: 'the answer is not stored by a provider of another wire (GET /v1/responses/{id} does not find it)',
   include: 'what it asks for (encrypted reasoning, logprobs, hosted tool results) is made by OpenAI-style Responses providers only',
   reasoning: 'chat completions has no reasoning setting every provider takes; the model reasoned as it does by default',
   prompt_cache_key: "a cache hint for OpenAI's API; providers that cache do it on their own",
@@ -52,6 +51,8 @@ const TRANSLATED = new Set([
   'user',
   'safety_identifier',
   'gw',
+  // Read by the gateway, which keeps the answer unless it is false.
+  'store',
 ])
 
 /** Input items that hold the output of OpenAI's hosted tools and the like: other providers cannot read them. */
@@ -289,7 +290,7 @@ export function responsesToChat(body: ResponsesBody, target: ChatTarget = {}): {
     const value = body[field]
     if (TRANSLATED.has(field) || value === undefined || value === null) continue
     // What the translated path does anyway.
-    if ((field === 'store' || field === 'background') && value === false) continue
+    if (field === 'background' && value === false) continue
     if (Object.hasOwn(REFUSED, field)) throw invalidRequest(`${field} cannot be sent to ${body.model}: ${REFUSED[field]}.`, field, 'unsupported_parameter')
     drops.add({ name: field, reason: DROPPED[field] ?? 'not a Responses field the gateway translates to chat completions' })
   }
