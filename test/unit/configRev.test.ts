@@ -32,4 +32,14 @@ describe('configuration changes from other processes', () => {
     assert.equal(watcher.changed(5), true)
     db.close()
   })
+
+  it("a change through the watcher's own connection is seen by the very next check, within the same millisecond", () => {
+    const db = openDatabase(tempDir())
+    const watcher = new ConfigWatcher(db)
+    assert.equal(watcher.changed(7), true)
+    bumpConfigRev(db)
+    assert.equal(watcher.changed(7.2), true)
+    assert.equal(watcher.changed(7.4), false)
+    db.close()
+  })
 })
