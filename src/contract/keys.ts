@@ -81,7 +81,13 @@ export const keyOps = {
     summary: 'One key with its ledger (newest first) and what it spent in the current UTC day and month (what its limits count)',
     access: 'user',
     input: z.object({ id: z.string(), ledger_limit: z.number().int().min(1).max(10_000).default(200) }).strict(),
-    output: z.object({ key: keySummary, ledger: z.array(ledgerEntry), spent: z.object({ today_usd: usd, month_usd: usd }) }),
+    output: z.object({
+      key: keySummary,
+      ledger: z.array(ledgerEntry),
+      spent: z.object({ today_usd: usd, month_usd: usd }),
+      /** Responses the gateway keeps for this key (answered through a provider of another wire), not yet expired. */
+      stored_responses: z.number().int().nonnegative(),
+    }),
   }),
   'keys.create': op({
     summary: 'Create a key; the secret is in this answer only',
@@ -108,6 +114,12 @@ export const keyOps = {
     access: 'user',
     input: z.object({ id: z.string() }).strict(),
     output: keySummary,
+  }),
+  'keys.deleteResponses': op({
+    summary: 'Delete the Responses the gateway keeps for a key; answers how many were there (clients can no longer continue them)',
+    access: 'user',
+    input: z.object({ id: z.string() }).strict(),
+    output: z.object({ deleted: z.number().int().nonnegative() }),
   }),
   'keys.topUp': op({
     summary: 'Add to a key’s prepaid balance (makes an unlimited key prepaid)',

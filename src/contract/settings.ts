@@ -16,7 +16,7 @@ export const settings = z.object({
    * Days the gateway keeps the Responses it answered through a provider of another wire (for
    * `previous_response_id`, `item_reference` and `GET /v1/responses/{id}`); 0 keeps none.
    */
-  response_retention_days: z.number().int().min(0).max(3650),
+  response_retention_days: z.number().int('a whole number of days').min(0, 'must be between 0 and 3650').max(3650, 'must be between 0 and 3650'),
   /** A session whose cost passes this many USD raises an alert (dashboard banner, desktop notification); null for none. */
   session_alert_usd: z.number().positive().nullable(),
   /**

@@ -71,6 +71,7 @@ describe('management contract over HTTP and the CLI', () => {
     'keys.create': { name: 'made-by-contract-test' },
     'keys.update': { id: ids.key, policy: { rpm: 100 } },
     'keys.revoke': { id: ids.spareKey },
+    'keys.deleteResponses': { id: ids.key },
     'keys.topUp': { id: ids.key, amount_usd: 1, note: 'test' },
     'keys.adjust': { id: ids.key, amount_usd: -0.5, note: 'test' },
     'providers.list': {},

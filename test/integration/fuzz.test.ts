@@ -192,6 +192,7 @@ const UNSAFE_OPS = new Set([
   'settings.update',
   'users.remove',
   'keys.revoke',
+  'keys.deleteResponses',
   'keys.update',
   'keys.adjust',
   'keys.topUp',

@@ -1,6 +1,6 @@
 import { defaultIo, type CliIo, type Command } from './shared'
 import { serve } from './commands/serve'
-import { keysCreate, keysList, keysRevoke, keysUpdate } from './commands/keys'
+import { keysCreate, keysDeleteResponses, keysList, keysRevoke, keysUpdate } from './commands/keys'
 import { presetsDelete, presetsList, presetsSet, presetsShow } from './commands/presets'
 import { balanceAdjust, balanceShow, balanceTopUp } from './commands/balance'
 import { providersList, providersRemove, providersSet, providersTest } from './commands/providers'
@@ -22,6 +22,8 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting
   keys list
   keys revoke KEY
+  keys delete-responses KEY                                  delete the Responses kept for KEY (answered through a provider
+                                                             of another wire); clients can no longer continue them
     key settings: --default-preset P  --allow-models a,b*  --allow-providers p1,p2  --preset-only | --no-preset-only
                   --max-tokens N  --max-cost-usd USD  --rpm N  --daily-limit USD  --monthly-limit USD
                   --max-session-usd USD  --max-session-requests N   per session id, requests in flight included
@@ -79,6 +81,7 @@ const commands: Record<string, Command> = {
   'keys update': keysUpdate,
   'keys list': keysList,
   'keys revoke': keysRevoke,
+  'keys delete-responses': keysDeleteResponses,
   'presets set': presetsSet,
   'presets list': presetsList,
   'presets show': presetsShow,

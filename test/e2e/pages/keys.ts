@@ -55,6 +55,15 @@ export class KeyDetailPage extends BasePage {
     await this.id('policy-session-requests').fill(requests)
     await this.answerOf('keys.update', () => this.id('policy-save').click())
   }
+  /** Deletes the key's stored responses, through the confirm dialog. */
+  async deleteStoredResponses(): Promise<void> {
+    await this.id('key-stored-responses-delete').click()
+    await this.id('confirm-dialog').waitFor()
+    await this.answerOf('keys.deleteResponses', () => this.id('confirm-ok').click())
+  }
+  storedResponses(): Locator {
+    return this.id('key-stored-responses-count')
+  }
   balance(): Locator {
     return this.id('key-balance-value')
   }

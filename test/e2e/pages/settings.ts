@@ -8,6 +8,11 @@ export class SettingsPage extends BasePage {
     await this.id('settings-session-alert').fill(usd)
     await this.answerOf('settings.update', () => this.id('settings-save').click())
   }
+  /** Types the days stored Responses are kept and saves (the answer may be a refusal shown beside the field). */
+  async setResponseRetention(days: string): Promise<void> {
+    await this.id('settings-response-retention').fill(days)
+    await this.id('settings-save').click()
+  }
   async adminsOnlyShown(): Promise<boolean> {
     return this.id('admins-only').isVisible()
   }

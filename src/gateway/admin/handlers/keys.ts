@@ -52,7 +52,9 @@ function findVisibleKey(ctx: AdminContext, ref: string): KeyRow {
   return visibleKey(ctx, found.id)
 }
 
-export const keyHandlers: Handlers<'keys.list' | 'keys.find' | 'keys.get' | 'keys.create' | 'keys.update' | 'keys.revoke' | 'keys.topUp' | 'keys.adjust'> = {
+export const keyHandlers: Handlers<
+  'keys.list' | 'keys.find' | 'keys.get' | 'keys.create' | 'keys.update' | 'keys.revoke' | 'keys.deleteResponses' | 'keys.topUp' | 'keys.adjust'
+> = {
   'keys.list': (ctx) => visibleKeys(ctx).map((k) => summarize(ctx, k)),
 
   'keys.find': (ctx, input) => summarize(ctx, findVisibleKey(ctx, input.ref)),
@@ -64,7 +66,12 @@ export const keyHandlers: Handlers<'keys.list' | 'keys.find' | 'keys.get' | 'key
     await ctx.gw.records.flushed()
     const now = ctx.gw.clock()
     const spent = { today_usd: ledger.spendSince(key.id, startOfUtcDay(now)), month_usd: ledger.spendSince(key.id, startOfUtcMonth(now)) }
-    return { key: summarize(ctx, key), ledger: ledger.entries(key.id, input.ledger_limit), spent }
+    return {
+      key: summarize(ctx, key),
+      ledger: ledger.entries(key.id, input.ledger_limit),
+      spent,
+      stored_responses: ctx.gw.responses.countForKey(key.id, now),
+    }
   },
 
   'keys.create'(ctx, input) {
@@ -99,6 +106,18 @@ export const keyHandlers: Handlers<'keys.list' | 'keys.find' | 'keys.get' | 'key
     const key = visibleKey(ctx, input.id)
     if (!new KeysRepo(ctx.gw.db).revoke(key.id)) throw conflict(`key ${key.id} (${key.name}) was already revoked`)
     return summarize(ctx, new KeysRepo(ctx.gw.db).byId(key.id)!)
+  },
+
+  'keys.deleteResponses'(ctx, input) {
+    const key = visibleKey(ctx, input.id)
+    const { db, responses } = ctx.gw
+    // The answer is the count keys.get showed: expired responses go too, but were already gone to
+    // clients and are not counted.
+    return db.transaction(() => {
+      const deleted = responses.countForKey(key.id, ctx.gw.clock())
+      responses.deleteForKey(key.id)
+      return { deleted }
+    })()
   },
 
   'keys.topUp'(ctx, input) {

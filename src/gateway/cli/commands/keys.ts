@@ -148,3 +148,13 @@ export const keysRevoke: Command = async (args, io) => {
   io.out(`revoked ${key.id} (${key.name})`)
   return 0
 }
+
+export const keysDeleteResponses: Command = async (args, io) => {
+  const { values, positionals } = parse(args, {})
+  const { key, deleted } = await operating(values['data-dir'], io, async (run) => {
+    const found = await findKey(run, positionals[0], 'keys delete-responses needs KEY (id, name or gw- prefix)')
+    return { key: found, ...(await run('keys.deleteResponses', { id: found.id })) }
+  })
+  io.out(values.json ? JSON.stringify({ key_id: key.id, deleted }) : `deleted ${deleted} stored response${deleted === 1 ? '' : 's'} of ${key.id} (${key.name})`)
+  return 0
+}

@@ -14,6 +14,7 @@ import { RequestsTable } from '../requests/RequestsTable'
 import { DefaultPresetForm, LimitsForm, PolicyForm } from './KeySettings'
 import { BalancePanel } from './BalancePanel'
 import { RevokeKeyDialog } from './RevokeKey'
+import { StoredResponses } from './StoredResponses'
 
 function Usage({ keyId }: { keyId: string }) {
   const range = useMemo(() => rangeOf('7d'), [])
@@ -131,6 +132,7 @@ export function KeyDetail({ id }: { id: string }) {
       </div>
       <BalancePanel k={k} ledger={q.data.ledger} isAdmin={isAdmin} onSaved={onSaved} />
       <PolicyForm key={`y${version}`} k={k} onSaved={onSaved} disabled={revoked || !isAdmin} adminOnly={!isAdmin} />
+      <StoredResponses k={k} count={q.data.stored_responses} onDeleted={q.reload} />
       <Usage keyId={k.id} />
       <Recent keyId={k.id} keyName={k.name} />
       {revoking && <RevokeKeyDialog keyRow={k} onClose={() => setRevoking(false)} onRevoked={(nk) => onSaved(nk)} />}

@@ -20,6 +20,7 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
     allowed_hosts: s.allowed_hosts.join(', '),
     cors_origins: s.cors_origins.join(', '),
     retention_days: s.retention_days === null ? '' : String(s.retention_days),
+    response_retention_days: String(s.response_retention_days),
     session_alert_usd: s.session_alert_usd === null ? '' : String(s.session_alert_usd),
     price_source_url: s.price_source_url ?? '',
   })
@@ -34,10 +35,13 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
       cors_origins: list(v.cors_origins),
       log_bodies: logBodies,
       retention_days: numOrNull(v.retention_days),
+      response_retention_days: v.response_retention_days.trim() === '' ? Number.NaN : Number(v.response_retention_days),
       session_alert_usd: numOrNull(v.session_alert_usd),
       price_source_url: v.price_source_url.trim() || null,
     }
-    send(validate(operations['settings.update'].input, input), async () => {
+    const errs = validate(operations['settings.update'].input, input)
+    if (v.response_retention_days.trim() === '') errs.response_retention_days = 'enter a number of days; 0 keeps none'
+    send(errs, async () => {
       const ns = await call('settings.update', input)
       onSaved(ns)
       toast(ns.port !== s.port || ns.bind !== s.bind ? 'Settings saved. The new address applies at the next start.' : 'Settings saved')
@@ -72,6 +76,20 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
         />
         <Field label="Keep records for (days)" error={err('retention_days')} hint="Empty keeps them forever.">
           <input inputMode="numeric" value={v.retention_days} onChange={set('retention_days')} placeholder="forever" data-testid="settings-retention" />
+        </Field>
+        <Field
+          label="Keep stored Responses for (days)"
+          error={err('response_retention_days')}
+          hint={
+            <>
+              The Responses the gateway answered through a provider of another wire (a chat-only server, Anthropic): the response, its output and the input it
+              answered, per key, so clients can continue them with <code>previous_response_id</code> and <code>item_reference</code>. Requests with{' '}
+              <code>store: false</code> keep nothing; 0 keeps none. Responses that a provider serving the Responses API (OpenAI) keeps stay with that provider.
+              A key’s page shows how many it has and deletes them.
+            </>
+          }
+        >
+          <input inputMode="numeric" value={v.response_retention_days} onChange={set('response_retention_days')} data-testid="settings-response-retention" />
         </Field>
       </Section>
       <Section title="Alerts">

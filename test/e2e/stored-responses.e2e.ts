@@ -1,0 +1,131 @@
+import { after, afterEach, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import type { Browser } from 'playwright-core'
+import { buildApp } from '../support/build'
+import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
+import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
+import { startStack, type Stack } from './support/stack'
+import { Shell } from './pages/shell'
+import { KeyDetailPage, KeysPage } from './pages/keys'
+import { SettingsPage } from './pages/settings'
+
+const skip = skipReason()
+
+describe('stored Responses: how long they are kept, and deleting a key’s', { skip: skip ?? false }, () => {
+  let stack: Stack
+  let browser: Browser
+  let w: WatchedPage
+  let shell: Shell, keys: KeysPage, keyDetail: KeyDetailPage, settings: SettingsPage
+
+  /** A turn as the translated Responses path keeps it: the user's question and the model's answer. */
+  const store = (keyId: string, question: string) => {
+    const now = Date.now()
+    const id = `resp_${randomUUID().replaceAll('-', '')}`
+    stack.running.gateway.responses.save({
+      id,
+      key_id: keyId,
+      request_id: `req_${randomUUID()}`,
+      previous_response_id: null,
+      created_at: now,
+      expires_at: now + 30 * 86_400_000,
+      response: {
+        id,
+        object: 'response',
+        created_at: Math.floor(now / 1000),
+        status: 'completed',
+        model: 'deepseek-chat',
+        usage: { input_tokens: 9, output_tokens: 5, total_tokens: 14 },
+        output: [
+          {
+            id: `msg_${randomUUID()}`,
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'Yes.', annotations: [] }],
+          },
+        ],
+      },
+      input: [{ id: `msg_${randomUUID()}`, type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] }],
+    })
+  }
+
+  /** What a screen reader or a low-contrast eye meets here, in both themes. */
+  const assertAccessible = async (what: string) => {
+    for (const theme of ['light', 'dark'] as const) {
+      await w.page.emulateMedia({ colorScheme: theme })
+      const bad = serious(await axe(w.page))
+      assert.equal(bad.length, 0, `${what} (${theme}):\n${describeViolations(bad)}`)
+    }
+    await w.page.emulateMedia({ colorScheme: 'light' })
+  }
+
+  before(async () => {
+    buildApp()
+    stack = await startStack()
+    browser = await launch()
+    w = await signedIn(stack, browser)
+    const p = w.page
+    ;[shell, keys, keyDetail, settings] = [new Shell(p), new KeysPage(p), new KeyDetailPage(p), new SettingsPage(p)]
+  })
+  afterEach(() => w.assertNoConsoleErrors())
+  after(async () => {
+    await browser?.close()
+    await stack?.close()
+  })
+
+  it('the retention of stored Responses is saved, refused by field when out of range, and shown after a reload', async () => {
+    await shell.nav('settings')
+    await settings.waitForLoaded()
+    assert.equal(await settings.id('settings-response-retention').inputValue(), '30', 'the default')
+    await settings.setResponseRetention('')
+    await settings.waitForText(settings.fieldError('settings-response-retention'), 'enter a number of days; 0 keeps none')
+    await settings.setResponseRetention('5000')
+    await settings.waitForText(settings.fieldError('settings-response-retention'), 'must be between 0 and 3650')
+    await settings.answerOf('settings.update', () => settings.setResponseRetention('7'))
+    await settings.waitForToast('Settings saved')
+    assert.equal(stack.running.gateway.settings.response_retention_days, 7)
+
+    await w.page.reload()
+    await settings.waitForLoaded()
+    assert.equal(await settings.id('settings-response-retention').inputValue(), '7')
+    const hint = settings.page.locator('.field:has([data-testid="settings-response-retention"]) .field-hint')
+    assert.match(await hint.innerText(), /store: false keep nothing; 0 keeps none/)
+    await w.page.setViewportSize(PHONE)
+    await assertNoSideScroll(w.page, 'the settings page')
+    await assertAccessible('the settings page')
+    await shots(w.page, 'settings-response-retention', () => settings.id('settings-response-retention').waitFor())
+  })
+
+  it('a key’s page counts its stored responses and deletes them after a confirmation', async () => {
+    await shell.nav('keys')
+    const key = await keys.create('agent-sdk')
+    await keys.closeSecret()
+    store(key.id, 'Is the tide in?')
+    store(key.id, 'And tomorrow?')
+    await keys.open('agent-sdk')
+    await keyDetail.waitForText(keyDetail.storedResponses(), 'Stored responses: 2')
+    await w.page.setViewportSize(PHONE)
+    await assertNoSideScroll(w.page, 'the key page')
+    await assertAccessible('the key page')
+    await shots(w.page, 'key-stored-responses', () => keyDetail.id('key-stored-responses-delete').waitFor())
+
+    await w.page.setViewportSize(PHONE)
+    await keyDetail.id('key-stored-responses-delete').click()
+    const dialog = keyDetail.id('confirm-dialog')
+    await dialog.waitFor()
+    assert.match(await dialog.innerText(), /2 stored responses will be deleted: clients can no longer continue them/)
+    const box = (await dialog.boundingBox())!
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `the confirmation fits a phone: ${box.x}+${box.width} px`)
+    await assertAccessible('the confirmation')
+    await w.page.setViewportSize({ width: 1280, height: PHONE.height })
+    await keyDetail.id('confirm-cancel').click()
+    assert.equal(stack.running.gateway.responses.countForKey(key.id, Date.now()), 2, 'cancelling deletes nothing')
+
+    await keyDetail.deleteStoredResponses()
+    await keyDetail.waitForToast('Deleted 2 stored responses of “agent-sdk”')
+    await keyDetail.waitForText(keyDetail.storedResponses(), 'Stored responses: 0')
+    await keyDetail.id('key-stored-responses-delete').waitFor({ state: 'detached' })
+    assert.equal(stack.running.gateway.responses.countForKey(key.id, Date.now()), 0)
+  })
+})

@@ -1,0 +1,130 @@
+/**
+ * What a person sees and can delete of the Responses the gateway keeps for a key: keys.get counts
+ * them, keys.deleteResponses (the key detail's button, `gw keys delete-responses`) removes them,
+ * a member for their own keys only.
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+
+const DAY = 86_400_000
+
+interface Res {
+  status: number
+  body: any
+}
+
+describe('a key’s stored responses', () => {
+  let t: TestGateway
+  let admin: string
+  let member: string
+  const ids: Record<string, string> = {}
+
+  const call = async (op: string, input: unknown, cookie: string): Promise<Res> => {
+    const res = await fetch(`${t.url}/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(input) })
+    return { status: res.status, body: await res.json() }
+  }
+  const signIn = async (username: string, password: string) => {
+    const res = await fetch(`${t.url}/api/auth.signIn`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    })
+    return res.headers.get('set-cookie')!.split(';')[0]
+  }
+
+  /** Keeps a turn as the translated Responses path does: a user question, the assistant's answer, expiring `ttl` from now. */
+  const store = (keyId: string, question: string, opts: { ttl?: number; previous?: string } = {}): string => {
+    const now = Date.now()
+    const id = `resp_${randomUUID().replaceAll('-', '')}`
+    t.running.gateway.responses.save({
+      id,
+      key_id: keyId,
+      request_id: `req_${randomUUID()}`,
+      previous_response_id: opts.previous ?? null,
+      created_at: now,
+      expires_at: now + (opts.ttl ?? 30 * DAY),
+      response: {
+        id,
+        object: 'response',
+        created_at: Math.floor(now / 1000),
+        status: 'completed',
+        model: 'deepseek-chat',
+        previous_response_id: opts.previous ?? null,
+        store: true,
+        usage: { input_tokens: 12, output_tokens: 7, total_tokens: 19 },
+        output: [
+          {
+            id: `msg_${randomUUID().replaceAll('-', '')}`,
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: `About ${question}: it depends.`, annotations: [] }],
+          },
+        ],
+      },
+      input: [{ id: `msg_${randomUUID().replaceAll('-', '')}`, type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] }],
+    })
+    return id
+  }
+
+  before(async () => {
+    t = await startTestGateway()
+    const setup = await fetch(`${t.url}/api/auth.setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
+    })
+    admin = setup.headers.get('set-cookie')!.split(';')[0]
+    assert.equal((await call('users.create', { username: 'mia', password: 'member password 1', role: 'member' }, admin)).status, 200)
+    member = await signIn('mia', 'member password 1')
+    ids.adminKey = (await call('keys.create', { name: 'owner-key' }, admin)).body.key.id
+    ids.memberKey = (await call('keys.create', { name: 'mia-key' }, member)).body.key.id
+  })
+  after(() => t.close())
+
+  it('keys.get counts the live responses kept for that key alone', async () => {
+    const first = store(ids.memberKey, 'tides')
+    store(ids.memberKey, 'and the moon?', { previous: first })
+    store(ids.memberKey, 'long ago', { ttl: -1 })
+    store(ids.adminKey, 'something else')
+    assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 2, 'the expired one is not counted')
+    assert.equal((await call('keys.get', { id: ids.adminKey }, admin)).body.stored_responses, 1)
+  })
+
+  it('a member deletes their own key’s responses, not another’s; the count reads 0 after', async () => {
+    const kept = store(ids.memberKey, 'to be deleted')
+    const before = (await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses
+    const refused = await call('keys.deleteResponses', { id: ids.adminKey }, member)
+    assert.equal(refused.status, 404, 'another’s key is as absent as one never made')
+    assert.equal((await call('keys.get', { id: ids.adminKey }, admin)).body.stored_responses, 1)
+
+    const res = await call('keys.deleteResponses', { id: ids.memberKey }, member)
+    assert.equal(res.status, 200)
+    assert.deepEqual(res.body, { deleted: before })
+    assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 0)
+    assert.equal(t.running.gateway.responses.get(kept, ids.memberKey, Date.now()), undefined, 'a client can no longer continue it')
+    assert.equal(t.running.gateway.db.prepare(`SELECT count(*) FROM responses WHERE key_id = ?`).pluck().get(ids.memberKey), 0, 'the expired one went too')
+    assert.deepEqual((await call('keys.deleteResponses', { id: ids.memberKey }, member)).body, { deleted: 0 })
+  })
+
+  it('an admin deletes any key’s, a revoked key’s included', async () => {
+    store(ids.memberKey, 'after revoking')
+    assert.equal((await call('keys.revoke', { id: ids.memberKey }, admin)).status, 200)
+    assert.deepEqual((await call('keys.deleteResponses', { id: ids.memberKey }, admin)).body, { deleted: 1 })
+    assert.deepEqual((await call('keys.deleteResponses', { id: ids.adminKey }, admin)).body, { deleted: 1 })
+  })
+
+  it('gw keys delete-responses KEY deletes them and says how many', async () => {
+    const keyId = t.running.gateway.keys.all().find((k) => k.name === 'test')!.id
+    store(keyId, 'from the CLI')
+    store(keyId, 'and again')
+    const { stdout } = await gwCli(['keys', 'delete-responses', 'test'], { dataDir: t.dataDir })
+    assert.equal(stdout.trim(), `deleted 2 stored responses of ${keyId} (test)`)
+    assert.equal(t.running.gateway.responses.countForKey(keyId, Date.now()), 0)
+    const json = await gwCli(['keys', 'delete-responses', keyId, '--json'], { dataDir: t.dataDir })
+    assert.deepEqual(JSON.parse(json.stdout), { key_id: keyId, deleted: 0 })
+    await assert.rejects(gwCli(['keys', 'delete-responses'], { dataDir: t.dataDir }), (e: any) => /needs KEY/.test(e.stderr) && e.code === 1)
+  })
+})
