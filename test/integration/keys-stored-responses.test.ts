@@ -127,4 +127,14 @@ describe('a key’s stored responses', () => {
     assert.deepEqual(JSON.parse(json.stdout), { key_id: keyId, deleted: 0 })
     await assert.rejects(gwCli(['keys', 'delete-responses'], { dataDir: t.dataDir }), (e: any) => /needs KEY/.test(e.stderr) && e.code === 1)
   })
+
+  it('a shorter retention set in Settings applies at once to what is already kept', async () => {
+    const old = store(ids.adminKey, 'two days ago')
+    t.running.gateway.db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old)
+    const recent = store(ids.adminKey, 'just now')
+    assert.equal((await call('settings.update', { response_retention_days: 1 }, admin)).status, 200)
+    assert.equal(t.running.gateway.db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old), 0)
+    assert.ok(t.running.gateway.responses.get(recent, ids.adminKey, Date.now()))
+    await call('settings.update', { response_retention_days: 30 }, admin)
+  })
 })

@@ -4,9 +4,11 @@ import type { Handlers } from './types'
 export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'gateway.status' | 'gateway.showLog'> = {
   'settings.get': (ctx) => ctx.gw.settings,
 
-  'settings.update'(ctx: AdminContext, input) {
+  async 'settings.update'(ctx: AdminContext, input) {
     ctx.gw.settingsRepo.write(input)
     ctx.gw.configChanged()
+    // A shorter retention applies at once rather than at the next hourly clean-up.
+    if (input.retention_days !== undefined || input.response_retention_days !== undefined) await ctx.gw.pruneRecords()
     return ctx.gw.settings
   },
 
