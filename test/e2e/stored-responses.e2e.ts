@@ -1,6 +1,5 @@
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
 import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
@@ -9,6 +8,7 @@ import { startStack, type Stack } from './support/stack'
 import { Shell } from './pages/shell'
 import { KeyDetailPage, KeysPage } from './pages/keys'
 import { SettingsPage } from './pages/settings'
+import { keepTurn } from '../support/keptResponse'
 
 const skip = skipReason()
 
@@ -17,38 +17,6 @@ describe('stored Responses: how long they are kept, and deleting a key’s', { s
   let browser: Browser
   let w: WatchedPage
   let shell: Shell, keys: KeysPage, keyDetail: KeyDetailPage, settings: SettingsPage
-
-  /** A turn as the translated Responses path keeps it: the user's question and the model's answer. */
-  const store = (keyId: string, question: string) => {
-    const now = Date.now()
-    const id = `resp_${randomUUID().replaceAll('-', '')}`
-    stack.running.gateway.responses.save({
-      id,
-      key_id: keyId,
-      request_id: `req_${randomUUID()}`,
-      previous_response_id: null,
-      created_at: now,
-      expires_at: now + 30 * 86_400_000,
-      response: {
-        id,
-        object: 'response',
-        created_at: Math.floor(now / 1000),
-        status: 'completed',
-        model: 'deepseek-chat',
-        usage: { input_tokens: 9, output_tokens: 5, total_tokens: 14 },
-        output: [
-          {
-            id: `msg_${randomUUID()}`,
-            type: 'message',
-            role: 'assistant',
-            status: 'completed',
-            content: [{ type: 'output_text', text: 'Yes.', annotations: [] }],
-          },
-        ],
-      },
-      input: [{ id: `msg_${randomUUID()}`, type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] }],
-    })
-  }
 
   /** What a screen reader or a low-contrast eye meets here, in both themes. */
   const assertAccessible = async (what: string) => {
@@ -101,8 +69,8 @@ describe('stored Responses: how long they are kept, and deleting a key’s', { s
     await shell.nav('keys')
     const key = await keys.create('agent-sdk')
     await keys.closeSecret()
-    store(key.id, 'Is the tide in?')
-    store(key.id, 'And tomorrow?')
+    keepTurn(stack.running.gateway.responses, key.id, 'Is the tide in?')
+    keepTurn(stack.running.gateway.responses, key.id, 'And tomorrow?')
     await keys.open('agent-sdk')
     await keyDetail.waitForText(keyDetail.storedResponses(), 'Stored responses: 2')
     await w.page.setViewportSize(PHONE)

@@ -5,8 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+import { keepTurn } from '../support/keptResponse'
 
 const DAY = 86_400_000
 
@@ -34,41 +34,6 @@ describe('a key’s stored responses', () => {
     return res.headers.get('set-cookie')!.split(';')[0]
   }
 
-  /** Keeps a turn as the translated Responses path does: a user question, the assistant's answer, expiring `ttl` from now. */
-  const store = (keyId: string, question: string, opts: { ttl?: number; previous?: string } = {}): string => {
-    const now = Date.now()
-    const id = `resp_${randomUUID().replaceAll('-', '')}`
-    t.running.gateway.responses.save({
-      id,
-      key_id: keyId,
-      request_id: `req_${randomUUID()}`,
-      previous_response_id: opts.previous ?? null,
-      created_at: now,
-      expires_at: now + (opts.ttl ?? 30 * DAY),
-      response: {
-        id,
-        object: 'response',
-        created_at: Math.floor(now / 1000),
-        status: 'completed',
-        model: 'deepseek-chat',
-        previous_response_id: opts.previous ?? null,
-        store: true,
-        usage: { input_tokens: 12, output_tokens: 7, total_tokens: 19 },
-        output: [
-          {
-            id: `msg_${randomUUID().replaceAll('-', '')}`,
-            type: 'message',
-            role: 'assistant',
-            status: 'completed',
-            content: [{ type: 'output_text', text: `About ${question}: it depends.`, annotations: [] }],
-          },
-        ],
-      },
-      input: [{ id: `msg_${randomUUID().replaceAll('-', '')}`, type: 'message', role: 'user', content: [{ type: 'input_text', text: question }] }],
-    })
-    return id
-  }
-
   before(async () => {
     t = await startTestGateway()
     const setup = await fetch(`${t.url}/api/auth.setup`, {
@@ -85,16 +50,16 @@ describe('a key’s stored responses', () => {
   after(() => t.close())
 
   it('keys.get counts the live responses kept for that key alone', async () => {
-    const first = store(ids.memberKey, 'tides')
-    store(ids.memberKey, 'and the moon?', { previous: first })
-    store(ids.memberKey, 'long ago', { ttl: -1 })
-    store(ids.adminKey, 'something else')
+    const first = keepTurn(t.running.gateway.responses, ids.memberKey, 'tides')
+    keepTurn(t.running.gateway.responses, ids.memberKey, 'and the moon?', { previous: first })
+    keepTurn(t.running.gateway.responses, ids.memberKey, 'long ago', { ttl: -1 })
+    keepTurn(t.running.gateway.responses, ids.adminKey, 'something else')
     assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 2, 'the expired one is not counted')
     assert.equal((await call('keys.get', { id: ids.adminKey }, admin)).body.stored_responses, 1)
   })
 
   it('a member deletes their own key’s responses, not another’s; the count reads 0 after', async () => {
-    const kept = store(ids.memberKey, 'to be deleted')
+    const kept = keepTurn(t.running.gateway.responses, ids.memberKey, 'to be deleted')
     const before = (await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses
     const refused = await call('keys.deleteResponses', { id: ids.adminKey }, member)
     assert.equal(refused.status, 404, 'another’s key is as absent as one never made')
@@ -110,7 +75,7 @@ describe('a key’s stored responses', () => {
   })
 
   it('an admin deletes any key’s, a revoked key’s included', async () => {
-    store(ids.memberKey, 'after revoking')
+    keepTurn(t.running.gateway.responses, ids.memberKey, 'after revoking')
     assert.equal((await call('keys.revoke', { id: ids.memberKey }, admin)).status, 200)
     assert.deepEqual((await call('keys.deleteResponses', { id: ids.memberKey }, admin)).body, { deleted: 1 })
     assert.deepEqual((await call('keys.deleteResponses', { id: ids.adminKey }, admin)).body, { deleted: 1 })
@@ -118,8 +83,8 @@ describe('a key’s stored responses', () => {
 
   it('gw keys delete-responses KEY deletes them and says how many', async () => {
     const keyId = t.running.gateway.keys.all().find((k) => k.name === 'test')!.id
-    store(keyId, 'from the CLI')
-    store(keyId, 'and again')
+    keepTurn(t.running.gateway.responses, keyId, 'from the CLI')
+    keepTurn(t.running.gateway.responses, keyId, 'and again')
     const { stdout } = await gwCli(['keys', 'delete-responses', 'test'], { dataDir: t.dataDir })
     assert.equal(stdout.trim(), `deleted 2 stored responses of ${keyId} (test)`)
     assert.equal(t.running.gateway.responses.countForKey(keyId, Date.now()), 0)
@@ -129,9 +94,9 @@ describe('a key’s stored responses', () => {
   })
 
   it('a shorter retention set in Settings applies at once to what is already kept', async () => {
-    const old = store(ids.adminKey, 'two days ago')
+    const old = keepTurn(t.running.gateway.responses, ids.adminKey, 'two days ago')
     t.running.gateway.db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old)
-    const recent = store(ids.adminKey, 'just now')
+    const recent = keepTurn(t.running.gateway.responses, ids.adminKey, 'just now')
     assert.equal((await call('settings.update', { response_retention_days: 1 }, admin)).status, 200)
     assert.equal(t.running.gateway.db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old), 0)
     assert.ok(t.running.gateway.responses.get(recent, ids.adminKey, Date.now()))
