@@ -1,14 +1,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import OpenAI from 'openai'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
-import { startGateway, type RunningGateway } from '../../src/gateway/server'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import type { RunningGateway } from '../../src/gateway/server'
+import { startTranslatedStack, type TranslatedStack } from '../support/translatedStack'
+import type { FakeAnthropic } from '../support/fake-anthropic'
+import type { FakeOpenAI } from '../support/fake-openai'
 import { newRecords, recordCount } from '../support/agentRecords'
-import { tempDir } from '../support/tempDir'
 
 // Behind a chat-only provider (OpenAI's marked as serving chat completions only) and Anthropic:
 // both translated paths, where the gateway keeps the Responses state itself.
@@ -31,7 +30,6 @@ describe('Responses API state on translated paths: previous_response_id, item_re
   let native: FakeOpenAI
   let anthropic: FakeAnthropic
   let gateway: RunningGateway
-  let dataDir: string
   let client: OpenAI
   let other: OpenAI
   let secret: string
@@ -67,23 +65,12 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     (path: string, init: RequestInit = {}) =>
       fetch(`${gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...init.headers } })
 
+  let stack: TranslatedStack
+
   before(async () => {
-    openai = await startFakeOpenAI()
-    native = await startFakeOpenAI()
-    anthropic = await startFakeAnthropic()
-    dataDir = tempDir()
-    gateway = await startGateway(
-      { port: 0, dataDir, logLevel: 'silent' },
-      {
-        env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, GROQ_API_KEY: native.apiKey },
-        routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 },
-        clock: () => now,
-      },
-    )
+    stack = await startTranslatedStack({ clock: () => now })
+    ;({ openai, native, anthropic, gateway } = stack)
     const gw = gateway.gateway
-    gw.providers.upsert('openai', 'openai', openai.url, {}, 'chat')
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.providers.upsert('groq', 'openai', native.url, {}, 'both')
     secret = gw.keys.create('alice').secret
     otherSecret = gw.keys.create('bob').secret
     gw.configChanged()
@@ -91,13 +78,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     other = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: otherSecret, maxRetries: 0 })
   })
 
-  after(async () => {
-    await gateway.close()
-    await openai.close()
-    await native.close()
-    await anthropic.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  })
+  after(() => stack.close())
 
   it('the openai SDK runs three turns with a tool call through a chat-only provider on previous_response_id: each turn sends the whole conversation, instructions are not inherited', async () => {
     openai.script({ kind: 'reply', toolCalls: [{ id: 'call_paris', name: 'weather', arguments: '{"city":"Paris"}' }] })

@@ -1,13 +1,12 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../../src/gateway/server'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import type { RunningGateway } from '../../src/gateway/server'
+import { startTranslatedStack, type TranslatedStack } from '../support/translatedStack'
+import type { FakeAnthropic } from '../support/fake-anthropic'
+import type { FakeOpenAI } from '../support/fake-openai'
 import { newRecords, recordCount } from '../support/agentRecords'
 import { waitForRecord } from '../support/harness'
-import { tempDir } from '../support/tempDir'
 
 // gpt-4o in USD per million tokens: input 2.5, cached input 1.25, output 10; output limit 16,384.
 const MODEL = 'openai/gpt-4o'
@@ -41,7 +40,6 @@ describe('POST /v1/responses translated to chat completions for providers that d
   let native: FakeOpenAI
   let anthropic: FakeAnthropic
   let gateway: RunningGateway
-  let dataDir: string
   let client: OpenAI
   let secret: string
   const sent = () => openai.received.at(-1)!
@@ -53,36 +51,17 @@ describe('POST /v1/responses translated to chat completions for providers that d
       body: JSON.stringify(body),
     })
 
+  let stack: TranslatedStack
+
   before(async () => {
-    openai = await startFakeOpenAI()
-    native = await startFakeOpenAI()
-    anthropic = await startFakeAnthropic()
-    dataDir = tempDir()
-    gateway = await startGateway(
-      { port: 0, dataDir, logLevel: 'silent' },
-      {
-        env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, GROQ_API_KEY: native.apiKey },
-        routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 },
-      },
-    )
-    const gw = gateway.gateway
-    // OpenAI's provider marked as serving chat completions only: every request on it is translated.
-    gw.providers.upsert('openai', 'openai', openai.url, {}, 'chat')
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    // A provider that serves Responses, for the fallback across wires.
-    gw.providers.upsert('groq', 'openai', native.url, {}, 'both')
-    secret = gw.keys.create('t').secret
-    gw.configChanged()
+    stack = await startTranslatedStack()
+    ;({ openai, native, anthropic, gateway } = stack)
+    secret = gateway.gateway.keys.create('t').secret
+    gateway.gateway.configChanged()
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
   })
 
-  after(async () => {
-    await gateway.close()
-    await openai.close()
-    await native.close()
-    await anthropic.close()
-    fs.rmSync(dataDir, { recursive: true, force: true })
-  })
+  after(() => stack.close())
 
   it('answers text: a chat body sent (instructions and developer messages as system, items in order), a Responses object back, cost exact with cached tokens', async () => {
     openai.script({ kind: 'reply', content: 'Bonjour.', usage: { prompt_tokens: 1000, cached_tokens: 400, completion_tokens: 200, reasoning_tokens: 50 } })
