@@ -296,6 +296,20 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     assert.deepEqual(claudeTurns(), ['user: Colour of the sky?', 'assistant: Blue.', 'user: And at sunset?'])
   })
 
+  it('a continuation cut short is priced on the whole conversation it sent, estimated, not on its last message alone', async () => {
+    const long = 'The history of the tides. '.repeat(400)
+    openai.script({ kind: 'reply', content: long })
+    const first = await client.responses.create({ model: CHAT_ONLY, input: 'Tell me about the tides.' })
+    openai.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'drop' })
+    const count = recordCount(gateway.gateway)
+    const failed = await client.responses.stream({ model: CHAT_ONLY, previous_response_id: first.id, input: 'Shorter?' }).finalResponse()
+    assert.equal(failed.status, 'failed')
+    const [rec] = await newRecords(gateway.gateway, count)
+    assert.equal(rec.cost!.estimated, true)
+    // The earlier answer alone is 10,400 characters: well over 2,000 tokens at any estimate.
+    assert.ok(rec.usage!.prompt_tokens > 2000, `prompt_tokens ${rec.usage!.prompt_tokens}`)
+  })
+
   it('item_reference resolves to the kept item, on any translated path; one nobody keeps is a 404 naming it', async () => {
     openai.script({ kind: 'reply', content: 'Seven.' })
     const first = await client.responses.create({ model: CHAT_ONLY, input: 'Three plus four?' })

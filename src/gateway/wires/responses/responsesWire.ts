@@ -26,6 +26,7 @@ async function deliverTranslated(
   sink: Sink,
   signal: ClientAbort,
   redactor: Redactor,
+  conv: Conversation,
   keep: ((response: KeptResponse) => void) | null,
 ): Promise<Finished> {
   const providerId = ctx.target!.provider.id
@@ -34,7 +35,7 @@ async function deliverTranslated(
   const shape: ResponseShape = { model: ctx.model ?? body.model, body, names: translateTools(body).names, keep }
   if (ctx.stream) {
     const events = new ResponsesEvents(ctx, sink, shape)
-    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: promptOf(body), signal })
+    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: promptWith(body, conv), signal })
   }
   const answer = await readJson(providerId, upstream)
   const { completion, usage } = adapter.chatResponse(answer.json, providerId)
@@ -45,6 +46,9 @@ async function deliverTranslated(
   await sendJson(ctx, sink, response)
   return OK
 }
+
+/** What the prompt is estimated from (a reservation, a stream cut short): the request and the earlier turns it continues. */
+const promptWith = (body: ResponsesBody, conv: Conversation): unknown => [promptOf(body), conv.context]
 
 /** The headers Codex identifies its session by: they go to a provider that speaks Responses. */
 export const RESPONSES_FORWARDED = ['session-id', 'thread-id', 'originator', 'x-client-request-id', 'x-codex-*']
@@ -80,10 +84,9 @@ export function responsesWire(conversations: Conversations): InboundWire<Respons
       const conv = await conversations.resolve(ctx, body)
       resolved.set(ctx, conv)
     },
-    // The prompt the balance reservation and cost ceiling estimate from is the whole conversation.
     control: (body, ctx) => ({
       chat: true,
-      prompt: [promptOf(body), conversationOf(ctx).context],
+      prompt: promptWith(body, conversationOf(ctx)),
       limitField: 'max_output_tokens',
     }),
     request(ctx, body, target, forwarded) {
@@ -96,7 +99,7 @@ export function responsesWire(conversations: Conversations): InboundWire<Respons
       if (servesResponses(ctx.target!.provider)) return deliverNative(ctx, body, upstream, sink, signal, redactor)
       const conv = conversationOf(ctx)
       const keep = conversations.keeps(body) ? (response: KeptResponse) => conversations.keep(ctx, conv, response) : null
-      return deliverTranslated(ctx, body, upstream, sink, signal, redactor, keep)
+      return deliverTranslated(ctx, body, upstream, sink, signal, redactor, conv, keep)
     },
   }
 }
