@@ -57,17 +57,18 @@ export const ledgerEntry = z.object({
   note: z.string().nullable(),
 })
 
+/** The largest amount a balance, limit or top-up takes: past it, an amount is a typo, and past 1e21 USD no longer converts exactly to pico-dollars. */
+const MAX_USD = 1_000_000_000
+const amount = usd.max(MAX_USD, 'must be at most 1,000,000,000')
+
 const settings = z.object({
   default_preset: z.string().nullable().optional(),
   policy: keyPolicy.optional(),
-  daily_limit_usd: usd.nonnegative().nullable().optional(),
-  monthly_limit_usd: usd.nonnegative().nullable().optional(),
+  daily_limit_usd: amount.nonnegative().nullable().optional(),
+  monthly_limit_usd: amount.nonnegative().nullable().optional(),
 })
 
-const money = z
-  .number()
-  .finite()
-  .refine((n) => n !== 0, 'must not be zero')
+const money = amount.min(-MAX_USD, 'must be at least -1,000,000,000').refine((n) => n !== 0, 'must not be zero')
 
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),
@@ -96,7 +97,7 @@ export const keyOps = {
       .extend({
         name: z.string().trim().min(1, 'is required').max(100),
         /** Prepaid opening balance; absent means unlimited. */
-        balance_usd: usd.nonnegative().optional(),
+        balance_usd: amount.nonnegative().optional(),
         /** Admins may create keys for another user. */
         owner_id: z.string().optional(),
       })
@@ -124,7 +125,7 @@ export const keyOps = {
   'keys.topUp': op({
     summary: 'Add to a key’s prepaid balance (makes an unlimited key prepaid)',
     access: 'admin',
-    input: z.object({ id: z.string(), amount_usd: usd.positive('must be positive'), note: z.string().max(500).optional() }).strict(),
+    input: z.object({ id: z.string(), amount_usd: amount.positive('must be positive'), note: z.string().max(500).optional() }).strict(),
     output: keySummary,
   }),
   'keys.adjust': op({

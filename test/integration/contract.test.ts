@@ -177,6 +177,17 @@ describe('management contract over HTTP and the CLI', () => {
     const range = await call('presets.save', { name: 'ok', model: 'gpt-4o-mini', top_p: 2 }, admin)
     assert.equal(range.body.error.field, 'top_p')
     assert.match(range.body.error.message, /top_p: must be between 0 and 1/)
+    // An amount past any real one is refused by field, not turned into a server error.
+    for (const [name, input, field] of [
+      ['keys.topUp', { id: ids.key, amount_usd: 1e300 }, 'amount_usd'],
+      ['keys.adjust', { id: ids.key, amount_usd: -1e22, note: 'typo' }, 'amount_usd'],
+      ['keys.update', { id: ids.key, daily_limit_usd: 5e9 }, 'daily_limit_usd'],
+    ] as const) {
+      const res = await call(name, input, admin)
+      assert.equal(res.status, 400, name)
+      assert.equal(res.body.error.field, field, name)
+      assert.match(res.body.error.message, /1,000,000,000/, name)
+    }
   })
 
   it('every operation refuses callers without permission', async () => {
