@@ -67,6 +67,13 @@ export interface FakeQuirks {
   /** Gemini (older): tool-call ids are `""` (streamed and not). */
   emptyToolCallIds?: boolean
   /**
+   * Gemini 3: the first tool call of an answer carries `extra_content.google.thought_signature`,
+   * and a request replaying an assistant turn's tool calls without it on the first call is a 400
+   * ("Function call is missing a thought_signature…"); the documented sentinel
+   * `skip_thought_signature_validator` passes, as does a signature this fake issued.
+   */
+  thoughtSignatures?: boolean
+  /**
    * Gemini: OpenAI-shaped error bodies (the fake's own and scripted ones) go out as
    * `[{"error":{"code":<status>,"message":…,"status":"INVALID_ARGUMENT"}}]`; a wrong key gets
    * Gemini's 400 INVALID_ARGUMENT with reason API_KEY_INVALID instead of a 401.
@@ -354,8 +361,37 @@ function finishReasonOf(b: ReplyBehaviour, q: FakeQuirks): string {
 
 const toolCallId = (call: { id: string }, q: FakeQuirks) => (q.emptyToolCallIds ? '' : call.id)
 
+/** The signature this fake gives a tool call (the first of an answer), as Gemini 3 does. */
+export const thoughtSignatureOf = (callId: string) => `sig-${Buffer.from(callId).toString('base64')}`
+
+/** A tool call as the answer carries it: Gemini 3 signs the first one. */
+function toolCallOut(call: { id: string; name: string; arguments: string }, i: number, q: FakeQuirks, args = call.arguments): Record<string, unknown> {
+  return {
+    id: toolCallId(call, q),
+    type: 'function',
+    function: { name: call.name, arguments: args },
+    ...(q.thoughtSignatures && i === 0 ? { extra_content: { google: { thought_signature: thoughtSignatureOf(call.id) } } } : {}),
+  }
+}
+
+/** Gemini 3's check of replayed tool calls: the first of each assistant turn must carry its signature. */
+function unsignedToolCall(body: Record<string, any>): ErrorBody | null {
+  for (const [i, m] of (Array.isArray(body.messages) ? body.messages : []).entries()) {
+    const first = m?.role === 'assistant' && Array.isArray(m.tool_calls) ? m.tool_calls[0] : undefined
+    if (!first) continue
+    const sig = first.extra_content?.google?.thought_signature
+    if (sig === 'skip_thought_signature_validator' || (typeof sig === 'string' && sig === thoughtSignatureOf(first.id))) continue
+    return errorBody(
+      `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${first.function?.name}\` , position ${i + 1}.`,
+      'invalid_request_error',
+      null,
+    )
+  }
+  return null
+}
+
 function completionObject(model: string, b: ReplyBehaviour, withUsage: boolean, q: FakeQuirks = {}) {
-  const toolCalls = b.toolCalls?.map((c) => ({ id: toolCallId(c, q), type: 'function', function: { name: c.name, arguments: c.arguments } }))
+  const toolCalls = b.toolCalls?.map((c, i) => toolCallOut(c, i, q))
   return {
     id: `chatcmpl-${randomHex(12)}`,
     object: 'chat.completion',
@@ -540,14 +576,14 @@ function streamReply(ex: Exchange, model: string, b: ReplyBehaviour, includeUsag
     calls.forEach((call, i) => {
       const last = i === calls.length - 1
       w.chunk(
-        { tool_calls: [{ id: toolCallId(call, q), type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+        { tool_calls: [toolCallOut(call, i, q)] },
         last ? finishReason : null,
         last && q.groqUsage ? { x_groq: { id: groqId, usage: usageObject(usage, q) } } : {},
       )
     })
   } else {
     calls.forEach((call, index) => {
-      w.chunk({ tool_calls: [{ index, id: toolCallId(call, q), type: 'function', function: { name: call.name, arguments: '' } }] })
+      w.chunk({ tool_calls: [{ index, ...toolCallOut(call, index, q, '') }] })
       for (const piece of contentPieces(call.arguments)) w.chunk({ tool_calls: [{ index, function: { arguments: piece } }] })
     })
   }
@@ -951,7 +987,7 @@ export async function startFakeOpenAI(
     const pathname = new URL(path, 'http://fake').pathname
     const json: Record<string, any> = isObject(body) ? body : {}
     if (method === 'POST' && pathname === '/v1/chat/completions') {
-      const invalid = validateChat(json)
+      const invalid = validateChat(json) ?? (quirks.thoughtSignatures ? unsignedToolCall(json) : null)
       if (invalid) return sendError(res, 400, invalid, quirks)
       return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerChat(ex, json, b))
     }

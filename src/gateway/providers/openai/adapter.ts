@@ -5,8 +5,9 @@ import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
 import type { SseEvent } from '../../../shared/sse'
 import type { Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
+import { rememberSignature } from './thoughtSignatures'
 
-type Message = { tool_calls?: Array<{ id?: unknown }>; content?: unknown }
+type Message = { tool_calls?: Array<{ id?: unknown; extra_content?: { google?: { thought_signature?: unknown } } }>; content?: unknown }
 type Choice = { index?: number; finish_reason?: unknown; message?: Message }
 
 const callId = () => `call_${randomBytes(12).toString('base64url')}`
@@ -55,7 +56,7 @@ function repairChoice(c: Choice): boolean {
  * the last. The SDK's stream helper needs index, id, type and name on a call's first fragment.
  */
 class OpenAIStream implements StreamTranslator {
-  private readonly calls = new Map<number, { count: number; sawCalls: boolean }>()
+  private readonly calls = new Map<number, { count: number; sawCalls: boolean; ids: string[] }>()
   private readonly reasoning: ReasoningConvention
   /** The service tier the chunks say serves the answer (OpenAI repeats it on every chunk). */
   private tier: unknown = undefined
@@ -83,20 +84,22 @@ class OpenAIStream implements StreamTranslator {
     let repaired = false
     for (const choice of chunk.choices ?? []) {
       const i = choice.index ?? 0
-      const state = this.calls.get(i) ?? { count: 0, sawCalls: false }
+      const state = this.calls.get(i) ?? { count: 0, sawCalls: false, ids: [] }
       this.calls.set(i, state)
       for (const call of choice.delta?.tool_calls ?? []) {
         state.sawCalls = true
         if (typeof call.index === 'number') {
           state.count = Math.max(state.count, call.index + 1)
-          continue
+        } else {
+          repaired = true
+          const starts = call.id !== undefined || call.function?.name !== undefined
+          if (starts || state.count === 0) state.count++
+          call.index = state.count - 1
+          if (starts && !call.id) call.id = callId()
+          if (starts) (call as Record<string, unknown>).type ??= 'function'
         }
-        repaired = true
-        const starts = call.id !== undefined || call.function?.name !== undefined
-        if (starts || state.count === 0) state.count++
-        call.index = state.count - 1
-        if (starts && !call.id) call.id = callId()
-        if (starts) (call as Record<string, unknown>).type ??= 'function'
+        if (typeof call.id === 'string' && call.id !== '') state.ids[call.index] = call.id
+        rememberSignature(this.providerId, { ...call, id: state.ids[call.index] })
       }
       if (choice.finish_reason === 'stop' && state.sawCalls) {
         choice.finish_reason = 'tool_calls'
@@ -114,7 +117,10 @@ export const openaiAdapter: ProviderAdapter = {
   chatRequest: (body) => ({ path: 'chat/completions', body }),
   chatResponse(json, providerId) {
     let untouched = true
-    for (const c of (json.choices as Choice[] | undefined) ?? []) if (repairChoice(c)) untouched = false
+    for (const c of (json.choices as Choice[] | undefined) ?? []) {
+      if (repairChoice(c)) untouched = false
+      for (const call of c.message?.tool_calls ?? []) rememberSignature(providerId, call)
+    }
     return { completion: json, usage: usageOf(json, conventionOf(providerId)), untouched }
   },
   streamTranslator: (providerId, redactor) => new OpenAIStream(providerId, redactor),

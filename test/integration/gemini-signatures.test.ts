@@ -1,0 +1,122 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { startFakeOpenAI, thoughtSignatureOf, type FakeOpenAI } from '../support/fake-openai'
+import { tempDir } from '../support/tempDir'
+
+// Gemini 3 through its OpenAI layer: tool calls streamed whole without index, "stop" for tool
+// calls, errors as arrays, and the first tool call of an answer signed.
+const MODEL = 'gemini/gemini-3-pro-preview'
+const weather = {
+  name: 'weather',
+  description: 'The weather in a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+}
+
+describe('Gemini 3 thought signatures survive clients that cannot keep them', () => {
+  let gemini: FakeOpenAI
+  let gateway: RunningGateway
+  let dataDir: string
+  let secret: string
+  /** The first tool call of each assistant turn in the last request Gemini got: its id and signature. */
+  const replayed = () =>
+    (gemini.received.at(-1)!.body.messages as any[])
+      .filter((m) => m.role === 'assistant' && m.tool_calls)
+      .map((m) => [m.tool_calls[0].id, m.tool_calls[0].extra_content?.google?.thought_signature])
+
+  before(async () => {
+    gemini = await startFakeOpenAI({
+      quirks: { thoughtSignatures: true, toolCallsWithoutIndex: true, stopWithToolCalls: true, errorsAsArray: true },
+      models: ['gemini-3-pro-preview'],
+    })
+    dataDir = tempDir()
+    gateway = await startGateway(
+      { port: 0, dataDir, logLevel: 'silent' },
+      { env: { GEMINI_API_KEY: gemini.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
+    )
+    gateway.gateway.providers.upsert('gemini', 'openai', gemini.url)
+    secret = gateway.gateway.keys.create('t').secret
+    gateway.gateway.configChanged()
+  })
+
+  after(async () => {
+    await gateway.close()
+    await gemini.close()
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('Claude Code’s second turn on Messages carries the signature Gemini put on the tool call (streamed)', async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
+    gemini.script({ kind: 'reply', toolCalls: [{ id: 'call_msg', name: 'weather', arguments: '{"city":"Oslo"}' }] })
+    const first = await client.messages
+      .stream({ model: MODEL, max_tokens: 200, tools: [weather], messages: [{ role: 'user', content: 'Oslo?' }] })
+      .finalMessage()
+    const use = first.content.find((b) => b.type === 'tool_use')!
+    assert.equal(use.id, 'call_msg')
+    gemini.script({ kind: 'reply', content: 'Cold.' })
+    const second = await client.messages
+      .stream({
+        model: MODEL,
+        max_tokens: 200,
+        tools: [weather],
+        messages: [
+          { role: 'user', content: 'Oslo?' },
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '-3 °C' }] },
+        ],
+      })
+      .finalMessage()
+    assert.equal((second.content[0] as Anthropic.TextBlock).text, 'Cold.')
+    assert.deepEqual(replayed(), [['call_msg', thoughtSignatureOf('call_msg')]])
+  })
+
+  it('Codex-style Responses turns sent whole (store: false) carry it too', async () => {
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
+    gemini.script({ kind: 'reply', toolCalls: [{ id: 'call_resp', name: 'weather', arguments: '{"city":"Rome"}' }] })
+    const tools = [{ type: 'function' as const, name: 'weather', parameters: weather.input_schema, strict: false }]
+    const first = await client.responses.stream({ model: MODEL, input: 'Rome?', tools, store: false }).finalResponse()
+    const call = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall
+    gemini.script({ kind: 'reply', content: 'Warm.' })
+    const second = await client.responses.create({
+      model: MODEL,
+      store: false,
+      tools,
+      input: [
+        { role: 'user', content: 'Rome?' },
+        { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+        { type: 'function_call_output', call_id: call.call_id, output: '24 °C' },
+      ],
+    })
+    assert.equal(second.output_text, 'Warm.')
+    assert.deepEqual(replayed(), [['call_resp', thoughtSignatureOf('call_resp')]])
+  })
+
+  it('a chat client that dropped the signature gets it back; a tool call Gemini never made gets the documented sentinel', async () => {
+    const client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
+    gemini.script({ kind: 'reply', toolCalls: [{ id: 'call_chat', name: 'weather', arguments: '{"city":"Lima"}' }] })
+    const first = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Lima?' }] })
+    const call = first.choices[0].message.tool_calls![0] as any
+    assert.equal(call.extra_content.google.thought_signature, thoughtSignatureOf('call_chat'), 'the client sees it as Gemini sent it')
+    gemini.script({ kind: 'reply', content: 'Mild.' })
+    const second = await client.chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: 'user', content: 'Lima?' },
+        // As a client rebuilding messages from its own types sends it: no extra_content.
+        { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: call.function }] },
+        { role: 'tool', tool_call_id: call.id, content: '18 °C' },
+        // A turn another model made earlier in the conversation.
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_from_claude', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_from_claude', content: 'n/a' },
+      ],
+    })
+    assert.equal(second.choices[0].message.content, 'Mild.')
+    assert.deepEqual(replayed(), [
+      ['call_chat', thoughtSignatureOf('call_chat')],
+      ['toolu_from_claude', 'skip_thought_signature_validator'],
+    ])
+  })
+})
