@@ -73,6 +73,8 @@ export interface FakeQuirks {
    * `skip_thought_signature_validator` passes, as does a signature this fake issued.
    */
   thoughtSignatures?: boolean
+  /** Gemini: function parameters holding a JSON Schema keyword its declarations lack are a 400 naming the first (`Unknown name "$schema" at 'tools[0]…'`). */
+  strictToolSchemas?: boolean
   /**
    * Gemini: OpenAI-shaped error bodies (the fake's own and scripted ones) go out as
    * `[{"error":{"code":<status>,"message":…,"status":"INVALID_ARGUMENT"}}]`; a wrong key gets
@@ -372,6 +374,33 @@ function toolCallOut(call: { id: string; name: string; arguments: string }, i: n
     function: { name: call.name, arguments: args },
     ...(q.thoughtSignatures && i === 0 ? { extra_content: { google: { thought_signature: thoughtSignatureOf(call.id) } } } : {}),
   }
+}
+
+/** Keywords Gemini's function declarations refuse. */
+const GEMINI_UNKNOWN = new Set(['$schema', 'additionalProperties', 'propertyNames', 'const', 'exclusiveMinimum', 'exclusiveMaximum'])
+
+/** Gemini's check of tool parameters: the first keyword it does not know, with where it is. */
+function unknownSchemaKeyword(body: Record<string, any>): ErrorBody | null {
+  const find = (schema: unknown, at: string): string | null => {
+    if (Array.isArray(schema)) return schema.map((s, i) => find(s, `${at}[${i}]`)).find((f) => f !== null) ?? null
+    if (!isObject(schema)) return null
+    for (const [k, v] of Object.entries(schema)) {
+      if (GEMINI_UNKNOWN.has(k)) return `Invalid JSON payload received. Unknown name "${k}" at '${at}': Cannot find field.`
+      const inner =
+        k === 'properties' && isObject(v)
+          ? Object.entries(v)
+              .map(([name, p]) => find(p, `${at}.properties[${name}].value`))
+              .find((f) => f !== null)
+          : find(v, `${at}.${k}`)
+      if (inner) return inner
+    }
+    return null
+  }
+  for (const [i, tool] of (Array.isArray(body.tools) ? body.tools : []).entries()) {
+    const found = find(tool?.function?.parameters, `tools[0].function_declarations[${i}].parameters`)
+    if (found) return errorBody(found, 'invalid_request_error', null)
+  }
+  return null
 }
 
 /** Gemini 3's check of replayed tool calls: the first of each assistant turn must carry its signature. */
@@ -987,7 +1016,8 @@ export async function startFakeOpenAI(
     const pathname = new URL(path, 'http://fake').pathname
     const json: Record<string, any> = isObject(body) ? body : {}
     if (method === 'POST' && pathname === '/v1/chat/completions') {
-      const invalid = validateChat(json) ?? (quirks.thoughtSignatures ? unsignedToolCall(json) : null)
+      const invalid =
+        validateChat(json) ?? (quirks.strictToolSchemas ? unknownSchemaKeyword(json) : null) ?? (quirks.thoughtSignatures ? unsignedToolCall(json) : null)
       if (invalid) return sendError(res, 400, invalid, quirks)
       return perform(ex, queue.shift() ?? { kind: 'reply' }, json.model, apiKey, (b) => answerChat(ex, json, b))
     }

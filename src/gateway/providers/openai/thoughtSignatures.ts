@@ -1,5 +1,3 @@
-import type { Provider } from '../registry'
-
 type Obj = Record<string, unknown>
 type Call = { id?: unknown; extra_content?: { google?: { thought_signature?: unknown } } }
 
@@ -32,23 +30,20 @@ export function rememberSignature(providerId: string, call: Call): void {
   if (remembered.size > LIMIT) remembered.delete(remembered.keys().next().value!)
 }
 
-/** Gemini's own API, under whatever id it was added. */
-const isGemini = (provider: Provider) => provider.id === 'gemini' || /^https:\/\/generativelanguage\.googleapis\.com\//.test(provider.baseUrl + '/')
-
 /**
- * The chat messages with each replayed assistant turn's first tool call signed, where Gemini asks
- * for it: the signature remembered for that call, else (Gemini 3 models, which refuse without)
- * the sentinel. A signature the client kept is left alone; nothing changes for other providers.
+ * Chat messages for Gemini with each replayed assistant turn's first tool call signed: the
+ * signature remembered for that call, else (Gemini 3 models, which refuse without) the sentinel.
+ * A signature the client kept is left alone.
  */
-export function withThoughtSignatures(messages: unknown, provider: Provider, upstreamModel: string): unknown {
-  if (!isGemini(provider) || !Array.isArray(messages)) return messages
+export function withThoughtSignatures(messages: unknown, providerId: string, upstreamModel: string): unknown {
+  if (!Array.isArray(messages)) return messages
   const strict = /gemini-3/.test(upstreamModel)
   let changed = false
   const out = messages.map((m: Obj) => {
     const calls = m?.role === 'assistant' && Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : null
     const first = calls?.[0]
     if (!first || typeof signatureOf(first) === 'string') return m
-    const sig = (typeof first.id === 'string' && remembered.get(keyOf(provider.id, first.id))) || (strict ? SENTINEL : null)
+    const sig = (typeof first.id === 'string' && remembered.get(keyOf(providerId, first.id))) || (strict ? SENTINEL : null)
     if (!sig) return m
     changed = true
     const signed = { ...first, extra_content: { ...first.extra_content, google: { ...first.extra_content?.google, thought_signature: sig } } }

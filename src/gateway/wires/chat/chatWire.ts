@@ -9,13 +9,13 @@ import { adapterFor } from '../../providers/kinds'
 import { servesChatCompletions } from '../../providers/registry'
 import { readJson, sendJson } from '../answer'
 import { clientWantsUsage, upstreamChatBody, validateChatBody, type ChatBody } from './chatBody'
-import { withThoughtSignatures } from '../../providers/openai/thoughtSignatures'
+import { forGemini } from '../../providers/openai/gemini'
 import { OpenAIChunks, relayChatStream } from './chatStream'
 
 /**
  * The chat completions request for one target, through its kind's adapter (the chat wire's, and
  * the translated paths'). A provider that serves only the Responses API is a 400 naming it.
- * Gemini gets back the signatures it put on tool calls (`withThoughtSignatures`).
+ * Gemini's gets what its OpenAI layer needs besides (`forGemini`).
  */
 export function chatRequestFor(ctx: RequestContext, body: ChatBody, target: Target): UpstreamRequest {
   const provider = target.provider
@@ -25,9 +25,7 @@ export function chatRequestFor(ctx: RequestContext, body: ChatBody, target: Targ
       'model',
     )
   }
-  const sent = upstreamChatBody(body, target.upstreamModel)
-  sent.messages = withThoughtSignatures(sent.messages, provider, target.upstreamModel)
-  return adapterFor(provider.kind).chatRequest(sent, {
+  return adapterFor(provider.kind).chatRequest(forGemini(upstreamChatBody(body, target.upstreamModel), provider, target.upstreamModel), {
     stream: ctx.stream,
     autoCache: ctx.attribution.attribution.auto_cache === true,
   })

@@ -8,15 +8,33 @@ import { startFakeOpenAI, thoughtSignatureOf, type FakeOpenAI } from '../support
 import { tempDir } from '../support/tempDir'
 
 // Gemini 3 through its OpenAI layer: tool calls streamed whole without index, "stop" for tool
-// calls, errors as arrays, and the first tool call of an answer signed.
+// calls, errors as arrays, the first tool call of an answer signed, and tool parameters refused
+// for JSON Schema keywords its function declarations lack.
 const MODEL = 'gemini/gemini-3-pro-preview'
+// Shaped as Claude Code's tools are (zod's JSON Schema output).
 const weather = {
   name: 'weather',
   description: 'The weather in a city',
-  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] },
+  input_schema: {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object' as const,
+    additionalProperties: false,
+    properties: {
+      city: { type: 'string' },
+      days: { type: 'integer', exclusiveMinimum: 0, maximum: 9007199254740991 },
+      units: {
+        anyOf: [
+          { type: 'string', enum: ['metric'] },
+          { type: 'string', const: 'imperial' },
+        ],
+      },
+      tags: { type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} },
+    },
+    required: ['city'],
+  },
 }
 
-describe('Gemini 3 thought signatures survive clients that cannot keep them', () => {
+describe('Gemini 3 through its OpenAI layer: tool schemas it takes, thought signatures that survive clients that cannot keep them', () => {
   let gemini: FakeOpenAI
   let gateway: RunningGateway
   let dataDir: string
@@ -29,7 +47,7 @@ describe('Gemini 3 thought signatures survive clients that cannot keep them', ()
 
   before(async () => {
     gemini = await startFakeOpenAI({
-      quirks: { thoughtSignatures: true, toolCallsWithoutIndex: true, stopWithToolCalls: true, errorsAsArray: true },
+      quirks: { thoughtSignatures: true, strictToolSchemas: true, toolCallsWithoutIndex: true, stopWithToolCalls: true, errorsAsArray: true },
       models: ['gemini-3-pro-preview'],
     })
     dataDir = tempDir()
@@ -48,7 +66,7 @@ describe('Gemini 3 thought signatures survive clients that cannot keep them', ()
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('Claude Code’s second turn on Messages carries the signature Gemini put on the tool call (streamed)', async () => {
+  it('Claude Code on Messages (streamed): its tools are taken, and its second turn carries the signature Gemini put on the tool call', async () => {
     const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
     gemini.script({ kind: 'reply', toolCalls: [{ id: 'call_msg', name: 'weather', arguments: '{"city":"Oslo"}' }] })
     const first = await client.messages
@@ -56,6 +74,11 @@ describe('Gemini 3 thought signatures survive clients that cannot keep them', ()
       .finalMessage()
     const use = first.content.find((b) => b.type === 'tool_use')!
     assert.equal(use.id, 'call_msg')
+    // Sent without what Gemini's declarations refuse; a const as a one-value enum.
+    const sent = gemini.received.at(-1)!.body.tools[0].function.parameters
+    assert.deepEqual(sent.properties.units.anyOf[1], { type: 'string', enum: ['imperial'] })
+    assert.deepEqual(sent.properties.days, { type: 'integer', minimum: 0, maximum: 9007199254740991 })
+    assert.ok(!/\$schema|additionalProperties|propertyNames|exclusiveMinimum|"const"/.test(JSON.stringify(sent)), JSON.stringify(sent))
     gemini.script({ kind: 'reply', content: 'Cold.' })
     const second = await client.messages
       .stream({
