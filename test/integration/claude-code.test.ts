@@ -30,7 +30,7 @@ import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { agentCli, runAsync } from '../support/agentCli'
 import { assertUsd, logLines, newRecords, recordCount } from '../support/agentRecords'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { startFakeOpenAI, thoughtSignatureOf, type FakeOpenAI } from '../support/fake-openai'
 import { tempDir } from '../support/tempDir'
 
 const CLAUDE_CODE = { pkg: '@anthropic-ai/claude-code', version: '2.1.330', bin: 'claude' }
@@ -40,6 +40,7 @@ const RUN_TIMEOUT_MS = 120_000
 describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through the gateway`, { skip: cli.skip ? `skipped: ${cli.skip}` : false }, () => {
   let anthropic: FakeAnthropic
   let openai: FakeOpenAI
+  let gemini: FakeOpenAI
   let gateway: RunningGateway
   let dataDir: string
   let secret: string
@@ -80,16 +81,21 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
   before(async () => {
     anthropic = await startFakeAnthropic()
     openai = await startFakeOpenAI()
+    gemini = await startFakeOpenAI({
+      quirks: { thoughtSignatures: true, strictToolSchemas: true, toolCallsWithoutIndex: true, stopWithToolCalls: true, errorsAsArray: true },
+      models: ['gemini-3-pro-preview'],
+    })
     dataDir = tempDir()
     gateway = await startGateway(
       // Logged at info to a file, as a server runs it: the log shows requests that get no record.
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile: path.join(dataDir, 'gw.log') },
       // One attempt: Claude Code retries on its own, and a retried request would hide a refusal.
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
+      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey, GEMINI_API_KEY: gemini.apiKey }, routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway
     gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
     gw.providers.upsert('openai', 'openai', openai.url)
+    gw.providers.upsert('gemini', 'openai', gemini.url)
     secret = gw.keys.create('claude-code').secret
     gw.configChanged()
   })
@@ -98,6 +104,7 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     await gateway?.close()
     await anthropic?.close()
     await openai?.close()
+    await gemini?.close()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -281,6 +288,26 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     // gpt-4o-mini per million: $0.15 input, $0.075 cached input, $0.60 output.
     // 20,000 × 0.15 + 10,000 × 0.075 + 40 × 0.60 = 3,000 + 750 + 24 = 3,774 per million → 0.003774 USD
     assertUsd(record.cost?.final_usd, 0.003774, 'final cost')
+  })
+
+  it('on Gemini 3, a tool call and the turn after it: its tools taken despite their JSON Schema keywords, the call replayed with its thought signature', async () => {
+    gemini.script(
+      { kind: 'reply', toolCalls: [{ id: 'call_echo', name: 'Bash', arguments: '{"command":"echo gemini-was-here","description":"Print a word"}' }] },
+      { kind: 'reply', content: 'The command printed gemini-was-here.' },
+    )
+    const seen = gemini.received.length
+    const run = await claude('Run echo gemini-was-here', ['--model', 'gemini/gemini-3-pro-preview', '--allowedTools', 'Bash(echo:*)'], {
+      env: { CLAUDE_CODE_MAX_CONTEXT_TOKENS: '1000000' },
+    })
+    assert.equal(run.stdout.trim(), 'The command printed gemini-was-here.')
+    const sent = gemini.received.slice(seen)
+    assert.equal(sent.length, 2, 'the tool call, then the answer after it')
+    const second = sent[1].body
+    const replayed = second.messages.find((m: any) => m.role === 'assistant' && m.tool_calls)
+    assert.equal(replayed.tool_calls[0].id, 'call_echo')
+    assert.equal(replayed.tool_calls[0].extra_content.google.thought_signature, thoughtSignatureOf('call_echo'))
+    const result = second.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'call_echo')
+    assert.match(result.content, /gemini-was-here/, 'Claude Code ran the command and sent its output')
   })
 
   it("a session limit on the key: the next run stops with the gateway's message, printed once, nothing sent upstream", async () => {
