@@ -4,7 +4,7 @@ import OpenAI from 'openai'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
 import type { RunningGateway } from '../../src/gateway/server'
-import { startTranslatedStack, type TranslatedStack } from '../support/translatedStack'
+import { startTranslatedStack, weather, type TranslatedStack } from '../support/translatedStack'
 import type { FakeAnthropic } from '../support/fake-anthropic'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { newRecords, recordCount } from '../support/agentRecords'
@@ -16,14 +16,6 @@ const CLAUDE = 'anthropic/claude-sonnet-4-5'
 // A provider that serves the Responses API and keeps its own state.
 const NATIVE = 'groq/gpt-oss-120b'
 const DAY = 86_400_000
-
-const weather = {
-  type: 'function' as const,
-  name: 'weather',
-  description: 'The weather in a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  strict: false,
-}
 
 describe('Responses API state on translated paths: previous_response_id, item_reference, GET/DELETE /v1/responses/{id}, input_items', () => {
   let openai: FakeOpenAI

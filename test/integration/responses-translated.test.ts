@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { RunningGateway } from '../../src/gateway/server'
-import { startTranslatedStack, type TranslatedStack } from '../support/translatedStack'
+import { startTranslatedStack, weather, type TranslatedStack } from '../support/translatedStack'
 import type { FakeAnthropic } from '../support/fake-anthropic'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { newRecords, recordCount } from '../support/agentRecords'
@@ -17,13 +17,6 @@ const near = (a: number | null | undefined, b: number) => assert.ok(a !== null &
 /** A gateway stream as its events: `event:` name and parsed data, in order. */
 const events = (text: string) => [...text.matchAll(/^event: (\S+)\ndata: (.*)$/gm)].map((m) => [m[1], JSON.parse(m[2])] as [string, any])
 
-const weather = {
-  type: 'function' as const,
-  name: 'weather',
-  description: 'The weather in a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  strict: false,
-}
 // A namespace holding a function and a custom (free-text) tool, as Codex sends its agent tools.
 const crm = {
   type: 'namespace',

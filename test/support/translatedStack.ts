@@ -5,6 +5,15 @@ import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 import { tempDir } from './tempDir'
 
+/** A function tool as the Responses API takes it. */
+export const weather = {
+  type: 'function' as const,
+  name: 'weather',
+  description: 'The weather in a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  strict: false,
+}
+
 /** A gateway in front of the three kinds of provider a Responses request can meet. */
 export interface TranslatedStack {
   gateway: RunningGateway
