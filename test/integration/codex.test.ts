@@ -35,7 +35,7 @@ import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { agentCli, runAsync } from '../support/agentCli'
 import { assertUsd, logLines, newRecords, recordCount } from '../support/agentRecords'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { startFakeOpenAI, thoughtSignatureOf, type FakeOpenAI } from '../support/fake-openai'
 import { tempDir } from '../support/tempDir'
 
 const CODEX = { pkg: '@openai/codex', version: '0.169.0', bin: 'codex' }
@@ -47,6 +47,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   let anthropic: FakeAnthropic
   /** A provider that serves chat completions only (Mistral's entry, wire chat). */
   let chat: FakeOpenAI
+  let gemini: FakeOpenAI
   let gateway: RunningGateway
   let dataDir: string
   let secret: string
@@ -104,20 +105,45 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     }
   }
 
+  /**
+   * Codex's shell tool as the gateway offers it to a chat provider (found by a first run), with the
+   * arguments that make it echo a word in the shape its parameters take.
+   */
+  async function shellTool(provider: FakeOpenAI, model: string) {
+    provider.script({ kind: 'reply', content: 'Ready.' })
+    const seen = provider.received.length
+    await codex('Say ready', model)
+    const offered: any[] = provider.received[seen].body.tools
+    const tool = offered.find((t) => /^(shell|exec_command|shell_command)$/.test(t.function.name))
+    assert.ok(tool, `a shell tool among ${offered.map((t) => t.function.name).join(', ')}`)
+    const props = tool.function.parameters.properties ?? {}
+    const echo = (word: string) =>
+      JSON.stringify(props.command?.type === 'array' ? { command: ['echo', word] } : props.cmd ? { cmd: `echo ${word}` } : { command: `echo ${word}` })
+    return { name: tool.function.name as string, echo }
+  }
+
   before(async () => {
     openai = await startFakeOpenAI()
     anthropic = await startFakeAnthropic()
     chat = await startFakeOpenAI()
+    gemini = await startFakeOpenAI({
+      quirks: { thoughtSignatures: true, strictToolSchemas: true, toolCallsWithoutIndex: true, stopWithToolCalls: true, errorsAsArray: true },
+      models: ['gemini-3-pro-preview'],
+    })
     dataDir = tempDir()
     gateway = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile: path.join(dataDir, 'gw.log') },
       // One attempt: Codex retries on its own, and a retried request would hide a refusal.
-      { env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, MISTRAL_API_KEY: chat.apiKey }, routing: { maxRetries: 0 } },
+      {
+        env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey, MISTRAL_API_KEY: chat.apiKey, GEMINI_API_KEY: gemini.apiKey },
+        routing: { maxRetries: 0 },
+      },
     )
     const gw = gateway.gateway
     gw.providers.upsert('openai', 'openai', openai.url)
     gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
     gw.providers.upsert('mistral', 'openai', chat.url)
+    gw.providers.upsert('gemini', 'openai', gemini.url)
     secret = gw.keys.create('codex').secret
     gw.configChanged()
   })
@@ -127,6 +153,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     await openai?.close()
     await anthropic?.close()
     await chat?.close()
+    await gemini?.close()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -309,19 +336,9 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   })
 
   it("translated, a tool round trip: the model calls Codex's shell tool by its chat name, Codex runs it and sends the output back, the answer printed", async () => {
-    // Codex's shell tool, as the gateway offered it on the previous turn.
-    chat.script({ kind: 'reply', content: 'Ready.' })
-    const seen = chat.received.length
-    await codex('Say ready', 'mistral/devstral-2512')
-    const offered: any[] = chat.received[seen].body.tools
-    const shell = offered.find((t) => /^(shell|exec_command|shell_command)$/.test(t.function.name))
-    assert.ok(shell, `a shell tool among ${offered.map((t) => t.function.name).join(', ')}`)
-    const props = shell.function.parameters.properties ?? {}
-    const args =
-      props.command?.type === 'array' ? { command: ['echo', 'gw-round-trip'] } : props.cmd ? { cmd: 'echo gw-round-trip' } : { command: 'echo gw-round-trip' }
-
+    const shell = await shellTool(chat, 'mistral/devstral-2512')
     chat.script(
-      { kind: 'reply', toolCalls: [{ id: 'call_shell_1', name: shell.function.name, arguments: JSON.stringify(args) }] },
+      { kind: 'reply', toolCalls: [{ id: 'call_shell_1', name: shell.name, arguments: shell.echo('gw-round-trip') }] },
       { kind: 'reply', content: 'The command printed gw-round-trip.' },
     )
     const before = chat.received.length
@@ -337,7 +354,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const call = messages.find((m) => m.role === 'assistant' && m.tool_calls)
     assert.deepEqual(
       call.tool_calls.map((c: any) => [c.id, c.function.name]),
-      [['call_shell_1', shell.function.name]],
+      [['call_shell_1', shell.name]],
     )
     const output = messages.find((m) => m.role === 'tool')
     assert.equal(output.tool_call_id, 'call_shell_1')
@@ -352,6 +369,23 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
         ['responses', 'mistral', 'ok'],
       ],
     )
+  })
+
+  it('on Gemini 3, a tool round trip: Codex’s tools taken despite their JSON Schema keywords, the call replayed with its thought signature', async () => {
+    const model = 'gemini/gemini-3-pro-preview'
+    const shell = await shellTool(gemini, model)
+    gemini.script(
+      { kind: 'reply', toolCalls: [{ id: 'call_gem_1', name: shell.name, arguments: shell.echo('gemini-round-trip') }] },
+      { kind: 'reply', content: 'The command printed gemini-round-trip.' },
+    )
+    const before = gemini.received.length
+    const run = await codex('Run echo gemini-round-trip', model)
+    assert.match(run.stdout, /The command printed gemini-round-trip\./)
+    const [, second, ...others] = gemini.received.slice(before)
+    assert.equal(others.length, 0, 'two turns reached the provider')
+    const call = second.body.messages.find((m: any) => m.role === 'assistant' && m.tool_calls)
+    assert.equal(call.tool_calls[0].extra_content.google.thought_signature, thoughtSignatureOf('call_gem_1'))
+    assert.match(second.body.messages.find((m: any) => m.role === 'tool').content, /gemini-round-trip/)
   })
 
   it('translated to Anthropic through its adapter: the answer printed, the record priced with cache reads', async () => {
