@@ -19,6 +19,21 @@ import { VERSION } from './version'
 import { modelsRoutes } from './http/v1/models'
 import { responsesRoutes } from './http/v1/responses'
 
+const patterns = new Map<string, RegExp>()
+/** A route's URL as a regular expression over request paths, made once per URL. */
+function routePattern(url: string): RegExp {
+  let re = patterns.get(url)
+  if (!re) {
+    const body = url
+      .split('/')
+      .map((seg) => (seg === '*' ? '.*' : seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')
+    re = new RegExp(`^${body}$`)
+    patterns.set(url, re)
+  }
+  return re
+}
+
 export { VERSION } from './version'
 
 /** Where `electron-vite build` puts the dashboard. */
@@ -136,6 +151,8 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     routeMethods.set(route.url, [...(routeMethods.get(route.url) ?? []), ...methods])
   })
+  /** The methods of every route whose pattern (`:param` one segment, `*` the rest) takes `path`: a wrong method there is a 405, not a 404. */
+  const methodsMatching = (path: string): string[] => [...routeMethods].flatMap(([url, methods]) => (routePattern(url).test(path) ? methods : []))
 
   let closing = false
   app.addHook('preClose', (done) => {
@@ -215,9 +232,10 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   app.setErrorHandler(sendError)
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0]
-    const methods = routeMethods.get(path) ?? [...routeMethods.entries()].find(([url]) => url.endsWith('/*') && path.startsWith(url.slice(0, -1)))?.[1]
-    if (methods) {
-      const allow = [...new Set(methods.filter((m) => m !== 'HEAD'))].join(', ')
+    // HEAD rides with GET, and CORS answers OPTIONS on every path: neither makes a path a route.
+    const methods = (routeMethods.get(path) ?? methodsMatching(path)).filter((m) => m !== 'HEAD' && m !== 'OPTIONS')
+    if (methods.length) {
+      const allow = [...new Set(methods)].join(', ')
       const e = new ApiError(405, 'invalid_request_error', `Method ${req.method} is not allowed on ${path}; use ${allow}.`, 'method_not_allowed')
       return sendApiError(path, req, reply.header('allow', allow), e)
     }

@@ -278,6 +278,13 @@ describe('errors in OpenAI shape', () => {
     assert.equal(res.status, 405)
     assert.equal(res.headers.get('allow'), 'POST')
     assert.ok((await json(res)).error.message)
+    // Routes with a parameter too: the management API, a stored response.
+    res = await fetch(`${t.baseURL.replace(/\/v1$/, '')}/api/keys.list`)
+    assert.equal(res.status, 405)
+    assert.equal(res.headers.get('allow'), 'POST')
+    res = await fetch(`${t.baseURL}/responses/resp_1`, { method: 'PUT', headers: { authorization: `Bearer ${t.key}` } })
+    assert.equal(res.status, 405)
+    assert.equal(res.headers.get('allow'), 'GET, DELETE')
   })
 
   it('413 when the body is over the limit', async () => {
