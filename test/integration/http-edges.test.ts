@@ -99,9 +99,10 @@ describe('errors outside a route handler keep the route shape and a request id',
     assertManagementError(await post(`${t.url}/api/keys.list`, '{}', { 'content-type': 'garbage' }), 415, 'unsupported_media_type')
   })
 
-  it('wrong method and unknown URL under /api: 404 in the management shape', async () => {
+  it('wrong method under /api: 405 naming POST; unknown URL: 404; both in the management shape', async () => {
     const wrong = await fetch(`${t.url}/api/keys.list`)
-    assertManagementError({ status: wrong.status, headers: headersOf(wrong), body: await wrong.text() }, 404, 'unknown_url')
+    assertManagementError({ status: wrong.status, headers: headersOf(wrong), body: await wrong.text() }, 405, 'method_not_allowed')
+    assert.equal(wrong.headers.get('allow'), 'POST')
     const unknown = await fetch(`${t.url}/api/keys/list`)
     assertManagementError({ status: unknown.status, headers: headersOf(unknown), body: await unknown.text() }, 404, 'unknown_url')
   })
