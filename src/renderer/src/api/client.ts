@@ -2,6 +2,7 @@ import type { GwApi, Input, OperationName, Output, StreamingName } from '../../.
 import type { PlaygroundEvent } from '../../../contract/playground'
 import { SseParser, type SseEvent } from '../../../shared/sse'
 import { ApiError, toApiError } from './errors'
+import { SignOutGate } from './signOutGate'
 
 declare global {
   interface Window {
@@ -96,8 +97,16 @@ function bridge(): GwApi | undefined {
 /** The desktop bridge when present, else HTTP: pages never know which. */
 export const transport: 'electron' | 'http' = bridge() ? 'electron' : 'http'
 
+const gate = new SignOutGate()
+
 /** Calls one management operation. Rejects with an ApiError. */
 export async function call<N extends Exclude<OperationName, StreamingName>>(name: N, input: Input<N>): Promise<Output<N>> {
+  if (name === 'auth.signOut') return gate.signOut(() => send(name, input))
+  if (!(await gate.open())) throw new ApiError({ code: 'signed_out', status: 0, message: 'signed out' })
+  return send(name, input)
+}
+
+async function send<N extends Exclude<OperationName, StreamingName>>(name: N, input: Input<N>): Promise<Output<N>> {
   try {
     const gw = bridge()
     const fn = gw ? (gw[name] as unknown as (i: Input<N>) => Promise<Output<N>>) : null
