@@ -32,4 +32,4 @@ export const invalidApiKey = (message: string) => new ApiError(401, 'invalid_req
 export const modelNotFound = (model: string, why?: string) =>
   new ApiError(404, 'invalid_request_error', `The model \`${model}\` does not exist${why ? `: ${why}` : ''}.`, 'model_not_found', 'model')
 
-export const notFound = (message: string) => new ApiError(404, 'invalid_request_error', message, 'not_found')
+export const notFound = (message: string, param: string | null = null) => new ApiError(404, 'invalid_request_error', message, 'not_found', param)

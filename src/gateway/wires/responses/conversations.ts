@@ -1,11 +1,11 @@
-import { ApiError, invalidRequest } from '../../errors'
+import { ApiError, invalidRequest, notFound } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
 import type { RecordWriter } from '../../store/recordWriter'
 import type { RequestsRepo } from '../../store/requestsRepo'
 import type { ResponsesRepo } from '../../store/responsesRepo'
 import { isObj } from '../translatedChat'
-import { responsesId } from './chatToResponse'
+import { responsesId, type KeptResponse } from './chatToResponse'
 import type { ResponsesBody } from './responsesBody'
 
 type Obj = Record<string, unknown>
@@ -50,11 +50,10 @@ export const previousNotFound = (id: string) =>
   )
 
 /** OpenAI's answer to an unknown response id on `GET`, `DELETE` and `input_items`. */
-export const responseNotFound = (id: string) => new ApiError(404, 'invalid_request_error', `Response with id '${id}' not found. ${KEPT_WHERE}`, 'not_found')
+export const responseNotFound = (id: string) => notFound(`Response with id '${id}' not found. ${KEPT_WHERE}`)
 
 /** OpenAI's answer to an `item_reference` nobody keeps. */
-export const itemNotFound = (id: string, param: string) =>
-  new ApiError(404, 'invalid_request_error', `Item with id '${id}' not found. ${KEPT_WHERE}`, 'not_found', param)
+export const itemNotFound = (id: string, param: string) => notFound(`Item with id '${id}' not found. ${KEPT_WHERE}`, param)
 
 const ID_PREFIX: Record<string, string> = {
   message: 'msg',
@@ -78,13 +77,18 @@ function keptItem(item: Obj): Obj {
 /**
  * The Responses API's state for the answers the gateway makes itself (on a translated path): the
  * provider keeps none of it, so the gateway does, per key. `resolve` reads what a request refers
- * to; `keep` stores an answer; the routes read and delete.
+ * to and holds it for the rest of the request (`of`); `keep` stores an answer; the routes read and
+ * delete.
  */
 export class Conversations {
+  /** Each request's conversation, from `resolve` to the end of its delivery. */
+  private readonly resolved = new WeakMap<RequestContext, Conversation>()
+
   constructor(private readonly deps: ConversationDeps) {}
 
-  get repo(): ResponsesRepo {
-    return this.deps.responses
+  /** The conversation `resolve` found for this request. */
+  of(ctx: RequestContext): Conversation {
+    return this.resolved.get(ctx)!
   }
 
   /**
@@ -92,7 +96,7 @@ export class Conversations {
    * other key's `previous_response_id` is refused here; an `item_reference` the gateway does not
    * keep stays, for a provider that keeps its own (a translated path refuses it).
    */
-  async resolve(ctx: RequestContext, body: ResponsesBody): Promise<Conversation> {
+  async resolve(ctx: RequestContext, body: ResponsesBody): Promise<void> {
     const now = ctx.startedAt.getTime()
     const keyId = ctx.key.id
     const conv: Conversation = { previous: null, upstream: null, context: [], input: [], fromStore: new Set() }
@@ -119,11 +123,11 @@ export class Conversations {
       if (kept) conv.fromStore.add(kept)
       return kept ?? item
     })
-    return conv
+    this.resolved.set(ctx, conv)
   }
 
-  /** The upstream maker of a provider-kept response; a record still queued is waited for once. */
-  private async madeUpstream(id: string) {
+  /** Who made a provider-kept response, and where; a record still queued is waited for once. */
+  async madeUpstream(id: string): Promise<{ provider: string; key_id: string } | undefined> {
     const made = this.deps.requests.madeUpstream(id)
     if (made) return made
     await this.deps.records.flushed()
@@ -136,7 +140,8 @@ export class Conversations {
    * the conversation with the gateway's ids left out (they mean nothing to it). A response the
    * provider keeps can be continued only on a route to that provider.
    */
-  bodyFor(body: ResponsesBody, conv: Conversation, target: Target, native: boolean): ResponsesBody {
+  bodyFor(ctx: RequestContext, body: ResponsesBody, target: Target, native: boolean): ResponsesBody {
+    const conv = this.of(ctx)
     if (conv.upstream && (!native || conv.upstream.provider !== target.provider.id)) {
       throw invalidRequest(
         `previous_response_id '${conv.upstream.id}' is a response ${conv.upstream.provider} keeps; it can be continued only on a route to ${conv.upstream.provider}, not ${target.provider.id}. Send the conversation in input instead.`,
@@ -160,7 +165,8 @@ export class Conversations {
   }
 
   /** Keeps a translated answer with the input it answered (each item with an id) under the caller's key. */
-  keep(ctx: RequestContext, conv: Conversation, response: Obj & { id: string; output: Obj[] }): void {
+  keep(ctx: RequestContext, response: KeptResponse): void {
+    const conv = this.of(ctx)
     const now = ctx.startedAt.getTime()
     this.deps.responses.save({
       id: response.id,

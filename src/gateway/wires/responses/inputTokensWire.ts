@@ -1,6 +1,5 @@
 import { OK, type InboundWire } from '../../core/wire'
 import { countedFree } from '../../pipeline/cost'
-import type { RequestContext } from '../../pipeline/requestContext'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { invalidRequest } from '../../errors'
 import { servesResponses, type Provider } from '../../providers/registry'
@@ -8,7 +7,7 @@ import { readJson, sendJson } from '../answer'
 import { INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from './responsesBody'
 import { nativeRequest } from './responsesNative'
-import type { Conversation, Conversations } from './conversations'
+import type { Conversations } from './conversations'
 import { RESPONSES_FORWARDED } from './responsesWire'
 
 /** Only a provider that serves Responses counts their tokens: another is a 400 naming it. */
@@ -27,7 +26,6 @@ const notServed = (provider: Provider) =>
  * ceiling) and recorded at $0, marked free.
  */
 export function inputTokensWire(conversations: Conversations): InboundWire<ResponsesBody> {
-  const resolved = new WeakMap<RequestContext, Conversation>()
   return {
     endpoint: INPUT_TOKENS_ENDPOINT,
     forwardHeaders: RESPONSES_FORWARDED,
@@ -37,14 +35,12 @@ export function inputTokensWire(conversations: Conversations): InboundWire<Respo
     },
     applyPreset: (body, preset) => applyResponsesPreset(body, countingPreset(preset)),
     // A count of a continuation counts the conversation the gateway keeps.
-    async resolve(ctx, body) {
-      resolved.set(ctx, await conversations.resolve(ctx, body))
-    },
+    resolve: (ctx, body) => conversations.resolve(ctx, body),
     control: () => ({ chat: false, prompt: null, free: true }),
     request(ctx, body, target, forwarded) {
       if (!servesResponses(target.provider)) throw notServed(target.provider)
       countedFree(ctx)
-      return nativeRequest('responses/input_tokens', conversations.bodyFor(body, resolved.get(ctx)!, target, true), target, forwarded)
+      return nativeRequest('responses/input_tokens', conversations.bodyFor(ctx, body, target, true), target, forwarded)
     },
     async deliver(ctx, _body, upstream, sink) {
       const answer = await readJson(ctx.target!.provider.id, upstream)

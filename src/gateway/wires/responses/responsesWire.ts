@@ -69,9 +69,6 @@ export const RESPONSES_FORWARDED = ['session-id', 'thread-id', 'originator', 'x-
  * a translated answer is kept unless the request said `store: false`.
  */
 export function responsesWire(conversations: Conversations): InboundWire<ResponsesBody> {
-  // Each request's conversation, from `resolve` to `deliver`.
-  const resolved = new WeakMap<RequestContext, Conversation>()
-  const conversationOf = (ctx: RequestContext) => resolved.get(ctx)!
   return {
     endpoint: 'responses',
     forwardHeaders: RESPONSES_FORWARDED,
@@ -80,26 +77,22 @@ export function responsesWire(conversations: Conversations): InboundWire<Respons
       return { body: b, model: b.model, stream: b.stream === true, envelope: b.gw }
     },
     applyPreset: applyResponsesPreset,
-    async resolve(ctx, body) {
-      const conv = await conversations.resolve(ctx, body)
-      resolved.set(ctx, conv)
-    },
+    resolve: (ctx, body) => conversations.resolve(ctx, body),
     control: (body, ctx) => ({
       chat: true,
-      prompt: promptWith(body, conversationOf(ctx)),
+      prompt: promptWith(body, conversations.of(ctx)),
       limitField: 'max_output_tokens',
     }),
     request(ctx, body, target, forwarded) {
       const native = servesResponses(target.provider)
-      const sent = conversations.bodyFor(body, conversationOf(ctx), target, native)
+      const sent = conversations.bodyFor(ctx, body, target, native)
       if (native) return nativeRequest('responses', sent, target, forwarded)
       return translatedChatRequest(ctx, target, (t) => responsesToChat(sent, t))
     },
     deliver(ctx, body, upstream, sink, signal, redactor) {
       if (servesResponses(ctx.target!.provider)) return deliverNative(ctx, body, upstream, sink, signal, redactor)
-      const conv = conversationOf(ctx)
-      const keep = conversations.keeps(body) ? (response: KeptResponse) => conversations.keep(ctx, conv, response) : null
-      return deliverTranslated(ctx, body, upstream, sink, signal, redactor, conv, keep)
+      const keep = conversations.keeps(body) ? (response: KeptResponse) => conversations.keep(ctx, response) : null
+      return deliverTranslated(ctx, body, upstream, sink, signal, redactor, conversations.of(ctx), keep)
     },
   }
 }
