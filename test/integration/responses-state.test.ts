@@ -423,6 +423,8 @@ describe('Responses API state on translated paths: previous_response_id, item_re
   it("a provider's own stored response continues on a route to that provider as sent; on another route it is refused with a 400 naming the provider", async () => {
     native.scriptResponses({ kind: 'reply', content: 'Native answer.' })
     const first = await client.responses.create({ model: NATIVE, input: 'Hi' })
+    // Fetched the moment it arrives, before its record has left the queue.
+    assert.equal((await client.responses.retrieve(first.id)).output_text, 'Native answer.')
     native.scriptResponses({ kind: 'reply', content: 'Native again.' })
     const second = await client.responses.create({ model: NATIVE, previous_response_id: first.id, input: 'Go on' })
     assert.equal(second.output_text, 'Native again.')
