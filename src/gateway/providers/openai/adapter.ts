@@ -56,7 +56,7 @@ function repairChoice(c: Choice): boolean {
  * the last. The SDK's stream helper needs index, id, type and name on a call's first fragment.
  */
 class OpenAIStream implements StreamTranslator {
-  private readonly calls = new Map<number, { count: number; sawCalls: boolean; ids: string[] }>()
+  private readonly calls = new Map<number, { count: number; sawCalls: boolean }>()
   private readonly reasoning: ReasoningConvention
   /** The service tier the chunks say serves the answer (OpenAI repeats it on every chunk). */
   private tier: unknown = undefined
@@ -84,7 +84,7 @@ class OpenAIStream implements StreamTranslator {
     let repaired = false
     for (const choice of chunk.choices ?? []) {
       const i = choice.index ?? 0
-      const state = this.calls.get(i) ?? { count: 0, sawCalls: false, ids: [] }
+      const state = this.calls.get(i) ?? { count: 0, sawCalls: false }
       this.calls.set(i, state)
       for (const call of choice.delta?.tool_calls ?? []) {
         state.sawCalls = true
@@ -98,8 +98,8 @@ class OpenAIStream implements StreamTranslator {
           if (starts && !call.id) call.id = callId()
           if (starts) (call as Record<string, unknown>).type ??= 'function'
         }
-        if (typeof call.id === 'string' && call.id !== '') state.ids[call.index] = call.id
-        rememberSignature(this.providerId, { ...call, id: state.ids[call.index] })
+        // Gemini signs a call on the fragment that carries it whole, id included.
+        rememberSignature(this.providerId, call)
       }
       if (choice.finish_reason === 'stop' && state.sawCalls) {
         choice.finish_reason = 'tool_calls'
