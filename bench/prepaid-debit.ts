@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util'
 import { openDatabase } from '../src/gateway/store/db'
 import { KeysRepo } from '../src/gateway/store/keysRepo'
 import { LedgerRepo } from '../src/gateway/store/ledgerRepo'
+import { SqliteSql } from '../src/gateway/store/sqliteSql'
 import { RecordWriter } from '../src/gateway/store/recordWriter'
 import { newRequestId } from '../src/gateway/pipeline/requestContext'
 import { recordFixture } from '../test/support/recordFixture'
@@ -23,8 +24,9 @@ const DEBITS = Number(args.debits)
 
 const dir = tempDir()
 const db = openDatabase(dir)
-const keyId = new KeysRepo(db).create('bench', { balanceUsd: 1000 }).info.id
-const ledger = new LedgerRepo(db)
+const sql = new SqliteSql(db)
+const keyId = (await new KeysRepo(sql).create('bench', { balanceUsd: 1000 })).info.id
+const ledger = new LedgerRepo(sql)
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]
 
@@ -34,7 +36,7 @@ async function measure(label: string, beside: (id: string) => void = () => {}): 
   for (let i = 0; i < DEBITS; i++) {
     const id = newRequestId()
     const d0 = performance.now()
-    ledger.debit(keyId, 4_800_000n, id, Date.now())
+    await ledger.debit(keyId, 4_800_000n, id, Date.now())
     took.push((performance.now() - d0) * 1000)
     beside(id)
     // Let timers run (the writer hands its batches over on them), as the gateway's event loop does.

@@ -12,9 +12,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { DB_FILE, openDatabase, type Db } from '../src/gateway/store/db'
-import { RequestsRepo, type RequestRecord } from '../src/gateway/store/requestsRepo'
-import { filterSql, listRequests, type ListRequestsInput, type Scope } from '../src/gateway/admin/queries/requestQuery'
-import { groupBy, overview } from '../src/gateway/admin/queries/analyticsQuery'
+import type { RequestRecord } from '../src/gateway/store/requestsRepo'
+import { recordBatchWriter } from '../src/gateway/store/recordBatch'
+import { SqliteSql } from '../src/gateway/store/sqliteSql'
+import { sqliteDialect } from '../src/gateway/store/sql'
+import { filterSql, listRequests, type ListRequestsInput, type Scope } from '../src/gateway/store/queries/requestQuery'
+import { groupBy, overview } from '../src/gateway/store/queries/analyticsQuery'
 import { tempDir } from '../test/support/tempDir'
 
 const { values: args } = parseArgs({
@@ -186,10 +189,8 @@ function seed_(db: Db): { keyIds: string[]; seconds: number; bytes: number } {
       keyIds.push(id)
     }
   })()
-  const repo = new RequestsRepo(db)
-  const batch = db.transaction((records: RequestRecord[]) => {
-    for (const r of records) repo.insert(r)
-  })
+  const write = recordBatchWriter(db)
+  const batch = (records: RequestRecord[]) => write(asQueued(records), [])
   // The gateway writes a record when its request finishes, so rows arrive in (nearly) time order:
   // insert in order of completion (start + latency), in batches as the record writer does.
   const all = Array.from({ length: RECORDS }, (_, j) => makeRecord(j, keyIds))
@@ -202,11 +203,13 @@ function seed_(db: Db): { keyIds: string[]; seconds: number; bytes: number } {
   return { keyIds, seconds: (performance.now() - t0) / 1000, bytes }
 }
 
+const asQueued = (records: RequestRecord[]) => records.map((record) => ({ record, debit: null, bodies: null }))
+
 // ---------- timing ----------
 interface Case {
   name: string
   group: 'requests' | 'analytics' | 'alternative'
-  run: (db: Db) => unknown
+  run: (sql: SqliteSql) => unknown
   describe: (result: any) => string
 }
 interface Stats {
@@ -229,9 +232,9 @@ const stats = (samples: number[]): Stats => {
   const median = n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
   return { median_ms: round(median), p90_ms: round(s[Math.min(n - 1, Math.ceil(0.9 * n) - 1)]), min_ms: round(s[0]) }
 }
-const sample = (fn: () => unknown) => {
+const sample = async (fn: () => unknown) => {
   const t0 = process.hrtime.bigint()
-  fn()
+  await fn()
   return Number(process.hrtime.bigint() - t0) / 1e6
 }
 
@@ -240,17 +243,17 @@ const sample = (fn: () => unknown) => {
  * alternate with the first store's, so both see the same machine load (this matters on a shared
  * machine: a busy neighbour would otherwise skew one column).
  */
-function time(c: Case, db: Db, other: Db | null): Timing {
+async function time(c: Case, db: SqliteSql, other: SqliteSql | null): Promise<Timing> {
   let last: unknown
   for (let i = 0; i < 3; i++) {
-    last = c.run(db)
-    if (other) c.run(other)
+    last = await c.run(db)
+    if (other) await c.run(other)
   }
   const a: number[] = []
   const b: number[] = []
   for (let i = 0; i < RUNS; i++) {
-    a.push(sample(() => c.run(db)))
-    if (other) b.push(sample(() => c.run(other)))
+    a.push(await sample(() => c.run(db)))
+    if (other) b.push(await sample(() => c.run(other)))
   }
   return { name: c.name, group: c.group, ...stats(a), result: c.describe(last), with_proposed_indexes: other ? stats(b) : null }
 }
@@ -312,13 +315,13 @@ function cases(keyIds: string[]): Case[] {
 
 /** Percentile strategies on the 30-day range: what overview() reads vs doing it in SQL. */
 function alternatives(): Case[] {
-  const where = filterSql({ from: START, to: NOW }, ALL)
+  const where = filterSql(sqliteDialect, { from: START, to: NOW }, ALL)
   const p = where.params
   const alt = (name: string, sql: string, mode: 'pluck' | 'raw', post: (rows: any) => unknown = (x) => x): Case => ({
     name,
     group: 'alternative',
-    run: (db) => {
-      const st = db.prepare(sql)
+    run: (s) => {
+      const st = s.db.prepare(sql)
       return post(mode === 'pluck' ? st.pluck().all(...p) : st.raw().all(...p))
     },
     describe: (r) => (ArrayBuffer.isView(r) || Array.isArray(r) ? `${(r as ArrayLike<unknown>).length} values` : JSON.stringify(r)),
@@ -383,7 +386,7 @@ const PROPOSED_INDEXES: string[] = []
 
 /** Insert cost in µs per record: `n` records in batches of 250 (as the record writer does), rolled back afterwards. */
 function insertCost(db: Db, keyIds: string[], n: number): number {
-  const repo = new RequestsRepo(db)
+  const write = recordBatchWriter(db)
   // New records arrive at the end of time, as live traffic does (not at random points of the past).
   const records = Array.from({ length: n }, (_, i) => ({
     ...makeRecord(RECORDS + i, keyIds),
@@ -395,7 +398,7 @@ function insertCost(db: Db, keyIds: string[], n: number): number {
     const t0 = process.hrtime.bigint()
     for (let i = 0; i < n; i += 250) {
       db.exec('SAVEPOINT batch')
-      for (const r of records.slice(i, i + 250)) repo.insert(r)
+      write(asQueued(records.slice(i, i + 250)), [])
       db.exec('RELEASE batch')
     }
     return Number(process.hrtime.bigint() - t0) / 1e3 / n // µs per record
@@ -460,7 +463,8 @@ if (!args['no-indexes'] && PROPOSED_INDEXES.length > 0) {
   console.log(`proposed indexes built on a copy in ${seconds.toFixed(2)} s (${(bytes / 1e6).toFixed(1)} MB)`)
 }
 
-const timings = cases(seeded.keyIds).map((c) => time(c, db, other))
+const timings: Timing[] = []
+for (const c of cases(seeded.keyIds)) timings.push(await time(c, new SqliteSql(db), other && new SqliteSql(other)))
 let writeCost: { per_record_us: number; per_record_us_with_proposed_indexes: number | null }
 {
   const a: number[] = []

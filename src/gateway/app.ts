@@ -167,8 +167,12 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
       return done(new ApiError(503, 'server_error', 'The gateway is shutting down; retry in a moment.', 'shutting_down'))
     }
     // The one configuration check per request: keys, presets, prices and settings changed by any
-    // process apply from here on.
-    gw.refresh()
+    // process apply from here on (a reload, when one is due, is waited for: no promise otherwise).
+    const reloading = gw.refreshing()
+    if (reloading) return void reloading.then(() => admitHost(req, done), done)
+    admitHost(req, done)
+  })
+  const admitHost = (req: FastifyRequest, done: (err?: Error) => void) => {
     if (!allowHost(req.headers.host)) {
       const host = req.headers.host ?? ''
       return done(
@@ -181,7 +185,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
       )
     }
     done()
-  })
+  }
   app.register(cors, {
     // No origin configured: no CORS headers at all, so browsers keep other sites out.
     origin: (origin, cb) => {

@@ -1,20 +1,10 @@
 import pino, { type Logger } from 'pino'
-import { SettingsRepo } from './store/settingsRepo'
 import type { Settings } from '../contract/settings'
 import type { GatewayConfig } from './config'
-import { openDatabase, type Db } from './store/db'
-import { ConfigWatcher } from './store/configRev'
-import { KeysRepo } from './store/keysRepo'
-import { ProvidersRepo } from './store/providersRepo'
-import { PricesRepo } from './store/pricesRepo'
-import { RequestsRepo } from './store/requestsRepo'
-import { ResponsesRepo } from './store/responsesRepo'
 import { Conversations } from './wires/responses/conversations'
-import { RecordWriter } from './store/recordWriter'
-import { PresetsRepo } from './store/presetsRepo'
-import { AliasesRepo } from './store/aliasesRepo'
 import { AliasTable } from './pipeline/aliases'
-import { LedgerRepo } from './store/ledgerRepo'
+import { openStore } from './store/openStore'
+import type { RecordSink, Store } from './store/store'
 import type { Preset } from '../contract/presets'
 import { Balances } from './pipeline/balances'
 import { RateLimiter } from './pipeline/rateLimiter'
@@ -53,33 +43,23 @@ export interface GatewayOptions {
  * writer. Knows nothing of HTTP or Electron.
  */
 export class Gateway {
-  readonly db: Db
-  readonly keys: KeysRepo
-  readonly providers: ProvidersRepo
-  readonly prices: PricesRepo
-  readonly requests: RequestsRepo
-  /** Responses the gateway answered on a translated path, for continuing them. */
-  readonly responses: ResponsesRepo
   /** The Responses API's state for what the gateway answers itself. */
   readonly conversations: Conversations
-  readonly presetsRepo: PresetsRepo
-  readonly ledger: LedgerRepo
   readonly balances: Balances
   readonly rateLimiter = new RateLimiter()
   /** Sessions that passed the settings' alert threshold. */
   readonly sessionAlerts = new SessionAlerts()
   readonly sessions: SessionSpend
-  readonly settingsRepo: SettingsRepo
   /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
   settings!: Settings
   readonly routing: RoutingConfig
   readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
   presets = new Map<string, Preset>()
-  readonly aliasesRepo: AliasesRepo
   /** Model aliases, compiled on configuration change. */
   readonly aliases = new AliasTable()
-  readonly records: RecordWriter
+  /** The store's record writer, which the core hands every request's record. */
+  readonly records: RecordSink
   readonly registry: ProviderRegistry
   readonly health: ProviderHealth
   readonly priceBook: PriceBook
@@ -88,78 +68,117 @@ export class Gateway {
   readonly agent: UpstreamAgent
   readonly secrets: SecretStore
   readonly logger: Logger
-  private readonly watcher: ConfigWatcher
-  private readonly pruneTimer: NodeJS.Timeout
+  private pruneTimer: NodeJS.Timeout | null = null
+  /** The reload under way, which requests arriving meanwhile wait for. */
+  private reloading: Promise<void> | null = null
 
-  constructor(readonly options: GatewayOptions) {
-    this.logger = options.logger ?? pino({ level: 'silent' })
-    this.db = openDatabase(options.config.dataDir)
-    this.keys = new KeysRepo(this.db)
-    this.providers = new ProvidersRepo(this.db)
-    this.prices = new PricesRepo(this.db)
-    this.requests = new RequestsRepo(this.db)
-    this.responses = new ResponsesRepo(this.db)
-    this.presetsRepo = new PresetsRepo(this.db)
-    this.aliasesRepo = new AliasesRepo(this.db)
-    this.settingsRepo = new SettingsRepo(this.db)
-    this.ledger = new LedgerRepo(this.db)
-    this.records = new RecordWriter(this.db, { onError: (err) => this.logger.error({ err }, 'request records: could not write') })
+  /** Opens the store the configuration names and loads the configuration into memory. */
+  static async open(options: GatewayOptions): Promise<Gateway> {
+    const logger = options.logger ?? pino({ level: 'silent' })
+    const store = await openStore({ ...options.config, onRecordError: (err) => logger.error({ err }, 'request records: could not write') })
+    const gw = new Gateway(options, store, logger)
+    try {
+      await gw.reload()
+    } catch (err) {
+      await store.close()
+      throw err
+    }
+    gw.startPruning()
+    return gw
+  }
+
+  private constructor(
+    readonly options: GatewayOptions,
+    readonly store: Store,
+    logger: Logger,
+  ) {
+    this.logger = logger
+    this.records = store.records
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing)
     this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
-    this.registry = new ProviderRegistry(this.providers, this.secrets, options.env ?? process.env, this.agent)
+    this.registry = new ProviderRegistry(this.secrets, options.env ?? process.env, this.agent)
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.clock = options.clock ?? Date.now
-    this.balances = new Balances(this.ledger, this.records)
-    this.sessions = new SessionSpend((keyId, sessionId) => this.requests.sessionTotals(keyId, sessionId), this.records, {
+    this.balances = new Balances(this.store.ledger, this.records)
+    this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, {
       threshold: () => this.settings.session_alert_usd,
       raise: (alert) => this.sessionAlerts.raise(alert),
     })
     this.conversations = new Conversations({
-      responses: this.responses,
-      requests: this.requests,
+      responses: this.store.responses,
+      requests: this.store.requests,
       records: this.records,
       retentionDays: () => this.settings.response_retention_days,
     })
-    this.watcher = new ConfigWatcher(this.db)
-    this.refresh()
+  }
+
+  private startPruning(): void {
     const prune = () => void this.pruneRecords().catch((err) => this.logger.error({ err }, 'request records: could not prune'))
     prune()
     this.pruneTimer = setInterval(prune, 3600_000)
     this.pruneTimer.unref()
   }
 
-  /** Called at the start of every request: a no-op unless some process changed configuration. */
-  refresh(): void {
-    if (!this.watcher.changed()) return
-    const c = this.options.config
-    this.settings = this.settingsRepo.read({
-      port: c.port,
-      bind: c.host,
-      allowed_hosts: [],
-      cors_origins: [],
-      log_bodies: false,
-      retention_days: null,
-      response_retention_days: 30,
-      session_alert_usd: null,
-      price_source_url: null,
+  /**
+   * Called at the start of every request: null (nothing to wait for) unless some process changed
+   * configuration since the last check; then the reload, which every request arriving meanwhile
+   * waits for too.
+   */
+  refreshing(): Promise<void> | null {
+    if (this.reloading) return this.reloading
+    if (!this.store.config.changed()) return null
+    const reloading = this.reload().finally(() => {
+      if (this.reloading === reloading) this.reloading = null
     })
-    this.keyIndex.reload(this.keys.all())
-    this.presets = new Map(this.presetsRepo.all().map((p) => [p.name, p]))
-    this.aliases.reload(this.aliasesRepo.all())
+    this.reloading = reloading
+    return reloading
+  }
+
+  /** Waits for configuration any process changed to be in memory. */
+  async refresh(): Promise<void> {
+    await this.refreshing()
+  }
+
+  private async reload(): Promise<void> {
+    const c = this.options.config
+    const [settings, keys, presets, aliases, providers, prices, calendars] = await Promise.all([
+      this.store.settings.read({
+        port: c.port,
+        bind: c.host,
+        allowed_hosts: [],
+        cors_origins: [],
+        log_bodies: false,
+        retention_days: null,
+        response_retention_days: 30,
+        session_alert_usd: null,
+        price_source_url: null,
+      }),
+      this.store.keys.all(),
+      this.store.presets.all(),
+      this.store.aliases.all(),
+      this.store.providers.all(),
+      this.store.prices.all(),
+      this.store.prices.calendars(),
+    ])
+    // Everything read, the new configuration applies at once: no request sees half of it.
+    this.settings = settings
+    this.keyIndex.reload(keys)
+    this.presets = new Map(presets.map((p) => [p.name, p]))
+    this.aliases.reload(aliases)
     // Read again before the next admission, once usage debits still queued are committed.
     this.balances.reload()
-    this.registry.reload()
-    this.priceBook.reload(this.prices.all(), this.prices.calendars())
+    this.registry.reload(providers)
+    this.priceBook.reload(prices, calendars)
     this.health.clear()
   }
 
-  /** After a change made through this process's own connection. */
-  configChanged(): void {
-    this.watcher.invalidate()
-    this.refresh()
+  /** After a change outside the store (the keychain): the configuration is read again before this resolves. */
+  async configChanged(): Promise<void> {
+    this.store.config.invalidate()
+    await this.refresh()
   }
 
   /**
@@ -167,18 +186,17 @@ export class Gateway {
    * them), and stored responses past theirs.
    */
   async pruneRecords(now = this.clock()): Promise<number> {
-    this.responses.prune(now, now - this.settings.response_retention_days * 86_400_000)
+    await this.store.responses.prune(now, now - this.settings.response_retention_days * 86_400_000)
     const days = this.settings.retention_days
     if (days === null) return 0
     await this.records.flushed()
-    return this.db.prepare(`DELETE FROM requests WHERE created_at < ?`).run(now - days * 86_400_000).changes
+    return this.store.requests.prune(now - days * 86_400_000)
   }
 
   async close(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer)
-    await this.records.close()
     await this.registry.close()
     await this.agent.close()
-    this.db.close()
+    await this.store.close()
   }
 }

@@ -23,7 +23,7 @@ export async function startGateway(
   const log = openLog({ level: resolved.logLevel, file: resolved.logFile })
   let gateway: Gateway
   try {
-    gateway = new Gateway({ ...options, config: resolved, logger: log.logger })
+    gateway = await Gateway.open({ ...options, config: resolved, logger: log.logger })
   } catch (err) {
     await log.close()
     throw err

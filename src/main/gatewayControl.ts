@@ -48,8 +48,8 @@ export async function startWithPortChoice(
     const choice = await ask({ port: Number(e.port ?? overrides.port ?? 0), host: e.address ?? overrides.host ?? '127.0.0.1' })
     if (choice !== 'another-port') return null
     const running = await start({ ...overrides, port: 0 })
-    running.gateway.settingsRepo.write({ port: running.config.port })
-    running.gateway.refresh()
+    await running.gateway.store.settings.write({ port: running.config.port })
+    await running.gateway.refresh()
     return running
   }
 }

@@ -80,7 +80,7 @@ export function registerIpc(ipcMain: IpcMainLike, options: IpcOptions): () => vo
       const admin = options.admin()
       if (!admin) return failure(GATEWAY_OFF)
       const { session } = options
-      const caller: Caller = { user: session.user(admin), sessionToken: session.token, address: 'local' }
+      const caller: Caller = { user: await session.user(admin), sessionToken: session.token, address: 'local' }
       let abort: ClientAbort | undefined
       let calls: Map<string, ClientAbort> | undefined
       if (streaming) {

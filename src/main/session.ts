@@ -20,7 +20,7 @@ export class DesktopSession {
   ) {}
 
   /** The signed-in user, or null (no token, or it expired or was ended elsewhere). */
-  user(admin: AdminService): User | null {
+  user(admin: AdminService): Promise<User | null> {
     return admin.userFor(this.token)
   }
 
@@ -35,7 +35,7 @@ export class DesktopSession {
       return null
     }
     if (!kept) return null
-    const user = admin.userFor(kept)
+    const user = await admin.userFor(kept)
     if (user) this.token = kept
     else await this.forget()
     return user

@@ -118,7 +118,7 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
     const ci = new OpenAI({ baseURL: stack.baseURL, apiKey: prepaid.secret, maxRetries: 0 })
     await ci.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'from ci' }] })
     await assert.rejects(ci.chat.completions.create({ model: 'nope/unknown-model', messages: [{ role: 'user', content: 'x' }] }))
-    stack.running.gateway.records.flush()
+    await stack.running.gateway.records.flushed()
 
     const screens: ScreenSpec[] = [
       {

@@ -39,9 +39,9 @@ describe('the desktop app (Electron)', { skip: skip ?? false }, () => {
     dataDir = tempDir('gw-electron-e2e-')
     // Point the openai provider at the fake upstream, on a free port (0 → a free one, remembered).
     const seed = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: {} })
-    seed.gateway.providers.upsert('openai', 'openai', fake.url)
-    seed.gateway.settingsRepo.write({ port: 0 })
-    seed.gateway.configChanged()
+    await seed.gateway.store.providers.upsert('openai', 'openai', fake.url)
+    await seed.gateway.store.settings.write({ port: 0 })
+    await seed.gateway.configChanged()
     await seed.close()
     app = await _electron.launch({
       args: [path.join(ROOT, '.electron-native'), ...(process.platform === 'linux' ? ['--no-sandbox'] : [])],

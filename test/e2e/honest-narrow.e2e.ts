@@ -50,16 +50,16 @@ describe('Overview, Requests and a key with traffic, at 1280 and 390 px', { skip
     buildApp()
     stack = await startStack()
     const gw = stack.running.gateway
-    const laptop = gw.keys.create('laptop with a long descriptive name')
+    const laptop = await gw.store.keys.create('laptop with a long descriptive name')
     laptopId = laptop.info.id
-    gw.configChanged()
+    await gw.configChanged()
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
     const hi = [{ role: 'user' as const, content: 'hi' }]
     // Priced at the catalog's price.
     await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, gw: { tags: ['narrow-e2e'] } } as never)
     // A model nobody priced: the provider reported usage, what it billed is unknown.
     await client.chat.completions.create({ model: 'openai/gpt-late-price-with-a-very-long-model-name', messages: hi, gw: { tags: ['narrow-e2e'] } } as never)
-    gw.records.flush()
+    await gw.records.flushed()
     browser = await launch()
     w = await signedIn(stack, browser)
   })

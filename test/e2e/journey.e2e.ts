@@ -148,7 +148,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
   })
 
   it('finds an SDK request by its tag, opens its detail with its logged bodies and follows its session', async () => {
-    stack.running.gateway.settingsRepo.write({ log_bodies: true })
+    await stack.running.gateway.store.settings.write({ log_bodies: true })
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: laptop.secret, maxRetries: 0 })
     // One the provider refuses first: no usage, so its cost is unknown, and the table says why.
     stack.fake.script({ kind: 'status', status: 400 })
@@ -169,7 +169,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
       { headers: { 'X-Gw-Team': 'support-desk' } },
     )
     assert.equal(res.choices[0].message.content, 'Hello from the fake provider.')
-    stack.running.gateway.records.flush()
+    await stack.running.gateway.records.flushed()
 
     await shell.nav('requests')
     await requests.waitForLoaded()
@@ -197,7 +197,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     const shown = await detail.id('detail-response-body').innerText()
     assert.match(shown, /"gw"[\s\S]*"request_id": "req_[\s\S]*"final_usd"/)
     await screenshot(w.page, 'request-detail-bodies')
-    stack.running.gateway.settingsRepo.write({ log_bodies: false })
+    await stack.running.gateway.store.settings.write({ log_bodies: false })
     await detail.followSession()
     await requests.waitForText(requests.id('chip-session_id'), 'sess-42')
     await requests.waitForCount('request-row', 1)

@@ -55,7 +55,7 @@ describe('a member sees only their own keys and requests', { skip: skip ?? false
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: ownerKey.secret, maxRetries: 0 })
     const res = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'admin traffic' }] })
     ownerRequestId = (res as unknown as { gw: { request_id: string } }).gw.request_id
-    stack.running.gateway.records.flush()
+    await stack.running.gateway.records.flushed()
 
     await shell.nav('users')
     await users.id('user-username').fill('mia')

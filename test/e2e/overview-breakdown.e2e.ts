@@ -27,8 +27,8 @@ describe('Overview: breakdown by any grouping, custom ranges, one time axis', { 
     buildApp()
     stack = await startStack()
     const gw = stack.running.gateway
-    const key = gw.keys.create('breakdown')
-    gw.configChanged()
+    const key = await gw.store.keys.create('breakdown')
+    await gw.configChanged()
     const client = new OpenAI({ baseURL: stack.baseURL, apiKey: key.secret, maxRetries: 0 })
     const hi = [{ role: 'user' as const, content: 'hi' }]
     // Asked for without a provider: served as openai/gpt-4o-mini.
@@ -37,7 +37,7 @@ describe('Overview: breakdown by any grouping, custom ranges, one time axis', { 
     await client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: hi }, { headers: { 'X-Gw-Team': 'billing' } })
     // Refused before any provider: nothing served it.
     await client.chat.completions.create({ model: 'nowhere/model', messages: hi }).catch(() => null)
-    gw.records.flush()
+    await gw.records.flushed()
     browser = await launch()
     w = await signedIn(stack, browser)
     overview = new OverviewPage(w.page)

@@ -27,8 +27,8 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
     anthropic = await startFakeAnthropic()
     const gw = stack.running.gateway
     await gw.secrets.set('anthropic', anthropic.apiKey)
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.configChanged()
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gw.configChanged()
     browser = await launch()
     w = await openPage(browser, stack.url)
     ;[shell, keys, playground] = [new Shell(w.page), new KeysPage(w.page), new PlaygroundPage(w.page)]

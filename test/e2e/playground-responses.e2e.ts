@@ -97,8 +97,8 @@ describe('the Playground on the OpenAI Responses wire', { skip: skip ?? false },
     // DeepSeek serves chat completions only: the Responses request reaches it as chat completions.
     const gw = stack.running.gateway
     await gw.secrets.set('deepseek', stack.fake.apiKey)
-    gw.providers.upsert('deepseek', 'openai', stack.fake.url)
-    gw.configChanged()
+    await gw.store.providers.upsert('deepseek', 'openai', stack.fake.url)
+    await gw.configChanged()
     await playground.id('pg-clear').click()
     await playground.choose(keyId, 'deepseek/deepseek-flash')
     await playground.wire('responses')

@@ -57,7 +57,7 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
     const saved = await models.answerOf('prices.set', () => models.id('price-save').click())
     assert.equal(saved.status(), 200)
     await models.waitForToast('Price of openai/gpt-e2e saved')
-    const row = stack.running.gateway.prices.all().find((o) => o.model === 'openai/gpt-e2e')?.row
+    const row = (await stack.running.gateway.store.prices.all()).find((o) => o.model === 'openai/gpt-e2e')?.row
     assert.deepEqual(row, {
       input: 1,
       output: 2,
@@ -101,14 +101,14 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
       await models.waitForText(models.id('refresh-counts'), '1 new, 1 changed, 0 unchanged, 1 skipped.')
       await models.waitForCount('refresh-row', 2)
       assert.equal(
-        stack.running.gateway.prices.all().some((o) => o.model === 'openai/gpt-e2e-new'),
+        (await stack.running.gateway.store.prices.all()).some((o) => o.model === 'openai/gpt-e2e-new'),
         false,
         'nothing saved before Apply',
       )
       assert.equal(await models.applyListing(), 200)
       await models.waitForToast('Saved 2 prices dated today')
       await models.waitForText(models.id('refresh-counts'), '— saved.')
-      const saved = stack.running.gateway.prices.all().find((o) => o.model === 'openai/gpt-6-luna')!
+      const saved = (await stack.running.gateway.store.prices.all()).find((o) => o.model === 'openai/gpt-6-luna')!
       assert.match(saved.note ?? '', /^refreshed from http:\/\/127\.0\.0\.1:\d+\/api\/v1\/models on \d{4}-\d{2}-\d{2} by user:admin$/)
       assert.deepEqual(
         { ...saved.row.schedule!.at(-1), from: undefined },

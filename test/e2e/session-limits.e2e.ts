@@ -43,7 +43,7 @@ describe('session limits and the session alert in the dashboard', { skip: skip ?
     await keys.open('claude-code')
     await keyDetail.setSessionLimits('0.00001', '10')
     await keyDetail.waitForToast('Policy saved')
-    assert.deepEqual(JSON.parse(stack.running.gateway.keys.all().find((k) => k.name === 'claude-code')!.policy), {
+    assert.deepEqual(JSON.parse((await stack.running.gateway.store.keys.all()).find((k) => k.name === 'claude-code')!.policy), {
       max_session_usd: 0.00001,
       max_session_requests: 10,
     })

@@ -52,8 +52,8 @@ describe('the Sessions screen', { skip: skip ?? false }, () => {
     buildApp()
     stack = await startStack()
     const gw = stack.running.gateway
-    secret = gw.keys.create('laptop').secret
-    gw.configChanged()
+    secret = (await gw.store.keys.create('laptop')).secret
+    await gw.configChanged()
     browser = await launch()
     w = await signedIn(stack, browser)
   })

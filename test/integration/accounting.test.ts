@@ -14,8 +14,8 @@ describe('accounting a provider cannot break', () => {
   let t: TestGateway
   /** A connection of its own, as a process started after a crash would read the store: only what is committed. */
   let store: Database.Database
-  const keyWith = (name: string, balanceUsd: number) => {
-    const { secret, info } = t.running.gateway.keys.create(name, { balanceUsd })
+  const keyWith = async (name: string, balanceUsd: number) => {
+    const { secret, info } = await t.running.gateway.store.keys.create(name, { balanceUsd })
     return { id: info.id, secret, client: new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 }) }
   }
   const debitsOf = (keyId: string) =>
@@ -45,7 +45,7 @@ describe('accounting a provider cannot break', () => {
   })
 
   it("a prepaid answer's debit is in the store before the client has the answer, JSON and streamed", async () => {
-    const { id, secret, client } = keyWith('durable', 1)
+    const { id, secret, client } = await keyWith('durable', 1)
     const res: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     // No flush, no wait: read at once by another connection.
     assert.deepEqual(debitsOf(id), [{ request_id: res.gw.request_id, amount_pico: -BigInt(C_PICO) }])
@@ -63,7 +63,7 @@ describe('accounting a provider cannot break', () => {
   })
 
   it('an answer whose debit the store refuses is withheld and not charged', async () => {
-    const { id, secret, client } = keyWith('refused-debit', 1)
+    const { id, secret, client } = await keyWith('refused-debit', 1)
     const db = new Database(path.join(t.dataDir, DB_FILE))
     db.exec(`CREATE TRIGGER refuse_usage BEFORE INSERT ON ledger WHEN NEW.kind = 'usage' BEGIN SELECT RAISE(ABORT, 'ledger refuses'); END`)
     try {
@@ -87,7 +87,7 @@ describe('accounting a provider cannot break', () => {
   })
 
   it('absurd usage (1e306 tokens) is recorded unpriced with the reason, and the reservation is released', async () => {
-    const { id, client } = keyWith('absurd', 1)
+    const { id, client } = await keyWith('absurd', 1)
     t.fake.script({ kind: 'reply', usage: { prompt_tokens: 1e306 } })
     const res: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     assert.equal(res.gw.cost.priced, false)
@@ -107,7 +107,7 @@ describe('accounting a provider cannot break', () => {
 
     // A key whose balance the reserved charge overdraws: its next request is refused for the
     // balance alone, with nothing held by a request in flight.
-    const tiny = keyWith('absurd-tiny', 0.0000001)
+    const tiny = await keyWith('absurd-tiny', 0.0000001)
     t.fake.script({ kind: 'reply', usage: { prompt_tokens: 1e306 } })
     await tiny.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     const err: any = await tiny.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)
@@ -119,7 +119,7 @@ describe('accounting a provider cannot break', () => {
   })
 
   it('a count that is not a whole number, on a stream, is flagged the same way', async () => {
-    const { client } = keyWith('absurd-stream', 1)
+    const { client } = await keyWith('absurd-stream', 1)
     t.fake.script({ kind: 'reply', usage: { completion_tokens: 2.5 } })
     const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, stream: true, stream_options: { include_usage: true } })
     let cost: any = null
@@ -129,7 +129,7 @@ describe('accounting a provider cannot break', () => {
   })
 
   it('1e14 tokens on a prepaid key: no overdraft, and the records of every key keep being stored', async () => {
-    const { id, client } = keyWith('huge', 1)
+    const { id, client } = await keyWith('huge', 1)
     t.fake.script({ kind: 'reply', usage: { prompt_tokens: 1e14 } })
     const res: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     // Other keys' requests after it are all stored.
@@ -146,8 +146,8 @@ describe('accounting a provider cannot break', () => {
 
   it('a price so high that a cost passes $9,007 is unpriced, not overflowed', async () => {
     const gw = t.running.gateway
-    gw.prices.set({ model: 'openai/gpt-4o-mini', row: { input: 1e9, output: 1e9 }, as_of: '2026-11-23', note: null })
-    gw.configChanged()
+    await gw.store.prices.set({ model: 'openai/gpt-4o-mini', row: { input: 1e9, output: 1e9 }, as_of: '2026-11-23', note: null })
+    await gw.configChanged()
     try {
       t.fake.script({ kind: 'reply', usage: { prompt_tokens: 999_999_000 } })
       const res: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
@@ -155,8 +155,8 @@ describe('accounting a provider cannot break', () => {
       assert.match(res.gw.cost.unpriced_reason, /a cost beyond \$9,007 for one request is not plausible/)
       assert.ok(storedRecord(res.gw.request_id) ?? (await t.record(res.gw.request_id)))
     } finally {
-      gw.prices.remove('openai/gpt-4o-mini')
-      gw.configChanged()
+      await gw.store.prices.remove('openai/gpt-4o-mini')
+      await gw.configChanged()
     }
   })
 })

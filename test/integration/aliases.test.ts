@@ -121,9 +121,9 @@ describe('model aliases on the Messages wire', () => {
     )
     try {
       const gw = gateway.gateway
-      gw.providers.upsert('anthropic', 'anthropic', fake.url)
-      const secret = gw.keys.create('claude-code').secret
-      gw.configChanged()
+      await gw.store.providers.upsert('anthropic', 'anthropic', fake.url)
+      const secret = (await gw.store.keys.create('claude-code')).secret
+      await gw.configChanged()
       await gwCli(['aliases', 'set', 'claude-haiku-*', '--to', 'anthropic/claude-sonnet-4-5'], { dataDir })
       const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
       const { response } = await client.messages

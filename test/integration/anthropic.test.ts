@@ -6,6 +6,7 @@ import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { envVarFor } from '../../src/gateway/secrets/secretStore'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { tempDir } from '../support/tempDir'
+import { waitForRecord } from '../support/harness'
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 const MODEL = 'anthropic/claude-sonnet-4-5'
@@ -30,10 +31,10 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
       },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('anthropic', 'anthropic', fake.url)
-    gw.providers.upsert(WRONG_KEY_PROVIDER, 'anthropic', fake.url)
-    const { secret } = gw.keys.create('t')
-    gw.configChanged()
+    await gw.store.providers.upsert('anthropic', 'anthropic', fake.url)
+    await gw.store.providers.upsert(WRONG_KEY_PROVIDER, 'anthropic', fake.url)
+    const { secret } = await gw.store.keys.create('t')
+    await gw.configChanged()
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
   })
 
@@ -371,8 +372,7 @@ describe('the anthropic kind through the official OpenAI SDK', () => {
     assert.equal(text, 'Partial answer 1. ')
     // Anthropic reported the prompt in message_start but no final output count: the prompt is
     // billed as reported, the output estimated from the 18 characters sent (ceil(18 / 4) = 5).
-    gateway.gateway.records.flush()
-    const record = gateway.gateway.requests.get(response.headers.get('x-request-id')!)!
+    const record = await waitForRecord(gateway.gateway, response.headers.get('x-request-id'))
     assert.equal(record.outcome, 'error')
     assert.equal(record.usage!.completion_tokens, 5)
     assert.ok(record.usage!.prompt_tokens > 0)

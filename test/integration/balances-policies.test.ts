@@ -13,8 +13,8 @@ const hi = [{ role: 'user' as const, content: 'n' }]
 
 describe('balances', () => {
   let t: TestGateway
-  const keyWith = (name: string, settings: KeySettings & { balanceUsd?: number }) => {
-    const { secret, info } = t.running.gateway.keys.create(name, settings)
+  const keyWith = async (name: string, settings: KeySettings & { balanceUsd?: number }) => {
+    const { secret, info } = await t.running.gateway.store.keys.create(name, settings)
     return { id: info.id, client: new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 }) }
   }
   const balanceOf = async (id: string) => JSON.parse((await gwCli(['balance', 'show', id, '--json'], { dataDir: t.dataDir })).stdout)
@@ -24,7 +24,7 @@ describe('balances', () => {
   after(() => t.close())
 
   it('402 insufficient_balance, not retryable, with nothing sent upstream, when the balance is spent', async () => {
-    const { client } = keyWith('empty', { balanceUsd: 0 })
+    const { client } = await keyWith('empty', { balanceUsd: 0 })
     const before = t.fake.received.length
     const { response } = await client.chat.completions
       .create({ model: 'gpt-4o-mini', messages: hi })
@@ -39,7 +39,7 @@ describe('balances', () => {
   })
 
   it('debits the exact cost of each request; the balance is the sum of the ledger', async () => {
-    const { id, client } = keyWith('ledgered', { balanceUsd: 1 })
+    const { id, client } = await keyWith('ledgered', { balanceUsd: 1 })
     const ids: string[] = []
     for (let i = 0; i < 3; i++) ids.push(((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })) as any).gw.request_id)
     await t.records(ids.length)
@@ -54,7 +54,7 @@ describe('balances', () => {
   })
 
   it('parallel requests cannot overdraw by more than those already in flight', async () => {
-    const { id, client } = keyWith('burst', { balanceUsd: 3 * C })
+    const { id, client } = await keyWith('burst', { balanceUsd: 3 * C })
     // Every admitted request is held upstream for a moment, so all of the burst is in flight together.
     t.fake.script(...Array.from({ length: 4 }, () => ({ kind: 'delay' as const, ms: 150 })))
     const before = t.fake.received.length
@@ -76,7 +76,7 @@ describe('balances', () => {
   })
 
   it('a top-up from the CLI reaches the running gateway at once', async () => {
-    const { id, client } = keyWith('topped', { balanceUsd: 0 })
+    const { id, client } = await keyWith('topped', { balanceUsd: 0 })
     assert.equal((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)).status, 402)
     await gwCli(['balance', 'top-up', id, '0.01', '--note', 'test credit'], { dataDir: t.dataDir })
     const res: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
@@ -88,7 +88,7 @@ describe('balances', () => {
   })
 
   it('a daily spend limit refuses with 402 naming the limit', async () => {
-    const { id, client } = keyWith('daily', { daily_limit_usd: 0.00001 })
+    const { id, client } = await keyWith('daily', { daily_limit_usd: 0.00001 })
     for (let i = 0; i < 3; i++) await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     const err: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)
     assert.equal(err.status, 402)
@@ -100,8 +100,8 @@ describe('balances', () => {
   })
 
   it('a spend check waiting on a stalled record thread holds up only its own request: others are answered meanwhile', async () => {
-    const limited = keyWith('limited-stalled', { daily_limit_usd: 1 })
-    const busy = keyWith('busy', {})
+    const limited = await keyWith('limited-stalled', { daily_limit_usd: 1 })
+    const busy = await keyWith('busy', {})
     await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     await t.records()
     // Another process holds the store's write lock: the record thread waits on it (busy_timeout, 5 s).
@@ -139,7 +139,7 @@ describe('balances', () => {
   })
 
   it('an aborted stream pays for what was generated, flagged as estimated', async () => {
-    const { id, client } = keyWith('aborter', { balanceUsd: 1 })
+    const { id, client } = await keyWith('aborter', { balanceUsd: 1 })
     t.fake.script({ kind: 'endless-stream', intervalMs: 10 })
     const ac = new AbortController()
     const { data: stream, response } = await client.chat.completions
@@ -160,8 +160,8 @@ describe('balances', () => {
 
 describe('key policies', () => {
   let t: TestGateway
-  const clientWith = (name: string, settings: KeySettings) => {
-    const { secret } = t.running.gateway.keys.create(name, settings)
+  const clientWith = async (name: string, settings: KeySettings) => {
+    const { secret } = await t.running.gateway.store.keys.create(name, settings)
     return new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 })
   }
   /** A refusal and proof that nothing reached the provider. */
@@ -178,7 +178,7 @@ describe('key policies', () => {
   }
   before(async () => {
     t = await startTestGateway()
-    t.running.gateway.presetsRepo.save(
+    await t.running.gateway.store.presets.save(
       { name: 'only', model: 'gpt-4o-mini', system_prompt: null, temperature: null, max_tokens: null, top_p: null, fallbacks: [], description: null },
       'test',
     )
@@ -186,7 +186,7 @@ describe('key policies', () => {
   after(() => t.close())
 
   it('allowed models (globs over bare and provider/model ids)', async () => {
-    const c = clientWith('models', { policy: { allowed_models: ['gpt-4o-mini', 'openai/text-*'] } })
+    const c = await clientWith('models', { policy: { allowed_models: ['gpt-4o-mini', 'openai/text-*'] } })
     await c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     await c.embeddings.create({ model: 'text-embedding-3-small', input: 'x' })
     const err = await refused(c.chat.completions.create({ model: 'gpt-4o', messages: hi }), 403, /may not use model openai\/gpt-4o \[rule: allowed_models/)
@@ -194,12 +194,12 @@ describe('key policies', () => {
   })
 
   it('allowed providers', async () => {
-    const c = clientWith('providers', { policy: { allowed_providers: ['groq', 'ollama'] } })
+    const c = await clientWith('providers', { policy: { allowed_providers: ['groq', 'ollama'] } })
     await refused(c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }), 403, /may not use provider openai \[rule: allowed_providers/)
   })
 
   it('preset-only keys', async () => {
-    const c = clientWith('presets-only', { policy: { preset_only: true } })
+    const c = await clientWith('presets-only', { policy: { preset_only: true } })
     await refused(c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }), 403, /may only use presets.*\[rule: preset_only\]/)
     await refused(c.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }), 403, /preset_only/)
     const res: any = await c.chat.completions.create({ model: 'policy/only', messages: hi })
@@ -207,7 +207,7 @@ describe('key policies', () => {
   })
 
   it('a max_tokens ceiling refuses more and fills in the ceiling when none was asked', async () => {
-    const c = clientWith('ceiling', { policy: { max_tokens: 100 } })
+    const c = await clientWith('ceiling', { policy: { max_tokens: 100 } })
     const err = await refused(
       c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 500 }),
       403,
@@ -220,7 +220,7 @@ describe('key policies', () => {
   })
 
   it('a per-request cost ceiling from the worst case at list price', async () => {
-    const c = clientWith('cost-cap', { policy: { max_cost_per_request_usd: 0.0001 } })
+    const c = await clientWith('cost-cap', { policy: { max_cost_per_request_usd: 0.0001 } })
     // 5,000 output tokens × $0.60 per 1M = $0.003 worst case
     await refused(
       c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi, max_tokens: 5000 }),
@@ -232,7 +232,7 @@ describe('key policies', () => {
   })
 
   it('requests per minute: 429 with retry-after, nothing sent upstream', async () => {
-    const c = clientWith('rpm', { policy: { rpm: 2 } })
+    const c = await clientWith('rpm', { policy: { rpm: 2 } })
     await c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     await c.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     const res = await fetch(`${t.baseURL}/chat/completions`, {
@@ -249,9 +249,9 @@ describe('key policies', () => {
   })
 
   it('a prepaid key cannot spend on a model without a price', async () => {
-    const c = clientWith('prepaid-unpriced', {})
-    t.running.gateway.ledger.credit(
-      (await t.running.gateway.keys.all()).find((k) => k.name === 'prepaid-unpriced')!.id,
+    const c = await clientWith('prepaid-unpriced', {})
+    await t.running.gateway.store.ledger.credit(
+      (await t.running.gateway.store.keys.all()).find((k) => k.name === 'prepaid-unpriced')!.id,
       1_000_000_000_000n,
       'top_up',
       'test',

@@ -200,9 +200,9 @@ describe('errors in OpenAI shape', () => {
     })
 
   it('401 invalid_api_key for missing, malformed, unknown and revoked keys, on every /v1 route', async () => {
-    const revoked = t.running.gateway.keys.create('to-revoke')
-    t.running.gateway.keys.revoke(revoked.info.id)
-    t.running.gateway.configChanged()
+    const revoked = await t.running.gateway.store.keys.create('to-revoke')
+    await t.running.gateway.store.keys.revoke(revoked.info.id)
+    await t.running.gateway.configChanged()
     const cases: Array<[string, string | undefined, RegExp]> = [
       ['missing', undefined, /didn't provide an API key/],
       ['malformed', 'Bearer sk-not-ours', /Malformed API key/],

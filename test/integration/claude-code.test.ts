@@ -93,11 +93,11 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
       { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey, GEMINI_API_KEY: gemini.apiKey }, routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.providers.upsert('openai', 'openai', openai.url)
-    gw.providers.upsert('gemini', 'openai', gemini.url)
-    secret = gw.keys.create('claude-code').secret
-    gw.configChanged()
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gw.store.providers.upsert('openai', 'openai', openai.url)
+    await gw.store.providers.upsert('gemini', 'openai', gemini.url)
+    secret = (await gw.store.keys.create('claude-code')).secret
+    await gw.configChanged()
   })
 
   after(async () => {
@@ -119,7 +119,7 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     }
     anthropic.script({ kind: 'reply', text, usage })
     const seen = anthropic.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'])
     assert.equal(run.stdout.trim(), text)
@@ -168,11 +168,11 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
   })
 
   it("through an alias: Claude Code's own haiku model steered to the model the user chose, priced at that model", async () => {
-    gateway.gateway.aliasesRepo.set('claude-haiku-*', 'anthropic/claude-haiku-4-5', null)
-    gateway.gateway.configChanged()
+    await gateway.gateway.store.aliases.set('claude-haiku-*', 'anthropic/claude-haiku-4-5', null)
+    await gateway.gateway.configChanged()
     anthropic.script({ kind: 'reply', text: 'A quick hello.', usage: { input_tokens: 2_000, output_tokens: 100 } })
     const seen = anthropic.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await claude('Say hello', ['--model', 'haiku'])
     assert.equal(run.stdout.trim(), 'A quick hello.')
@@ -211,7 +211,7 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
       { kind: 'reply', text: 'Second try.', usage: { input_tokens: 12, output_tokens: 4 } },
     )
     const seen = anthropic.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'])
     assert.equal(run.stdout.trim(), 'Second try.')
@@ -246,7 +246,7 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     const text = 'Hello from the fake OpenAI, through the gateway.'
     openai.script({ kind: 'reply', content: text, usage: { prompt_tokens: 30_000, completion_tokens: 40, cached_tokens: 10_000 } })
     const seen = openai.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     // A model name Claude Code does not know: told its real window, it does not warn that it assumes 1M tokens.
     const run = await claude('Say hello', ['--model', 'openai/gpt-4o-mini'], { env: { CLAUDE_CODE_MAX_CONTEXT_TOKENS: '128000' } })
@@ -311,11 +311,11 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
   })
 
   it("a session limit on the key: the next run stops with the gateway's message, printed once, nothing sent upstream", async () => {
-    const { secret: limited } = gateway.gateway.keys.create('claude-code-limited', { policy: { max_session_requests: 1 } })
+    const { secret: limited } = await gateway.gateway.store.keys.create('claude-code-limited', { policy: { max_session_requests: 1 } })
     const env = { ANTHROPIC_CUSTOM_HEADERS: 'X-Gw-Session-Id: claude-session-1' }
     await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: limited, env })
     const seen = anthropic.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
     const run = await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5'], { key: limited, env, expectFailure: true })
     assert.equal(
       run.stdout.trim(),

@@ -140,12 +140,12 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
       },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('openai', 'openai', openai.url)
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.providers.upsert('mistral', 'openai', chat.url)
-    gw.providers.upsert('gemini', 'openai', gemini.url)
-    secret = gw.keys.create('codex').secret
-    gw.configChanged()
+    await gw.store.providers.upsert('openai', 'openai', openai.url)
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gw.store.providers.upsert('mistral', 'openai', chat.url)
+    await gw.store.providers.upsert('gemini', 'openai', gemini.url)
+    secret = (await gw.store.keys.create('codex')).secret
+    await gw.configChanged()
   })
 
   after(async () => {
@@ -162,7 +162,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const usage = { input_tokens: 12_000, cached_tokens: 8_000, output_tokens: 300, reasoning_tokens: 120 }
     openai.scriptResponses({ kind: 'reply', content: text, usage })
     const seen = openai.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await codex('Say hello', 'openai/gpt-5.1')
     const sent = openai.received.slice(seen)
@@ -209,12 +209,12 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   })
 
   it("Codex's own model name through an alias: Codex shapes the request for a model it knows, the record keeps its name and is priced at the alias's target", async () => {
-    gateway.gateway.aliasesRepo.set('gpt-5.5', 'openai/gpt-5.5', null)
-    gateway.gateway.configChanged()
+    await gateway.gateway.store.aliases.set('gpt-5.5', 'openai/gpt-5.5', null)
+    await gateway.gateway.configChanged()
     const usage = { input_tokens: 2_000, cached_tokens: 1_000, output_tokens: 100, reasoning_tokens: 40 }
     openai.scriptResponses({ kind: 'reply', content: 'Hello.', usage })
     const seen = openai.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await codex('Say hello', 'gpt-5.5')
     assert.equal(run.stdout.trim(), 'Hello.')
@@ -244,7 +244,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     for (const mode of ['response-failed', 'drop'] as const) {
       openai.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 2, mode }, { kind: 'reply', content: 'Second try.' })
       const seen = openai.received.length
-      const count = recordCount(gateway.gateway)
+      const count = await recordCount(gateway.gateway)
 
       const run = await codex('Say hello', 'openai/gpt-5.1')
       assert.equal(run.stdout.trim(), 'Second try.', mode)
@@ -293,7 +293,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const text = 'Hello from a chat-only provider, through the gateway.'
     chat.script({ kind: 'reply', content: text, usage: { prompt_tokens: 12_000, cached_tokens: 8_000, completion_tokens: 300 } })
     const seen = chat.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await codex('Say hello', 'mistral/devstral-2512')
     assert.equal(run.stdout.trim(), text)
@@ -342,7 +342,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
       { kind: 'reply', content: 'The command printed gw-round-trip.' },
     )
     const before = chat.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
     const run = await codex('Run echo gw-round-trip', 'mistral/devstral-2512')
     assert.match(run.stdout, /The command printed gw-round-trip\./)
 
@@ -392,7 +392,7 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     const text = 'Hello from Claude, through the gateway.'
     anthropic.script({ kind: 'reply', text, usage: { input_tokens: 2_000, cache_read_input_tokens: 10_000, output_tokens: 100 } })
     const seen = anthropic.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const run = await codex('Say hello', 'anthropic/claude-sonnet-4-5')
     assert.equal(run.stdout.trim(), text)
@@ -414,11 +414,11 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
   })
 
   it("a session limit on the key: the next run stops with the gateway's message, printed once, nothing sent upstream", async () => {
-    const { secret: limited } = gateway.gateway.keys.create('codex-limited', { policy: { max_session_requests: 1 } })
+    const { secret: limited } = await gateway.gateway.store.keys.create('codex-limited', { policy: { max_session_requests: 1 } })
     const headers = { 'X-Gw-Session-Id': 'codex-session-1' }
     await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers })
     const seen = openai.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
     const run = await codex('Say hello', 'openai/gpt-5.1', { key: limited, headers, expectFailure: true })
     assert.match(run.stderr, /this session reached its limit of 1 requests set on key \\"codex-limited\\" \(1 made\) \[rule: max_session_requests\]/)
     assert.equal(openai.received.length, seen, 'nothing reached the provider')

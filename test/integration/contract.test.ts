@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { operations, type OperationName } from '../../src/contract'
 import { runCli } from '../../src/gateway/cli/runCli'
@@ -11,6 +12,16 @@ import { startTestGateway, type TestGateway } from '../support/harness'
 
 const CSV_HEADER =
   'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool'
+
+/** Runs SQL on a test gateway's SQLite file over a connection of its own, closed after. */
+function withDb<T>(dataDir: string, fn: (db: Database.Database) => T): T {
+  const db = new Database(path.join(dataDir, 'gateway.db'))
+  try {
+    return fn(db)
+  } finally {
+    db.close()
+  }
+}
 
 interface Res {
   status: number
@@ -296,14 +307,17 @@ describe('settings take effect', () => {
       const gw = t.running.gateway
       await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], gw: { tags: ['old'] } } as any)
       await t.records(1)
-      gw.db.prepare(`UPDATE requests SET created_at = created_at - 10 * 86400000`).run()
+      withDb(t.dataDir, (db) => db.prepare(`UPDATE requests SET created_at = created_at - 10 * 86400000`).run())
       await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'y' }] })
       await t.records(2)
-      gw.settingsRepo.write({ retention_days: 7 })
-      gw.refresh()
+      await gw.store.settings.write({ retention_days: 7 })
+      await gw.refresh()
       assert.equal(await gw.pruneRecords(), 1)
-      assert.equal(gw.requests.list().length, 1)
-      assert.equal(gw.db.prepare(`SELECT count(*) FROM request_tags`).pluck().get(), 0)
+      assert.equal((await gw.store.requests.list()).length, 1)
+      assert.equal(
+        withDb(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM request_tags`).pluck().get()),
+        0,
+      )
     } finally {
       await t.close()
     }
@@ -326,7 +340,7 @@ describe('settings take effect', () => {
         return result.value as any
       }
       const off: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'private' }] })
-      gw.settingsRepo.write({ log_bodies: true })
+      await gw.store.settings.write({ log_bodies: true })
       const on: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'logged' }] })
       const embedded: any = await t.client.embeddings.create({ model: 'text-embedding-3-small', input: 'logged too', encoding_format: 'float' })
       const stream = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'streamed' }], stream: true })
@@ -340,9 +354,9 @@ describe('settings take effect', () => {
       // (its routing and cost are the record's own fields).
       assert.deepEqual(kept.response, on)
       assert.deepEqual((await detail(embedded.gw.request_id)).bodies.response, embedded)
-      const stored = gw.db.prepare(`SELECT response FROM request_bodies WHERE request_id = ?`).pluck().get(on.gw.request_id) as string
-      assert.equal(JSON.parse(stored).gw, undefined)
-      assert.equal(JSON.parse(stored).choices[0].message.content, on.choices[0].message.content)
+      const stored = (await gw.store.requests.bodies(on.gw.request_id))!.response as any
+      assert.equal(stored.gw, undefined)
+      assert.equal(stored.choices[0].message.content, on.choices[0].message.content)
       assert.equal((await detail(sid)).bodies.response.content, 'Hello from the fake provider.')
     } finally {
       await t.close()

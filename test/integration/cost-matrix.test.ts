@@ -43,10 +43,10 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
         clock: () => now,
       },
     )
-    for (const [id, f] of Object.entries(fakes)) running.gateway.providers.upsert(id, 'openai', f.url)
-    running.gateway.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    key = running.gateway.keys.create('matrix').secret
-    running.gateway.configChanged()
+    for (const [id, f] of Object.entries(fakes)) await running.gateway.store.providers.upsert(id, 'openai', f.url)
+    await running.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    key = (await running.gateway.store.keys.create('matrix')).secret
+    await running.gateway.configChanged()
   })
   after(async () => {
     await running.close()
@@ -235,8 +235,8 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
     const store = new Database(path.join(dataDir, DB_FILE), { readonly: true })
     try {
       now = Date.parse('2026-11-23T12:00:00Z')
-      const prepaid = gw.keys.create('prepaid', { balanceUsd: 1 })
-      gw.configChanged()
+      const prepaid = await gw.store.keys.create('prepaid', { balanceUsd: 1 })
+      await gw.configChanged()
       // gpt-4o-mini at catalog $0.15 / $0.60: 12 × 150,000 + 5 × 600,000 = 1,800,000 + 3,000,000 = 4,800,000 pico
       const paid: any = await (await chat('gpt-4o-mini', false, prepaid.secret)).json()
       assert.equal(paid.gw.cost.final_usd, 0.0000048)
@@ -275,11 +275,11 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
       assert.deepEqual(history, [{ old_cost_usd: 0.0000048, new_cost_usd: 0.000022, old_priced: 1 }])
       // What requests.get (and the request's page) shows of it; the unpriced one says it was unpriced.
       assert.deepEqual(
-        gw.requests.costHistory(paid.gw.request_id).map((h) => [h.old_usd, h.new_usd, h.actor.startsWith('cli:')]),
+        (await gw.store.requests.costHistory(paid.gw.request_id)).map((h) => [h.old_usd, h.new_usd, h.actor.startsWith('cli:')]),
         [[0.0000048, 0.000022, true]],
       )
       assert.deepEqual(
-        gw.requests.costHistory(unpriced.gw.request_id).map((h) => [h.old_usd, h.new_usd]),
+        (await gw.store.requests.costHistory(unpriced.gw.request_id)).map((h) => [h.old_usd, h.new_usd]),
         [[null, 0.0000135]],
       )
       // The ledger: −4,800,000 usage, −17,200,000 adjustment (22,000,000 − 4,800,000), with a note.
@@ -295,7 +295,7 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
         ],
       )
       assert.match(ledger[1].note!, /repriced .*\$0\.0000048 -> \$0\.000022/)
-      assert.equal(gw.ledger.balance(prepaid.info.id), 1_000_000_000_000n - 22_000_000n)
+      assert.equal(await gw.store.ledger.balance(prepaid.info.id), 1_000_000_000_000n - 22_000_000n)
 
       // gpt-late-price $0.50 / $1.50: 12 × 500,000 + 5 × 1,500,000 = 6,000,000 + 7,500,000 = 13,500,000 pico
       const late = await waitForRecord(gw, unpriced.gw.request_id)

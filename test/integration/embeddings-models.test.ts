@@ -105,7 +105,12 @@ describe('GET /v1/models', () => {
   })
 
   it('reflects a price override set while the gateway runs', async () => {
-    t.running.gateway.prices.set({ model: 'openai/gpt-brand-new', row: { input: 1, output: 2, context_length: 1000 }, as_of: '2026-11-23', note: null })
+    await t.running.gateway.store.prices.set({
+      model: 'openai/gpt-brand-new',
+      row: { input: 1, output: 2, context_length: 1000 },
+      as_of: '2026-11-23',
+      note: null,
+    })
     const res: any = await t.client.chat.completions.create({ model: 'openai/gpt-brand-new', messages: [{ role: 'user', content: 'x' }] })
     // default fake usage: 12 prompt × $1 + 5 completion × $2 per 1M
     assert.equal(res.gw.cost.final_usd, 0.000022)

@@ -55,9 +55,9 @@ describe('Gemini 3 through its OpenAI layer: tool schemas it takes, thought sign
       { port: 0, dataDir, logLevel: 'silent' },
       { env: { GEMINI_API_KEY: gemini.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
     )
-    gateway.gateway.providers.upsert('gemini', 'openai', gemini.url)
-    secret = gateway.gateway.keys.create('t').secret
-    gateway.gateway.configChanged()
+    await gateway.gateway.store.providers.upsert('gemini', 'openai', gemini.url)
+    secret = (await gateway.gateway.store.keys.create('t')).secret
+    await gateway.gateway.configChanged()
   })
 
   after(async () => {

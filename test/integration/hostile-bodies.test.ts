@@ -29,8 +29,8 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
     anthropic = await startFakeAnthropic()
     const gw = t.running.gateway
     ;(gw.options.env as NodeJS.ProcessEnv).ANTHROPIC_API_KEY = anthropic.apiKey
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.configChanged()
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gw.configChanged()
   })
   after(async () => {
     await t.close()
@@ -147,7 +147,7 @@ describe('hostile bodies: nesting depth, non-finite and out-of-range numbers', (
   })
 
   it('max_tokens: -1e999 on a prepaid key is a 400 naming max_tokens, not a 500', async () => {
-    const { secret } = t.running.gateway.keys.create('prepaid', { balanceUsd: 1 })
+    const { secret } = await t.running.gateway.store.keys.create('prepaid', { balanceUsd: 1 })
     for (const value of ['-1e999', '1e999', '-1', '1.5', '1e300']) {
       const res = await post('/v1/chat/completions', `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"a"}],"max_tokens":${value}}`, {
         authorization: `Bearer ${secret}`,

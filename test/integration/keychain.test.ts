@@ -38,8 +38,8 @@ describe('provider credentials in the OS keychain', { skip: unusable ?? false },
     })
     assert.match(stdout, new RegExp(`…${fake.apiKey.slice(-4)}`))
     assert.equal(await store.get('vault'), fake.apiKey)
-    const { secret } = running.gateway.keys.create('k')
-    running.gateway.configChanged()
+    const { secret } = await running.gateway.store.keys.create('k')
+    await running.gateway.configChanged()
     const client = new OpenAI({ baseURL: `${running.url}/v1`, apiKey: secret, maxRetries: 0 })
     const res: any = await client.chat.completions.create({ model: 'vault/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
     assert.equal(res.gw.routing.provider, 'vault')
@@ -51,7 +51,7 @@ describe('provider credentials in the OS keychain', { skip: unusable ?? false },
     const vault = JSON.parse(stdout).find((p: any) => p.id === 'vault')
     assert.deepEqual(vault.credential, { source: 'keychain', last4: fake.apiKey.slice(-4) })
     assert.equal(stdout.includes(fake.apiKey), false)
-    running.gateway.records.flush()
+    await running.gateway.records.flushed()
     for (const f of fs.readdirSync(dataDir)) {
       assert.equal(fs.readFileSync(path.join(dataDir, f)).includes(fake.apiKey), false, `${f} holds no provider secret`)
     }
@@ -59,8 +59,8 @@ describe('provider credentials in the OS keychain', { skip: unusable ?? false },
 
   it('a provider error message never carries the secret', async () => {
     fake.script({ kind: 'status', status: 401 })
-    const { secret } = running.gateway.keys.create('k2')
-    running.gateway.configChanged()
+    const { secret } = await running.gateway.store.keys.create('k2')
+    await running.gateway.configChanged()
     const client = new OpenAI({ baseURL: `${running.url}/v1`, apiKey: secret, maxRetries: 0 })
     const err: any = await client.chat.completions.create({ model: 'vault/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e)
     assert.equal(err.status, 502)

@@ -5,10 +5,22 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 import { keepTurn } from '../support/keptResponse'
 
 const DAY = 86_400_000
+
+/** Runs SQL on the test gateway's SQLite file over a connection of its own, closed after. */
+function withDb<T>(dataDir: string, fn: (db: Database.Database) => T): T {
+  const db = new Database(path.join(dataDir, 'gateway.db'))
+  try {
+    return fn(db)
+  } finally {
+    db.close()
+  }
+}
 
 interface Res {
   status: number
@@ -50,16 +62,16 @@ describe('a key’s stored responses', () => {
   after(() => t.close())
 
   it('keys.get counts the live responses kept for that key alone', async () => {
-    const first = keepTurn(t.running.gateway.responses, ids.memberKey, 'tides')
-    keepTurn(t.running.gateway.responses, ids.memberKey, 'and the moon?', { previous: first })
-    keepTurn(t.running.gateway.responses, ids.memberKey, 'long ago', { ttl: -1 })
-    keepTurn(t.running.gateway.responses, ids.adminKey, 'something else')
+    const first = await keepTurn(t.running.gateway.store.responses, ids.memberKey, 'tides')
+    await keepTurn(t.running.gateway.store.responses, ids.memberKey, 'and the moon?', { previous: first })
+    await keepTurn(t.running.gateway.store.responses, ids.memberKey, 'long ago', { ttl: -1 })
+    await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'something else')
     assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 2, 'the expired one is not counted')
     assert.equal((await call('keys.get', { id: ids.adminKey }, admin)).body.stored_responses, 1)
   })
 
   it('a member deletes their own key’s responses, not another’s; the count reads 0 after', async () => {
-    const kept = keepTurn(t.running.gateway.responses, ids.memberKey, 'to be deleted')
+    const kept = await keepTurn(t.running.gateway.store.responses, ids.memberKey, 'to be deleted')
     const before = (await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses
     const refused = await call('keys.deleteResponses', { id: ids.adminKey }, member)
     assert.equal(refused.status, 404, 'another’s key is as absent as one never made')
@@ -69,37 +81,44 @@ describe('a key’s stored responses', () => {
     assert.equal(res.status, 200)
     assert.deepEqual(res.body, { deleted: before })
     assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 0)
-    assert.equal(t.running.gateway.responses.get(kept, ids.memberKey, Date.now()), undefined, 'a client can no longer continue it')
-    assert.equal(t.running.gateway.db.prepare(`SELECT count(*) FROM responses WHERE key_id = ?`).pluck().get(ids.memberKey), 0, 'the expired one went too')
+    assert.equal(await t.running.gateway.store.responses.get(kept, ids.memberKey, Date.now()), undefined, 'a client can no longer continue it')
+    assert.equal(
+      withDb(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE key_id = ?`).pluck().get(ids.memberKey)),
+      0,
+      'the expired one went too',
+    )
     assert.deepEqual((await call('keys.deleteResponses', { id: ids.memberKey }, member)).body, { deleted: 0 })
   })
 
   it('an admin deletes any key’s, a revoked key’s included', async () => {
-    keepTurn(t.running.gateway.responses, ids.memberKey, 'after revoking')
+    await keepTurn(t.running.gateway.store.responses, ids.memberKey, 'after revoking')
     assert.equal((await call('keys.revoke', { id: ids.memberKey }, admin)).status, 200)
     assert.deepEqual((await call('keys.deleteResponses', { id: ids.memberKey }, admin)).body, { deleted: 1 })
     assert.deepEqual((await call('keys.deleteResponses', { id: ids.adminKey }, admin)).body, { deleted: 1 })
   })
 
   it('gw keys delete-responses KEY deletes them and says how many', async () => {
-    const keyId = t.running.gateway.keys.all().find((k) => k.name === 'test')!.id
-    keepTurn(t.running.gateway.responses, keyId, 'from the CLI')
-    keepTurn(t.running.gateway.responses, keyId, 'and again')
+    const keyId = (await t.running.gateway.store.keys.all()).find((k) => k.name === 'test')!.id
+    await keepTurn(t.running.gateway.store.responses, keyId, 'from the CLI')
+    await keepTurn(t.running.gateway.store.responses, keyId, 'and again')
     const { stdout } = await gwCli(['keys', 'delete-responses', 'test'], { dataDir: t.dataDir })
     assert.equal(stdout.trim(), `deleted 2 stored responses of ${keyId} (test)`)
-    assert.equal(t.running.gateway.responses.countForKey(keyId, Date.now()), 0)
+    assert.equal(await t.running.gateway.store.responses.countForKey(keyId, Date.now()), 0)
     const json = await gwCli(['keys', 'delete-responses', keyId, '--json'], { dataDir: t.dataDir })
     assert.deepEqual(JSON.parse(json.stdout), { key_id: keyId, deleted: 0 })
     await assert.rejects(gwCli(['keys', 'delete-responses'], { dataDir: t.dataDir }), (e: any) => /needs KEY/.test(e.stderr) && e.code === 1)
   })
 
   it('a shorter retention set in Settings applies at once to what is already kept', async () => {
-    const old = keepTurn(t.running.gateway.responses, ids.adminKey, 'two days ago')
-    t.running.gateway.db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old)
-    const recent = keepTurn(t.running.gateway.responses, ids.adminKey, 'just now')
+    const old = await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'two days ago')
+    withDb(t.dataDir, (db) => db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old))
+    const recent = await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'just now')
     assert.equal((await call('settings.update', { response_retention_days: 1 }, admin)).status, 200)
-    assert.equal(t.running.gateway.db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old), 0)
-    assert.ok(t.running.gateway.responses.get(recent, ids.adminKey, Date.now()))
+    assert.equal(
+      withDb(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old)),
+      0,
+    )
+    assert.ok(await t.running.gateway.store.responses.get(recent, ids.adminKey, Date.now()))
     await call('settings.update', { response_retention_days: 30 }, admin)
   })
 })

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import { openDatabase, DB_FILE } from '../../src/gateway/store/db'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import { ProvidersRepo } from '../../src/gateway/store/providersRepo'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { BUILT, ROOT, buildApp, serveNodeArgs } from '../support/build'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { tempDir } from '../support/tempDir'
@@ -136,10 +137,11 @@ describe('a gateway killed with SIGKILL under load', () => {
     fake = await startFakeOpenAI()
     dataDir = tempDir()
     const db = openDatabase(dataDir)
-    new ProvidersRepo(db).upsert('openai', 'openai', fake.url)
-    const repo = new KeysRepo(db)
-    const prepaid = repo.create('prepaid', { balanceUsd: 1000 })
-    const plain = repo.create('plain')
+    const sql = new SqliteSql(db)
+    await new ProvidersRepo(sql).upsert('openai', 'openai', fake.url)
+    const repo = new KeysRepo(sql)
+    const prepaid = await repo.create('prepaid', { balanceUsd: 1000 })
+    const plain = await repo.create('plain')
     keys = { prepaid: { id: prepaid.info.id, secret: prepaid.secret }, plain: { id: plain.info.id, secret: plain.secret } }
     db.close()
   })

@@ -50,9 +50,9 @@ describe('the gateway log', () => {
       },
     )
     const gw = running.gateway
-    gw.providers.upsert('openai', 'openai', fake.url)
-    secret = gw.keys.create('logging-test').secret
-    gw.configChanged()
+    await gw.store.providers.upsert('openai', 'openai', fake.url)
+    secret = (await gw.store.keys.create('logging-test')).secret
+    await gw.configChanged()
     client = new OpenAI({ baseURL: `${running.url}/v1`, apiKey: secret, maxRetries: 0 })
 
     const ask = (model: string) => client.chat.completions.create({ model, messages: [{ role: 'user', content: CONTENT }] }).withResponse()

@@ -34,10 +34,10 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
       { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, secrets: new MemorySecretStore(), routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.providers.upsert('openai', 'openai', openai.url)
-    secret = gw.keys.create('t').secret
-    gw.configChanged()
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gw.store.providers.upsert('openai', 'openai', openai.url)
+    secret = (await gw.store.keys.create('t')).secret
+    await gw.configChanged()
     client = sdk(secret)
   })
 
@@ -80,12 +80,12 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
 
     it("under a key's default preset: the preset's model and system prompt, none of its sampling parameters (count_tokens takes none)", async () => {
       const gw = gateway.gateway
-      gw.presetsRepo.save(
+      await gw.store.presets.save(
         { name: 'counted', model: MODEL, system_prompt: 'Be brief.', temperature: 0.3, top_p: null, max_tokens: 64, fallbacks: [], description: null },
         'test',
       )
-      const steered = sdk(gw.keys.create('steered', { default_preset: 'counted' }).secret)
-      gw.configChanged()
+      const steered = sdk((await gw.store.keys.create('steered', { default_preset: 'counted' })).secret)
+      await gw.configChanged()
       const { response } = await steered.messages.countTokens({ model: 'claude-haiku-4-5', system: 'Use French.', messages }).withResponse()
       assert.deepEqual(last().body, { model: 'claude-sonnet-4-5', system: 'Be brief.\n\nUse French.', messages })
       const record = await waitForRecord(gw, response.headers.get('request-id'))
@@ -109,8 +109,8 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
 
     it("is free: it uses none of the key's request rate and needs no balance, but the key's model rules apply", async () => {
       const gw = gateway.gateway
-      const limited = sdk(gw.keys.create('one-a-minute', { policy: { rpm: 1, allowed_models: ['anthropic/*'] }, balanceUsd: 0 }).secret)
-      gw.configChanged()
+      const limited = sdk((await gw.store.keys.create('one-a-minute', { policy: { rpm: 1, allowed_models: ['anthropic/*'] }, balanceUsd: 0 })).secret)
+      await gw.configChanged()
       for (let i = 0; i < 3; i++) assert.equal(typeof (await limited.messages.countTokens({ model: MODEL, messages })).input_tokens, 'number')
       const refused: any = await limited.messages.countTokens({ model: 'openai/gpt-4o-mini', messages }).catch((e) => e)
       assert.equal(refused.status, 403)
@@ -237,8 +237,8 @@ describe('count_tokens and the model list on Anthropic’s wire, through the off
       assert.deepEqual(Object.keys(model).sort(), ['created_at', 'display_name', 'id', 'type'])
       assert.equal(model.id, MODEL)
       assert.equal(model.type, 'model')
-      gateway.gateway.aliasesRepo.set('claude-latest', MODEL, null)
-      gateway.gateway.configChanged()
+      await gateway.gateway.store.aliases.set('claude-latest', MODEL, null)
+      await gateway.gateway.configChanged()
       assert.equal((await client.models.retrieve('claude-latest')).id, MODEL)
       const answer = await client.messages.create({ model: model.id, max_tokens: 10, messages })
       assert.equal(answer.type, 'message')

@@ -46,10 +46,10 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       { env: { OPENAI_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('openai', 'openai', openai.url)
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    secret = gw.keys.create('t').secret
-    gw.configChanged()
+    await gw.store.providers.upsert('openai', 'openai', openai.url)
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    secret = (await gw.store.keys.create('t')).secret
+    await gw.configChanged()
     client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
   })
 
@@ -424,9 +424,9 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     const ollama = await startFakeOpenAI({ quirks: { noAuth: true }, models: ['qwen3-coder'] })
     try {
       const gw = gateway.gateway
-      gw.providers.upsert('ollama', 'openai', ollama.url)
-      gw.aliasesRepo.set('claude-haiku-*', 'ollama/qwen3-coder', null)
-      gw.configChanged()
+      await gw.store.providers.upsert('ollama', 'openai', ollama.url)
+      await gw.store.aliases.set('claude-haiku-*', 'ollama/qwen3-coder', null)
+      await gw.configChanged()
       ollama.script({ kind: 'reply', content: 'Local answer.' })
       const stream = client.messages.stream({ model: 'claude-haiku-4-5-20251001', max_tokens: 512, messages: hi })
       const message = await stream.finalMessage()
@@ -441,15 +441,15 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       assert.deepEqual(rec.alias, { pattern: 'claude-haiku-*', target: 'ollama/qwen3-coder' })
       assert.equal(rec.cost!.final_usd, 0)
     } finally {
-      gateway.gateway.aliasesRepo.remove('claude-haiku-*')
-      gateway.gateway.configChanged()
+      await gateway.gateway.store.aliases.remove('claude-haiku-*')
+      await gateway.gateway.configChanged()
       await ollama.close()
     }
   })
 
   it('a preset whose anthropic model fails falls back to an openai-kind model on the same request; a key default preset steers Claude Code to it', async () => {
     const gw = gateway.gateway
-    gw.presetsRepo.save(
+    await gw.store.presets.save(
       {
         name: 'mixed',
         model: 'anthropic/claude-sonnet-4-5',
@@ -462,8 +462,8 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
       },
       'test',
     )
-    const steered = new Anthropic({ baseURL: gateway.url, apiKey: gw.keys.create('steered', { default_preset: 'mixed' }).secret, maxRetries: 0 })
-    gw.configChanged()
+    const steered = new Anthropic({ baseURL: gateway.url, apiKey: (await gw.store.keys.create('steered', { default_preset: 'mixed' })).secret, maxRetries: 0 })
+    await gw.configChanged()
 
     anthropic.script({ kind: 'status', status: 529 })
     openai.script({ kind: 'reply', content: 'From the fallback.' })

@@ -32,9 +32,9 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
       { env: { ANTHROPIC_API_KEY: fake.apiKey, OPENAI_API_KEY: 'sk-unused' }, routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('anthropic', 'anthropic', fake.url)
-    secret = gw.keys.create('t').secret
-    gw.configChanged()
+    await gw.store.providers.upsert('anthropic', 'anthropic', fake.url)
+    secret = (await gw.store.keys.create('t')).secret
+    await gw.configChanged()
     client = sdk(secret)
   })
 
@@ -226,12 +226,12 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
 
   it("a key's default preset steers Claude Code's own model id: preset model, its system prompt first (string or blocks), its parameters win", async () => {
     const gw = gateway.gateway
-    gw.presetsRepo.save(
+    await gw.store.presets.save(
       { name: 'claude', model: MODEL, system_prompt: 'Be brief.', temperature: 0.3, top_p: null, max_tokens: 64, fallbacks: [], description: null },
       'test',
     )
-    const steered = sdk(gw.keys.create('steered', { default_preset: 'claude' }).secret)
-    gw.configChanged()
+    const steered = sdk((await gw.store.keys.create('steered', { default_preset: 'claude' })).secret)
+    await gw.configChanged()
     await steered.messages.create({ model: 'claude-sonnet-4-6-whatever', max_tokens: 1000, system: 'Use French.', messages: hi })
     assert.equal(last().body.model, 'claude-sonnet-4-5')
     assert.equal(last().body.system, 'Be brief.\n\nUse French.')
@@ -244,8 +244,8 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
 
   it("an alias to a model that writes less lowers Claude Code's max_tokens to that model's limit, and the record says so; a named model keeps what was sent", async () => {
     const gw = gateway.gateway
-    gw.aliasesRepo.set('claude-haiku-5-*', 'anthropic/claude-haiku-4-5', null)
-    gw.configChanged()
+    await gw.store.aliases.set('claude-haiku-5-*', 'anthropic/claude-haiku-4-5', null)
+    await gw.configChanged()
     try {
       // Claude Code asks its own haiku model for 128,000 tokens, streamed; claude-haiku-4-5 writes at most 64,000.
       const stream = client.messages.stream({ model: 'claude-haiku-5-5-20261001', max_tokens: 128_000, messages: hi })
@@ -264,16 +264,16 @@ describe('POST /v1/messages through the official Anthropic SDK, natively to an a
         .catch(() => null)
       assert.equal(last().body.max_tokens, 128_000, 'a model the caller named gets what the caller sent')
     } finally {
-      gw.aliasesRepo.remove('claude-haiku-5-*')
-      gw.configChanged()
+      await gw.store.aliases.remove('claude-haiku-5-*')
+      await gw.configChanged()
     }
   })
 
   it("a prepaid key's debit is in the store before the answer reaches the client, JSON and streamed", async () => {
     const store = new Database(path.join(dataDir, DB_FILE), { readonly: true })
     try {
-      const { info, secret: prepaid } = gateway.gateway.keys.create('prepaid', { balanceUsd: 1 })
-      gateway.gateway.configChanged()
+      const { info, secret: prepaid } = await gateway.gateway.store.keys.create('prepaid', { balanceUsd: 1 })
+      await gateway.gateway.configChanged()
       const debits = () => store.prepare(`SELECT request_id FROM ledger WHERE key_id = ? AND kind = 'usage'`).pluck().all(info.id)
       const c = sdk(prepaid)
       const { response } = await c.messages.create({ model: MODEL, max_tokens: 10, messages: hi }).withResponse()

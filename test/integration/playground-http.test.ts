@@ -56,9 +56,9 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
       { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
     )
-    gateway.gateway.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gateway.gateway.providers.upsert('openai', 'openai', openai.url)
-    gateway.gateway.configChanged()
+    await gateway.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
+    await gateway.gateway.configChanged()
     const setup = await fetch(`${gateway.url}/api/auth.setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -272,9 +272,9 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
   }
 
   it('on Responses, a provider that serves chat completions only gets the request translated: the answer shown, a failure mid-stream one error event, both recorded on the responses endpoint', async () => {
-    gateway.gateway.providers.upsert('chatbox', 'openai', openai.url)
+    await gateway.gateway.store.providers.upsert('chatbox', 'openai', openai.url)
     await gateway.gateway.secrets.set('chatbox', openai.apiKey)
-    gateway.gateway.configChanged()
+    await gateway.gateway.configChanged()
     openai.script({ kind: 'reply', content: 'Translated, then shown.' })
     const evs = await events(await post({ wire: 'responses', model: 'chatbox/gpt-5.1', messages: [{ role: 'user', content: 'Hello' }] }))
     assert.equal(openai.received.at(-1)!.path, '/v1/chat/completions')

@@ -31,8 +31,8 @@ describe('Playground on the inference core', () => {
 
   before(async () => {
     t = await startTestGateway()
-    keyId = t.running.gateway.keys.create('playground').info.id
-    t.running.gateway.configChanged()
+    keyId = (await t.running.gateway.store.keys.create('playground')).info.id
+    await t.running.gateway.configChanged()
   })
   after(() => t.close())
 

@@ -83,11 +83,11 @@ describe('provider quirks, absorbed by the gateway', () => {
       },
     )
     const gw = running.gateway
-    for (const [id, fake] of Object.entries(fakes)) gw.providers.upsert(id, 'openai', fake.url)
-    gw.providers.upsert('gem-badkey', 'openai', gem.url)
-    gw.providers.upsert('lmstudio', 'openai', `http://127.0.0.1:${await closedPort()}/v1`)
-    key = gw.keys.create('quirks').secret
-    gw.configChanged()
+    for (const [id, fake] of Object.entries(fakes)) await gw.store.providers.upsert(id, 'openai', fake.url)
+    await gw.store.providers.upsert('gem-badkey', 'openai', gem.url)
+    await gw.store.providers.upsert('lmstudio', 'openai', `http://127.0.0.1:${await closedPort()}/v1`)
+    key = (await gw.store.keys.create('quirks')).secret
+    await gw.configChanged()
     baseURL = `${running.url}/v1`
     client = new OpenAI({ baseURL, apiKey: key, maxRetries: 0 })
   })
@@ -318,9 +318,9 @@ describe('provider quirks, absorbed by the gateway', () => {
       const gw = running.gateway
       // Entries for models the servers do not serve, so the list has something to mark unavailable.
       const price = { row: { input: 0.1, output: 0.2 }, as_of: '2026-11-23', note: null }
-      gw.prices.set({ model: 'ollama/qwen3:8b', ...price })
-      gw.prices.set({ model: 'lmstudio/qwen2.5-7b-instruct', ...price })
-      gw.configChanged()
+      await gw.store.prices.set({ model: 'ollama/qwen3:8b', ...price })
+      await gw.store.prices.set({ model: 'lmstudio/qwen2.5-7b-instruct', ...price })
+      await gw.configChanged()
       const models = await modelList()
       const byId = new Map(models.map((m) => [m.id, m]))
       const pulled = byId.get('ollama/llama3.2')

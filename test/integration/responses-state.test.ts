@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import path from 'node:path'
+import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
@@ -51,7 +53,16 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     const system = body.system === undefined ? [] : [`system: ${typeof body.system === 'string' ? body.system : body.system.map((b: any) => b.text).join('')}`]
     return [...system, ...body.messages.map((m: any) => `${m.role}: ${blocks(m.content).join(' | ')}`)]
   }
-  const rows = () => (gateway.gateway.db.prepare(`SELECT COUNT(*) AS n FROM responses`).get() as { n: number }).n
+  /** Runs SQL on the gateway's SQLite file over a connection of its own, closed after. */
+  const sqlite = <T>(fn: (db: Database.Database) => T): T => {
+    const db = new Database(path.join(stack.dataDir, 'gateway.db'))
+    try {
+      return fn(db)
+    } finally {
+      db.close()
+    }
+  }
+  const rows = () => sqlite((db) => (db.prepare(`SELECT COUNT(*) AS n FROM responses`).get() as { n: number }).n)
   const as =
     (key: string) =>
     (path: string, init: RequestInit = {}) =>
@@ -63,9 +74,9 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     stack = await startTranslatedStack({ clock: () => now })
     ;({ openai, native, anthropic, gateway } = stack)
     const gw = gateway.gateway
-    secret = gw.keys.create('alice').secret
-    otherSecret = gw.keys.create('bob').secret
-    gw.configChanged()
+    secret = (await gw.store.keys.create('alice')).secret
+    otherSecret = (await gw.store.keys.create('bob')).secret
+    await gw.configChanged()
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
     other = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: otherSecret, maxRetries: 0 })
   })
@@ -265,7 +276,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
 
   it('a preset falling back to another provider mid-conversation continues it there', async () => {
     const gw = gateway.gateway
-    gw.presetsRepo.save(
+    await gw.store.presets.save(
       {
         name: 'chat-then-claude',
         model: CHAT_ONLY,
@@ -278,7 +289,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
       },
       'test',
     )
-    gw.configChanged()
+    await gw.configChanged()
     openai.script({ kind: 'reply', content: 'Blue.' })
     const first = await client.responses.create({ model: '@preset/chat-then-claude', input: 'Colour of the sky?' })
     openai.script({ kind: 'status', status: 503 })
@@ -293,7 +304,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     openai.script({ kind: 'reply', content: long })
     const first = await client.responses.create({ model: CHAT_ONLY, input: 'Tell me about the tides.' })
     openai.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'drop' })
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
     const failed = await client.responses.stream({ model: CHAT_ONLY, previous_response_id: first.id, input: 'Shorter?' }).finalResponse()
     assert.equal(failed.status, 'failed')
     const [rec] = await newRecords(gateway.gateway, count)
@@ -327,7 +338,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     const mine = await client.responses.create({ model: CHAT_ONLY, input: 'Tell me the plan.' })
     const item = (mine.output[0] as OpenAI.Responses.ResponseOutputMessage).id
     const seen = openai.received.length
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
 
     const cont: any = await other.responses.create({ model: CHAT_ONLY, previous_response_id: mine.id, input: 'Go on' }).catch((e) => e)
     assert.equal(cont.status, 400)
@@ -402,21 +413,27 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     assert.equal((await as(secret)(`/v1/responses/${old.id}`)).status, 404)
     const err: any = await client.responses.create({ model: CHAT_ONLY, previous_response_id: old.id, input: 'More?' }).catch((e) => e)
     assert.equal(err.error.code, 'previous_response_not_found')
-    assert.ok(gw.db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id))
+    assert.ok(sqlite((db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)))
     await gw.pruneRecords()
-    assert.equal(gw.db.prepare(`SELECT 1 FROM responses WHERE id = ?`).get(old.id), undefined)
-    assert.equal(gw.db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id), undefined)
+    assert.equal(
+      sqlite((db) => db.prepare(`SELECT 1 FROM responses WHERE id = ?`).get(old.id)),
+      undefined,
+    )
+    assert.equal(
+      sqlite((db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)),
+      undefined,
+    )
 
-    gw.settingsRepo.write({ response_retention_days: 0 })
-    gw.configChanged()
+    await gw.store.settings.write({ response_retention_days: 0 })
+    await gw.configChanged()
     try {
       const before = rows()
       const unkept = await client.responses.create({ model: CHAT_ONLY, input: 'Hi' })
       assert.equal((unkept as any).store, false, 'the response says it was not kept')
       assert.equal(rows(), before)
     } finally {
-      gw.settingsRepo.write({ response_retention_days: 30 })
-      gw.configChanged()
+      await gw.store.settings.write({ response_retention_days: 30 })
+      await gw.configChanged()
     }
   })
 

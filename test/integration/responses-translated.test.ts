@@ -49,8 +49,8 @@ describe('POST /v1/responses translated to chat completions for providers that d
   before(async () => {
     stack = await startTranslatedStack()
     ;({ openai, native, anthropic, gateway } = stack)
-    secret = gateway.gateway.keys.create('t').secret
-    gateway.gateway.configChanged()
+    secret = (await gateway.gateway.store.keys.create('t')).secret
+    await gateway.gateway.configChanged()
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 })
   })
 
@@ -357,7 +357,7 @@ describe('POST /v1/responses translated to chat completions for providers that d
       [{ input: 'Hi', tools: [{ type: 'namespace', name: 'crm', tools: [{ type: 'function' }] }] }, 'tools[0].tools[0].name', /Missing required parameter/],
     ]
     for (const [body, param, message] of cases) {
-      const count = recordCount(gateway.gateway)
+      const count = await recordCount(gateway.gateway)
       const err: any = await client.responses.create({ model: MODEL, ...body } as any).catch((e) => e)
       assert.equal(err.status, 400, param)
       assert.equal(err.error.type, 'invalid_request_error')
@@ -391,7 +391,7 @@ describe('POST /v1/responses translated to chat completions for providers that d
     assert.equal(streamedBefore.error.type, 'server_error')
 
     openai.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'error-event' })
-    const count = recordCount(gateway.gateway)
+    const count = await recordCount(gateway.gateway)
     const res = await raw({ model: MODEL, input: 'Hi', stream: true })
     assert.equal(res.status, 200)
     const evs = events(await res.text())
@@ -472,7 +472,7 @@ describe('POST /v1/responses translated to chat completions for providers that d
 
   it('falls back from a provider that serves Responses to a chat-only one on the same request: the native body and headers to the first, the translation without them to the second', async () => {
     const gw = gateway.gateway
-    gw.presetsRepo.save(
+    await gw.store.presets.save(
       {
         name: 'mixed',
         model: 'groq/gpt-oss-120b',
@@ -485,7 +485,7 @@ describe('POST /v1/responses translated to chat completions for providers that d
       },
       'test',
     )
-    gw.configChanged()
+    await gw.configChanged()
     native.scriptResponses({ kind: 'status', status: 503 })
     openai.script({ kind: 'reply', content: 'From the fallback.' })
     const headers = { originator: 'codex_exec', 'session-id': '0199-session', 'x-codex-window-id': 'w1' }

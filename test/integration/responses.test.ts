@@ -265,11 +265,11 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
   })
 
   it('applies a preset: its system prompt before instructions, its parameters winning on max_output_tokens and temperature', async () => {
-    t.running.gateway.presetsRepo.save(
+    await t.running.gateway.store.presets.save(
       { name: 'pirate', model: MODEL, system_prompt: 'Talk like a pirate.', temperature: 0.2, top_p: null, max_tokens: 300, fallbacks: [], description: null },
       'test',
     )
-    t.running.gateway.configChanged()
+    await t.running.gateway.configChanged()
     const res = await t.client.responses.create({ model: '@preset/pirate', input: 'Hi', instructions: 'Be brief.', temperature: 1.5, max_output_tokens: 1000 })
     const body = last().body
     assert.equal(body.model, 'gpt-5.1')
@@ -282,8 +282,8 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
   })
 
   it("caps max_output_tokens with a key's max_tokens policy: fills it in when unset, refuses more naming the field", async () => {
-    const { secret } = t.running.gateway.keys.create('capped', { policy: { max_tokens: 100 } })
-    t.running.gateway.configChanged()
+    const { secret } = await t.running.gateway.store.keys.create('capped', { policy: { max_tokens: 100 } })
+    await t.running.gateway.configChanged()
     const capped = new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 })
     await capped.responses.create({ model: MODEL, input: 'Hi' })
     assert.equal(last().body.max_output_tokens, 100)
@@ -387,8 +387,8 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     const gone: any = await t.client.responses.retrieve(unstored.id).catch((e) => e)
     assert.equal(gone.status, 404)
 
-    const other = new OpenAI({ baseURL: t.baseURL, apiKey: t.running.gateway.keys.create('other').secret, maxRetries: 0 })
-    t.running.gateway.configChanged()
+    const other = new OpenAI({ baseURL: t.baseURL, apiKey: (await t.running.gateway.store.keys.create('other')).secret, maxRetries: 0 })
+    await t.running.gateway.configChanged()
     const refused: any = await other.responses.retrieve(made.id).catch((e) => e)
     assert.equal(refused.status, 404)
     assert.equal(refused.error.type, 'invalid_request_error')
@@ -410,8 +410,8 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
 
   it('input_tokens on a provider that does not serve Responses: a 400 naming the provider and the model field, never a 404 (Responses themselves are translated there)', async () => {
     const gw = t.running.gateway
-    gw.providers.upsert('mybox', 'openai', t.fake.url)
-    gw.configChanged()
+    await gw.store.providers.upsert('mybox', 'openai', t.fake.url)
+    await gw.configChanged()
     const seen = t.fake.received.length
     const err: any = await t.client.responses.inputTokens.count({ model: 'mybox/gpt-5.1', input: 'Hi' }).catch((e) => e)
     assert.equal(err.status, 400)
@@ -438,7 +438,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     await assert.rejects(cli('providers', 'set', 'openai', '--wire', 'sometimes'), (e: any) => /--wire must be one of chat, responses, both/.test(e.stderr))
     await assert.rejects(cli('providers', 'set', 'anthropic', '--wire', 'both'), (e: any) => /applies to providers of kind openai/.test(e.stderr))
     await t.running.gateway.secrets.set('rbox', t.fake.apiKey)
-    t.running.gateway.configChanged()
+    await t.running.gateway.configChanged()
     {
       const res = await t.client.responses.create({ model: 'rbox/gpt-5.1', input: 'Hi' })
       assert.equal(res.status, 'completed')
@@ -456,7 +456,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
       assert.match(((await messages.json()) as any).error.message, /rbox serves only the Responses API/)
       // Changing another setting keeps the wire.
       await cli('providers', 'set', 'rbox', '--kind', 'openai', '--base-url', t.fake.url)
-      assert.equal(t.running.gateway.providers.all().find((p) => p.id === 'rbox')!.wire, 'responses')
+      assert.equal((await t.running.gateway.store.providers.all()).find((p) => p.id === 'rbox')!.wire, 'responses')
     }
   })
 

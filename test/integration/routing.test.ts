@@ -26,17 +26,17 @@ describe('routing: retries, fallbacks, cool-down', () => {
     t = await startTestGateway({}, { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5, retryAfterCapMs: 1000, cooldownAfterFailures: 1_000_000 })
     backup = await startFakeOpenAI()
     const gw = t.running.gateway
-    gw.providers.upsert('backup', 'openai', backup.url)
-    gw.presetsRepo.save(preset('resilient', 'gpt-4o-mini', ['backup/gpt-4o-mini']), 'test')
+    await gw.store.providers.upsert('backup', 'openai', backup.url)
+    await gw.store.presets.save(preset('resilient', 'gpt-4o-mini', ['backup/gpt-4o-mini']), 'test')
   })
   after(async () => {
     await t.close()
     await backup.close()
   })
   // Each test scripts its own failures; the backup needs its key in the environment of the gateway.
-  beforeEach(() => {
+  beforeEach(async () => {
     ;(t.running.gateway.options.env as NodeJS.ProcessEnv).BACKUP_API_KEY = backup.apiKey
-    t.running.gateway.configChanged()
+    await t.running.gateway.configChanged()
   })
 
   it('retries retryable failures before the first byte, and records every attempt', async () => {
@@ -151,7 +151,7 @@ describe('routing: retries, fallbacks, cool-down', () => {
   })
 
   it("passes over a fallback the key's policy forbids", async () => {
-    const { secret } = t.running.gateway.keys.create('openai-only', { policy: { allowed_providers: ['openai'] } })
+    const { secret } = await t.running.gateway.store.keys.create('openai-only', { policy: { allowed_providers: ['openai'] } })
     const client = new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 })
     t.fake.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 })
     const before = backup.received.length
@@ -176,8 +176,8 @@ describe('routing: cool-down and timeouts', () => {
     t = await startTestGateway({}, { maxRetries: 0, cooldownAfterFailures: 2, cooldownMs: 60_000 })
     const gw = t.running.gateway
     ;(gw.options.env as NodeJS.ProcessEnv).BACKUP_API_KEY = backup.apiKey
-    gw.providers.upsert('backup', 'openai', backup.url)
-    gw.presetsRepo.save(preset('resilient', 'gpt-4o-mini', ['backup/gpt-4o-mini']), 'test')
+    await gw.store.providers.upsert('backup', 'openai', backup.url)
+    await gw.store.presets.save(preset('resilient', 'gpt-4o-mini', ['backup/gpt-4o-mini']), 'test')
   })
   after(async () => {
     await t.close()

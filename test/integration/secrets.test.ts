@@ -88,13 +88,13 @@ describe('provider keys echoed back by a provider reach no client, record or log
     )
     const gw = gateway.gateway
     admin = new AdminService(gw, { base_url: `${gateway.url}/v1`, version: 'test', data_dir: dataDir, log_file: path.join(dataDir, 'gw.log') })
-    gw.providers.upsert('openai', 'openai', openai.url)
-    gw.providers.upsert('openai-wrong', 'openai', openai.url)
-    gw.providers.upsert('garbled', 'openai', garbled.url)
+    await gw.store.providers.upsert('openai', 'openai', openai.url)
+    await gw.store.providers.upsert('openai-wrong', 'openai', openai.url)
+    await gw.store.providers.upsert('garbled', 'openai', garbled.url)
     await invoke('providers.set', { id: 'anthropic', base_url: anthropic.url, api_key: ANTHROPIC_KEY })
-    gw.settingsRepo.write({ log_bodies: true })
-    key = gw.keys.create('t').secret
-    gw.configChanged()
+    await gw.store.settings.write({ log_bodies: true })
+    key = (await gw.store.keys.create('t')).secret
+    await gw.configChanged()
   })
 
   after(async () => {
@@ -178,7 +178,7 @@ describe('provider keys echoed back by a provider reach no client, record or log
   })
 
   it('leaves no key in the logs or the data directory', async () => {
-    gateway.gateway.records.flush()
+    await gateway.gateway.records.flushed()
     await new Promise<void>((resolve) => gateway.gateway.logger.flush(() => resolve()))
     assert.match(fs.readFileSync(path.join(dataDir, 'gw.log'), 'utf8'), /answered 500|provider_|upstream_error/, 'the log holds the failures')
     for (const file of fs.readdirSync(dataDir)) assertClean(file, fs.readFileSync(path.join(dataDir, file), 'latin1'))

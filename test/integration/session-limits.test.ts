@@ -15,8 +15,8 @@ describe('per-session limits on a key, on every wire', () => {
   let t: TestGateway
   let n = 0
   const session = () => `sess-${++n}`
-  const keyWith = (name: string, policy: KeyPolicy) => {
-    const { secret, info } = t.running.gateway.keys.create(name, { policy })
+  const keyWith = async (name: string, policy: KeyPolicy) => {
+    const { secret, info } = await t.running.gateway.store.keys.create(name, { policy })
     return { id: info.id, secret }
   }
   const openai = (secret: string, sessionId?: string) =>
@@ -42,7 +42,7 @@ describe('per-session limits on a key, on every wire', () => {
   after(() => t.close())
 
   it('chat completions: the call past max_session_requests gets OpenAI’s 400 policy_violation, not to be retried, nothing sent upstream, recorded as a refusal', async () => {
-    const { secret } = keyWith('agent-chat', { max_session_requests: 2 })
+    const { secret } = await keyWith('agent-chat', { max_session_requests: 2 })
     const c = openai(secret, session())
     await chat(c)
     await chat(c)
@@ -64,7 +64,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('Messages: the refusal in Anthropic’s shape, a 402 billing_error, which Claude Code shows its user once', async () => {
-    const { secret } = keyWith('agent-messages', { max_session_requests: 1 })
+    const { secret } = await keyWith('agent-messages', { max_session_requests: 1 })
     const c = anthropic(secret, session())
     const ask = () => c.messages.create({ model: 'openai/gpt-4o-mini', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] })
     await ask()
@@ -87,7 +87,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('Messages streaming: refused before the stream starts, with an HTTP 402 in Anthropic’s shape', async () => {
-    const { secret } = keyWith('agent-stream', { max_session_requests: 1 })
+    const { secret } = await keyWith('agent-stream', { max_session_requests: 1 })
     const c = anthropic(secret, session())
     const ask = () => c.messages.create({ model: 'openai/gpt-4o-mini', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] })
     for await (const _ of await ask());
@@ -98,7 +98,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('Responses: OpenAI’s error shape, a 400 that Codex shows once instead of retrying', async () => {
-    const { secret } = keyWith('agent-responses', { max_session_requests: 1 })
+    const { secret } = await keyWith('agent-responses', { max_session_requests: 1 })
     const c = openai(secret, session())
     const ask = () => c.responses.create({ model: 'openai/gpt-5.1', input: 'hi' })
     await ask()
@@ -113,7 +113,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('another session of the key and requests with no session id are not held by a stopped session', async () => {
-    const { secret } = keyWith('agent-others', { max_session_requests: 1, max_session_usd: C * 1.5 })
+    const { secret } = await keyWith('agent-others', { max_session_requests: 1, max_session_usd: C * 1.5 })
     const stopped = openai(secret, session())
     await chat(stopped, 5)
     assert.equal((await refusal(chat(stopped, 5))).status, 400)
@@ -121,12 +121,12 @@ describe('per-session limits on a key, on every wire', () => {
     const sessionless = openai(secret)
     for (let i = 0; i < 3; i++) await chat(sessionless, 5)
     // The same session id on another key is another session.
-    const other = keyWith('agent-others-2', { max_session_requests: 1 })
+    const other = await keyWith('agent-others-2', { max_session_requests: 1 })
     await chat(openai(other.secret, `sess-${n - 1}`))
   })
 
   it('8 parallel calls of one session against a limit of 3 requests: exactly 3 reach the provider', async () => {
-    const { secret } = keyWith('agent-burst', { max_session_requests: 3 })
+    const { secret } = await keyWith('agent-burst', { max_session_requests: 3 })
     const c = openai(secret, session())
     // Every admitted call is held upstream, so all 8 are in flight together.
     t.fake.script(...Array.from({ length: 8 }, () => ({ kind: 'delay' as const, ms: 200 })))
@@ -144,7 +144,7 @@ describe('per-session limits on a key, on every wire', () => {
 
   it('a USD limit with a slow provider: parallel calls never take the session past it, and the next call is refused', async () => {
     const limit = 3.5 * C
-    const { id, secret } = keyWith('agent-usd', { max_session_usd: limit })
+    const { id, secret } = await keyWith('agent-usd', { max_session_usd: limit })
     const sid = session()
     const c = openai(secret, sid)
     t.fake.script(...Array.from({ length: 8 }, () => ({ kind: 'delay' as const, ms: 200 })))
@@ -167,7 +167,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('a limit added to a key counts what the session did before', async () => {
-    const { id, secret } = keyWith('agent-late', {})
+    const { id, secret } = await keyWith('agent-late', {})
     const c = openai(secret, session())
     await chat(c)
     await chat(c)
@@ -178,7 +178,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('every recorded request of the session counts, read from the store with its record still queued', async () => {
-    const { secret } = keyWith('agent-queued', { max_session_requests: 2 })
+    const { secret } = await keyWith('agent-queued', { max_session_requests: 2 })
     const c = openai(secret, session())
     // Refused before admission, so the session is not in memory yet; its record waits in the writer's queue.
     assert.equal((await refusal(c.chat.completions.create({ model: 'no-such-model', messages: twelveTokens }))).status, 404)
@@ -188,7 +188,7 @@ describe('per-session limits on a key, on every wire', () => {
   })
 
   it('a session limit on a model with no known price is refused rather than left unbounded', async () => {
-    const { secret } = keyWith('agent-unpriced', { max_session_usd: 1 })
+    const { secret } = await keyWith('agent-unpriced', { max_session_usd: 1 })
     const err: any = await refusal(openai(secret, session()).chat.completions.create({ model: 'openai/mystery-model', messages: twelveTokens }))
     assert.equal(err.status, 403)
     assert.match(err.message, /per-session spend limit, and openai\/mystery-model has no known price/)
@@ -214,7 +214,7 @@ describe('per-session limits on a key, on every wire', () => {
     const since = Date.now()
     await admin('settings.update', { session_alert_usd: 2.5 * C })
     try {
-      const { id, secret } = keyWith('agent-alert', {})
+      const { id, secret } = await keyWith('agent-alert', {})
       const sid = session()
       const c = openai(secret, sid)
       for (let i = 0; i < 2; i++) await chat(c)

@@ -170,13 +170,13 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
       { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway
-    gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    gw.providers.upsert('openai', 'openai', openai.url)
-    secret = gw.keys.create('laptop').secret
-    const other = gw.keys.create('ci-runner')
+    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gw.store.providers.upsert('openai', 'openai', openai.url)
+    secret = (await gw.store.keys.create('laptop')).secret
+    const other = await gw.store.keys.create('ci-runner')
     otherSecret = other.secret
     otherKeyId = other.info.id
-    gw.configChanged()
+    await gw.configChanged()
     const setup = await fetch(`${gateway.url}/api/auth.setup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -420,7 +420,7 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
 
   it('gw sessions list and show print the sessions and a timeline through the admin service', async () => {
     const session = 'bc072202-ff35-44a4-b47b-5720a1638024'
-    gateway.gateway.records.flush()
+    await gateway.gateway.records.flushed()
     const list = await gwCli(['sessions', 'list', '--tool', 'claude-code 2.1.330', '--json'], { dataDir })
     const items = JSON.parse(list.stdout) as Array<{ session_id: string; requests: number }>
     assert.ok(

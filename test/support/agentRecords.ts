@@ -9,15 +9,15 @@ import type { Gateway } from '../../src/gateway/gateway'
 import { waitForRecord } from './harness'
 
 /** How many records the gateway holds, queued ones included. */
-export function recordCount(gw: Gateway): number {
-  gw.records.flush()
-  return gw.requests.list(1000).length
+export async function recordCount(gw: Gateway): Promise<number> {
+  await gw.records.flushed()
+  return gw.store.requests.count()
 }
 
 /** The records of the requests made since there were `before` (a `recordCount`), oldest first. */
 export async function newRecords(gw: Gateway, before: number) {
-  gw.records.flush()
-  const list = gw.requests.list(1000)
+  await gw.records.flushed()
+  const list = await gw.store.requests.list(1000)
   const fresh = list.slice(0, list.length - before).reverse()
   return Promise.all(fresh.map((r) => waitForRecord(gw, r.id)))
 }

@@ -65,9 +65,9 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
     },
   )
   const gw = running.gateway
-  gw.providers.upsert('openai', 'openai', fake.url)
-  const { secret } = gw.keys.create('test')
-  gw.configChanged()
+  await gw.store.providers.upsert('openai', 'openai', fake.url)
+  const { secret } = await gw.store.keys.create('test')
+  await gw.configChanged()
   const baseURL = `${running.url}/v1`
   return {
     running,
@@ -80,8 +80,8 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
     async records(atLeast = 1) {
       const deadline = Date.now() + 3000
       for (;;) {
-        gw.records.flush()
-        const list = gw.requests.list(1000)
+        await gw.records.flushed()
+        const list = await gw.store.requests.list(1000)
         if (list.length >= atLeast || Date.now() > deadline) return list
         await new Promise((r) => setTimeout(r, 10))
       }
@@ -114,8 +114,8 @@ export const json = async (res: Response): Promise<any> => res.json()
 export async function waitForRecord(gw: Gateway, id: string | null | undefined): Promise<RequestRecord> {
   const deadline = Date.now() + 3000
   for (;;) {
-    gw.records.flush()
-    const found = id ? gw.requests.get(id) : undefined
+    await gw.records.flushed()
+    const found = id ? await gw.store.requests.get(id) : undefined
     if (found) return found
     if (Date.now() > deadline) throw new Error(`no record ${id} after 3 s`)
     await new Promise((r) => setTimeout(r, 10))

@@ -8,10 +8,10 @@ const idOf = (prefix: string) => `${prefix}_${randomUUID().replaceAll('-', '')}`
  * Keeps a turn as the translated Responses path does (a user's question, the model's answer),
  * made now and expiring `ttl` later (30 days unless said), continuing `previous` if given.
  */
-export function keepTurn(repo: ResponsesRepo, keyId: string, question: string, opts: { ttl?: number; previous?: string } = {}): string {
+export async function keepTurn(repo: ResponsesRepo, keyId: string, question: string, opts: { ttl?: number; previous?: string } = {}): Promise<string> {
   const now = Date.now()
   const id = idOf('resp')
-  repo.save({
+  await repo.save({
     id,
     key_id: keyId,
     request_id: idOf('req'),

@@ -41,10 +41,10 @@ export async function startTranslatedStack(options: Pick<GatewayOptions, 'clock'
     },
   )
   const gw = gateway.gateway
-  gw.providers.upsert('openai', 'openai', openai.url, {}, 'chat')
-  gw.providers.upsert('anthropic', 'anthropic', anthropic.url)
-  gw.providers.upsert('groq', 'openai', native.url, {}, 'both')
-  gw.configChanged()
+  await gw.store.providers.upsert('openai', 'openai', openai.url, {}, 'chat')
+  await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+  await gw.store.providers.upsert('groq', 'openai', native.url, {}, 'both')
+  await gw.configChanged()
   return {
     gateway,
     openai,

@@ -1,12 +1,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { openDatabase, type Db } from '../../src/gateway/store/db'
-import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
+import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
+import { recordBatchWriter } from '../../src/gateway/store/recordBatch'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
-import { bucketStart, groupBy, nearestRank, overview, MAX_BUCKETS, type GroupByInput } from '../../src/gateway/admin/queries/analyticsQuery'
-import { listRequests, type Scope } from '../../src/gateway/admin/queries/requestQuery'
+import type { Sql } from '../../src/gateway/store/sql'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
+import { bucketStart, groupBy, nearestRank, overview, MAX_BUCKETS, type GroupByInput } from '../../src/gateway/store/queries/analyticsQuery'
+import { listRequests, type Scope } from '../../src/gateway/store/queries/requestQuery'
+import { InvalidQuery } from '../../src/gateway/store/queries/invalidQuery'
 import { analyticsOps } from '../../src/contract/analytics'
-import { AdminError } from '../../src/gateway/admin/adminError'
 import { tempDir } from '../support/tempDir'
 import { recordFixture, type RecordSpec } from '../support/recordFixture'
 
@@ -20,11 +23,17 @@ type Spec = RecordSpec
 
 const record = (s: Spec): RequestRecord => recordFixture(s, { model: 'm1', provider: 'p1', upstreamModel: null })
 
-function store(specs: Spec[]): Db {
+/** Stores records in this order, in one batch. */
+const insert = (db: Db, specs: Spec[]) =>
+  recordBatchWriter(db)(
+    specs.map((s) => ({ record: record(s), debit: null, bodies: null })),
+    [],
+  )
+
+function store(specs: Spec[]): SqliteSql {
   const db = openDatabase(tempDir())
-  const repo = new RequestsRepo(db)
-  db.transaction(() => specs.forEach((s) => repo.insert(record(s))))()
-  return db
+  insert(db, specs)
+  return new SqliteSql(db)
 }
 
 const overviewOutput = analyticsOps['analytics.overview'].output
@@ -52,7 +61,7 @@ describe('nearest-rank percentiles', () => {
 })
 
 describe('analytics.overview', () => {
-  it('computes totals, error rate, exact percentiles and unpriced requests', () => {
+  it('computes totals, error rate, exact percentiles and unpriced requests', async () => {
     // 20 latencies 10, 20, … 200 in scrambled order: p50 = rank 10 = 100, p95 = rank 19 = 190, p99 = rank 20 = 200.
     const latencies = [130, 10, 200, 70, 40, 190, 20, 110, 160, 50, 180, 30, 90, 150, 60, 120, 170, 80, 140, 100]
     const specs: Spec[] = latencies.map((latency, i) => ({
@@ -62,8 +71,8 @@ describe('analytics.overview', () => {
       tokens: i < 3 ? null : [100, 10],
       cost: i < 3 ? undefined : i < 6 ? null : 0.25,
     }))
-    const db = store(specs)
-    const out = overview(db, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    const sql = store(specs)
+    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     overviewOutput.parse(out)
     assert.deepEqual(out.totals, {
       requests: 20,
@@ -79,39 +88,39 @@ describe('analytics.overview', () => {
     })
     assert.equal(out.series.length, 1)
     assert.deepEqual(out.series[0], { t: T0, requests: 20, errors: 3, cost_usd: 3.5, prompt_tokens: 1700, completion_tokens: 170, p50_ms: 100, p95_ms: 190 })
-    db.close()
+    sql.db.close()
   })
 
-  it('does not count a request refused before any provider was chosen as unpriced: it was sent nowhere', () => {
-    const db = store([
+  it('does not count a request refused before any provider was chosen as unpriced: it was sent nowhere', async () => {
+    const sql = store([
       { at: T0, outcome: 'error', provider: null, tokens: null },
       { at: T0 + MIN, outcome: 'error', tokens: null },
     ])
-    const out = overview(db, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.unpriced_requests, 1, 'only the one a provider saw: its cost is unknown')
-    db.close()
+    sql.db.close()
   })
 
-  it('leaves free token counts out (they are in the request list, not in inference totals, percentiles or groups)', () => {
+  it('leaves free token counts out (they are in the request list, not in inference totals, percentiles or groups)', async () => {
     const counts: Spec[] = [1, 2, 3].map((i) => ({ at: T0 + i * MIN, endpoint: 'messages.count_tokens', latency: 1, cost: 0, tokens: null }))
-    const db = store([{ at: T0, latency: 300, cost: 0.5 }, { at: T0 + 5 * MIN, latency: 500, cost: 0.25 }, ...counts])
-    const out = overview(db, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    const sql = store([{ at: T0, latency: 300, cost: 0.5 }, { at: T0 + 5 * MIN, latency: 500, cost: 0.25 }, ...counts])
+    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.cost_usd, 0.75)
     assert.equal(out.totals.p50_ms, 300)
     assert.equal(out.series[0].requests, 2)
     assert.deepEqual(
-      groupBy(db, { from: T0, to: T0 + H, by: 'model' }, ALL).map((g) => [g.value, g.requests]),
+      (await groupBy(sql, { from: T0, to: T0 + H, by: 'model' }, ALL)).map((g) => [g.value, g.requests]),
       [['m1', 2]],
     )
-    assert.equal(listRequests(db, { filter: {} }, ALL).total, 5)
-    db.close()
+    assert.equal((await listRequests(sql, { filter: {} }, ALL)).total, 5)
+    sql.db.close()
   })
 
-  it('answers an empty range with zeros and null percentiles', () => {
-    const db = store([])
-    const out = overview(db, { from: T0, to: T0 + 2 * H }, ALL)
+  it('answers an empty range with zeros and null percentiles', async () => {
+    const sql = store([])
+    const out = await overview(sql, { from: T0, to: T0 + 2 * H }, ALL)
     assert.deepEqual(out.totals, {
       requests: 0,
       errors: 0,
@@ -128,13 +137,13 @@ describe('analytics.overview', () => {
       out.series.map((p) => p.t),
       [T0, T0 + H],
     )
-    db.close()
+    sql.db.close()
   })
 
-  it('aligns hourly buckets to UTC hour starts, includes empty ones, keeps [from, to)', () => {
+  it('aligns hourly buckets to UTC hour starts, includes empty ones, keeps [from, to)', async () => {
     const from = T0 + 30 * MIN
     const to = T0 + 5 * H + 10 * MIN
-    const db = store([
+    const sql = store([
       { at: T0 + 10 * MIN, latency: 1 }, // before from, in the first bucket: excluded
       { at: from, latency: 5 }, // exactly from: included
       { at: T0 + 40 * MIN, latency: 7 },
@@ -142,7 +151,7 @@ describe('analytics.overview', () => {
       { at: T0 + 5 * H + 5 * MIN, latency: 11, outcome: 'error' },
       { at: to, latency: 13 }, // exactly to: excluded
     ])
-    const out = overview(db, { from, to, bucket: 'hour' }, ALL)
+    const out = await overview(sql, { from, to, bucket: 'hour' }, ALL)
     assert.deepEqual(
       out.series.map((p) => [p.t, p.requests, p.errors, p.p50_ms, p.p95_ms]),
       [
@@ -159,18 +168,18 @@ describe('analytics.overview', () => {
     assert.equal(out.totals.requests, 4)
     assert.equal(out.totals.p50_ms, 7) // 5, 7, 9, 11: rank 2
     // A `to` on a bucket boundary does not open an empty bucket after it.
-    assert.equal(overview(db, { from: T0, to: T0 + 2 * H }, ALL).series.length, 2)
-    db.close()
+    assert.equal((await overview(sql, { from: T0, to: T0 + 2 * H }, ALL)).series.length, 2)
+    sql.db.close()
   })
 
-  it('keeps 0 ms and multi-hour latencies in their own bucket', () => {
-    const db = store([
+  it('keeps 0 ms and multi-hour latencies in their own bucket', async () => {
+    const sql = store([
       { at: T0 + 59 * MIN, latency: 5 * H }, // a 5-hour request in the first bucket
       { at: T0 + 59 * MIN, latency: 0 },
       { at: T0 + H, latency: 0 },
       { at: T0 + 3 * H + 1, latency: 2 ** 31 + 5 }, // longer than the packing allows: clamped, bucket intact
     ])
-    const out = overview(db, { from: T0, to: T0 + 4 * H }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + 4 * H }, ALL)
     assert.deepEqual(
       out.series.map((p) => [p.requests, p.p50_ms, p.p95_ms]),
       [
@@ -181,17 +190,17 @@ describe('analytics.overview', () => {
       ],
     )
     assert.deepEqual([out.totals.p50_ms, out.totals.p99_ms], [0, 2 ** 31 - 1])
-    db.close()
+    sql.db.close()
   })
 
-  it('aligns daily buckets to UTC midnight', () => {
-    const db = store([
+  it('aligns daily buckets to UTC midnight', async () => {
+    const sql = store([
       { at: T0 - 1, latency: 1 }, // 23:59:59.999 the day before
       { at: T0 + 23 * H, latency: 2 },
       { at: T0 + DAY, latency: 3 },
       { at: T0 + 3 * DAY + 12 * H, latency: 4 },
     ])
-    const out = overview(db, { from: T0 - 6 * H, to: T0 + 3 * DAY + 13 * H, bucket: 'day' }, ALL)
+    const out = await overview(sql, { from: T0 - 6 * H, to: T0 + 3 * DAY + 13 * H, bucket: 'day' }, ALL)
     assert.deepEqual(
       out.series.map((p) => [p.t, p.requests]),
       [
@@ -205,39 +214,39 @@ describe('analytics.overview', () => {
     for (const p of out.series) assert.equal(new Date(p.t).toISOString().slice(10), 'T00:00:00.000Z')
     assert.equal(bucketStart(T0 + 5 * H + 1, H), T0 + 5 * H)
     assert.equal(bucketStart(T0 + DAY - 1, DAY), T0)
-    db.close()
+    sql.db.close()
   })
 
-  it('applies the filter inside the range and the member scope', () => {
-    const db = store([
+  it('applies the filter inside the range and the member scope', async () => {
+    const sql = store([
       { at: T0 + MIN, key: 'key_a', model: 'm1', latency: 10, tags: ['prod'] },
       { at: T0 + 2 * MIN, key: 'key_b', model: 'm1', latency: 20, tags: ['prod'] },
       { at: T0 + 3 * MIN, key: 'key_b', model: 'm2', latency: 30, dims: { team: 'ml' } },
       { at: T0 + 2 * H, key: 'key_a', model: 'm2', latency: 40, dims: { team: 'ml' } },
     ])
     const range = { from: T0, to: T0 + 3 * H }
-    assert.equal(overview(db, { ...range, filter: { model: 'm1' } }, ALL).totals.requests, 2)
-    assert.equal(overview(db, { ...range, filter: { tag: 'prod' } }, ALL).totals.p95_ms, 20)
-    assert.equal(overview(db, { ...range, filter: { dimensions: { team: 'ml' } } }, ALL).totals.requests, 2)
+    assert.equal((await overview(sql, { ...range, filter: { model: 'm1' } }, ALL)).totals.requests, 2)
+    assert.equal((await overview(sql, { ...range, filter: { tag: 'prod' } }, ALL)).totals.p95_ms, 20)
+    assert.equal((await overview(sql, { ...range, filter: { dimensions: { team: 'ml' } } }, ALL)).totals.requests, 2)
     // The filter's own from/to narrow the range; they never widen it.
-    assert.equal(overview(db, { ...range, filter: { from: T0 + H } }, ALL).totals.requests, 1)
-    assert.equal(overview(db, { from: T0, to: T0 + H, filter: { to: T0 + 5 * H } }, ALL).totals.requests, 3)
-    const member = overview(db, range, { keyIds: ['key_a'] })
+    assert.equal((await overview(sql, { ...range, filter: { from: T0 + H } }, ALL)).totals.requests, 1)
+    assert.equal((await overview(sql, { from: T0, to: T0 + H, filter: { to: T0 + 5 * H } }, ALL)).totals.requests, 3)
+    const member = await overview(sql, range, { keyIds: ['key_a'] })
     assert.equal(member.totals.requests, 2)
     assert.equal(member.totals.p50_ms, 10)
-    assert.equal(overview(db, range, { keyIds: [] }).totals.requests, 0)
-    db.close()
+    assert.equal((await overview(sql, range, { keyIds: [] })).totals.requests, 0)
+    sql.db.close()
   })
 
-  it('refuses a series with too many buckets', () => {
-    const db = store([])
+  it('refuses a series with too many buckets', async () => {
+    const sql = store([])
     // Valid by the contract but too large: refused as invalid input (400), not as an internal error.
-    assert.throws(
-      () => overview(db, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL),
-      (err: unknown) => err instanceof AdminError && err.status === 400 && err.field === 'bucket' && /10001 hour buckets/.test(err.message),
+    await assert.rejects(
+      overview(sql, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL),
+      (err: unknown) => err instanceof InvalidQuery && err.field === 'bucket' && /^bucket: .*10001 hour buckets/.test(err.message),
     )
-    assert.equal(overview(db, { from: 0, to: MAX_BUCKETS * H, bucket: 'hour' }, ALL).series.length, MAX_BUCKETS)
-    db.close()
+    assert.equal((await overview(sql, { from: 0, to: MAX_BUCKETS * H, bucket: 'hour' }, ALL)).series.length, MAX_BUCKETS)
+    sql.db.close()
   })
 })
 
@@ -288,14 +297,14 @@ describe('analytics.groupBy', () => {
     { at: T0 + 2 * DAY, key: 'key_a', model: 'm9', tags: ['prod'], cost: 9 }, // outside the range
   ]
   const range = { from: T0, to: T0 + DAY }
-  const rows = (db: Db, input: Omit<GroupByInput, 'from' | 'to'>, scope: Scope = ALL) => {
-    const out = groupBy(db, { ...range, ...input }, scope)
+  const rows = async (sql: Sql, input: Omit<GroupByInput, 'from' | 'to'>, scope: Scope = ALL) => {
+    const out = await groupBy(sql, { ...range, ...input }, scope)
     groupOutput.parse(out)
     return out.map(({ value, requests, cost_usd, tokens, errors }) => [value, requests, Math.round(cost_usd * 1e9) / 1e9, tokens, errors])
   }
 
-  it('groups by the model that answered, as provider/model, apart from the model asked for', () => {
-    const db = store([
+  it('groups by the model that answered, as provider/model, apart from the model asked for', async () => {
+    const sql = store([
       { at: T0 + 1 * MIN, model: 'fast', provider: 'p1', upstream: 'small-1', cost: 0.01, tokens: [10, 1] },
       { at: T0 + 2 * MIN, model: 'fast', provider: 'p1', upstream: 'small-1', cost: 0.01, tokens: [10, 1] },
       // A fallback: asked for the same alias, answered by another provider's model.
@@ -303,62 +312,64 @@ describe('analytics.groupBy', () => {
       // Refused before any provider: nothing served it.
       { at: T0 + 4 * MIN, model: 'fast', provider: null, upstream: null, outcome: 'error', tokens: null },
     ])
-    assert.deepEqual(rows(db, { by: 'model' }), [['fast', 4, 0.04, 33, 1]])
-    assert.deepEqual(rows(db, { by: 'served_model' }), [
+    assert.deepEqual(await rows(sql, { by: 'model' }), [['fast', 4, 0.04, 33, 1]])
+    assert.deepEqual(await rows(sql, { by: 'served_model' }), [
       ['p1/small-1', 2, 0.02, 22, 0],
       ['p2/small-1', 1, 0.02, 11, 0],
       [null, 1, 0, 0, 1],
     ])
-    db.close()
+    sql.db.close()
   })
 
-  it('groups by model, provider, user, preset, session and trace, with a null group, largest first', () => {
-    const db = store(specs)
+  it('groups by model, provider, user, preset, session and trace, with a null group, largest first', async () => {
+    const sql = store(specs)
     // Equal request counts: the costlier group first.
-    assert.deepEqual(rows(db, { by: 'model' }), [
+    assert.deepEqual(await rows(sql, { by: 'model' }), [
       ['m2', 2, 0.3, 2, 1],
       ['m1', 2, 0.1, 165, 0],
       ['m3', 1, 0.05, 4, 0],
       [null, 1, 0, 0, 1],
     ])
-    assert.deepEqual(rows(db, { by: 'provider' }), [
+    assert.deepEqual(await rows(sql, { by: 'provider' }), [
       ['p1', 3, 0.15, 169, 0],
       ['p2', 2, 0.3, 2, 1],
       [null, 1, 0, 0, 1],
     ])
-    assert.deepEqual(rows(db, { by: 'user' }), [
+    assert.deepEqual(await rows(sql, { by: 'user' }), [
       [null, 2, 0.3, 2, 1],
       ['u1', 2, 0.1, 165, 0],
       ['u2', 2, 0.05, 4, 1],
     ])
-    assert.deepEqual(rows(db, { by: 'preset' }), [
+    assert.deepEqual(await rows(sql, { by: 'preset' }), [
       [null, 4, 0.05, 59, 2],
       ['summ', 2, 0.4, 112, 0],
     ])
-    assert.deepEqual(rows(db, { by: 'session' }), [
+    assert.deepEqual(await rows(sql, { by: 'session' }), [
       [null, 3, 0.35, 6, 1],
       ['s1', 2, 0.1, 165, 0],
       ['s2', 1, 0, 0, 1],
     ])
-    assert.deepEqual(rows(db, { by: 'trace' }), [
+    assert.deepEqual(await rows(sql, { by: 'trace' }), [
       [null, 4, 0.35, 6, 2],
       ['t1', 2, 0.1, 165, 0],
     ])
     assert.deepEqual(
-      rows(db, { by: 'model', limit: 2 }).map((r) => r[0]),
+      (await rows(sql, { by: 'model', limit: 2 })).map((r) => r[0]),
       ['m2', 'm1'],
     )
-    db.close()
+    sql.db.close()
   })
 
-  it('groups by key with the key name joined from keys', () => {
-    const db = store([])
-    const keys = new KeysRepo(db)
-    const a = keys.create('Team A').info.id
-    const b = keys.create('Team B').info.id
-    const repo = new RequestsRepo(db)
-    db.transaction(() => specs.forEach((s) => repo.insert(record({ ...s, key: s.key === 'key_a' ? a : s.key === 'key_b' ? b : s.key }))))()
-    const out = groupBy(db, { ...range, by: 'key' }, ALL)
+  it('groups by key with the key name joined from keys', async () => {
+    const sql = store([])
+    const keys = new KeysRepo(sql)
+    const a = (await keys.create('Team A')).info.id
+    const b = (await keys.create('Team B')).info.id
+    insert(
+      sql.db,
+      specs.map((s) => ({ ...s, key: s.key === 'key_a' ? a : s.key === 'key_b' ? b : s.key })),
+    )
+    const out = await groupBy(sql, { ...range, by: 'key' }, ALL)
     assert.deepEqual(
       out.map((g) => [g.value, g.name, g.requests, g.errors]),
       [
@@ -370,67 +381,67 @@ describe('analytics.groupBy', () => {
     // The contract's group has no `name`: parsing the answer keeps value = key id and drops nothing else.
     assert.deepEqual(groupOutput.parse(out)[0], { value: a, requests: 3, cost_usd: 0.1, unpriced: 2, tokens: 165, errors: 1 })
     assert.deepEqual(
-      groupBy(db, { ...range, by: 'key' }, { keyIds: [b] }).map((g) => g.value),
+      (await groupBy(sql, { ...range, by: 'key' }, { keyIds: [b] })).map((g) => g.value),
       [b],
     )
-    db.close()
+    sql.db.close()
   })
 
-  it('groups by tag, counting a request once under each of its tags, and by a dimension', () => {
-    const db = store(specs)
-    assert.deepEqual(rows(db, { by: 'tag' }), [
+  it('groups by tag, counting a request once under each of its tags, and by a dimension', async () => {
+    const sql = store(specs)
+    assert.deepEqual(await rows(sql, { by: 'tag' }), [
       ['prod', 3, 0.15, 169, 0],
       ['chat', 1, 0.1, 110, 0],
       ['batch', 1, 0, 0, 1],
     ])
-    assert.deepEqual(rows(db, { by: 'dimension:team' }), [
+    assert.deepEqual(await rows(sql, { by: 'dimension:team' }), [
       ['core', 2, 0.1, 165, 0],
       ['ml', 2, 0.05, 4, 1],
     ])
-    assert.deepEqual(rows(db, { by: 'dimension:nobody' }), [])
+    assert.deepEqual(await rows(sql, { by: 'dimension:nobody' }), [])
     // Grouping composes with filters, including tag and dimension filters.
-    assert.deepEqual(rows(db, { by: 'tag', filter: { dimensions: { team: 'core' } } }), [
+    assert.deepEqual(await rows(sql, { by: 'tag', filter: { dimensions: { team: 'core' } } }), [
       ['prod', 2, 0.1, 165, 0],
       ['chat', 1, 0.1, 110, 0],
     ])
-    assert.deepEqual(rows(db, { by: 'dimension:team', filter: { tag: 'prod' } }), [
+    assert.deepEqual(await rows(sql, { by: 'dimension:team', filter: { tag: 'prod' } }), [
       ['core', 2, 0.1, 165, 0],
       ['ml', 1, 0.05, 4, 0],
     ])
-    db.close()
+    sql.db.close()
   })
 
-  it('keeps members to their own keys', () => {
-    const db = store(specs)
-    assert.deepEqual(rows(db, { by: 'model' }, { keyIds: ['key_b'] }), [
+  it('keeps members to their own keys', async () => {
+    const sql = store(specs)
+    assert.deepEqual(await rows(sql, { by: 'model' }, { keyIds: ['key_b'] }), [
       ['m2', 1, 0.3, 2, 0],
       ['m3', 1, 0.05, 4, 0],
     ])
-    assert.deepEqual(rows(db, { by: 'tag' }, { keyIds: ['key_b'] }), [['prod', 1, 0.05, 4, 0]])
-    assert.deepEqual(rows(db, { by: 'model' }, { keyIds: [] }), [])
-    db.close()
+    assert.deepEqual(await rows(sql, { by: 'tag' }, { keyIds: ['key_b'] }), [['prod', 1, 0.05, 4, 0]])
+    assert.deepEqual(await rows(sql, { by: 'model' }, { keyIds: [] }), [])
+    sql.db.close()
   })
 
-  it('never counts an unpriced request as $0 of cost: it only adds to unpriced_requests', () => {
-    const db = store([
+  it('never counts an unpriced request as $0 of cost: it only adds to unpriced_requests', async () => {
+    const sql = store([
       { at: T0, model: 'local', cost: null, tokens: [1000, 1000] },
       { at: T0 + 1, model: 'local', cost: null, tokens: [1000, 1000] },
       { at: T0 + 2, model: 'paid', cost: 0.02 },
     ])
-    assert.deepEqual(rows(db, { by: 'model' }), [
+    assert.deepEqual(await rows(sql, { by: 'model' }), [
       ['local', 2, 0, 4000, 0],
       ['paid', 1, 0.02, 15, 0],
     ])
-    const totals = overview(db, range, ALL).totals
+    const totals = (await overview(sql, range, ALL)).totals
     approx(totals.cost_usd, 0.02)
     assert.equal(totals.unpriced_requests, 2)
-    db.close()
+    sql.db.close()
   })
 
-  it('refuses an unknown grouping', () => {
-    const db = store([])
-    assert.throws(() => groupBy(db, { ...range, by: 'detail' }, ALL), /cannot group by detail/)
-    assert.throws(() => groupBy(db, { ...range, by: "dimension:x') OR 1=1 --" }, ALL), /invalid dimension name/)
-    db.close()
+  it('refuses an unknown grouping', async () => {
+    const sql = store([])
+    await assert.rejects(groupBy(sql, { ...range, by: 'detail' }, ALL), /cannot group by detail/)
+    await assert.rejects(groupBy(sql, { ...range, by: "dimension:x') OR 1=1 --" }, ALL), /invalid dimension name/)
+    sql.db.close()
   })
 })

@@ -2,42 +2,49 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { openDatabase } from '../../src/gateway/store/db'
-import { bumpConfigRev, ConfigWatcher } from '../../src/gateway/store/configRev'
+import { bumpConfigRev, CONFIG_REV_SQL, PolledConfigWatch } from '../../src/gateway/store/configRev'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
 
+/** A watcher on its own connection, wired as the store wires it: a change committed through `sql` invalidates it. */
+function watched(dir = tempDir()) {
+  const sql = new SqliteSql(openDatabase(dir))
+  const rev = sql.prepare(CONFIG_REV_SQL)
+  const watcher = new PolledConfigWatch(() => (rev.get() as { rev: number }).rev)
+  sql.onConfigChange = () => watcher.invalidate()
+  return { sql, db: sql.db, watcher }
+}
+
 describe('configuration changes from other processes', () => {
-  it('are seen by the first check 1 ms or more after the commit, with the row read at most once a millisecond', () => {
-    const db = openDatabase(tempDir())
-    const cli = new Database(db.name)
-    const watcher = new ConfigWatcher(db)
+  it('are seen by the first check 1 ms or more after the commit, with the row read at most once a millisecond', async () => {
+    const { db, watcher } = watched()
+    const cli = new SqliteSql(new Database(db.name))
     assert.equal(watcher.changed(100), true, 'the first check loads')
     assert.equal(watcher.changed(100.5), false)
-    bumpConfigRev(cli)
+    await cli.write((tx) => bumpConfigRev(tx))
     // Within the same millisecond as the last read the row is not read again...
     assert.equal(watcher.changed(100.9), false)
     // ...and from 1 ms on it is, and the change is seen once.
     assert.equal(watcher.changed(101), true)
     assert.equal(watcher.changed(102), false)
-    bumpConfigRev(cli)
+    await cli.write((tx) => bumpConfigRev(tx))
     assert.equal(watcher.changed(103), true)
-    cli.close()
+    cli.db.close()
     db.close()
   })
 
   it('invalidate() makes the very next check reload, for changes made in this process', () => {
-    const db = openDatabase(tempDir())
-    const watcher = new ConfigWatcher(db)
+    const { db, watcher } = watched()
     assert.equal(watcher.changed(5), true)
     watcher.invalidate()
     assert.equal(watcher.changed(5), true)
     db.close()
   })
 
-  it("a change through the watcher's own connection is seen by the very next check, within the same millisecond", () => {
-    const db = openDatabase(tempDir())
-    const watcher = new ConfigWatcher(db)
+  it("a change through the watcher's own connection is seen by the very next check, within the same millisecond", async () => {
+    const { sql, db, watcher } = watched()
     assert.equal(watcher.changed(7), true)
-    bumpConfigRev(db)
+    await sql.write((tx) => bumpConfigRev(tx))
     assert.equal(watcher.changed(7.2), true)
     assert.equal(watcher.changed(7.4), false)
     db.close()

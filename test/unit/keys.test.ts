@@ -4,6 +4,7 @@ import { generateKey, hashKey, hashesEqual, isWellFormedKey, keyLookup, maskKey 
 import { KeyIndex } from '../../src/gateway/pipeline/authenticate'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import { openDatabase } from '../../src/gateway/store/db'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
 
 describe('inference keys', () => {
@@ -16,10 +17,10 @@ describe('inference keys', () => {
     assert.equal(new Set(keys).size, keys.length)
   })
 
-  it('are stored as a SHA-256 hash, never in clear', () => {
+  it('are stored as a SHA-256 hash, never in clear', async () => {
     const dir = tempDir()
     const db = openDatabase(dir)
-    const { secret } = new KeysRepo(db).create('a')
+    const { secret } = await new KeysRepo(new SqliteSql(db)).create('a')
     const row = db.prepare('SELECT * FROM keys').get() as Record<string, unknown>
     assert.equal(row.hash, hashKey(secret))
     assert.equal(JSON.stringify(row).includes(secret.slice(11, -4)), false, 'no secret part beyond lookup and last 4')
@@ -39,14 +40,14 @@ describe('inference keys', () => {
     assert.equal(keyLookup(k.secret), k.lookup)
   })
 
-  it('authenticate known keys and refuse unknown, malformed and revoked ones with invalid_api_key', () => {
+  it('authenticate known keys and refuse unknown, malformed and revoked ones with invalid_api_key', async () => {
     const db = openDatabase(tempDir())
-    const repo = new KeysRepo(db)
-    const good = repo.create('good')
-    const gone = repo.create('gone')
-    repo.revoke(gone.info.id)
+    const repo = new KeysRepo(new SqliteSql(db))
+    const good = await repo.create('good')
+    const gone = await repo.create('gone')
+    await repo.revoke(gone.info.id)
     const index = new KeyIndex()
-    index.reload(repo.all())
+    index.reload(await repo.all())
     assert.equal(index.authenticate(`Bearer ${good.secret}`).id, good.info.id)
     const forged = good.secret.slice(0, -1) + (good.secret.endsWith('A') ? 'B' : 'A')
     for (const header of [undefined, 'Basic abc', 'Bearer short', `Bearer ${forged}`, `Bearer ${gone.secret}`]) {

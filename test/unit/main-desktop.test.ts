@@ -194,7 +194,7 @@ const canConnect = (port: number) =>
 
 async function seedPort(dataDir: string, port: number) {
   const r: RunningGateway = await startGateway({ host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' }, { env: {}, secrets: new MemoryStore() })
-  r.gateway.settingsRepo.write({ port })
+  await r.gateway.store.settings.write({ port })
   await r.close()
 }
 
@@ -400,10 +400,10 @@ describe('the desktop app (createDesktop)', () => {
     f.app.ready()
     await desk.ready
     const gw = desk.gateway()!.gateway
-    gw.providers.upsert('openai', 'openai', fake.url)
-    gw.settingsRepo.write({ session_alert_usd: 0.00001 })
-    const { secret } = gw.keys.create('laptop')
-    gw.configChanged()
+    await gw.store.providers.upsert('openai', 'openai', fake.url)
+    await gw.store.settings.write({ session_alert_usd: 0.00001 })
+    const { secret } = await gw.store.keys.create('laptop')
+    await gw.configChanged()
     // gpt-4o-mini at the fake's usage costs $0.0000048: the third call of the session passes $0.00001.
     const ask = () =>
       fetch(`${desk.gateway()!.url}/v1/chat/completions`, {

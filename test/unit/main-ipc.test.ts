@@ -115,8 +115,8 @@ describe('IPC transport for the management contract', () => {
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
       { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemoryStore() },
     )
-    running.gateway.providers.upsert('openai', 'openai', fake.url)
-    running.gateway.configChanged()
+    await running.gateway.store.providers.upsert('openai', 'openai', fake.url)
+    await running.gateway.configChanged()
     ipcMain = new FakeIpcMain()
     keychain = new MemoryStore()
     session = new DesktopSession(keychain)

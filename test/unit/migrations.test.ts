@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { DB_FILE, migrate, openDatabase, schemaVersion } from '../../src/gateway/store/db'
 import { migrations } from '../../src/gateway/store/migrations'
 import { PricesRepo } from '../../src/gateway/store/pricesRepo'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
 
 const latest = Math.max(...migrations.map((m) => m.version))
@@ -46,7 +47,7 @@ describe('store migrations', () => {
     })
   }
 
-  it('move price overrides of version 8 into whole price rows, keeping every rate and note', () => {
+  it('move price overrides of version 8 into whole price rows, keeping every rate and note', async () => {
     const dir = tempDir()
     const old = new Database(path.join(dir, DB_FILE))
     migrate(old, migrations, 8)
@@ -58,7 +59,7 @@ describe('store migrations', () => {
     insert.run('openai/embed-y', 0.02, null, null, null, null, null, at)
     old.close()
     const db = openDatabase(dir)
-    assert.deepEqual(new PricesRepo(db).all(), [
+    assert.deepEqual(await new PricesRepo(new SqliteSql(db)).all(), [
       {
         model: 'anthropic/claude-x',
         row: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, context_length: 200000 },

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import { openDatabase, type Db } from '../../src/gateway/store/db'
 import { RecordWriter } from '../../src/gateway/store/recordWriter'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
 import { recordFixture } from '../support/recordFixture'
 
@@ -84,8 +85,8 @@ describe('request records written by their own thread', () => {
 
   it("keeps a batch's other records when one breaks a constraint, and says which", async () => {
     const w = open()
-    const keys = new KeysRepo(db)
-    const { info } = keys.create('prepaid')
+    const keys = new KeysRepo(new SqliteSql(db))
+    const { info } = await keys.create('prepaid')
     w.push(record('warm'))
     await eventually(() => storedIds().length === 1)
     w.push(record('ok-1', info.id), { keyId: info.id, pico: 5n }, null)
@@ -129,7 +130,7 @@ describe('request records written by their own thread', () => {
 
   it('sets a poisoned row aside and commits the rest of its batch, on the record thread', async () => {
     const w = open()
-    const { info } = new KeysRepo(db).create('prepaid')
+    const { info } = await new KeysRepo(new SqliteSql(db)).create('prepaid')
     w.start()
     await eventually(threadReady(w))
     pushPoisoned(w, info.id)
@@ -139,7 +140,7 @@ describe('request records written by their own thread', () => {
 
   it('sets a poisoned row aside and commits the rest of its batch, on the main thread', async () => {
     const w = open()
-    const { info } = new KeysRepo(db).create('prepaid')
+    const { info } = await new KeysRepo(new SqliteSql(db)).create('prepaid')
     // Before the thread is ready, batches are written on this connection.
     pushPoisoned(w, info.id)
     w.flush()

@@ -1,7 +1,10 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { openDatabase, type Db } from '../../src/gateway/store/db'
-import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
+import { openDatabase } from '../../src/gateway/store/db'
+import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
+import { recordBatchWriter } from '../../src/gateway/store/recordBatch'
+import { sqliteDialect, type Sql } from '../../src/gateway/store/sql'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import {
   choosePlan,
   defaultPlan,
@@ -11,7 +14,7 @@ import {
   type FilterPlan,
   type ListRequestsInput,
   type Scope,
-} from '../../src/gateway/admin/queries/requestQuery'
+} from '../../src/gateway/store/queries/requestQuery'
 import { requestOps, type RequestFilter } from '../../src/contract/requests'
 import { tempDir } from '../support/tempDir'
 import { recordFixture, type RecordSpec } from '../support/recordFixture'
@@ -25,11 +28,14 @@ type Spec = RecordSpec & { id: string }
 
 const record = (s: Spec): RequestRecord => recordFixture(s, { model: 'openai/gpt-4o', provider: 'openai', upstreamModel: 'gpt-4o' })
 
-function store(specs: Spec[]): Db {
+/** A store holding these records, inserted in this order in one batch. */
+function store(specs: Spec[]): SqliteSql {
   const db = openDatabase(tempDir())
-  const repo = new RequestsRepo(db)
-  db.transaction(() => specs.forEach((s) => repo.insert(record(s))))()
-  return db
+  recordBatchWriter(db)(
+    specs.map((s) => ({ record: record(s), debit: null, bodies: null })),
+    [],
+  )
+  return new SqliteSql(db)
 }
 
 // Inserted in this order (rowid order); `at` is deliberately not monotonic for r08/r09 (same ms).
@@ -177,18 +183,18 @@ function expected(filter: RequestFilter, scope: Scope = ALL): string[] {
 }
 
 const ids = (items: Array<{ id: string }>) => items.map((i) => i.id)
-const list = (db: Db, input: ListRequestsInput, scope: Scope = ALL) => listRequests(db, input, scope)
+const list = (sql: Sql, input: ListRequestsInput, scope: Scope = ALL) => listRequests(sql, input, scope)
 const outputSchema = requestOps['requests.list'].output
 
 describe('requests.list query', () => {
-  let db: Db
+  let sql: SqliteSql
   before(() => {
-    db = store(SPECS)
+    sql = store(SPECS)
   })
-  after(() => db.close())
+  after(() => sql.db.close())
 
-  it('lists every request newest first, ties by insertion order, rows from columns matching the contract', () => {
-    const out = list(db, {})
+  it('lists every request newest first, ties by insertion order, rows from columns matching the contract', async () => {
+    const out = await list(sql, {})
     assert.equal(out.total, 10)
     assert.deepEqual(ids(out.items), ['r10', 'r09', 'r08', 'r07', 'r06', 'r05', 'r04', 'r03', 'r02', 'r01'])
     outputSchema.parse(out)
@@ -244,28 +250,28 @@ describe('requests.list query', () => {
     ['source', { source: 'playground' }],
   ]
   for (const [name, filter] of single) {
-    it(`filters by ${name}`, () => {
-      const out = list(db, { filter })
+    it(`filters by ${name}`, async () => {
+      const out = await list(sql, { filter })
       assert.deepEqual([...ids(out.items)].sort(), expected(filter))
       assert.equal(out.total, expected(filter).length)
     })
   }
 
-  it('includes both ends of a status class and nothing beside it', () => {
+  it('includes both ends of a status class and nothing beside it', async () => {
     const statuses = [199, 200, 299, 300, 399, 400, 499, 500, 599, 600]
     const edge = store(statuses.map((status, i) => ({ id: `s${status}`, at: T0 + i, status })))
-    const of = (status: '2xx' | '4xx' | '5xx') => [...ids(list(edge, { filter: { status } }).items)].sort()
-    assert.deepEqual(of('2xx'), ['s200', 's299'])
-    assert.deepEqual(of('4xx'), ['s400', 's499'])
-    assert.deepEqual(of('5xx'), ['s500', 's599'])
-    edge.close()
+    const of = async (status: '2xx' | '4xx' | '5xx') => [...ids((await list(edge, { filter: { status } })).items)].sort()
+    assert.deepEqual(await of('2xx'), ['s200', 's299'])
+    assert.deepEqual(await of('4xx'), ['s400', 's499'])
+    assert.deepEqual(await of('5xx'), ['s500', 's599'])
+    edge.db.close()
   })
 
-  it('filters by status class and exact status', () => {
-    assert.deepEqual([...ids(list(db, { filter: { status: '2xx' } }).items)].sort(), ['r01', 'r04', 'r07', 'r08', 'r09'])
-    assert.deepEqual([...ids(list(db, { filter: { status: '4xx' } }).items)].sort(), ['r02', 'r05', 'r06'])
-    assert.deepEqual([...ids(list(db, { filter: { status: '5xx' } }).items)].sort(), ['r03', 'r10'])
-    assert.deepEqual(ids(list(db, { filter: { status: 200 } }).items), ['r09', 'r08', 'r04', 'r01'])
+  it('filters by status class and exact status', async () => {
+    assert.deepEqual([...ids((await list(sql, { filter: { status: '2xx' } })).items)].sort(), ['r01', 'r04', 'r07', 'r08', 'r09'])
+    assert.deepEqual([...ids((await list(sql, { filter: { status: '4xx' } })).items)].sort(), ['r02', 'r05', 'r06'])
+    assert.deepEqual([...ids((await list(sql, { filter: { status: '5xx' } })).items)].sort(), ['r03', 'r10'])
+    assert.deepEqual(ids((await list(sql, { filter: { status: 200 } })).items), ['r09', 'r08', 'r04', 'r01'])
   })
 
   const combined: Array<[string, RequestFilter]> = [
@@ -295,22 +301,22 @@ describe('requests.list query', () => {
     ['contradiction', { key_id: 'key_a', model: 'm2', status: '5xx' }],
   ]
   for (const [name, filter] of combined) {
-    it(`combines filters: ${name}`, () => {
-      const out = list(db, { filter })
+    it(`combines filters: ${name}`, async () => {
+      const out = await list(sql, { filter })
       assert.deepEqual([...ids(out.items)].sort(), expected(filter))
       assert.equal(out.total, expected(filter).length)
     })
   }
 
-  it('every plan selects exactly the same rows for every filter', () => {
+  it('every plan selects exactly the same rows for every filter', async () => {
     for (const [, filter] of [...single, ...combined]) {
       const plans: FilterPlan[] = [{ drive: 'columns' }, { drive: 'order' }, { drive: 'child', child: 'tag' }]
       for (const name of Object.keys(filter.dimensions ?? {})) plans.push({ drive: 'child', child: `dimension:${name}` })
       for (const scope of [ALL, { keyIds: ['key_a', 'key_c'] }]) {
-        plans.push(defaultPlan(filter, scope), choosePlan(db, filter, scope))
+        plans.push(defaultPlan(filter, scope), await choosePlan(sql, filter, scope))
         for (const plan of plans) {
-          const w = filterSql(filter, scope, plan)
-          const rows = db
+          const w = filterSql(sqliteDialect, filter, scope, plan)
+          const rows = sql.db
             .prepare(`SELECT r.id FROM requests r WHERE ${w.sql} ORDER BY r.id`)
             .pluck()
             .all(...w.params)
@@ -320,143 +326,155 @@ describe('requests.list query', () => {
     }
   })
 
-  it('starts from a tag or dimension only when it is rarer than what the indexed columns narrow to', () => {
+  it('starts from a tag or dimension only when it is rarer than what the indexed columns narrow to', async () => {
     assert.deepEqual(defaultPlan({ tag: 'prod' }, ALL), { drive: 'child', child: 'tag' })
     assert.deepEqual(defaultPlan({ tag: 'prod', model: 'm1' }, ALL), { drive: 'columns' })
     assert.deepEqual(defaultPlan({ model: 'm1' }, ALL), { drive: 'columns' })
-    assert.deepEqual(choosePlan(db, { model: 'm1' }, ALL), { drive: 'columns' })
+    assert.deepEqual(await choosePlan(sql, { model: 'm1' }, ALL), { drive: 'columns' })
     // 'eval' (2 requests) is rarer than the 'prod' tag (4) and than model m1 (5) …
-    assert.deepEqual(choosePlan(db, { tag: 'eval' }, ALL), { drive: 'child', child: 'tag' })
-    assert.deepEqual(choosePlan(db, { tag: 'prod', dimensions: { team: 'core' } }, ALL), { drive: 'child', child: 'dimension:team' })
-    assert.deepEqual(choosePlan(db, { tag: 'prod', model: 'm1' }, ALL), { drive: 'child', child: 'tag' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'eval' }, ALL), { drive: 'child', child: 'tag' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'prod', dimensions: { team: 'core' } }, ALL), { drive: 'child', child: 'dimension:team' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'prod', model: 'm1' }, ALL), { drive: 'child', child: 'tag' })
     // … but not than user u3 (1), status 429 (1), or a member's key_c (2).
-    assert.deepEqual(choosePlan(db, { tag: 'eval', user_id: 'u3' }, ALL), { drive: 'columns' })
-    assert.deepEqual(choosePlan(db, { tag: 'prod', status: 429 }, ALL), { drive: 'columns' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'eval', user_id: 'u3' }, ALL), { drive: 'columns' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'prod', status: 429 }, ALL), { drive: 'columns' })
     // Both sides are counted within the time range: key_b has 3 requests to prod's 4, but from
     // T0 + 2 h they have 3 each, and a tie goes to the tag.
-    assert.deepEqual(choosePlan(db, { tag: 'prod', key_id: 'key_b' }, ALL), { drive: 'columns' })
-    assert.deepEqual(choosePlan(db, { tag: 'prod', key_id: 'key_b', from: T0 + 2 * H }, ALL), { drive: 'child', child: 'tag' })
-    assert.deepEqual(choosePlan(db, { tag: 'prod' }, { keyIds: ['key_c'] }), { drive: 'columns' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'prod', key_id: 'key_b' }, ALL), { drive: 'columns' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'prod', key_id: 'key_b', from: T0 + 2 * H }, ALL), { drive: 'child', child: 'tag' })
+    assert.deepEqual(await choosePlan(sql, { tag: 'prod' }, { keyIds: ['key_c'] }), { drive: 'columns' })
   })
 
-  it('binds every value as a parameter', () => {
+  it('binds every value as a parameter', async () => {
     const w = filterSql(
+      sqliteDialect,
       { model: "x' OR 1=1 --", tag: "'; DROP TABLE requests; --", dimensions: { "a'": "b'" }, from: 5 },
       { keyIds: ["k'"] },
       { drive: 'child', child: 'tag' },
     )
     assert.doesNotMatch(w.sql, /OR 1=1|DROP|'/)
     assert.deepEqual(w.params, ["k'", 5, "x' OR 1=1 --", "'; DROP TABLE requests; --", 5, "a'", "b'"])
-    assert.equal(list(db, { filter: { model: "x' OR 1=1 --" } }).total, 0)
-    assert.equal(list(db, { filter: { tag: "'; DROP TABLE requests; --" } }).total, 0)
-    assert.equal(list(db, {}).total, 10)
+    assert.equal((await list(sql, { filter: { model: "x' OR 1=1 --" } })).total, 0)
+    assert.equal((await list(sql, { filter: { tag: "'; DROP TABLE requests; --" } })).total, 0)
+    assert.equal((await list(sql, {})).total, 10)
   })
 
-  it('shows a member only the requests of their own keys', () => {
+  it('shows a member only the requests of their own keys', async () => {
     const member: Scope = { keyIds: ['key_a'] }
-    const out = list(db, {}, member)
+    const out = await list(sql, {}, member)
     assert.deepEqual(ids(out.items), ['r09', 'r07', 'r02', 'r01'])
     assert.equal(out.total, 4)
     assert.ok(out.items.every((i) => i.key_id === 'key_a'))
     // Filters cannot widen the scope: another key's id, or a tag only others' requests carry.
-    assert.deepEqual(list(db, { filter: { key_id: 'key_b' } }, member), { items: [], total: 0 })
-    assert.deepEqual(ids(list(db, { filter: { tag: 'prod' } }, member).items), ['r01'])
+    assert.deepEqual(await list(sql, { filter: { key_id: 'key_b' } }, member), { items: [], total: 0 })
+    assert.deepEqual(ids((await list(sql, { filter: { tag: 'prod' } }, member)).items), ['r01'])
     // Several keys; requests without a key (r06) are never visible to a member.
-    const two = list(db, {}, { keyIds: ['key_a', 'key_c'] })
+    const two = await list(sql, {}, { keyIds: ['key_a', 'key_c'] })
     assert.deepEqual([...ids(two.items)].sort(), expected({}, { keyIds: ['key_a', 'key_c'] }))
     assert.equal(two.total, 6)
-    assert.deepEqual(list(db, {}, { keyIds: [] }), { items: [], total: 0 })
-    assert.deepEqual(list(db, { filter: { status: 401 } }, { keyIds: ['key_a', 'key_b', 'key_c'] }), { items: [], total: 0 })
+    assert.deepEqual(await list(sql, {}, { keyIds: [] }), { items: [], total: 0 })
+    assert.deepEqual(await list(sql, { filter: { status: 401 } }, { keyIds: ['key_a', 'key_b', 'key_c'] }), { items: [], total: 0 })
   })
 
-  it('sorts by each whitelisted column in both orders, NULL costs last when descending', () => {
-    assert.deepEqual(ids(list(db, { sort: 'created_at', order: 'asc' }).items), ['r01', 'r02', 'r03', 'r04', 'r05', 'r06', 'r07', 'r08', 'r09', 'r10'])
+  it('sorts by each whitelisted column in both orders, NULL costs last when descending', async () => {
+    assert.deepEqual(ids((await list(sql, { sort: 'created_at', order: 'asc' })).items), ['r01', 'r02', 'r03', 'r04', 'r05', 'r06', 'r07', 'r08', 'r09', 'r10'])
     // Equal latencies (r01, r08, r09 at 300 ms) keep insertion order in the direction of the sort.
-    assert.deepEqual(ids(list(db, { sort: 'latency_ms', order: 'desc' }).items), ['r10', 'r04', 'r03', 'r07', 'r09', 'r08', 'r01', 'r05', 'r02', 'r06'])
-    assert.deepEqual(ids(list(db, { sort: 'latency_ms', order: 'asc' }).items), ['r06', 'r02', 'r05', 'r01', 'r08', 'r09', 'r07', 'r03', 'r04', 'r10'])
-    const byCost = list(db, { sort: 'cost_usd', order: 'desc' }).items
+    assert.deepEqual(ids((await list(sql, { sort: 'latency_ms', order: 'desc' })).items), [
+      'r10',
+      'r04',
+      'r03',
+      'r07',
+      'r09',
+      'r08',
+      'r01',
+      'r05',
+      'r02',
+      'r06',
+    ])
+    assert.deepEqual(ids((await list(sql, { sort: 'latency_ms', order: 'asc' })).items), ['r06', 'r02', 'r05', 'r01', 'r08', 'r09', 'r07', 'r03', 'r04', 'r10'])
+    const byCost = (await list(sql, { sort: 'cost_usd', order: 'desc' })).items
     assert.deepEqual(ids(byCost).slice(0, 5), ['r07', 'r05', 'r08', 'r01', 'r09'])
     assert.ok(byCost.slice(5).every((i) => i.cost_usd === null))
-    assert.deepEqual(ids(list(db, { sort: 'cost_usd', order: 'asc' }).items).slice(5), ['r09', 'r01', 'r08', 'r05', 'r07'])
-    assert.deepEqual(ids(list(db, { sort: 'total_tokens', order: 'desc' }).items).slice(0, 4), ['r07', 'r04', 'r01', 'r05'])
-    assert.deepEqual(ids(list(db, { sort: 'status', order: 'asc' }).items), ['r01', 'r04', 'r08', 'r09', 'r07', 'r06', 'r02', 'r05', 'r03', 'r10'])
+    assert.deepEqual(ids((await list(sql, { sort: 'cost_usd', order: 'asc' })).items).slice(5), ['r09', 'r01', 'r08', 'r05', 'r07'])
+    assert.deepEqual(ids((await list(sql, { sort: 'total_tokens', order: 'desc' })).items).slice(0, 4), ['r07', 'r04', 'r01', 'r05'])
+    assert.deepEqual(ids((await list(sql, { sort: 'status', order: 'asc' })).items), ['r01', 'r04', 'r08', 'r09', 'r07', 'r06', 'r02', 'r05', 'r03', 'r10'])
   })
 
-  it('refuses a sort column or order outside the whitelist', () => {
-    assert.throws(() => list(db, { sort: 'detail' as never }), /cannot sort by detail/)
-    assert.throws(() => list(db, { sort: 'created_at; DROP TABLE requests' as never }), /cannot sort/)
-    assert.throws(() => list(db, { order: 'sideways' as never }), /unknown order/)
-    assert.throws(() => list(db, { limit: 0 }), /limit/)
-    assert.throws(() => list(db, { offset: -1 }), /offset/)
+  it('refuses a sort column or order outside the whitelist', async () => {
+    await assert.rejects(list(sql, { sort: 'detail' as never }), /cannot sort by detail/)
+    await assert.rejects(list(sql, { sort: 'created_at; DROP TABLE requests' as never }), /cannot sort/)
+    await assert.rejects(list(sql, { order: 'sideways' as never }), /unknown order/)
+    await assert.rejects(list(sql, { limit: 0 }), /limit/)
+    await assert.rejects(list(sql, { offset: -1 }), /offset/)
   })
 
-  it('paginates with a stable order and the same total on every page', () => {
+  it('paginates with a stable order and the same total on every page', async () => {
     for (const input of [{}, { sort: 'latency_ms' as const }, { sort: 'cost_usd' as const, order: 'asc' as const }, { filter: { tag: 'prod' } }]) {
-      const all = ids(list(db, input).items)
+      const all = ids((await list(sql, input)).items)
       const seen: string[] = []
       for (let offset = 0; offset < 12; offset += 3) {
-        const page = list(db, { ...input, limit: 3, offset })
+        const page = await list(sql, { ...input, limit: 3, offset })
         assert.equal(page.total, all.length)
         seen.push(...ids(page.items))
       }
       assert.deepEqual(seen, all, JSON.stringify(input))
     }
-    assert.deepEqual(list(db, { offset: 10 }), { items: [], total: 10 })
-    assert.deepEqual(list(db, { offset: 500, filter: { model: 'm1' } }), { items: [], total: 5 })
+    assert.deepEqual(await list(sql, { offset: 10 }), { items: [], total: 10 })
+    assert.deepEqual(await list(sql, { offset: 500, filter: { model: 'm1' } }), { items: [], total: 5 })
   })
 
-  it('pages a filter the same way whichever plan the page takes', () => {
+  it('pages a filter the same way whichever plan the page takes', async () => {
     // limit 1 over a dense filter walks the created_at order (total² > (offset + limit) · rows); limit 50 sorts the matches.
     for (const filter of [{ status: '2xx' as const }, { tag: 'prod' }, { dimensions: { env: 'prod' } }]) {
-      const dense = ids(list(db, { filter, limit: 50 }).items)
+      const dense = ids((await list(sql, { filter, limit: 50 })).items)
       const single: string[] = []
-      for (let offset = 0; offset < dense.length; offset++) single.push(...ids(list(db, { filter, limit: 1, offset }).items))
+      for (let offset = 0; offset < dense.length; offset++) single.push(...ids((await list(sql, { filter, limit: 1, offset })).items))
       assert.deepEqual(single, dense)
     }
   })
 
-  it('pages a larger store: 50 rows by default, up to 500, a dense tag deep in the list', () => {
+  it('pages a larger store: 50 rows by default, up to 500, a dense tag deep in the list', async () => {
     const many: Spec[] = Array.from({ length: 120 }, (_, i) => ({ id: `m${String(i).padStart(3, '0')}`, at: T0 + i * 1000, tags: i % 2 ? ['odd'] : [] }))
     const big = store(many)
-    const first = list(big, {})
+    const first = await list(big, {})
     assert.equal(first.items.length, 50)
     assert.equal(first.total, 120)
     assert.equal(first.items[0].id, 'm119')
-    assert.equal(list(big, { limit: 500 }).items.length, 120)
-    const odd = list(big, { filter: { tag: 'odd' }, limit: 7, offset: 7 })
+    assert.equal((await list(big, { limit: 500 })).items.length, 120)
+    const odd = await list(big, { filter: { tag: 'odd' }, limit: 7, offset: 7 })
     assert.equal(odd.total, 60)
     assert.deepEqual(ids(odd.items), ['m105', 'm103', 'm101', 'm099', 'm097', 'm095', 'm093'])
-    big.close()
+    big.db.close()
   })
 })
 
 describe('requests.export', () => {
-  let db: Db
+  let sql: SqliteSql
   before(() => {
-    db = store([
+    sql = store([
       ...SPECS,
       { id: 'x01', at: T0 + 80 * H, key: 'key_x', model: '=HYPERLINK("http://evil","x")', user: '-2+3', cost: null, tokens: [7, 3], latency: 10 },
       { id: 'x02', at: T0 + 81 * H, key: 'key_x', model: 'a,"b"\nc', user: 'ok', cost: 0.000001234, tokens: [1, 1], latency: 20 },
     ])
   })
-  after(() => db.close())
+  after(() => sql.db.close())
 
-  it('carries every row the filter matches, in the list order and scope, past one page', () => {
+  it('carries every row the filter matches, in the list order and scope, past one page', async () => {
     for (const input of [{}, { filter: { tag: 'prod' } }, { sort: 'latency_ms' as const, order: 'asc' as const }]) {
-      const all = list(db, { ...input, limit: 500 })
-      assert.deepEqual(ids(exportRequests(db, input, ALL).rows), ids(all.items))
+      const all = await list(sql, { ...input, limit: 500 })
+      assert.deepEqual(ids((await exportRequests(sql, input, ALL)).rows), ids(all.items))
     }
-    assert.deepEqual(ids(exportRequests(db, {}, { keyIds: ['key_c'] }).rows), ['r08', 'r05'])
-    assert.deepEqual(exportRequests(db, {}, { keyIds: [] }).rows, [])
+    assert.deepEqual(ids((await exportRequests(sql, {}, { keyIds: ['key_c'] })).rows), ['r08', 'r05'])
+    assert.deepEqual((await exportRequests(sql, {}, { keyIds: [] })).rows, [])
   })
 
-  it('stops at its cap and says the selection was cut', () => {
-    assert.deepEqual(exportRequests(db, {}, ALL, 3), { rows: exportRequests(db, {}, ALL).rows.slice(0, 3), truncated: true })
-    assert.equal(exportRequests(db, {}, ALL, 12).truncated, false)
+  it('stops at its cap and says the selection was cut', async () => {
+    assert.deepEqual(await exportRequests(sql, {}, ALL, 3), { rows: (await exportRequests(sql, {}, ALL)).rows.slice(0, 3), truncated: true })
+    assert.equal((await exportRequests(sql, {}, ALL, 12)).truncated, false)
   })
 
-  it('writes RFC 4180 CSV: quoted where needed, formulas defused, unpriced as an empty cost and priced=false', () => {
-    const lines = requestsCsv(exportRequests(db, { filter: { key_id: 'key_x' } }, ALL).rows).split('\r\n')
+  it('writes RFC 4180 CSV: quoted where needed, formulas defused, unpriced as an empty cost and priced=false', async () => {
+    const lines = requestsCsv((await exportRequests(sql, { filter: { key_id: 'key_x' } }, ALL)).rows).split('\r\n')
     assert.equal(
       lines[0],
       'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool',

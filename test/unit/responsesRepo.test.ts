@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { openDatabase } from '../../src/gateway/store/db'
 import { ResponsesRepo } from '../../src/gateway/store/responsesRepo'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
 
 const T0 = Date.UTC(2026, 10, 25)
@@ -12,8 +13,8 @@ const reply = (id: string, text: string) => ({ id, type: 'message', role: 'assis
 const texts = (items: Array<Record<string, any>> | undefined) => items?.map((i) => i.content[0].text)
 
 /** A conversation of turns t1 → t2 → t3 for key `k1`, a minute apart. */
-function conversation() {
-  const repo = new ResponsesRepo(openDatabase(tempDir()))
+async function conversation() {
+  const repo = new ResponsesRepo(new SqliteSql(openDatabase(tempDir())))
   const turn = (n: number, previous: string | null, key = 'k1') =>
     repo.save({
       id: `resp_${n}`,
@@ -25,58 +26,58 @@ function conversation() {
       response: { id: `resp_${n}`, object: 'response', status: 'completed', output: [reply(`msg_out${n}`, `answer ${n}`)] },
       input: [user(`msg_in${n}`, `question ${n}`)],
     })
-  turn(1, null)
-  turn(2, 'resp_1')
-  turn(3, 'resp_2')
+  await turn(1, null)
+  await turn(2, 'resp_1')
+  await turn(3, 'resp_2')
   return repo
 }
 
 describe('the store of translated responses', () => {
-  it('a response ends the conversation it continued: every earlier turn, then its own; its input is that without its output', () => {
-    const repo = conversation()
-    assert.deepEqual(texts(repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])
-    assert.deepEqual(texts(repo.inputItems('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3'])
-    assert.deepEqual(texts(repo.get('resp_2', 'k1', T0)!.output as any), ['answer 2'])
+  it('a response ends the conversation it continued: every earlier turn, then its own; its input is that without its output', async () => {
+    const repo = await conversation()
+    assert.deepEqual(texts(await repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])
+    assert.deepEqual(texts(await repo.inputItems('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3'])
+    assert.deepEqual(texts((await repo.get('resp_2', 'k1', T0))!.output as any), ['answer 2'])
   })
 
-  it('reads only the key’s own live responses and items', () => {
-    const repo = conversation()
-    assert.equal(repo.get('resp_2', 'k2', T0), undefined)
-    assert.equal(repo.conversation('resp_2', 'k2', T0), undefined)
-    assert.equal(repo.item('msg_out1', 'k2', T0), undefined)
-    assert.deepEqual(texts([repo.item('msg_out1', 'k1', T0)!]), ['answer 1'])
+  it('reads only the key’s own live responses and items', async () => {
+    const repo = await conversation()
+    assert.equal(await repo.get('resp_2', 'k2', T0), undefined)
+    assert.equal(await repo.conversation('resp_2', 'k2', T0), undefined)
+    assert.equal(await repo.item('msg_out1', 'k2', T0), undefined)
+    assert.deepEqual(texts([(await repo.item('msg_out1', 'k1', T0))!]), ['answer 1'])
     const expiry = T0 + 60_000 + 30 * DAY
-    assert.ok(repo.has('resp_1', 'k1', expiry - 1))
-    assert.equal(repo.has('resp_1', 'k1', expiry), false)
-    assert.equal(repo.item('msg_out1', 'k1', expiry), undefined)
-    assert.equal(repo.delete('resp_1', 'k2', T0), false, 'another key cannot delete it')
-    assert.equal(repo.countForKey('k1', T0), 3)
+    assert.ok(await repo.has('resp_1', 'k1', expiry - 1))
+    assert.equal(await repo.has('resp_1', 'k1', expiry), false)
+    assert.equal(await repo.item('msg_out1', 'k1', expiry), undefined)
+    assert.equal(await repo.delete('resp_1', 'k2', T0), false, 'another key cannot delete it')
+    assert.equal(await repo.countForKey('k1', T0), 3)
   })
 
-  it('deleting a turn in the middle copies the conversation before it into the turn that continued it', () => {
-    const repo = conversation()
-    assert.equal(repo.delete('resp_2', 'k1', T0), true)
-    assert.equal(repo.get('resp_2', 'k1', T0), undefined)
-    assert.equal(repo.item('msg_out2', 'k1', T0)?.id, 'msg_out2', 'the copy in the later turn still holds the item')
-    assert.deepEqual(texts(repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])
+  it('deleting a turn in the middle copies the conversation before it into the turn that continued it', async () => {
+    const repo = await conversation()
+    assert.equal(await repo.delete('resp_2', 'k1', T0), true)
+    assert.equal(await repo.get('resp_2', 'k1', T0), undefined)
+    assert.equal((await repo.item('msg_out2', 'k1', T0))?.id, 'msg_out2', 'the copy in the later turn still holds the item')
+    assert.deepEqual(texts(await repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])
     // And once more, after the first turn goes too: nothing left to walk to.
-    assert.equal(repo.delete('resp_1', 'k1', T0), true)
-    assert.deepEqual(texts(repo.inputItems('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3'])
+    assert.equal(await repo.delete('resp_1', 'k1', T0), true)
+    assert.deepEqual(texts(await repo.inputItems('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3'])
   })
 
-  it('pruning deletes expired responses, or those made before a shortened retention, keeping what continued them whole', () => {
-    const repo = conversation()
+  it('pruning deletes expired responses, or those made before a shortened retention, keeping what continued them whole', async () => {
+    const repo = await conversation()
     // A retention that ends between turn 1 and turn 2.
-    assert.equal(repo.prune(T0, T0 + 90_000), 1)
-    assert.equal(repo.has('resp_1', 'k1', T0), false)
-    assert.deepEqual(texts(repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])
-    assert.equal(repo.prune(T0 + 31 * DAY), 2)
-    assert.equal(repo.countForKey('k1', T0), 0)
+    assert.equal(await repo.prune(T0, T0 + 90_000), 1)
+    assert.equal(await repo.has('resp_1', 'k1', T0), false)
+    assert.deepEqual(texts(await repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])
+    assert.equal(await repo.prune(T0 + 31 * DAY), 2)
+    assert.equal(await repo.countForKey('k1', T0), 0)
   })
 
-  it('deletes everything a key kept, and nothing of another key', () => {
-    const repo = conversation()
-    repo.save({
+  it('deletes everything a key kept, and nothing of another key', async () => {
+    const repo = await conversation()
+    await repo.save({
       id: 'resp_other',
       key_id: 'k2',
       request_id: 'req_o',
@@ -86,8 +87,8 @@ describe('the store of translated responses', () => {
       response: { id: 'resp_other', object: 'response', output: [] },
       input: [user('msg_o', 'hi')],
     })
-    assert.equal(repo.deleteForKey('k1'), 3)
-    assert.equal(repo.countForKey('k1', T0), 0)
-    assert.equal(repo.countForKey('k2', T0), 1)
+    assert.equal(await repo.deleteForKey('k1', T0), 3)
+    assert.equal(await repo.countForKey('k1', T0), 0)
+    assert.equal(await repo.countForKey('k2', T0), 1)
   })
 })

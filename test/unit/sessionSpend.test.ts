@@ -31,30 +31,35 @@ const recordOf = (sessionId: string) =>
   }) as unknown as RequestRecord
 
 describe('SessionSpend: sessions kept in memory', () => {
-  it('drops idle sessions past 10,000, never one with a request in flight, and reads a dropped one from the store again', () => {
+  it('drops idle sessions past 10,000, never one with a request in flight, and reads a dropped one from the store again', async () => {
     const reads: string[] = []
     const store = new Map<string, number>()
     const spend = new SessionSpend(
-      (_key, sessionId) => (reads.push(sessionId), { usd: 0, requests: store.get(sessionId) ?? 0 }),
+      async (_key, sessionId) => (reads.push(sessionId), { usd: 0, requests: store.get(sessionId) ?? 0 }),
       // Nothing is ever left in the writer here.
       { flushed: async () => {}, unwritten: () => [] },
       { threshold: () => null, raise: () => assert.fail('no alert without a threshold') },
     )
+    // As the core does: a session not in memory is read before its request is admitted.
+    const admit = async (sessionId: string) => {
+      await spend.loading(key, policy, sessionId)
+      return spend.admit(key, policy, sessionId, 0n, 'chat.completions')
+    }
     // The first session stays in flight throughout; the others come and go.
-    const held = spend.admit(key, policy, 's0', 0n, 'chat.completions')
+    const held = await admit('s0')
     for (let i = 1; i < 10_500; i++) {
-      const hold = spend.admit(key, policy, `s${i}`, 0n, 'chat.completions')
+      const hold = await admit(`s${i}`)
       spend.recorded(hold, recordOf(`s${i}`))
       store.set(`s${i}`, 1)
     }
     assert.equal(reads.length, 10_500, 'each session read once')
     // s0's request is still in flight: its place is kept, so a second request is refused without a read.
-    assert.throws(() => spend.admit(key, policy, 's0', 0n, 'chat.completions'), /limit of 1 requests set on key "agent" \(0 made, 1 in flight\)/)
+    await assert.rejects(admit('s0'), /limit of 1 requests set on key "agent" \(0 made, 1 in flight\)/)
     assert.equal(reads.length, 10_500)
     // s1 was dropped: read again, with its record now in the store.
-    assert.throws(() => spend.admit(key, policy, 's1', 0n, 'chat.completions'), /\(1 made\)/)
+    await assert.rejects(admit('s1'), /\(1 made\)/)
     assert.equal(reads.at(-1), 's1')
     spend.recorded(held, recordOf('s0'))
-    assert.throws(() => spend.admit(key, policy, 's0', 0n, 'chat.completions'), /\(1 made\)/)
+    await assert.rejects(admit('s0'), /\(1 made\)/)
   })
 })

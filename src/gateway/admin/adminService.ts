@@ -3,9 +3,9 @@ import type { User } from '../../contract/auth'
 import type { PlaygroundEvent } from '../../contract/playground'
 import { SignInThrottle } from '../auth/throttle'
 import type { Gateway } from '../gateway'
-import { UsersRepo } from '../store/usersRepo'
 import { ClientAbort } from '../upstream/clientAbort'
 import { AdminError } from './adminError'
+import { InvalidQuery } from '../store/queries/invalidQuery'
 import type { AdminContext, Caller, GatewayStatus, SessionChange } from './context'
 import { aliasHandlers } from './handlers/aliases'
 import { authHandlers } from './handlers/auth'
@@ -54,8 +54,8 @@ export class AdminService {
   ) {}
 
   /** The user a session token belongs to, or null (none, expired or ended): every transport's one session lookup. */
-  userFor(token: string | null): User | null {
-    return token ? (new UsersRepo(this.gw.db).userForSession(token) ?? null) : null
+  async userFor(token: string | null): Promise<User | null> {
+    return token ? ((await this.gw.store.users.userForSession(token)) ?? null) : null
   }
 
   /** Known once the server listens. */
@@ -78,9 +78,11 @@ export class AdminService {
       const value = await this.run(name, rawInput, ctx)
       return { result: { ok: true, value }, session: ctx.session }
     } catch (err) {
-      // An AdminError is an answer; anything else is a defect, and its stack is what finds it.
-      if (!(err instanceof AdminError)) this.gw.logger.error({ err, operation: name }, 'internal error')
-      const e = err instanceof AdminError ? err : new AdminError(500, 'internal_error', `internal error: ${(err as Error).message}`)
+      // An AdminError (or a query's refusal of its input) is an answer; anything else is a defect,
+      // and its stack is what finds it.
+      const answer = err instanceof InvalidQuery ? new AdminError(400, 'invalid_input', err.message, err.field) : err
+      if (!(answer instanceof AdminError)) this.gw.logger.error({ err, operation: name }, 'internal error')
+      const e = answer instanceof AdminError ? answer : new AdminError(500, 'internal_error', `internal error: ${(err as Error).message}`)
       return { result: { ok: false, error: e.toContract() }, session: ctx.session }
     }
   }
@@ -98,7 +100,7 @@ export class AdminService {
       const field = issue.path.join('.')
       throw new AdminError(400, 'invalid_input', parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '), field || undefined)
     }
-    this.gw.refresh()
+    await this.gw.refresh()
     const handler = handlers[opName] as (ctx: AdminContext, input: unknown) => unknown
     const value = await handler(ctx, parsed.data)
     if ('stream' in op && op.stream) return null

@@ -16,7 +16,7 @@ import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
 import type { KeyRow } from '../store/keysRepo'
-import type { RecordWriter } from '../store/recordWriter'
+import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
 import type { Sink } from './sink'
 import type { Finished, InboundWire } from './wire'
@@ -52,7 +52,7 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   presets: Map<string, Preset>
   aliases: AliasTable
   settings: Settings
-  records: RecordWriter
+  records: RecordSink
 }
 
 /**
@@ -95,7 +95,7 @@ export async function runInference<B extends Record<string, unknown>>(
     }
   }
   pricedIfSentNowhere(ctx)
-  const debit = settleCharge(gw.balances, ctx)
+  const debit = await settleCharge(gw.balances, ctx)
   const error = finished.error ?? null
   const record = ctx.toRecord(finished.status, finished.outcome, error)
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
@@ -155,11 +155,15 @@ async function serve<B extends Record<string, unknown>>(
   ctx.target = primary
   if (wire.resolve) await wire.resolve(ctx, body)
   const control = wire.control(body, ctx)
-  // A key's balance and period spend are read from the store when not in memory (after a change, once a period).
-  for (let loading = gw.balances.loading(ctx.key); loading; loading = gw.balances.loading(ctx.key)) await loading
-  // A watched session is read once, the same way.
-  const sessionLoading = gw.sessions.loading(ctx.key, policyOf(ctx.key), ctx.attribution.attribution.session_id)
-  if (sessionLoading) await sessionLoading
+  // A watched session, a key's balance and its period spend are read from the store when not in
+  // memory (once a session, after a change, once a period); admission follows in the same turn
+  // as the check that all of them are.
+  const sessionId = ctx.attribution.attribution.session_id
+  for (;;) {
+    const loading = gw.sessions.loading(ctx.key, policyOf(ctx.key), sessionId) ?? gw.balances.loading(ctx.key)
+    if (!loading) break
+    await loading
+  }
   admit(gw, ctx, body, control)
   const local = wire.answerLocally?.(ctx, body, primary, sink)
   if (local) return local

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { picoToUsdNumber, type LedgerRepo } from '../store/ledgerRepo'
-import type { RecordWriter } from '../store/recordWriter'
+import type { RecordSink } from '../store/store'
 
 export interface Reservation {
   keyId: string
@@ -45,16 +45,20 @@ export class Balances {
   private monthly = new Map<string, Spend>()
   /** Balances are read from the ledger again before the next admission. */
   private stale = true
+  /** Counts reloads, so a read that overlapped one does not count as fresh. */
+  private generation = 0
+  private reading: Promise<void> | null = null
 
   /** `records`: the writer whose queued records (and debits riding with them) the store's sums must include. */
   constructor(
     private readonly ledger: LedgerRepo,
-    private readonly records: Pick<RecordWriter, 'flushed' | 'unwritten'>,
+    private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
   ) {}
 
   /** After a configuration change (a top-up from another process): balances and spend are read again before the next admission. */
   reload(): void {
     this.stale = true
+    this.generation++
     this.daily.clear()
     this.monthly.clear()
   }
@@ -72,14 +76,14 @@ export class Balances {
     const dayMissing = day !== null && this.daily.get(key.id)?.since !== day
     const monthMissing = month !== null && this.monthly.get(key.id)?.since !== month
     if (!this.stale && !dayMissing && !monthMissing) return null
-    return this.records.flushed().then(() => {
-      if (this.stale) {
-        this.balances = this.ledger.balances()
-        this.stale = false
-      }
-      if (day !== null && this.daily.get(key.id)?.since !== day) this.daily.set(key.id, { since: day, usd: this.spendSince(key.id, day) })
-      if (month !== null && this.monthly.get(key.id)?.since !== month) this.monthly.set(key.id, { since: month, usd: this.spendSince(key.id, month) })
-    })
+    return this.load(key.id, day, month)
+  }
+
+  private async load(keyId: string, day: number | null, month: number | null): Promise<void> {
+    await this.records.flushed()
+    if (this.stale) await this.readBalances()
+    if (day !== null && this.daily.get(keyId)?.since !== day) this.daily.set(keyId, { since: day, usd: await this.spendSince(keyId, day) })
+    if (month !== null && this.monthly.get(keyId)?.since !== month) this.monthly.set(keyId, { since: month, usd: await this.spendSince(keyId, month) })
   }
 
   /**
@@ -88,9 +92,31 @@ export class Balances {
    * one the thread commits in between is counted twice, which errs towards refusing, never
    * towards letting a limit be passed.
    */
-  private spendSince(keyId: string, since: number): number {
-    const pending = this.records.unwritten(keyId).filter((r) => Date.parse(r.created_at) >= since)
-    return this.ledger.spendSince(keyId, since) + pending.reduce((sum, r) => sum + (r.cost?.final_usd ?? 0), 0)
+  /** One read of every balance at a time, which admissions arriving meanwhile wait for. */
+  private readBalances(): Promise<void> {
+    this.reading ??= (async () => {
+      const generation = this.generation
+      try {
+        this.balances = await this.ledger.balances()
+        // A reload that came while this read ran leaves them stale: they are read again.
+        if (generation === this.generation) this.stale = false
+      } finally {
+        this.reading = null
+      }
+    })()
+    return this.reading
+  }
+
+  private async spendSince(keyId: string, since: number): Promise<number> {
+    const pending = this.unwrittenSince(keyId, since)
+    return (await this.ledger.spendSince(keyId, since)) + pending
+  }
+
+  private unwrittenSince(keyId: string, since: number): number {
+    return this.records
+      .unwritten(keyId)
+      .filter((r) => Date.parse(r.created_at) >= since)
+      .reduce((sum, r) => sum + (r.cost?.final_usd ?? 0), 0)
   }
 
   balanceOf(keyId: string): bigint {
@@ -117,8 +143,8 @@ export class Balances {
    * Writes a prepaid charge to the ledger now, in its own transaction on this connection: once
    * this returns, the debit survives a kill of the process. Throws when the store refuses it.
    */
-  debitNow(r: Reservation, pico: bigint, requestId: string, at: number): void {
-    this.ledger.debit(r.keyId, pico, requestId, at)
+  async debitNow(r: Reservation, pico: bigint, requestId: string, at: number): Promise<void> {
+    await this.ledger.debit(r.keyId, pico, requestId, at)
     r.debit = 'written'
     this.balances.set(r.keyId, this.balanceOf(r.keyId) - pico)
   }
@@ -143,9 +169,10 @@ export class Balances {
   private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since) {
-      // `loading` filled the cache in this same turn; only a period that began in between gets here.
-      spend = { since, usd: this.spendSince(key.id, since) }
-      cache.set(key.id, spend)
+      // `loading` filled the cache in this same turn; only a period that began in the microseconds
+      // between gets here, when the store holds next to nothing of it: what is queued counts, and
+      // the period is read from the store at the next admission.
+      spend = { since, usd: this.unwrittenSince(key.id, since) }
     }
     if (spend.usd >= limit) {
       throw insufficient(

@@ -30,13 +30,13 @@ export function chargeOf(ctx: RequestContext): bigint | null {
  * balance after a crash. When the store refuses the debit, the end of the answer is withheld (the
  * caller gets this error instead) and the request is not charged.
  */
-export function debitBeforeDelivery(balances: Balances, ctx: RequestContext): void {
+export async function debitBeforeDelivery(balances: Balances, ctx: RequestContext): Promise<void> {
   const r = ctx.reservation
   if (!r?.prepaid || r.debit !== 'due') return
   const pico = chargeOf(ctx)
   if (pico === null) return
   try {
-    balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+    await balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
   } catch (err) {
     r.debit = 'waived'
     throw new ApiError(
@@ -53,14 +53,14 @@ export function debitBeforeDelivery(balances: Balances, ctx: RequestContext): vo
  * request that still cost something) and releases the reservation. A debit the store refuses now
  * is returned, to travel with the request's record and be retried with it.
  */
-export function settleCharge(balances: Balances, ctx: RequestContext): Debit | null {
+export async function settleCharge(balances: Balances, ctx: RequestContext): Promise<Debit | null> {
   const r = ctx.reservation
   if (!r) return null
   const pico = chargeOf(ctx)
   let queued: Debit | null = null
   if (r.prepaid && r.debit === 'due' && pico !== null) {
     try {
-      balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+      await balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
     } catch {
       queued = { keyId: r.keyId, pico }
     }

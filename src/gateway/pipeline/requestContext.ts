@@ -2,7 +2,7 @@ import type { Bodies } from '../store/recordBatch'
 import { randomBytes } from 'node:crypto'
 import type { KeyRow } from '../store/keysRepo'
 import type { Attempt, Outcome, RequestRecord, RoutingFields } from '../store/requestsRepo'
-import type { ApiError } from '../errors'
+import { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
 import type { Target } from './resolveModel'
@@ -119,7 +119,9 @@ export class RequestContext {
    * Called just before the last bytes of a whole answer are written (a prepaid request's debit is
    * stored there); when it throws, those bytes are withheld and the error is the answer.
    */
-  beforeDelivery: (() => void) | null = null
+  beforeDelivery: (() => Promise<void>) | null = null
+  /** Writes the end of the answer waits for (a kept Responses answer). */
+  private held: Promise<unknown>[] | null = null
   private recorded = false
 
   constructor(
@@ -128,6 +130,31 @@ export class RequestContext {
     readonly key: KeyRow,
   ) {
     this.startedAt = new Date(timeOfRequestId(id) ?? Date.now())
+  }
+  /** A write the end of the answer waits for, so what a client received whole is in the store. */
+  hold(write: Promise<unknown>): void {
+    ;(this.held ??= []).push(write)
+  }
+
+  /**
+   * What must be stored before the last bytes of a whole answer go out (held writes, then a
+   * prepaid debit); null when nothing is, as for most requests. Rejects with the ApiError that
+   * replaces the withheld end.
+   */
+  readyToDeliver(): Promise<void> | null {
+    if (!this.held && !this.beforeDelivery) return null
+    return this.storeBeforeDelivery()
+  }
+
+  private async storeBeforeDelivery(): Promise<void> {
+    if (this.held) {
+      try {
+        await Promise.all(this.held)
+      } catch (err) {
+        throw new ApiError(503, 'server_error', `The answer could not be stored, so it is withheld: ${(err as Error).message}`, 'store_unavailable')
+      }
+    }
+    await this.beforeDelivery?.()
   }
 
   elapsedMs(): number {

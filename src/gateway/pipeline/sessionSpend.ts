@@ -2,7 +2,7 @@ import type { KeyPolicy } from '../../contract/keys'
 import type { SessionAlert } from '../../contract/sessionAlerts'
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
-import type { RecordWriter } from '../store/recordWriter'
+import type { RecordSink } from '../store/store'
 import { usdToPico } from '../store/ledgerRepo'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
 import { usd } from './balances'
@@ -59,8 +59,8 @@ export class SessionSpend {
   private sessions = new Map<string, Session>()
 
   constructor(
-    private readonly totalsOf: (keyId: string, sessionId: string) => SessionTotals,
-    private readonly records: Pick<RecordWriter, 'flushed' | 'unwritten'>,
+    private readonly totalsOf: (keyId: string, sessionId: string) => Promise<SessionTotals>,
+    private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
     private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
   ) {}
 
@@ -77,9 +77,7 @@ export class SessionSpend {
    */
   loading(key: KeyRow, policy: KeyPolicy, sessionId: string | null): Promise<void> | null {
     if (!this.watches(policy, sessionId) || this.sessions.has(keyOf(key.id, sessionId))) return null
-    return this.records.flushed().then(() => {
-      if (!this.sessions.has(keyOf(key.id, sessionId))) this.read(key, sessionId)
-    })
+    return this.records.flushed().then(() => this.read(key, sessionId))
   }
 
   /**
@@ -147,22 +145,26 @@ export class SessionSpend {
     }
   }
 
-  /** The session `loading` read; one evicted since (it had nothing in flight) is read again, in this turn. */
+  /** The session `loading` read: the core admits in the same turn as the check that it is in memory. */
   private session(key: KeyRow, sessionId: string): Session {
-    const s = this.sessions.get(keyOf(key.id, sessionId)) ?? this.read(key, sessionId)
+    const s = this.sessions.get(keyOf(key.id, sessionId))
+    if (!s) throw new Error(`session ${sessionId} of key ${key.id} was admitted before it was read`)
     s.keyName = key.name
     return s
   }
 
-  /** A session as the store has it, plus its records still in the writer. */
-  private read(key: KeyRow, sessionId: string): Session {
+  /**
+   * A session as the store has it, plus its records still in the writer, listed before the store
+   * is read (on SQLite the read runs in the same turn as the listing).
+   */
+  private async read(key: KeyRow, sessionId: string): Promise<void> {
     const pending = this.records.unwritten(key.id).filter((r) => r.attribution.session_id === sessionId && !isTokenCount(r))
-    const totals = this.totalsOf(key.id, sessionId)
+    const totals = await this.totalsOf(key.id, sessionId)
+    if (this.sessions.has(keyOf(key.id, sessionId))) return
     const pendingPico = pending.reduce((sum, r) => sum + (r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n), 0n)
     const s = { keyName: key.name, spentPico: usdToPico(totals.usd) + pendingPico, requests: totals.requests + pending.length, reservedPico: 0n, inFlight: 0 }
     this.evictIdle()
     this.sessions.set(keyOf(key.id, sessionId), s)
-    return s
   }
 
   /** Dropping a session loses nothing: the store has all of it once its records are written. */

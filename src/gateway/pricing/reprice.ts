@@ -1,7 +1,5 @@
-import type { Db } from '../store/db'
-import { bumpConfigRev } from '../store/configRev'
 import { usdToPico } from '../store/ledgerRepo'
-import { COUNT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
+import { COUNT_TOKENS_ENDPOINT, type RequestRecord, type RequestsRepo, type Repricing } from '../store/requestsRepo'
 import type { PriceBook } from './priceBook'
 import { NOT_PRICED_FROM_ANOMALY, priceUsage } from './priceUsage'
 import type { Cost, NormalizedUsage } from './types'
@@ -86,48 +84,19 @@ const sameCost = (a: Cost | null, b: Cost) =>
  * the new one, and a prepaid key's ledger gets the difference between the new cost and what the
  * request was charged so far (its debit and earlier adjustments) as an adjustment with a note.
  */
-export function repriceBatch(db: Db, priceBook: PriceBook, o: RepriceOptions, now = Date.now()): RepriceBatch {
-  const since = Date.parse(`${o.since}T00:00:00Z`)
+export async function repriceBatch(requests: RequestsRepo, priceBook: PriceBook, o: RepriceOptions, now = Date.now()): Promise<RepriceBatch> {
   // The model filter is applied here, not in SQL, so every call reads at most `limit` rows.
-  const rows = db
-    .prepare(
-      `SELECT r.id, r.detail, r.key_id, k.prepaid FROM requests r LEFT JOIN keys k ON k.id = r.key_id
-       WHERE r.id > ? AND r.created_at >= ? ORDER BY r.id LIMIT ?`,
-    )
-    .all(o.cursor, since, o.limit) as Array<{ id: string; detail: string; key_id: string | null; prepaid: number | null }>
-
-  const changes: Array<{ record: RequestRecord; cost: Cost; prepaidKey: string | null }> = []
-  for (const row of rows) {
-    const record = JSON.parse(row.detail) as RequestRecord
+  const rows = await requests.forRepricing(o.cursor, Date.parse(`${o.since}T00:00:00Z`), o.limit)
+  const changes: Repricing[] = []
+  for (const { record, prepaidKey } of rows) {
     if (o.model !== undefined && !servedAs(record, o.model)) continue
     const cost = costNow(priceBook, record)
-    if (cost && !sameCost(record.cost, cost)) changes.push({ record, cost, prepaidKey: row.prepaid === 1 ? row.key_id : null })
+    if (!cost || sameCost(record.cost, cost)) continue
+    const old = record.cost
+    const note = `repriced ${record.id}: ${old?.priced ? `$${old.final_usd}` : 'unpriced'} -> $${cost.final_usd} (${cost.price_source})`
+    changes.push({ record, cost, prepaidKey, pico: cost.priced ? toPico(cost.final_usd) : null, note })
   }
-
-  let adjustments = 0
-  if (!o.dryRun && changes.length > 0) {
-    const history = db.prepare(
-      `INSERT INTO request_costs (request_id, repriced_at, old_cost_usd, old_priced, old_cost, new_cost_usd, actor) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    const update = db.prepare(`UPDATE requests SET cost_usd = ?, priced = ?, detail = ? WHERE id = ?`)
-    const charged = db.prepare(`SELECT COALESCE(-SUM(amount_pico), 0) FROM ledger WHERE request_id = ? AND key_id = ?`).pluck().safeIntegers(true)
-    const adjust = db.prepare(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, 'adjustment', ?, ?, ?)`)
-    db.transaction(() => {
-      for (const { record, cost, prepaidKey } of changes) {
-        const old = record.cost
-        history.run(record.id, now, old?.final_usd ?? null, old?.priced ? 1 : 0, old ? JSON.stringify(old) : null, cost.final_usd, o.actor)
-        update.run(cost.final_usd, cost.priced ? 1 : 0, JSON.stringify({ ...record, cost }), record.id)
-        if (!prepaidKey || !cost.priced) continue
-        const delta = toPico(cost.final_usd) - (charged.get(record.id, prepaidKey) as bigint)
-        if (delta === 0n) continue
-        const note = `repriced ${record.id}: ${old?.priced ? `$${old.final_usd}` : 'unpriced'} -> $${cost.final_usd} (${cost.price_source})`
-        adjust.run(prepaidKey, now, -delta, record.id, o.actor, note)
-        adjustments++
-      }
-      // Balances a running gateway holds in memory are read again.
-      if (adjustments > 0) bumpConfigRev(db)
-    })()
-  }
+  const adjustments = !o.dryRun && changes.length > 0 ? await requests.reprice(changes, o.actor, now) : 0
 
   const delta = changes.reduce((sum, c) => sum + toPico(c.cost.final_usd) - toPico(c.record.cost?.priced ? c.record.cost.final_usd : null), 0n)
   return {
@@ -135,7 +104,7 @@ export function repriceBatch(db: Db, priceBook: PriceBook, o: RepriceOptions, no
     changed: changes.length,
     delta_usd: Number(delta) / 1e12,
     adjustments,
-    next_cursor: rows.length === o.limit ? rows[rows.length - 1].id : null,
+    next_cursor: rows.length === o.limit ? rows[rows.length - 1].record.id : null,
     dry_run: o.dryRun,
     sample: changes.slice(0, SAMPLE).map(({ record, cost }) => ({
       id: record.id,

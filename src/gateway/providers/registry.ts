@@ -1,4 +1,4 @@
-import type { ProviderTimeouts, ProvidersRepo } from '../store/providersRepo'
+import type { ProviderRow, ProviderTimeouts } from '../store/providersRepo'
 import { createUpstreamAgent, defaultTimeouts, type CallDeadlines, type UpstreamAgent } from '../upstream/client'
 import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
 import { Redactor } from '../secrets/redactor'
@@ -45,19 +45,19 @@ export class ProviderRegistry {
   readonly redactor = new Redactor()
 
   constructor(
-    private readonly repo: ProvidersRepo,
     private readonly secrets: SecretStore,
     private readonly env: NodeJS.ProcessEnv,
     /** The shared keep-alive pool for providers without their own timeouts; a provider's own pool has as many connections. */
     private readonly shared: UpstreamAgent = createUpstreamAgent(),
   ) {
-    this.reload()
+    this.reload([])
   }
 
-  reload(): void {
+  /** The built-in providers with the stored ones over them. */
+  reload(rows: ProviderRow[]): void {
     const next = new Map<string, Provider>()
     for (const b of builtinProviders) next.set(b.id, { ...b, wire: b.wire ?? 'chat', stored: false, timeouts: {}, deadlines: defaultDeadlines })
-    for (const row of this.repo.all()) {
+    for (const row of rows) {
       const builtin = next.get(row.id)
       const timeouts = JSON.parse(row.timeouts) as ProviderTimeouts
       next.set(row.id, {

@@ -1,55 +1,59 @@
-import type { Db } from './db'
+import type { Sql } from './sql'
 
 /**
- * Configuration (keys, providers, prices) is served from memory. Every change, from any process
- * or connection, bumps a revision row in the same transaction; the gateway reads that row (one
- * prepared point lookup, no disk I/O once cached) as requests arrive and reloads when it moved,
- * so a CLI change reaches the next request with no restart.
+ * Configuration (keys, providers, prices, settings) is served from memory. Every change, from any
+ * process or gateway, bumps a revision row in the same transaction (on PostgreSQL it also
+ * notifies every gateway listening); a gateway checks the revision as requests arrive and
+ * reloads when it moved, so a CLI change reaches the next request with no restart.
  */
-export function bumpConfigRev(db: Db): void {
-  db.prepare(`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'config_rev'`).run()
-  bumpedHere.add(db)
+export interface ConfigWatch {
+  /** True when configuration changed since the last check (the first call is always true). */
+  changed(now?: number): boolean
+  /** Forces a reload on the next check: after a change of this process's own, or one outside the store (the keychain). */
+  invalidate(): void
+  close(): Promise<void>
 }
 
-/**
- * Connections this process changed configuration through: their watcher reads the row at its
- * next check whatever its interval, so an operation that follows a change of this process's own
- * (the Playground right after a key is made) never runs on the configuration before it.
- */
-const bumpedHere = new WeakSet<Db>()
+export const CONFIG_CHANNEL = 'gw_config'
 
-export class ConfigWatcher {
-  private readonly configRev: () => number
+/** Bumps the revision inside the caller's transaction; PostgreSQL delivers the notification when it commits. */
+export async function bumpConfigRev(tx: Sql): Promise<void> {
+  await tx.run(`UPDATE meta SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) WHERE key = 'config_rev'`)
+  if (tx.dialect.name === 'postgres') await tx.run(`SELECT pg_notify('${CONFIG_CHANNEL}', '')`)
+  tx.configChanged()
+}
+
+export const CONFIG_REV_SQL = `SELECT CAST(value AS INTEGER) AS rev FROM meta WHERE key = 'config_rev'`
+
+/**
+ * Reads the revision row synchronously as requests arrive (SQLite: one prepared point lookup, no
+ * disk I/O once cached), at most once every `minIntervalMs`: under load that saves a statement
+ * per request (4.6 % of the gateway's CPU at 5,000 req/s); a change committed by another process
+ * still reaches every request that arrives 1 ms or more after the commit, and one of this
+ * process's own (`invalidate`) the very next check.
+ */
+export class PolledConfigWatch implements ConfigWatch {
   private lastRev = -1
   private checkedAt = -Infinity
 
-  /**
-   * `minIntervalMs`: the row is read at most this often. Under load that saves a statement per
-   * request (4.6 % of the gateway's CPU at 5,000 req/s); a change committed by another process
-   * still reaches every request that arrives 1 ms or more after the commit; one of this
-   * process's own reaches the very next check.
-   */
   constructor(
-    private readonly db: Db,
+    private readonly readRev: () => number,
     private readonly minIntervalMs = 1,
-  ) {
-    const rev = db.prepare(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'config_rev'`).pluck()
-    this.configRev = () => rev.get() as number
-  }
+  ) {}
 
-  /** True when configuration changed since the last check (the first call is always true). */
   changed(now = performance.now()): boolean {
-    if (!bumpedHere.delete(this.db) && now - this.checkedAt < this.minIntervalMs) return false
+    if (now - this.checkedAt < this.minIntervalMs) return false
     this.checkedAt = now
-    const rev = this.configRev()
+    const rev = this.readRev()
     if (rev === this.lastRev) return false
     this.lastRev = rev
     return true
   }
 
-  /** Forces a reload on the next check, for changes that live outside the store (the keychain). */
   invalidate(): void {
     this.lastRev = -1
     this.checkedAt = -Infinity
   }
+
+  async close(): Promise<void> {}
 }

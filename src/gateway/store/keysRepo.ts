@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Statement } from 'better-sqlite3'
-import type { Db } from './db'
+import type { Sql } from './sql'
 import { generateKey, maskKey } from '../keys/inferenceKey'
 import { bumpConfigRev } from './configRev'
 import { LedgerRepo, usdToPico } from './ledgerRepo'
@@ -62,15 +61,15 @@ export interface KeySettings {
 }
 
 export class KeysRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
   /** `balanceUsd` makes the key prepaid, with that opening top-up in its ledger. */
-  create(
+  async create(
     name: string,
     settings: KeySettings & { balanceUsd?: number; ownerId?: string | null } = {},
     actor = 'cli',
     now = Date.now(),
-  ): { secret: string; info: KeyInfo } {
+  ): Promise<{ secret: string; info: KeyInfo }> {
     const key = generateKey()
     const row: KeyRow = {
       id: `key_${randomBytes(9).toString('base64url')}`,
@@ -88,25 +87,37 @@ export class KeysRepo {
       monthly_limit_usd: settings.monthly_limit_usd ?? null,
       owner_id: settings.ownerId ?? null,
     }
-    this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd, owner_id)
-           VALUES (@id, @name, @lookup, @hash, @last4, @created_at, @default_preset, @policy, @prepaid, @daily_limit_usd, @monthly_limit_usd, @owner_id)`,
-        )
-        .run(row)
+    await this.sql.write(async (tx) => {
+      await tx.run(
+        `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd, owner_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          row.id,
+          row.name,
+          row.lookup,
+          row.hash,
+          row.last4,
+          row.created_at,
+          row.default_preset,
+          row.policy,
+          row.prepaid,
+          row.daily_limit_usd,
+          row.monthly_limit_usd,
+          row.owner_id,
+        ],
+      )
       if (settings.balanceUsd !== undefined) {
-        new LedgerRepo(this.db).credit(row.id, usdToPico(settings.balanceUsd), 'top_up', actor, 'opening balance', now)
+        await new LedgerRepo(tx).credit(row.id, usdToPico(settings.balanceUsd), 'top_up', actor, 'opening balance', now)
       }
-      bumpConfigRev(this.db)
-    })()
+      await bumpConfigRev(tx)
+    })
     return { secret: key.secret, info: toKeyInfo(row) }
   }
 
   /** Changes only the settings given; `null` clears one. */
-  update(id: string, settings: KeySettings): KeyInfo {
-    return this.db.transaction(() => {
-      const current = this.db.prepare(`SELECT * FROM keys WHERE id = ?`).get(id) as KeyRow | undefined
+  update(id: string, settings: KeySettings): Promise<KeyInfo> {
+    return this.sql.write(async (tx) => {
+      const current = await tx.get<KeyRow>(`SELECT * FROM keys WHERE id = ?`, [id])
       if (!current) throw new Error(`no key ${id}`)
       const next: KeyRow = {
         ...current,
@@ -115,46 +126,42 @@ export class KeysRepo {
         daily_limit_usd: settings.daily_limit_usd === undefined ? current.daily_limit_usd : settings.daily_limit_usd,
         monthly_limit_usd: settings.monthly_limit_usd === undefined ? current.monthly_limit_usd : settings.monthly_limit_usd,
       }
-      this.db
-        .prepare(
-          `UPDATE keys SET default_preset = @default_preset, policy = @policy, daily_limit_usd = @daily_limit_usd,
-             monthly_limit_usd = @monthly_limit_usd WHERE id = @id`,
-        )
-        .run(next)
-      bumpConfigRev(this.db)
+      await tx.run(`UPDATE keys SET default_preset = ?, policy = ?, daily_limit_usd = ?, monthly_limit_usd = ? WHERE id = ?`, [
+        next.default_preset,
+        next.policy,
+        next.daily_limit_usd,
+        next.monthly_limit_usd,
+        id,
+      ])
+      await bumpConfigRev(tx)
       return toKeyInfo(next)
-    })()
+    })
   }
 
-  byId(id: string): KeyRow | undefined {
-    return this.db.prepare(`SELECT * FROM keys WHERE id = ?`).get(id) as KeyRow | undefined
+  byId(id: string): Promise<KeyRow | undefined> {
+    return this.sql.get<KeyRow>(`SELECT * FROM keys WHERE id = ?`, [id])
   }
 
-  all(): KeyRow[] {
-    return this.db.prepare(`SELECT * FROM keys ORDER BY created_at DESC`).all() as KeyRow[]
+  all(): Promise<KeyRow[]> {
+    return this.sql.all<KeyRow>(`SELECT * FROM keys ORDER BY created_at DESC`)
   }
 
   /** Finds by id, by exact name, or by the masked/lookup prefix a person copied from a listing. */
-  find(ref: string): KeyRow | undefined {
+  async find(ref: string): Promise<KeyRow | undefined> {
     const lookup = ref.startsWith('gw-') ? ref.slice(3, 11) : ref
-    const rows = this.db.prepare(`SELECT * FROM keys WHERE id = ? OR name = ? OR lookup = ? ORDER BY created_at DESC`).all(ref, ref, lookup) as KeyRow[]
+    const rows = await this.sql.all<KeyRow>(`SELECT * FROM keys WHERE id = ? OR name = ? OR lookup = ? ORDER BY created_at DESC`, [ref, ref, lookup])
     if (rows.length > 1) throw new Error(`"${ref}" matches ${rows.length} keys; use the key id`)
     return rows[0]
   }
 
-  revoke(id: string, now = Date.now()): boolean {
-    return this.db.transaction(() => {
-      const revoked = this.db.prepare(`UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`).run(now, id).changes === 1
-      bumpConfigRev(this.db)
+  revoke(id: string, now = Date.now()): Promise<boolean> {
+    return this.sql.write(async (tx) => {
+      const revoked = (await tx.run(`UPDATE keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, [now, id])) === 1
+      await bumpConfigRev(tx)
       return revoked
-    })()
-  }
-
-  private touchStmt: Statement<[number, string]> | null = null
-
-  /** Called with every record batch: the statement is compiled once, not per batch. */
-  touch(lastUsed: Iterable<[string, number]>): void {
-    this.touchStmt ??= this.db.prepare<[number, string]>(`UPDATE keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?`)
-    for (const [id, at] of lastUsed) this.touchStmt.run(at, id)
+    })
   }
 }
+
+/** Keys' last-used times, with each record batch: only ever moved forward. */
+export const TOUCH_KEY_SQL = `UPDATE keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`

@@ -1,4 +1,4 @@
-import type { Db } from './db'
+import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import { picoToUsdNumber } from '../../contract/money'
 
@@ -17,62 +17,66 @@ export interface LedgerEntry {
 
 export { PICO_PER_USD, picoToUsdNumber, usdToPico } from '../../contract/money'
 
+/** A usage debit: written with its record in a batch, or alone before an answer's end goes out. */
+export const DEBIT_SQL = `INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, 'usage', ?, 'gateway', NULL)`
+
 /**
  * The prepaid balance of a key is the sum of its ledger entries: top-ups and adjustments made by
- * people, usage debits written by the gateway with each request record.
+ * people, usage debits written by the gateway with each request record. Sums are read as text:
+ * pico-dollars pass 2^53 at $9,007, so a JavaScript number would round them.
  */
 export class LedgerRepo {
-  private readonly insertStmt
-
-  constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-  }
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Top-ups and adjustments: configuration changes a running gateway must see at once. A top-up
    * makes an unlimited key prepaid from then on.
    */
-  credit(keyId: string, amountPico: bigint, kind: 'top_up' | 'adjustment', actor: string, note: string | null, now = Date.now()): void {
-    this.db.transaction(() => {
-      this.insertStmt.run(keyId, now, amountPico, kind, null, actor, note)
-      if (kind === 'top_up') this.db.prepare(`UPDATE keys SET prepaid = 1 WHERE id = ?`).run(keyId)
-      bumpConfigRev(this.db)
-    })()
+  credit(keyId: string, amountPico: bigint, kind: 'top_up' | 'adjustment', actor: string, note: string | null, now = Date.now()): Promise<void> {
+    return this.sql.write(async (tx) => {
+      await tx.run(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, ?, NULL, ?, ?)`, [
+        keyId,
+        now,
+        amountPico,
+        kind,
+        actor,
+        note,
+      ])
+      if (kind === 'top_up') await tx.run(`UPDATE keys SET prepaid = 1 WHERE id = ?`, [keyId])
+      await bumpConfigRev(tx)
+    })
   }
 
-  /** Usage debits ride in the record writer's batch transaction. */
-  debit(keyId: string, amountPico: bigint, requestId: string, at: number): void {
-    this.insertStmt.run(keyId, at, -amountPico, 'usage', requestId, 'gateway', null)
+  /** A usage debit on its own, durable once this resolves. */
+  async debit(keyId: string, amountPico: bigint, requestId: string, at: number): Promise<void> {
+    await this.sql.run(DEBIT_SQL, [keyId, at, -amountPico, requestId])
   }
 
-  balance(keyId: string): bigint {
-    const stmt = this.db.prepare(`SELECT COALESCE(SUM(amount_pico), 0) FROM ledger WHERE key_id = ?`).pluck().safeIntegers(true)
-    return stmt.get(keyId) as bigint
+  async balance(keyId: string): Promise<bigint> {
+    const row = await this.sql.get<{ total: string }>(`SELECT CAST(COALESCE(SUM(amount_pico), 0) AS TEXT) AS total FROM ledger WHERE key_id = ?`, [keyId])
+    return BigInt(row!.total)
   }
 
-  balances(): Map<string, bigint> {
-    const rows = this.db.prepare(`SELECT key_id, SUM(amount_pico) AS total FROM ledger GROUP BY key_id`).safeIntegers(true).all() as Array<{
-      key_id: string
-      total: bigint
-    }>
-    return new Map(rows.map((r) => [r.key_id, r.total]))
+  async balances(): Promise<Map<string, bigint>> {
+    const rows = await this.sql.all<{ key_id: string; total: string }>(`SELECT key_id, CAST(SUM(amount_pico) AS TEXT) AS total FROM ledger GROUP BY key_id`)
+    return new Map(rows.map((r) => [r.key_id, BigInt(r.total)]))
   }
 
-  entries(keyId: string, limit = 100): LedgerEntry[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM ledger WHERE key_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`)
-      .safeIntegers(true)
-      .all(keyId, limit) as Array<Omit<LedgerEntry, 'amount_usd' | 'id' | 'created_at'> & { id: bigint; created_at: bigint; amount_pico: bigint }>
-    return rows.map(({ amount_pico, id, created_at, ...r }) => ({
-      ...r,
-      id: Number(id),
-      created_at: Number(created_at),
-      amount_usd: picoToUsdNumber(amount_pico),
-    }))
+  async entries(keyId: string, limit = 100): Promise<LedgerEntry[]> {
+    const rows = await this.sql.all<Omit<LedgerEntry, 'amount_usd'> & { amount_pico: string }>(
+      `SELECT id, key_id, created_at, CAST(amount_pico AS TEXT) AS amount_pico, kind, request_id, actor, note
+       FROM ledger WHERE key_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+      [keyId, limit],
+    )
+    return rows.map(({ amount_pico, ...r }) => ({ ...r, amount_usd: picoToUsdNumber(BigInt(amount_pico)) }))
   }
 
   /** Spend of a key since a time, from its priced request records (keys without a balance spend too). */
-  spendSince(keyId: string, since: number): number {
-    return this.db.prepare(`SELECT COALESCE(SUM(cost_usd), 0) FROM requests WHERE key_id = ? AND created_at >= ?`).pluck().get(keyId, since) as number
+  async spendSince(keyId: string, since: number): Promise<number> {
+    const row = await this.sql.get<{ usd: number }>(`SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM requests WHERE key_id = ? AND created_at >= ?`, [
+      keyId,
+      since,
+    ])
+    return row!.usd
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './db'
+import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Preset } from '../../contract/presets'
 
@@ -11,12 +11,12 @@ export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by'>
 
 /** Every save is a new version; the preset row points at the current one. Old versions stay for history and records. */
 export class PresetsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  save(p: PresetFields, actor: string, now = Date.now()): Preset {
-    return this.db.transaction(() => {
-      const last = this.db.prepare(`SELECT MAX(version) FROM preset_versions WHERE name = ?`).pluck().get(p.name) as number | null
-      const version = (last ?? 0) + 1
+  save(p: PresetFields, actor: string, now = Date.now()): Promise<Preset> {
+    return this.sql.write(async (tx) => {
+      const last = await tx.get<{ v: number | null }>(`SELECT MAX(version) AS v FROM preset_versions WHERE name = ?`, [p.name])
+      const version = (last?.v ?? 0) + 1
       const row: VersionRow = {
         name: p.name,
         version,
@@ -30,65 +30,70 @@ export class PresetsRepo {
         created_at: now,
         created_by: actor,
       }
-      this.db
-        .prepare(
-          `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, created_at, created_by)
-           VALUES (@name, @version, @model, @system_prompt, @temperature, @max_tokens, @top_p, @fallbacks, @description, @created_at, @created_by)`,
-        )
-        .run(row)
-      this.db
-        .prepare(
-          `INSERT INTO presets (name, version, created_at, updated_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at, deleted_at = NULL`,
-        )
-        .run(p.name, version, now, now)
-      bumpConfigRev(this.db)
+      await tx.run(
+        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, created_at, created_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          row.name,
+          row.version,
+          row.model,
+          row.system_prompt,
+          row.temperature,
+          row.max_tokens,
+          row.top_p,
+          row.fallbacks,
+          row.description,
+          row.created_at,
+          row.created_by,
+        ],
+      )
+      await tx.run(
+        `INSERT INTO presets (name, version, created_at, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at, deleted_at = NULL`,
+        [p.name, version, now, now],
+      )
+      await bumpConfigRev(tx)
       return toPreset(row)
-    })()
+    })
   }
 
   /** Current versions of presets that are not deleted. */
-  all(): Preset[] {
-    const rows = this.db
-      .prepare(
-        `SELECT v.* FROM presets p JOIN preset_versions v ON v.name = p.name AND v.version = p.version
-         WHERE p.deleted_at IS NULL ORDER BY p.name`,
-      )
-      .all() as VersionRow[]
+  async all(): Promise<Preset[]> {
+    const rows = await this.sql.all<VersionRow>(
+      `SELECT v.* FROM presets p JOIN preset_versions v ON v.name = p.name AND v.version = p.version
+       WHERE p.deleted_at IS NULL ORDER BY p.name`,
+    )
     return rows.map(toPreset)
   }
 
-  get(name: string): Preset | undefined {
-    return this.all().find((p) => p.name === name)
+  async get(name: string): Promise<Preset | undefined> {
+    return (await this.all()).find((p) => p.name === name)
   }
 
-  versions(name: string): Preset[] {
-    const rows = this.db.prepare(`SELECT * FROM preset_versions WHERE name = ? ORDER BY version DESC`).all(name) as VersionRow[]
+  async versions(name: string): Promise<Preset[]> {
+    const rows = await this.sql.all<VersionRow>(`SELECT * FROM preset_versions WHERE name = ? ORDER BY version DESC`, [name])
     return rows.map(toPreset)
   }
 
   /** Keys whose default is this preset; deleting it would silently change what they do. */
-  keysUsing(name: string): Array<{ id: string; name: string }> {
-    return this.db.prepare(`SELECT id, name FROM keys WHERE default_preset = ? AND revoked_at IS NULL ORDER BY name`).all(name) as Array<{
-      id: string
-      name: string
-    }>
+  keysUsing(name: string, sql: Sql = this.sql): Promise<Array<{ id: string; name: string }>> {
+    return sql.all<{ id: string; name: string }>(`SELECT id, name FROM keys WHERE default_preset = ? AND revoked_at IS NULL ORDER BY name`, [name])
   }
 
-  delete(name: string, now = Date.now()): void {
-    this.db.transaction(() => {
-      const users = this.keysUsing(name)
+  delete(name: string, now = Date.now()): Promise<void> {
+    return this.sql.write(async (tx) => {
+      const users = await this.keysUsing(name, tx)
       if (users.length > 0) {
         throw new Error(`preset ${name} is the default preset of ${users.map((k) => `${k.name} (${k.id})`).join(', ')}; change those keys first`)
       }
-      const aliases = this.db
-        .prepare(`SELECT pattern FROM aliases WHERE target IN (?, ?) ORDER BY pattern`)
-        .pluck()
-        .all(`policy/${name}`, `@preset/${name}`) as string[]
-      if (aliases.length > 0) throw new Error(`preset ${name} is the target of alias ${aliases.join(', ')}; change those aliases first`)
-      const changed = this.db.prepare(`UPDATE presets SET deleted_at = ? WHERE name = ? AND deleted_at IS NULL`).run(now, name).changes
+      const aliases = await tx.all<{ pattern: string }>(`SELECT pattern FROM aliases WHERE target IN (?, ?) ORDER BY pattern`, [
+        `policy/${name}`,
+        `@preset/${name}`,
+      ])
+      if (aliases.length > 0) throw new Error(`preset ${name} is the target of alias ${aliases.map((a) => a.pattern).join(', ')}; change those aliases first`)
+      const changed = await tx.run(`UPDATE presets SET deleted_at = ? WHERE name = ? AND deleted_at IS NULL`, [now, name])
       if (changed === 0) throw new Error(`no preset named ${name}`)
-      bumpConfigRev(this.db)
-    })()
+      await bumpConfigRev(tx)
+    })
   }
 }

@@ -1,4 +1,4 @@
-import type { Db } from './db'
+import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { z } from 'zod'
 import { holidayCalendar, priceRow } from '../../contract/prices'
@@ -27,54 +27,63 @@ export interface CalendarOverride {
  * not a price silently half-applied.
  */
 export class PricesRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  all(): PriceOverride[] {
-    const rows = this.db.prepare(`SELECT * FROM price_rows ORDER BY model`).all() as Array<Omit<PriceOverride, 'row'> & { row: string }>
+  async all(): Promise<PriceOverride[]> {
+    const rows = await this.sql.all<Omit<PriceOverride, 'row'> & { row: string }>(`SELECT * FROM price_rows ORDER BY model`)
     return rows.map((r) => ({ ...r, row: parseStored(priceRow, r.row, `price override of ${r.model}`) }))
   }
 
-  set(o: Omit<PriceOverride, 'updated_at'>, now = Date.now()): void {
-    this.setMany([o], now)
+  set(o: Omit<PriceOverride, 'updated_at'>, now = Date.now()): Promise<void> {
+    return this.setMany([o], now)
   }
 
   /** Several overrides at once: all saved or none. */
-  setMany(overrides: Array<Omit<PriceOverride, 'updated_at'>>, now = Date.now()): void {
+  setMany(overrides: Array<Omit<PriceOverride, 'updated_at'>>, now = Date.now()): Promise<void> {
     const rows = overrides.map((o) => ({ ...o, row: JSON.stringify(priceRow.parse(o.row)) }))
-    this.db.transaction(() => {
-      const insert = this.db.prepare(`INSERT OR REPLACE INTO price_rows (model, row, as_of, note, updated_at) VALUES (?, ?, ?, ?, ?)`)
-      for (const o of rows) insert.run(o.model, o.row, o.as_of, o.note, now)
-      bumpConfigRev(this.db)
-    })()
+    return this.sql.write(async (tx) => {
+      for (const o of rows) {
+        await tx.run(
+          `INSERT INTO price_rows (model, row, as_of, note, updated_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (model) DO UPDATE SET row = excluded.row, as_of = excluded.as_of, note = excluded.note, updated_at = excluded.updated_at`,
+          [o.model, o.row, o.as_of, o.note, now],
+        )
+      }
+      await bumpConfigRev(tx)
+    })
   }
 
-  remove(model: string): boolean {
-    return this.db.transaction(() => {
-      const removed = this.db.prepare(`DELETE FROM price_rows WHERE model = ?`).run(model).changes === 1
-      bumpConfigRev(this.db)
+  remove(model: string): Promise<boolean> {
+    return this.sql.write(async (tx) => {
+      const removed = (await tx.run(`DELETE FROM price_rows WHERE model = ?`, [model])) === 1
+      await bumpConfigRev(tx)
       return removed
-    })()
+    })
   }
 
-  calendars(): CalendarOverride[] {
-    const rows = this.db.prepare(`SELECT * FROM price_calendars ORDER BY name`).all() as Array<{ name: string; calendar: string; updated_at: number }>
+  async calendars(): Promise<CalendarOverride[]> {
+    const rows = await this.sql.all<{ name: string; calendar: string; updated_at: number }>(`SELECT * FROM price_calendars ORDER BY name`)
     return rows.map((r) => ({ ...r, calendar: parseStored(holidayCalendar, r.calendar, `holiday calendar ${r.name}`) }))
   }
 
-  setCalendar(name: string, calendar: HolidayCalendar, now = Date.now()): void {
+  setCalendar(name: string, calendar: HolidayCalendar, now = Date.now()): Promise<void> {
     const parsed = holidayCalendar.parse(calendar)
-    this.db.transaction(() => {
-      this.db.prepare(`INSERT OR REPLACE INTO price_calendars (name, calendar, updated_at) VALUES (?, ?, ?)`).run(name, JSON.stringify(parsed), now)
-      bumpConfigRev(this.db)
-    })()
+    return this.sql.write(async (tx) => {
+      await tx.run(
+        `INSERT INTO price_calendars (name, calendar, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET calendar = excluded.calendar, updated_at = excluded.updated_at`,
+        [name, JSON.stringify(parsed), now],
+      )
+      await bumpConfigRev(tx)
+    })
   }
 
-  removeCalendar(name: string): boolean {
-    return this.db.transaction(() => {
-      const removed = this.db.prepare(`DELETE FROM price_calendars WHERE name = ?`).run(name).changes === 1
-      bumpConfigRev(this.db)
+  removeCalendar(name: string): Promise<boolean> {
+    return this.sql.write(async (tx) => {
+      const removed = (await tx.run(`DELETE FROM price_calendars WHERE name = ?`, [name])) === 1
+      await bumpConfigRev(tx)
       return removed
-    })()
+    })
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from './db'
+import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { ProviderWire } from '../../contract/providers'
 
@@ -22,36 +22,35 @@ export interface ProviderTimeouts {
 }
 
 export class ProvidersRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  all(): ProviderRow[] {
-    return this.db.prepare(`SELECT * FROM providers ORDER BY id`).all() as ProviderRow[]
+  all(): Promise<ProviderRow[]> {
+    return this.sql.all<ProviderRow>(`SELECT * FROM providers ORDER BY id`)
   }
 
   /** `wire` undefined keeps the stored setting. */
-  upsert(id: string, kind: string, baseUrl: string | null, timeouts: ProviderTimeouts = {}, wire?: ProviderWire, now = Date.now()): void {
-    this.db.transaction(() => {
-      this.db
-        .prepare(
-          `INSERT INTO providers (id, kind, base_url, timeouts, wire, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, timeouts = excluded.timeouts,
-             wire = COALESCE(excluded.wire, providers.wire), updated_at = excluded.updated_at`,
-        )
-        .run(id, kind, baseUrl, JSON.stringify(timeouts), wire ?? null, now, now)
-      bumpConfigRev(this.db)
-    })()
+  upsert(id: string, kind: string, baseUrl: string | null, timeouts: ProviderTimeouts = {}, wire?: ProviderWire, now = Date.now()): Promise<void> {
+    return this.sql.write(async (tx) => {
+      await tx.run(
+        `INSERT INTO providers (id, kind, base_url, timeouts, wire, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, timeouts = excluded.timeouts,
+           wire = COALESCE(excluded.wire, providers.wire), updated_at = excluded.updated_at`,
+        [id, kind, baseUrl, JSON.stringify(timeouts), wire ?? null, now, now],
+      )
+      await bumpConfigRev(tx)
+    })
   }
 
-  remove(id: string): boolean {
-    return this.db.transaction(() => {
-      const removed = this.db.prepare(`DELETE FROM providers WHERE id = ?`).run(id).changes === 1
-      bumpConfigRev(this.db)
+  remove(id: string): Promise<boolean> {
+    return this.sql.write(async (tx) => {
+      const removed = (await tx.run(`DELETE FROM providers WHERE id = ?`, [id])) === 1
+      await bumpConfigRev(tx)
       return removed
-    })()
+    })
   }
 
   /** Credentials live in the keychain; a touch tells running gateways to drop their cached copy. */
-  touch(): void {
-    bumpConfigRev(this.db)
+  touch(): Promise<void> {
+    return this.sql.write(bumpConfigRev)
   }
 }

@@ -1,5 +1,5 @@
-import type { Db } from './db'
-import type { Statement } from 'better-sqlite3'
+import type { Sql, SqlValue } from './sql'
+import { bumpConfigRev } from './configRev'
 import type { Cost } from '../pricing/types'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
@@ -80,113 +80,226 @@ export type RoutingFields = Pick<
   'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'
 >
 
-/** Columns carry what is filtered or grouped on; the full record is kept as JSON beside them. */
+/** The columns of `requests` a record fills, in the order `requestValues` gives them. */
+export const REQUEST_COLUMNS = [
+  'id',
+  'created_at',
+  'endpoint',
+  'status',
+  'outcome',
+  'key_id',
+  'model',
+  'preset',
+  'preset_version',
+  'provider',
+  'upstream_model',
+  'stream',
+  'user_id',
+  'trace_id',
+  'session_id',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost_usd',
+  'priced',
+  'latency_ms',
+  'error_code',
+  'source',
+  'upstream_id',
+  'source_tool',
+  'session_derived',
+  'service_tier_requested',
+  'service_tier',
+  'detail',
+] as const
+
+/**
+ * A record as a row of `requests`: columns carry what is filtered or grouped on; the full record
+ * is kept as JSON beside them. Positional: binding 29 named parameters cost ~2 µs more per record
+ * (bench/record-insert.ts).
+ */
+export function requestValues(r: RequestRecord): SqlValue[] {
+  return [
+    r.id,
+    Date.parse(r.created_at),
+    r.endpoint,
+    r.status,
+    r.outcome,
+    r.key_id,
+    r.model,
+    r.preset,
+    r.preset_version,
+    r.provider,
+    r.upstream_model,
+    r.stream ? 1 : 0,
+    r.attribution.user_id,
+    r.attribution.trace_id,
+    r.attribution.session_id,
+    r.usage?.prompt_tokens ?? null,
+    r.usage?.completion_tokens ?? null,
+    r.usage ? (r.usage.prompt_tokens ?? 0) + (r.usage.completion_tokens ?? 0) : null,
+    r.cost?.final_usd ?? null,
+    r.cost?.priced ? 1 : 0,
+    r.latency_ms,
+    r.error?.code ?? null,
+    r.source,
+    r.upstream_id ?? null,
+    r.source_tool ?? null,
+    r.attribution.session_derived ? 1 : 0,
+    r.tier?.requested ?? null,
+    r.tier?.served ?? null,
+    JSON.stringify(r),
+  ]
+}
+
+/** A record's rows beside `requests`, as the record writer inserts them (its columns, then one row of values each). */
+export const RECORD_ROWS = {
+  tags: { insert: 'INSERT INTO request_tags (request_id, tag, created_at)', conflict: 'ON CONFLICT DO NOTHING' },
+  dimensions: { insert: 'INSERT INTO request_dimensions (request_id, name, value, created_at)', conflict: 'ON CONFLICT DO NOTHING' },
+  bodies: {
+    insert: 'INSERT INTO request_bodies (request_id, request, response)',
+    conflict: 'ON CONFLICT (request_id) DO UPDATE SET request = excluded.request, response = excluded.response',
+  },
+} as const
+
+export const tagValues = (r: RequestRecord): SqlValue[][] => {
+  const at = Date.parse(r.created_at)
+  return r.attribution.tags.map((tag) => [r.id, tag, at])
+}
+
+export const dimensionValues = (r: RequestRecord): SqlValue[][] => {
+  const at = Date.parse(r.created_at)
+  return Object.entries(r.dimensions).map(([name, value]) => [r.id, name, value, at])
+}
+
+/** Logged bodies as stored: the JSON texts, `null` for a side not kept. */
+export const bodyValues = (id: string, bodies: { request: string | null; response: string | null }): SqlValue[] => [
+  id,
+  bodies.request ?? 'null',
+  bodies.response ?? 'null',
+]
+
+/** A record's new cost, as repricing decided it. */
+export interface Repricing {
+  record: RequestRecord
+  cost: Cost
+  /** The record's key when it is prepaid: its ledger is adjusted to the new cost. */
+  prepaidKey: string | null
+  /** The new cost in pico-dollars; null when unpriced (no adjustment). */
+  pico: bigint | null
+  /** The adjustment's note. */
+  note: string
+}
+
+/** Reads of request records; they are written by the record writer, in batches. */
 export class RequestsRepo {
-  private readonly insertRequest
-  private readonly insertTag
-  private readonly insertDimension
-  private insertBodiesStmt: Statement<[string, string, string]> | null = null
-
-  constructor(private readonly db: Db) {
-    // Positional parameters: binding 24 named ones cost ~2 µs more per record (bench/record-insert.ts).
-    this.insertRequest = db.prepare(
-      `INSERT INTO requests (id, created_at, endpoint, status, outcome, key_id, model, preset, preset_version, provider,
-         upstream_model, stream, user_id, trace_id, session_id, prompt_tokens, completion_tokens, total_tokens, cost_usd, priced,
-         latency_ms, error_code, source, upstream_id, source_tool, session_derived, service_tier_requested, service_tier, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    this.insertTag = db.prepare(`INSERT OR IGNORE INTO request_tags (request_id, tag, created_at) VALUES (?, ?, ?)`)
-    this.insertDimension = db.prepare(`INSERT OR IGNORE INTO request_dimensions (request_id, name, value, created_at) VALUES (?, ?, ?, ?)`)
-  }
-
-  /** Call inside a transaction. */
-  insert(r: RequestRecord): void {
-    const at = Date.parse(r.created_at)
-    this.insertRequest.run(
-      r.id,
-      at,
-      r.endpoint,
-      r.status,
-      r.outcome,
-      r.key_id,
-      r.model,
-      r.preset,
-      r.preset_version,
-      r.provider,
-      r.upstream_model,
-      r.stream ? 1 : 0,
-      r.attribution.user_id,
-      r.attribution.trace_id,
-      r.attribution.session_id,
-      r.usage?.prompt_tokens ?? null,
-      r.usage?.completion_tokens ?? null,
-      r.usage ? (r.usage.prompt_tokens ?? 0) + (r.usage.completion_tokens ?? 0) : null,
-      r.cost?.final_usd ?? null,
-      r.cost?.priced ? 1 : 0,
-      r.latency_ms,
-      r.error?.code ?? null,
-      r.source,
-      r.upstream_id ?? null,
-      r.source_tool ?? null,
-      r.attribution.session_derived ? 1 : 0,
-      r.tier?.requested ?? null,
-      r.tier?.served ?? null,
-      JSON.stringify(r),
-    )
-    for (const tag of r.attribution.tags) this.insertTag.run(r.id, tag, at)
-    for (const [name, value] of Object.entries(r.dimensions)) this.insertDimension.run(r.id, name, value, at)
-  }
+  constructor(private readonly sql: Sql) {}
 
   /**
    * One session's recorded cost and requests on one key, token counts aside (they cost nothing).
-   * `+key_id` keeps the planner on the session index: by key it would read every request the key made.
+   * On SQLite `+key_id` keeps the planner on the session index: by key it would read every request the key made.
    */
-  sessionTotals(keyId: string, sessionId: string): { usd: number; requests: number } {
-    return this.db
-      .prepare(
-        `SELECT COALESCE(SUM(cost_usd), 0) AS usd, COUNT(*) AS requests FROM requests
-         WHERE session_id = ? AND +key_id = ? AND endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`,
-      )
-      .get(sessionId, keyId) as { usd: number; requests: number }
+  async sessionTotals(keyId: string, sessionId: string): Promise<{ usd: number; requests: number }> {
+    const row = await this.sql.get<{ usd: number; requests: number }>(
+      `SELECT COALESCE(SUM(cost_usd), 0) AS usd, COUNT(*) AS requests FROM requests
+       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`,
+      [sessionId, keyId],
+    )
+    return row!
   }
 
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */
-  madeUpstream(upstreamId: string): { provider: string; key_id: string } | undefined {
-    return this.db.prepare(`SELECT provider, key_id FROM requests WHERE upstream_id = ? ORDER BY created_at DESC LIMIT 1`).get(upstreamId) as
-      { provider: string; key_id: string } | undefined
+  madeUpstream(upstreamId: string): Promise<{ provider: string; key_id: string } | undefined> {
+    return this.sql.get<{ provider: string; key_id: string }>(`SELECT provider, key_id FROM requests WHERE upstream_id = ? ORDER BY created_at DESC LIMIT 1`, [
+      upstreamId,
+    ])
   }
 
   /** Newest first. */
-  list(limit = 100, offset = 0): RequestRecord[] {
-    const rows = this.db.prepare(`SELECT detail FROM requests ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`).pluck().all(limit, offset) as string[]
-    return rows.map((d) => JSON.parse(d) as RequestRecord)
+  async list(limit = 100, offset = 0): Promise<RequestRecord[]> {
+    const rows = await this.sql.all<{ detail: string }>(`SELECT detail FROM requests ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, [limit, offset])
+    return rows.map((r) => JSON.parse(r.detail) as RequestRecord)
   }
 
-  /** Request and response bodies, kept only while body logging is on. */
-  insertBodies(id: string, bodies: { request: string | null; response: string | null }): void {
-    // Prepared once, on first use: compiling the statement for every logged request cost more than running it.
-    this.insertBodiesStmt ??= this.db.prepare(`INSERT OR REPLACE INTO request_bodies (request_id, request, response) VALUES (?, ?, ?)`)
-    this.insertBodiesStmt.run(id, bodies.request ?? 'null', bodies.response ?? 'null')
+  async count(): Promise<number> {
+    return (await this.sql.get<{ n: number }>(`SELECT count(*) AS n FROM requests`))!.n
   }
 
-  bodies(id: string): LoggedBodies | null {
-    const row = this.db.prepare(`SELECT request, response FROM request_bodies WHERE request_id = ?`).get(id) as
-      { request: string; response: string } | undefined
+  async bodies(id: string): Promise<LoggedBodies | null> {
+    const row = await this.sql.get<{ request: string; response: string }>(`SELECT request, response FROM request_bodies WHERE request_id = ?`, [id])
     return row ? { request: JSON.parse(row.request), response: JSON.parse(row.response) } : null
   }
 
   /** What repricing replaced, oldest first. */
-  costHistory(id: string): Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }> {
-    return this.db
-      .prepare(
-        `SELECT repriced_at, CASE WHEN old_priced = 1 THEN old_cost_usd END AS old_usd, new_cost_usd AS new_usd, actor
-         FROM request_costs WHERE request_id = ? ORDER BY repriced_at, id`,
-      )
-      .all(id) as Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }>
+  costHistory(id: string): Promise<Array<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }>> {
+    return this.sql.all<{ repriced_at: number; old_usd: number | null; new_usd: number | null; actor: string }>(
+      `SELECT repriced_at, CASE WHEN old_priced = 1 THEN old_cost_usd END AS old_usd, new_cost_usd AS new_usd, actor
+       FROM request_costs WHERE request_id = ? ORDER BY repriced_at, id`,
+      [id],
+    )
   }
 
-  get(id: string): RequestRecord | undefined {
-    const detail = this.db.prepare(`SELECT detail FROM requests WHERE id = ?`).pluck().get(id) as string | undefined
-    return detail ? (JSON.parse(detail) as RequestRecord) : undefined
+  async get(id: string): Promise<RequestRecord | undefined> {
+    const row = await this.sql.get<{ detail: string }>(`SELECT detail FROM requests WHERE id = ?`, [id])
+    return row ? (JSON.parse(row.detail) as RequestRecord) : undefined
+  }
+
+  /** A batch of records for repricing, in id order after `cursor`, with whether their key is prepaid. */
+  async forRepricing(cursor: string, since: number, limit: number): Promise<Array<{ record: RequestRecord; prepaidKey: string | null }>> {
+    const rows = await this.sql.all<{ detail: string; key_id: string | null; prepaid: number | null }>(
+      `SELECT r.detail, r.key_id, k.prepaid FROM requests r LEFT JOIN keys k ON k.id = r.key_id
+       WHERE r.id > ? AND r.created_at >= ? ORDER BY r.id LIMIT ?`,
+      [cursor, since, limit],
+    )
+    return rows.map((r) => ({ record: JSON.parse(r.detail) as RequestRecord, prepaidKey: r.prepaid === 1 ? r.key_id : null }))
+  }
+
+  /**
+   * Stores new costs in one transaction: the figure each record had goes to `request_costs`, the
+   * record and its cost column get the new one, and a prepaid key's ledger gets the difference
+   * between the new cost and what the request was charged so far (its debit and earlier
+   * adjustments). Returns how many adjustments were made.
+   */
+  reprice(changes: Repricing[], actor: string, now: number): Promise<number> {
+    return this.sql.write(async (tx) => {
+      let adjustments = 0
+      for (const { record, cost, prepaidKey, pico, note } of changes) {
+        const old = record.cost
+        await tx.run(
+          `INSERT INTO request_costs (request_id, repriced_at, old_cost_usd, old_priced, old_cost, new_cost_usd, actor) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          [record.id, now, old?.final_usd ?? null, old?.priced ? 1 : 0, old ? JSON.stringify(old) : null, cost.final_usd, actor],
+        )
+        await tx.run(`UPDATE requests SET cost_usd = ?, priced = ?, detail = ? WHERE id = ?`, [
+          cost.final_usd,
+          cost.priced ? 1 : 0,
+          JSON.stringify({ ...record, cost }),
+          record.id,
+        ])
+        if (!prepaidKey || pico === null) continue
+        const charged = await tx.get<{ pico: string }>(
+          `SELECT CAST(COALESCE(-SUM(amount_pico), 0) AS TEXT) AS pico FROM ledger WHERE request_id = ? AND key_id = ?`,
+          [record.id, prepaidKey],
+        )
+        const delta = pico - BigInt(charged!.pico)
+        if (delta === 0n) continue
+        await tx.run(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, 'adjustment', ?, ?, ?)`, [
+          prepaidKey,
+          now,
+          -delta,
+          record.id,
+          actor,
+          note,
+        ])
+        adjustments++
+      }
+      // Balances a running gateway holds in memory are read again.
+      if (adjustments > 0) await bumpConfigRev(tx)
+      return adjustments
+    })
+  }
+
+  /** Deletes records made before `before` (their tags, dimensions, bodies and cost history go with them). */
+  prune(before: number): Promise<number> {
+    return this.sql.run(`DELETE FROM requests WHERE created_at < ?`, [before])
   }
 }

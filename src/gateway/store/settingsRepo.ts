@@ -1,22 +1,24 @@
-import type { Db } from './db'
+import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Settings } from '../../contract/settings'
 
 /** Settings saved from the dashboard, over the values the gateway started with. */
 export class SettingsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  read(defaults: Settings): Settings {
-    const rows = this.db.prepare(`SELECT key, value FROM settings`).all() as Array<{ key: string; value: string }>
+  async read(defaults: Settings): Promise<Settings> {
+    const rows = await this.sql.all<{ key: string; value: string }>(`SELECT key, value FROM settings`)
     const stored = Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]))
     return { ...defaults, ...stored }
   }
 
-  write(changes: Partial<Settings>): void {
-    this.db.transaction(() => {
-      const stmt = this.db.prepare(`INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)`)
-      for (const [k, v] of Object.entries(changes)) if (v !== undefined) stmt.run(k, JSON.stringify(v))
-      bumpConfigRev(this.db)
-    })()
+  write(changes: Partial<Settings>): Promise<void> {
+    return this.sql.write(async (tx) => {
+      for (const [k, v] of Object.entries(changes)) {
+        if (v !== undefined)
+          await tx.run(`INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [k, JSON.stringify(v)])
+      }
+      await bumpConfigRev(tx)
+    })
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Db } from './db'
+import { isUniqueViolation, type Sql } from './sql'
 import type { User } from '../../contract/auth'
 import { hashKey } from '../keys/inferenceKey'
 
@@ -9,65 +9,71 @@ interface UserRow extends User {
 
 const SESSION_MS = { short: 12 * 3600_000, remembered: 30 * 24 * 3600_000 }
 
+/** Names are unique whatever their case (SQLite: a NOCASE column; PostgreSQL: a unique index on lower()). */
 export class UsersRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  count(): number {
-    return this.db.prepare(`SELECT count(*) FROM users`).pluck().get() as number
+  async count(): Promise<number> {
+    return (await this.sql.get<{ n: number }>(`SELECT count(*) AS n FROM users`))!.n
   }
 
-  all(): User[] {
-    return this.db.prepare(`SELECT id, username, role, created_at FROM users ORDER BY created_at`).all() as User[]
+  all(): Promise<User[]> {
+    return this.sql.all<User>(`SELECT id, username, role, created_at FROM users ORDER BY created_at`)
   }
 
-  byId(id: string): User | undefined {
-    return this.db.prepare(`SELECT id, username, role, created_at FROM users WHERE id = ?`).get(id) as User | undefined
+  byId(id: string): Promise<User | undefined> {
+    return this.sql.get<User>(`SELECT id, username, role, created_at FROM users WHERE id = ?`, [id])
   }
 
-  withPassword(username: string): UserRow | undefined {
-    return this.db.prepare(`SELECT * FROM users WHERE username = ?`).get(username) as UserRow | undefined
+  withPassword(username: string): Promise<UserRow | undefined> {
+    return this.sql.get<UserRow>(`SELECT * FROM users WHERE lower(username) = lower(?)`, [username])
   }
 
-  create(username: string, passwordHash: string, role: User['role'], now = Date.now()): User {
+  async create(username: string, passwordHash: string, role: User['role'], now = Date.now()): Promise<User> {
     const user: User = { id: `usr_${randomBytes(9).toString('base64url')}`, username, role, created_at: now }
     try {
-      this.db
-        .prepare(`INSERT INTO users (id, username, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)`)
-        .run(user.id, username, passwordHash, role, now)
+      await this.sql.run(`INSERT INTO users (id, username, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?)`, [
+        user.id,
+        username,
+        passwordHash,
+        role,
+        now,
+      ])
     } catch (err) {
-      if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Error(`a user named ${username} exists already`, { cause: err })
+      if (isUniqueViolation(err)) throw new Error(`a user named ${username} exists already`, { cause: err })
       throw err
     }
     return user
   }
 
-  remove(id: string): boolean {
-    return this.db.prepare(`DELETE FROM users WHERE id = ?`).run(id).changes === 1
+  async remove(id: string): Promise<boolean> {
+    return (await this.sql.run(`DELETE FROM users WHERE id = ?`, [id])) === 1
   }
 
-  admins(): number {
-    return this.db.prepare(`SELECT count(*) FROM users WHERE role = 'admin'`).pluck().get() as number
+  async admins(): Promise<number> {
+    return (await this.sql.get<{ n: number }>(`SELECT count(*) AS n FROM users WHERE role = 'admin'`))!.n
   }
 
   /** A new session; only the token's hash is stored. */
-  startSession(userId: string, remember: boolean, now = Date.now()): { token: string; expires_at: number } {
+  async startSession(userId: string, remember: boolean, now = Date.now()): Promise<{ token: string; expires_at: number }> {
     const token = randomBytes(32).toString('base64url')
     const expires_at = now + (remember ? SESSION_MS.remembered : SESSION_MS.short)
-    this.db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`).run(now)
-    this.db.prepare(`INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`).run(hashKey(token), userId, now, expires_at)
+    await this.sql.write(async (tx) => {
+      await tx.run(`DELETE FROM sessions WHERE expires_at <= ?`, [now])
+      await tx.run(`INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)`, [hashKey(token), userId, now, expires_at])
+    })
     return { token, expires_at }
   }
 
-  userForSession(token: string, now = Date.now()): User | undefined {
-    return this.db
-      .prepare(
-        `SELECT u.id, u.username, u.role, u.created_at FROM sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = ? AND s.expires_at > ?`,
-      )
-      .get(hashKey(token), now) as User | undefined
+  userForSession(token: string, now = Date.now()): Promise<User | undefined> {
+    return this.sql.get<User>(
+      `SELECT u.id, u.username, u.role, u.created_at FROM sessions s JOIN users u ON u.id = s.user_id
+       WHERE s.token_hash = ? AND s.expires_at > ?`,
+      [hashKey(token), now],
+    )
   }
 
-  endSession(token: string): void {
-    this.db.prepare(`DELETE FROM sessions WHERE token_hash = ?`).run(hashKey(token))
+  async endSession(token: string): Promise<void> {
+    await this.sql.run(`DELETE FROM sessions WHERE token_hash = ?`, [hashKey(token)])
   }
 }

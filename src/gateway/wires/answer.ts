@@ -14,7 +14,7 @@ import { upstreamNetworkError } from '../upstream/upstreamErrors'
  * when the body is read.
  */
 export async function sendJson(ctx: RequestContext, sink: Sink, answer: Record<string, unknown>, asSent?: string): Promise<void> {
-  ctx.beforeDelivery?.()
+  await ctx.readyToDeliver()
   // A gateway upstream of this one may have put its own block there; ours replaces it.
   const chained = 'gw' in answer
   if (chained) delete answer.gw

@@ -78,6 +78,6 @@ export async function relayNativeStream(
   if (final === null) return fail(upstreamIncomplete(providerId))
   ctx.usage = final.usage
   ctx.cost = costOf(ctx, final.usage)
-  const done = endStream(ctx, sink, events.last(gwExtension(ctx)), logged && `[${logged.join(',')}]`, fail)
+  const done = await endStream(ctx, sink, events.last(gwExtension(ctx)), logged && `[${logged.join(',')}]`, fail)
   return done === OK ? events.outcome() : done
 }

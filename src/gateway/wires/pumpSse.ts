@@ -77,11 +77,20 @@ export function pumpSse(upstream: UpstreamResponse, sink: Sink, signal: ClientAb
  * refuses leaves the answer unfinished, ended by `fail` instead. `logged` is the answer as body
  * logging keeps it (null when logging is off).
  */
-export function endStream(ctx: RequestContext, sink: Sink, last: object[], logged: string | null, fail: (error: ApiError) => Finished): Finished {
-  try {
-    ctx.beforeDelivery?.()
-  } catch (err) {
-    return fail(err as ApiError)
+export async function endStream(
+  ctx: RequestContext,
+  sink: Sink,
+  last: object[],
+  logged: string | null,
+  fail: (error: ApiError) => Finished,
+): Promise<Finished> {
+  const ready = ctx.readyToDeliver()
+  if (ready) {
+    try {
+      await ready
+    } catch (err) {
+      return fail(err as ApiError)
+    }
   }
   if (ctx.bodies && logged !== null) ctx.bodies.response = logged
   sink.end(last, null)

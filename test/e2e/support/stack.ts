@@ -47,8 +47,8 @@ export async function startStack(): Promise<Stack> {
     { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log') },
     { env: { OPENAI_API_KEY: fake.apiKey }, secrets },
   )
-  running.gateway.providers.upsert('openai', 'openai', fake.url)
-  running.gateway.configChanged()
+  await running.gateway.store.providers.upsert('openai', 'openai', fake.url)
+  await running.gateway.configChanged()
   return {
     url: running.url,
     baseURL: `${running.url}/v1`,

@@ -14,16 +14,16 @@ function targetProblem(ctx: AdminContext, target: string): AdminError | null {
 }
 
 export const aliasHandlers: Handlers<'aliases.list' | 'aliases.set' | 'aliases.remove'> = {
-  'aliases.list': (ctx) => ctx.gw.aliasesRepo.all(),
+  'aliases.list': (ctx) => ctx.gw.store.aliases.all(),
 
   'aliases.set'(ctx, input) {
     const problem = targetProblem(ctx, input.to)
     if (problem) throw problem
-    return ctx.gw.aliasesRepo.set(input.pattern, input.to, input.note ?? null)
+    return ctx.gw.store.aliases.set(input.pattern, input.to, input.note ?? null)
   },
 
-  'aliases.remove'(ctx, input) {
-    if (!ctx.gw.aliasesRepo.remove(input.pattern)) throw notFound(`alias ${input.pattern}`)
+  async 'aliases.remove'(ctx, input) {
+    if (!(await ctx.gw.store.aliases.remove(input.pattern))) throw notFound(`alias ${input.pattern}`)
     return { ok: true as const }
   },
 }

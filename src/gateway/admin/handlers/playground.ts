@@ -14,7 +14,7 @@ import type { Handlers } from './types'
  */
 export const playgroundHandlers: Handlers<'playground.chat'> = {
   async 'playground.chat'(ctx: AdminContext, input) {
-    const key = visibleKey(ctx, input.key_id)
+    const key = await visibleKey(ctx, input.key_id)
     if (key.revoked_at !== null) throw forbidden(`key ${key.name} is revoked`)
     const use = playgroundWires[input.wire]
     const body = use.body(input)

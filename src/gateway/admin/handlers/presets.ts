@@ -20,31 +20,32 @@ function validated(ctx: AdminContext, input: unknown) {
   }
 }
 
-const withKeys = (ctx: AdminContext, p: Preset) => ({ ...p, default_of_keys: ctx.gw.presetsRepo.keysUsing(p.name) })
+const withKeys = async (ctx: AdminContext, p: Preset) => ({ ...p, default_of_keys: await ctx.gw.store.presets.keysUsing(p.name) })
 
 export const presetHandlers: Handlers<'presets.list' | 'presets.get' | 'presets.save' | 'presets.restore' | 'presets.delete' | 'presets.preview'> = {
-  'presets.list': (ctx) => ctx.gw.presetsRepo.all().map((p) => withKeys(ctx, p)),
+  'presets.list': async (ctx) => Promise.all((await ctx.gw.store.presets.all()).map((p) => withKeys(ctx, p))),
 
-  'presets.get'(ctx, input) {
-    const preset = ctx.gw.presetsRepo.get(input.name)
+  async 'presets.get'(ctx, input) {
+    const presets = ctx.gw.store.presets
+    const preset = await presets.get(input.name)
     if (!preset) throw notFound(`preset ${input.name}`)
-    return { preset, versions: ctx.gw.presetsRepo.versions(input.name), default_of_keys: ctx.gw.presetsRepo.keysUsing(input.name) }
+    return { preset, versions: await presets.versions(input.name), default_of_keys: await presets.keysUsing(input.name) }
   },
 
-  'presets.save': (ctx, input) => ctx.gw.presetsRepo.save(validated(ctx, input), actorOf(ctx)),
+  'presets.save': (ctx, input) => ctx.gw.store.presets.save(validated(ctx, input), actorOf(ctx)),
 
-  'presets.restore'(ctx, input) {
-    const old = ctx.gw.presetsRepo.versions(input.name).find((v) => v.version === input.version)
+  async 'presets.restore'(ctx, input) {
+    const old = (await ctx.gw.store.presets.versions(input.name)).find((v) => v.version === input.version)
     if (!old) throw notFound(`version ${input.version} of preset ${input.name}`)
     const { version: _v, created_at: _c, created_by: _b, ...fields } = old
     // An old version is checked again: its model may have gone since.
-    return ctx.gw.presetsRepo.save(validated(ctx, fields), actorOf(ctx))
+    return ctx.gw.store.presets.save(validated(ctx, fields), actorOf(ctx))
   },
 
-  'presets.delete'(ctx, input) {
-    if (!ctx.gw.presetsRepo.get(input.name)) throw notFound(`preset ${input.name}`)
+  async 'presets.delete'(ctx, input) {
+    if (!(await ctx.gw.store.presets.get(input.name))) throw notFound(`preset ${input.name}`)
     try {
-      ctx.gw.presetsRepo.delete(input.name)
+      await ctx.gw.store.presets.delete(input.name)
     } catch (err) {
       throw conflict((err as Error).message)
     }

@@ -10,34 +10,34 @@ const today = (now: number) => new Date(now).toISOString().slice(0, 10)
 export const priceHandlers: Handlers<
   'prices.list' | 'prices.get' | 'prices.set' | 'prices.remove' | 'prices.setCalendar' | 'prices.removeCalendar' | 'prices.reprice' | 'prices.refresh'
 > = {
-  'prices.list': (ctx) => ({ overrides: ctx.gw.prices.all(), calendars: ctx.gw.priceBook.calendars() }),
+  'prices.list': async (ctx) => ({ overrides: await ctx.gw.store.prices.all(), calendars: ctx.gw.priceBook.calendars() }),
 
-  'prices.get'(ctx, input) {
+  async 'prices.get'(ctx, input) {
     const slash = input.model.indexOf('/')
     const priced = ctx.gw.priceBook.lookup(input.model.slice(0, slash), input.model.slice(slash + 1))
     if (!priced) return null
     const { provider: _p, model: _m, status: _s, unconfirmed: _u, aliases: _a, ...row } = priced.entry
-    const override = ctx.gw.prices.all().find((o) => o.model === input.model)
+    const override = (await ctx.gw.store.prices.all()).find((o) => o.model === input.model)
     return { row, source: priced.source, note: override?.note ?? null }
   },
 
-  'prices.set'(ctx, input) {
-    ctx.gw.prices.set({ model: input.model, row: input.row, as_of: input.as_of ?? today(ctx.gw.clock()), note: input.note })
+  async 'prices.set'(ctx, input) {
+    await ctx.gw.store.prices.set({ model: input.model, row: input.row, as_of: input.as_of ?? today(ctx.gw.clock()), note: input.note })
     return { ok: true as const }
   },
 
-  'prices.remove'(ctx, input) {
-    if (!ctx.gw.prices.remove(input.model)) throw notFound(`price override for ${input.model}`)
+  async 'prices.remove'(ctx, input) {
+    if (!(await ctx.gw.store.prices.remove(input.model))) throw notFound(`price override for ${input.model}`)
     return { ok: true as const }
   },
 
-  'prices.setCalendar'(ctx, input) {
-    ctx.gw.prices.setCalendar(input.name, input.calendar)
+  async 'prices.setCalendar'(ctx, input) {
+    await ctx.gw.store.prices.setCalendar(input.name, input.calendar)
     return { ok: true as const }
   },
 
-  'prices.removeCalendar'(ctx, input) {
-    if (!ctx.gw.prices.removeCalendar(input.name)) throw notFound(`holiday calendar override ${input.name}`)
+  async 'prices.removeCalendar'(ctx, input) {
+    if (!(await ctx.gw.store.prices.removeCalendar(input.name))) throw notFound(`holiday calendar override ${input.name}`)
     return { ok: true as const }
   },
 
@@ -62,14 +62,14 @@ export const priceHandlers: Handlers<
         `could not read prices from ${source}: ${why}. Nothing changed: the catalog of ${catalog} and your overrides stand`,
       )
     }
-    ctx.gw.refresh()
+    await ctx.gw.refresh()
     const now = ctx.gw.clock()
     const diff = diffListing(ctx.gw.priceBook, listing, new Date(now))
     if (input.apply && diff.rows.length > 0) {
       const as_of = today(now)
       const rows = diff.rows.map((r) => ({ model: r.model, row: refreshedRow(ctx.gw.priceBook, r, as_of) }))
       const note = `refreshed from ${source} on ${as_of} by ${actorOf(ctx)}`
-      ctx.gw.prices.setMany(
+      await ctx.gw.store.prices.setMany(
         rows.map((r) => ({ ...r, as_of, note })),
         now,
       )
@@ -80,9 +80,9 @@ export const priceHandlers: Handlers<
   async 'prices.reprice'(ctx, input) {
     // Records still queued in the writer would be missed by this batch.
     await ctx.gw.records.flushed()
-    ctx.gw.refresh()
+    await ctx.gw.refresh()
     // Ids sort by time, so the scan walks the id index from the first id of `since` on.
     const cursor = input.cursor ?? requestIdFloor(Date.parse(`${input.since}T00:00:00Z`))
-    return repriceBatch(ctx.gw.db, ctx.gw.priceBook, { ...input, cursor, dryRun: input.dry_run, actor: actorOf(ctx) }, ctx.gw.clock())
+    return repriceBatch(ctx.gw.store.requests, ctx.gw.priceBook, { ...input, cursor, dryRun: input.dry_run, actor: actorOf(ctx) }, ctx.gw.clock())
   },
 }

@@ -47,16 +47,17 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
         )
       }
     }
-    ctx.gw.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire)
-    ctx.gw.configChanged()
+    await ctx.gw.store.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire)
+    // The keychain changed too, which no revision tells: the credential is read again.
+    await ctx.gw.configChanged()
     return info(ctx, ctx.gw.registry.get(input.id)!)
   },
 
   async 'providers.remove'(ctx, input) {
-    const removed = ctx.gw.providers.remove(input.id)
+    const removed = await ctx.gw.store.providers.remove(input.id)
     const hadKey = await ctx.gw.secrets.delete(input.id).catch(() => false)
     if (!removed && !hadKey) throw notFound(`stored provider or key ${input.id}`)
-    ctx.gw.providers.touch()
+    await ctx.gw.store.providers.touch()
     return { ok: true as const }
   },
 

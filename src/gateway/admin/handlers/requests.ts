@@ -1,5 +1,4 @@
-import { groupBy, overview } from '../queries/analyticsQuery'
-import { exportRequests, listRequests, type Scope } from '../queries/requestQuery'
+import type { Scope } from '../../store/queries/requestQuery'
 import { requestsCsv } from '../queries/requestsCsv'
 import { notFound } from '../adminError'
 import { isAdmin, type AdminContext } from '../context'
@@ -19,41 +18,42 @@ function withGwBlock(record: RequestRecord, bodies: LoggedBodies | null): Logged
 }
 
 /** Admins see every request; a member only those made with their own keys. */
-export const scope = (ctx: AdminContext): Scope => ({ keyIds: isAdmin(ctx) ? null : visibleKeys(ctx).map((k) => k.id) })
+export const scope = async (ctx: AdminContext): Promise<Scope> => ({ keyIds: isAdmin(ctx) ? null : (await visibleKeys(ctx)).map((k) => k.id) })
 
 export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 'requests.get' | 'analytics.overview' | 'analytics.groupBy'> = {
   async 'requests.list'(ctx, input) {
     // Queued records would be missing from the page a user opens right after a request.
     await ctx.gw.records.flushed()
-    return listRequests(ctx.gw.db, input, scope(ctx))
+    return ctx.gw.store.queries.listRequests(input, await scope(ctx))
   },
 
   async 'requests.export'(ctx, input) {
     await ctx.gw.records.flushed()
-    const { rows, truncated } = exportRequests(ctx.gw.db, input, scope(ctx))
+    const { rows, truncated } = await ctx.gw.store.queries.exportRequests(input, await scope(ctx))
     return { csv: requestsCsv(rows), rows: rows.length, truncated }
   },
 
   async 'requests.get'(ctx, input) {
     await ctx.gw.records.flushed()
-    const record = ctx.gw.requests.get(input.id)
-    const allowed = scope(ctx).keyIds
+    const requests = ctx.gw.store.requests
+    const record = await requests.get(input.id)
+    const allowed = (await scope(ctx)).keyIds
     if (!record || (allowed !== null && !allowed.includes(record.key_id ?? ''))) throw notFound(`request ${input.id}`)
     return {
       record: record as unknown as Record<string, unknown>,
-      bodies: withGwBlock(record, ctx.gw.requests.bodies(input.id)),
-      cost_history: ctx.gw.requests.costHistory(input.id),
+      bodies: withGwBlock(record, await requests.bodies(input.id)),
+      cost_history: await requests.costHistory(input.id),
     }
   },
 
   async 'analytics.overview'(ctx, input) {
     await ctx.gw.records.flushed()
-    return overview(ctx.gw.db, input, scope(ctx))
+    return ctx.gw.store.queries.overview(input, await scope(ctx))
   },
 
   async 'analytics.groupBy'(ctx, input) {
     await ctx.gw.records.flushed()
-    return groupBy(ctx.gw.db, input, scope(ctx)).map(({ value, requests, cost_usd, unpriced, tokens, errors }) => ({
+    return (await ctx.gw.store.queries.groupBy(input, await scope(ctx))).map(({ value, requests, cost_usd, unpriced, tokens, errors }) => ({
       value,
       requests,
       cost_usd,

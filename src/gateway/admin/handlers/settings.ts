@@ -5,8 +5,8 @@ export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'ga
   'settings.get': (ctx) => ctx.gw.settings,
 
   async 'settings.update'(ctx: AdminContext, input) {
-    ctx.gw.settingsRepo.write(input)
-    ctx.gw.configChanged()
+    await ctx.gw.store.settings.write(input)
+    await ctx.gw.refresh()
     // A shorter retention applies at once rather than at the next hourly clean-up.
     if (input.retention_days !== undefined || input.response_retention_days !== undefined) await ctx.gw.pruneRecords()
     return ctx.gw.settings
@@ -19,8 +19,8 @@ export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'ga
     await ctx.gw.records.flushed()
     return {
       ...ctx.status,
-      keys: ctx.gw.keys.all().filter((k) => k.revoked_at === null).length,
-      requests: ctx.gw.db.prepare('SELECT count(*) FROM requests').pluck().get() as number,
+      keys: (await ctx.gw.store.keys.all()).filter((k) => k.revoked_at === null).length,
+      requests: await ctx.gw.store.requests.count(),
     }
   },
 }

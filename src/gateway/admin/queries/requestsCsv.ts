@@ -1,4 +1,4 @@
-import type { RequestRow } from './requestQuery'
+import type { RequestRow } from '../../store/queries/requestQuery'
 
 /** The export's columns, in order: the list's columns, cost as a number and `unpriced` said outright. */
 const COLUMNS: Array<keyof RequestRow> = [

@@ -46,7 +46,7 @@ type Invoke = (name: string, input: unknown, onEvent?: (event: PlaygroundEvent) 
  */
 export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn: (invoke: Invoke) => Promise<T>): Promise<T> {
   const config = resolveConfig({ dataDir, port: 0 }, io.env)
-  const gw = new Gateway({ config, env: io.env, secrets: io.secrets })
+  const gw = await Gateway.open({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, {
       base_url: `http://${config.host}:${config.port}/v1`,

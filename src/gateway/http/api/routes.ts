@@ -63,7 +63,7 @@ export function apiRoutes(app: FastifyInstance, admin: AdminService, operatorTok
     const caller: Caller =
       operatorToken !== undefined && presentsOperatorToken(req.headers[OPERATOR_HEADER], operatorToken)
         ? operatorCaller(req.ip)
-        : { user: admin.userFor(token), sessionToken: token, address: req.ip }
+        : { user: await admin.userFor(token), sessionToken: token, address: req.ip }
     const secure = req.protocol === 'https'
     const op = Object.hasOwn(operations, name) ? operations[name as keyof typeof operations] : undefined
     if (op && 'stream' in op && op.stream) {

@@ -70,7 +70,7 @@ export function responsesRoutes(app: FastifyInstance, gw: Gateway): void {
   app.get('/v1/responses/:id', async (req, reply) => {
     const key = gw.keyIndex.authenticate(req.headers.authorization)
     const id = idOf(req)
-    const kept = gw.responses.get(id, key.id, gw.clock())
+    const kept = await gw.store.responses.get(id, key.id, gw.clock())
     if (!kept) return askProvider(gw, key, req, reply, id, '')
     if ((req.query as Obj).stream === 'true') {
       throw invalidRequest('A response the gateway answered on a translated path is kept whole, not as its stream; fetch it without stream=true.', 'stream')
@@ -81,14 +81,14 @@ export function responsesRoutes(app: FastifyInstance, gw: Gateway): void {
   app.delete('/v1/responses/:id', async (req, reply) => {
     const key = gw.keyIndex.authenticate(req.headers.authorization)
     const id = idOf(req)
-    if (!gw.responses.delete(id, key.id, gw.clock())) return askProvider(gw, key, req, reply, id, '')
+    if (!(await gw.store.responses.delete(id, key.id, gw.clock()))) return askProvider(gw, key, req, reply, id, '')
     return { id, object: 'response.deleted', deleted: true }
   })
 
   app.get('/v1/responses/:id/input_items', async (req, reply) => {
     const key = gw.keyIndex.authenticate(req.headers.authorization)
     const id = idOf(req)
-    const items = gw.responses.inputItems(id, key.id, gw.clock())
+    const items = await gw.store.responses.inputItems(id, key.id, gw.clock())
     if (!items) return askProvider(gw, key, req, reply, id, '/input_items')
     return page(items, req.query as Obj)
   })

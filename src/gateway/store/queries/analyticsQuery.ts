@@ -1,10 +1,10 @@
 import type { z } from 'zod'
-import type { Db } from '../../store/db'
-import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
-import { invalid } from '../adminError'
+import type { Sql } from '../sql'
+import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT } from '../requestsRepo'
+import { invalid } from './invalidQuery'
 import { analyticsOps, type group } from '../../../contract/analytics'
 import type { RequestFilter } from '../../../contract/requests'
-import { choosePlan, filterSql, prepareCached, type Scope, type SqlParam } from './requestQuery'
+import { choosePlan, filterSql, type Scope, type SqlParam } from './requestQuery'
 
 export type OverviewInput = z.input<(typeof analyticsOps)['analytics.overview']['input']>
 export type OverviewOutput = z.output<(typeof analyticsOps)['analytics.overview']['output']>
@@ -57,7 +57,11 @@ interface BucketRow extends TotalsRow {
 }
 
 /** Requests whose cost is unknown: no price, though a provider was chosen (one sent nowhere is priced $0). */
-export const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL), 0)'
+export const UNPRICED_ROW = 'CASE WHEN r.cost_usd IS NULL AND r.provider IS NOT NULL THEN 1 ELSE 0 END'
+export const UNPRICED = `COALESCE(SUM(${UNPRICED_ROW}), 0)`
+export const ERRORS = `COALESCE(SUM(CASE WHEN r.outcome = 'error' THEN 1 ELSE 0 END), 0)`
+/** A sum of costs that is 0 (not NULL) over no priced row, as SQLite's TOTAL is. */
+export const COST = 'COALESCE(SUM(r.cost_usd), 0)'
 
 /**
  * Totals and a time series over [from, to) for a filter within a scope. Sums and counts are SQL
@@ -71,7 +75,7 @@ export const UNPRICED = 'COALESCE(SUM(r.cost_usd IS NULL AND r.provider IS NOT N
  * Buckets are UTC hour/day starts from the one holding `from` to the one holding `to - 1`,
  * empty ones included.
  */
-export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOutput {
+export async function overview(sql: Sql, input: OverviewInput, scope: Scope): Promise<OverviewOutput> {
   const bucket = input.bucket ?? 'hour'
   const bucketMs = BUCKET_MS[bucket]
   if (!bucketMs) throw invalid('bucket', `unknown bucket ${String(bucket)}`)
@@ -81,28 +85,25 @@ export function overview(db: Db, input: OverviewInput, scope: Scope): OverviewOu
   if (buckets > MAX_BUCKETS) throw invalid('bucket', `the range holds ${buckets} ${bucket} buckets; at most ${MAX_BUCKETS} are allowed`)
 
   const filter = rangeFilter(from, to, input.filter)
-  const where = filterSql(filter, scope, choosePlan(db, filter, scope))
-  // Integer division (created_at is an INTEGER, times are positive). bucketMs is one of two fixed
+  // Integer division (created_at is an integer, times are positive). bucketMs is one of two fixed
   // constants, written as a literal: a bound JS number arrives as a REAL and would divide exactly.
-  const sums = prepareCached(
-    db,
-    `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, COALESCE(SUM(r.outcome = 'error'), 0) AS errors,
-       TOTAL(r.cost_usd) AS cost_usd, ${UNPRICED} AS unpriced,
+  const sums = (where: string) => `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, ${ERRORS} AS errors,
+       ${COST} AS cost_usd, ${UNPRICED} AS unpriced,
        COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens
-     FROM requests r WHERE ${where.sql} AND ${INFERENCE_ONLY} GROUP BY 1`,
-  )
+     FROM requests r WHERE ${where} AND ${INFERENCE_ONLY} GROUP BY 1`
   // One number per row, bucket number · 2^31 + latency (exact below 2^53 until the year 2448 for
-  // hours), read with pluck: no per-row arrays or objects, and sorting it sorts every bucket's
-  // latencies at once.
-  const latencies = prepareCached(
-    db,
-    `SELECT (r.created_at / ${bucketMs}) * ${PACK} + max(min(r.latency_ms, ${PACK - 1}), 0) FROM requests r WHERE ${where.sql} AND ${INFERENCE_ONLY} AND r.latency_ms IS NOT NULL`,
-  )
+  // hours): no per-row objects beyond the driver's, and sorting it sorts every bucket's latencies at once.
+  const latencies = (where: string) =>
+    `SELECT (r.created_at / ${bucketMs}) * ${PACK} + CASE WHEN r.latency_ms > ${PACK - 1} THEN ${PACK - 1} WHEN r.latency_ms < 0 THEN 0 ELSE r.latency_ms END AS v
+     FROM requests r WHERE ${where} AND ${INFERENCE_ONLY} AND r.latency_ms IS NOT NULL`
 
-  const { rows, packed } = db.transaction(() => ({
-    rows: sums.all(...where.params) as BucketRow[],
-    packed: Float64Array.from(latencies.pluck().all(...where.params) as number[]).sort(),
-  }))()
+  const { rows, packed } = await sql.read(async (tx) => {
+    const where = filterSql(tx.dialect, filter, scope, await choosePlan(tx, filter, scope))
+    return {
+      rows: await tx.all<BucketRow>(sums(where.sql), where.params),
+      packed: Float64Array.from(await tx.all<{ v: number }>(latencies(where.sql), where.params), (r) => r.v).sort(),
+    }
+  })
 
   // Split the sorted numbers into runs per bucket; each run is that bucket's latencies, ascending.
   const firstNumber = firstBucket / bucketMs
@@ -183,11 +184,11 @@ const GROUP_COLUMNS = {
  * the key id and `name` the key's name (joined from `keys` after aggregating, so it costs at most
  * `limit` lookups).
  */
-export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
+export async function groupBy(sql: Sql, input: GroupByInput, scope: Scope): Promise<GroupRow[]> {
   const limit = input.limit ?? 10
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid('limit', 'must be an integer from 1 to 100')
   const filter = rangeFilter(input.from, input.to, input.filter)
-  const where = filterSql(filter, scope, choosePlan(db, filter, scope))
+  const where = filterSql(sql.dialect, filter, scope, await choosePlan(sql, filter, scope))
   const by = input.by
 
   let value: string
@@ -208,19 +209,18 @@ export function groupBy(db: Db, input: GroupByInput, scope: Scope): GroupRow[] {
     throw invalid('by', `cannot group by ${by}`)
   }
 
-  const aggregate = `SELECT ${value} AS value, count(*) AS requests, TOTAL(r.cost_usd) AS cost_usd, ${UNPRICED} AS unpriced,
+  const aggregate = `SELECT ${value} AS value, count(*) AS requests, ${COST} AS cost_usd, ${UNPRICED} AS unpriced,
       COALESCE(SUM(r.prompt_tokens), 0) + COALESCE(SUM(r.completion_tokens), 0) AS tokens,
-      COALESCE(SUM(r.outcome = 'error'), 0) AS errors
+      ${ERRORS} AS errors
     FROM requests r ${join} WHERE ${where.sql} AND ${INFERENCE_ONLY}
-    GROUP BY 1 ORDER BY requests DESC, cost_usd DESC, value ASC LIMIT ?`
+    GROUP BY 1 ORDER BY requests DESC, cost_usd DESC, ${sql.dialect.order('value', 'ASC')} LIMIT ?`
   const params = [...joinParams, ...where.params, limit]
   if (by === 'key') {
-    const rows = prepareCached(
-      db,
+    return sql.all<GroupRow>(
       `SELECT a.value, a.requests, a.cost_usd, a.unpriced, a.tokens, a.errors, k.name FROM (${aggregate}) a
-       LEFT JOIN keys k ON k.id = a.value ORDER BY a.requests DESC, a.cost_usd DESC, a.value ASC`,
-    ).all(...params) as GroupRow[]
-    return rows
+       LEFT JOIN keys k ON k.id = a.value ORDER BY a.requests DESC, a.cost_usd DESC, ${sql.dialect.order('a.value', 'ASC')}`,
+      params,
+    )
   }
-  return prepareCached(db, aggregate).all(...params) as GroupRow[]
+  return sql.all<GroupRow>(aggregate, params)
 }

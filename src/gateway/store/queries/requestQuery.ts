@@ -1,7 +1,6 @@
-import type { Statement } from 'better-sqlite3'
 import type { z } from 'zod'
-import type { Db } from '../../store/db'
-import { invalid } from '../adminError'
+import type { Dialect, Sql } from '../sql'
+import { invalid } from './invalidQuery'
 import { requestOps, type RequestFilter, type requestRow } from '../../../contract/requests'
 
 /**
@@ -96,7 +95,7 @@ export function defaultPlan(filter: RequestFilter, scope: Scope): FilterPlan {
  * indexed condition of the requests table selects on its own (an index range). The cost is bounded
  * by the smallest child count; a filter without tags or dimensions costs nothing.
  */
-export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterPlan {
+export async function choosePlan(sql: Sql, filter: RequestFilter, scope: Scope): Promise<FilterPlan> {
   const children = childFilters(filter)
   if (children.length === 0 || (scope.keyIds !== null && scope.keyIds.length === 0)) return { drive: 'columns' }
   const time: SqlParam[] = []
@@ -112,10 +111,7 @@ export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterP
   let best: ChildFilter | undefined
   let bestCount = Infinity
   for (const c of children) {
-    const sql = `SELECT count(*) FROM (SELECT 1 FROM ${c.table} c WHERE ${c.where('c')}${timeSql} LIMIT ?)`
-    const n = prepareCached(db, sql)
-      .pluck()
-      .get(...c.values, ...time, bestCount === Infinity ? -1 : bestCount) as number
+    const n = await countUpTo(sql, `SELECT 1 FROM ${c.table} c WHERE ${c.where('c')}${timeSql}`, [...c.values, ...time], bestCount)
     if (n < bestCount) {
       best = c
       bestCount = n
@@ -129,13 +125,17 @@ export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterP
   if (scope.keyIds !== null) candidates.push([range, scope])
   for (const f of INDEXED) if (filter[f] !== undefined) candidates.push([{ ...range, [f]: filter[f] }, { keyIds: null }])
   for (const [f, s] of candidates) {
-    const w = filterSql(f, s, { drive: 'columns' })
-    const n = prepareCached(db, `SELECT count(*) FROM (SELECT 1 FROM requests r WHERE ${w.sql} LIMIT ?)`)
-      .pluck()
-      .get(...w.params, bestCount) as number
+    const w = filterSql(sql.dialect, f, s, { drive: 'columns' })
+    const n = await countUpTo(sql, `SELECT 1 FROM requests r WHERE ${w.sql}`, w.params, bestCount)
     if (n < bestCount) return { drive: 'columns' }
   }
   return { drive: 'child', child: best.key }
+}
+
+/** How many rows a query selects, counting no further than `max`. */
+async function countUpTo(sql: Sql, rows: string, params: SqlParam[], max: number): Promise<number> {
+  const limit = max === Infinity ? Number.MAX_SAFE_INTEGER : max
+  return (await sql.get<{ n: number }>(`SELECT count(*) AS n FROM (${rows} LIMIT ?) AS counted`, [...params, limit]))!.n
 }
 
 /**
@@ -143,12 +143,12 @@ export function choosePlan(db: Db, filter: RequestFilter, scope: Scope): FilterP
  * bound parameter; only fixed column names are written into the SQL. Time is [from, to): `from`
  * inclusive, `to` exclusive, Unix milliseconds. Without a plan, `defaultPlan` (no measuring).
  */
-export function filterSql(filter: RequestFilter, scope: Scope, plan: FilterPlan = defaultPlan(filter, scope)): SqlWhere {
+export function filterSql(dialect: Dialect, filter: RequestFilter, scope: Scope, plan: FilterPlan = defaultPlan(filter, scope)): SqlWhere {
   const clauses: string[] = []
   const params: SqlParam[] = []
 
   if (scope.keyIds !== null) {
-    if (scope.keyIds.length === 0) return { sql: '0', params: [] }
+    if (scope.keyIds.length === 0) return { sql: '1 = 0', params: [] }
     clauses.push(`r.key_id IN (${scope.keyIds.map(() => '?').join(', ')})`)
     params.push(...scope.keyIds)
   }
@@ -173,8 +173,8 @@ export function filterSql(filter: RequestFilter, scope: Scope, plan: FilterPlan 
     } else {
       const range = STATUS_CLASS[filter.status]
       if (!range) throw invalid('filter.status', `unknown status class ${String(filter.status)}`)
-      // Unary + keeps SQLite from answering the range through requests_status (and then sorting).
-      clauses.push(plan.drive === 'order' ? '+r.status BETWEEN ? AND ?' : 'r.status BETWEEN ? AND ?')
+      // SQLite would answer the range through requests_status (and then sort): `order` walks instead.
+      clauses.push(`${plan.drive === 'order' ? dialect.unindexed('r.status') : 'r.status'} BETWEEN ? AND ?`)
       params.push(range[0], range[1])
     }
   }
@@ -198,7 +198,7 @@ export function filterSql(filter: RequestFilter, scope: Scope, plan: FilterPlan 
       params.push(...c.values)
     }
   })
-  return { sql: clauses.length ? clauses.join(' AND ') : '1', params }
+  return { sql: clauses.length ? clauses.join(' AND ') : '1 = 1', params }
 }
 
 /** Sortable columns: contract name → column. Nothing else is ever written into ORDER BY. */
@@ -216,20 +216,6 @@ export const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome,
 
 export type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
 
-/** Prepared statements by SQL text, per connection: filters produce few distinct shapes. */
-const statementCache = new WeakMap<Db, Map<string, Statement<SqlParam[]>>>()
-export function prepareCached(db: Db, sql: string): Statement<SqlParam[]> {
-  let cache = statementCache.get(db)
-  if (!cache) statementCache.set(db, (cache = new Map()))
-  let stmt = cache.get(sql)
-  if (!stmt) {
-    if (cache.size >= 200) cache.clear()
-    stmt = db.prepare<SqlParam[]>(sql)
-    cache.set(sql, stmt)
-  }
-  return stmt
-}
-
 /**
  * One page of request rows for a filter within a scope, and how many rows the filter matches.
  * Rows come from the indexed columns only (never by parsing `detail`). Ties (and NULLs: first in
@@ -242,7 +228,7 @@ export function prepareCached(db: Db, sql: string): Statement<SqlParam[]> {
  * through their indexes and sorted (reading `total` rows). Walking wins when
  * total² > (offset + limit) · rows.
  */
-export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): ListRequestsOutput {
+export async function listRequests(sql: Sql, input: ListRequestsInput, scope: Scope): Promise<ListRequestsOutput> {
   const limit = input.limit ?? 50
   const offset = input.offset ?? 0
   const { column, dir } = sortOf(input)
@@ -250,35 +236,31 @@ export function listRequests(db: Db, input: ListRequestsInput, scope: Scope): Li
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset', 'must be a non-negative integer')
 
   const filter = input.filter ?? {}
-  // An upper bound on the store's rows without counting them (rowids only grow).
-  const storeRows = prepareCached(db, `SELECT max(rowid) FROM requests`)
-
-  return db.transaction(() => {
-    const plan = choosePlan(db, filter, scope)
-    const where = filterSql(filter, scope, plan)
-    const total = prepareCached(db, `SELECT count(*) FROM requests r WHERE ${where.sql}`)
-      .pluck()
-      .get(...where.params) as number
+  return sql.read(async (tx) => {
+    const plan = await choosePlan(tx, filter, scope)
+    const where = filterSql(tx.dialect, filter, scope, plan)
+    const total = (await tx.get<{ n: number }>(`SELECT count(*) AS n FROM requests r WHERE ${where.sql}`, where.params))!.n
     if (total === 0 || offset >= total) return { items: [], total }
-    const rows = (storeRows.pluck().get() as number | null) ?? 0
+    // An upper bound on the store's rows without counting them (rowids only grow).
+    const rows = (await tx.get<{ n: number | null }>(`SELECT max(rowid) AS n FROM requests`))!.n ?? 0
     const walk = column === SORT_COLUMNS.created_at && total * total > (offset + limit) * rows
-    return { items: selectRows(db, walk ? filterSql(filter, scope, { drive: 'order' }) : where, column, dir, limit, offset), total }
-  })()
+    return { items: await selectRows(tx, walk ? filterSql(tx.dialect, filter, scope, { drive: 'order' }) : where, column, dir, limit, offset), total }
+  })
 }
 
 /** The most rows one export carries; a larger selection is cut there and says so. */
 export const EXPORT_MAX_ROWS = 100_000
 
 /** Every row a filter matches within a scope, in the list's order, up to `max` (EXPORT_MAX_ROWS). */
-export function exportRequests(
-  db: Db,
+export async function exportRequests(
+  sql: Sql,
   input: Omit<ListRequestsInput, 'limit' | 'offset'>,
   scope: Scope,
   max = EXPORT_MAX_ROWS,
-): { rows: RequestRow[]; truncated: boolean } {
+): Promise<{ rows: RequestRow[]; truncated: boolean }> {
   const { column, dir } = sortOf(input)
   const filter = input.filter ?? {}
-  const rows = db.transaction(() => selectRows(db, filterSql(filter, scope, choosePlan(db, filter, scope)), column, dir, max + 1, 0))()
+  const rows = await sql.read(async (tx) => selectRows(tx, filterSql(tx.dialect, filter, scope, await choosePlan(tx, filter, scope)), column, dir, max + 1, 0))
   return { rows: rows.slice(0, max), truncated: rows.length > max }
 }
 
@@ -292,8 +274,10 @@ function sortOf(input: { sort?: string; order?: string }): { column: string; dir
   return { column, dir }
 }
 
-function selectRows(db: Db, where: SqlWhere, column: string, dir: string, limit: number, offset: number): RequestRow[] {
-  const page = prepareCached(db, `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${where.sql} ORDER BY ${column} ${dir}, r.rowid ${dir} LIMIT ? OFFSET ?`)
-  const raw = page.all(...where.params, limit, offset) as RawRow[]
+async function selectRows(sql: Sql, where: SqlWhere, column: string, dir: string, limit: number, offset: number): Promise<RequestRow[]> {
+  const raw = await sql.all<RawRow>(
+    `SELECT ${ROW_COLUMNS} FROM requests r WHERE ${where.sql} ORDER BY ${sql.dialect.order(column, dir)}, r.rowid ${dir} LIMIT ? OFFSET ?`,
+    [...where.params, limit, offset],
+  )
   return raw.map((r) => ({ ...r, priced: r.priced === 1 }))
 }

@@ -1,9 +1,9 @@
 import type { z } from 'zod'
-import type { Db } from '../../store/db'
+import type { Dialect, Sql } from '../sql'
 import type { sessionOps, sessionRow, timelineRow } from '../../../contract/sessions'
-import { invalid } from '../adminError'
-import { UNPRICED } from './analyticsQuery'
-import { choosePlan, filterSql, prepareCached, ROW_COLUMNS, type RawRow, type Scope } from './requestQuery'
+import { invalid } from './invalidQuery'
+import { COST, ERRORS, UNPRICED, UNPRICED_ROW } from './analyticsQuery'
+import { choosePlan, filterSql, ROW_COLUMNS, type RawRow, type Scope } from './requestQuery'
 
 export type ListSessionsInput = z.input<(typeof sessionOps)['sessions.list']['input']>
 export type GetSessionInput = z.input<(typeof sessionOps)['sessions.get']['input']>
@@ -12,10 +12,11 @@ export type SessionFigures = Omit<z.output<typeof sessionRow>, 'keys'> & { key_i
 export type TimelineRow = z.output<typeof timelineRow>
 
 /** What a session's figures sum, over `requests r` grouped by session id (JSON arrays: values are free text). */
-const FIGURES = `r.session_id AS session_id, json_group_array(DISTINCT r.source_tool) AS tools, json_group_array(DISTINCT r.key_id) AS key_ids,
-  json_group_array(DISTINCT r.model) AS models, min(r.created_at) AS first_at, max(r.created_at) AS last_at, count(*) AS requests,
-  COALESCE(SUM(r.outcome = 'error'), 0) AS errors, COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens,
-  COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens, TOTAL(r.cost_usd) AS cost_usd, ${UNPRICED} AS unpriced`
+const figuresSql = (d: Dialect) => `r.session_id AS session_id, ${d.distinctJsonArray('r.source_tool')} AS tools,
+  ${d.distinctJsonArray('r.key_id')} AS key_ids, ${d.distinctJsonArray('r.model')} AS models,
+  min(r.created_at) AS first_at, max(r.created_at) AS last_at, count(*) AS requests,
+  ${ERRORS} AS errors, COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens,
+  COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens, ${COST} AS cost_usd, ${UNPRICED} AS unpriced`
 
 type RawFigures = Omit<SessionFigures, 'tools' | 'key_ids' | 'models'> & { tools: string; key_ids: string; models: string }
 
@@ -24,7 +25,13 @@ const present = (json: string): string[] => (JSON.parse(json) as Array<string | 
 const figures = (r: RawFigures): SessionFigures => ({ ...r, tools: present(r.tools), key_ids: present(r.key_ids), models: present(r.models) })
 
 /** Sortable figures: contract name → the aggregate's alias. Nothing else is written into ORDER BY. */
-const SORTS = { last_at: 'last_at', first_at: 'first_at', cost_usd: 'cost_usd', requests: 'requests', tokens: 'prompt_tokens + completion_tokens' } as const
+const SORTS = {
+  last_at: 'last_at',
+  first_at: 'first_at',
+  cost_usd: 'cost_usd',
+  requests: 'requests',
+  tokens: 'COALESCE(SUM(r.prompt_tokens), 0) + COALESCE(SUM(r.completion_tokens), 0)',
+} as const
 const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
 
 /**
@@ -34,7 +41,7 @@ const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
  * them). Grouped from the analytics index over the range, which carries the session, tool and key:
  * no table row is read.
  */
-export function listSessions(db: Db, input: ListSessionsInput, scope: Scope): { items: SessionFigures[]; total: number } {
+export async function listSessions(sql: Sql, input: ListSessionsInput, scope: Scope): Promise<{ items: SessionFigures[]; total: number }> {
   const sort = input.sort ?? 'last_at'
   const order = input.order ?? 'desc'
   const limit = input.limit ?? 50
@@ -44,19 +51,17 @@ export function listSessions(db: Db, input: ListSessionsInput, scope: Scope): { 
   if (!by) throw invalid('sort', `cannot sort by ${String(sort)}`)
   if (!dir) throw invalid('order', `unknown order ${String(order)}`)
   const filter = input.filter ?? {}
-  return db.transaction(() => {
-    const where = filterSql(filter, scope, choosePlan(db, filter, scope))
-    const sql = `${where.sql} AND r.session_id IS NOT NULL`
-    const total = prepareCached(db, `SELECT count(DISTINCT r.session_id) FROM requests r WHERE ${sql}`)
-      .pluck()
-      .get(...where.params) as number
+  return sql.read(async (tx) => {
+    const where = filterSql(tx.dialect, filter, scope, await choosePlan(tx, filter, scope))
+    const matching = `${where.sql} AND r.session_id IS NOT NULL`
+    const total = (await tx.get<{ n: number }>(`SELECT count(DISTINCT r.session_id) AS n FROM requests r WHERE ${matching}`, where.params))!.n
     if (total === 0 || offset >= total) return { items: [], total }
-    const rows = prepareCached(
-      db,
-      `SELECT ${FIGURES} FROM requests r WHERE ${sql} GROUP BY r.session_id ORDER BY ${by} ${dir}, r.session_id ${dir} LIMIT ? OFFSET ?`,
-    ).all(...where.params, limit, offset) as RawFigures[]
+    const rows = await tx.all<RawFigures>(
+      `SELECT ${figuresSql(tx.dialect)} FROM requests r WHERE ${matching} GROUP BY r.session_id ORDER BY ${by} ${dir}, r.session_id ${dir} LIMIT ? OFFSET ?`,
+      [...where.params, limit, offset],
+    )
     return { items: rows.map(figures), total }
-  })()
+  })
 }
 
 /**
@@ -64,32 +69,33 @@ export function listSessions(db: Db, input: ListSessionsInput, scope: Scope): { 
  * requests oldest first with the cost so far (priced sum, unpriced count) beside each. Both come
  * from the session index's range; undefined when the scope sees none of its requests.
  */
-export function getSession(
-  db: Db,
+export async function getSession(
+  sql: Sql,
   input: GetSessionInput,
   scope: Scope,
-): { session: SessionFigures & { derived: boolean }; requests: TimelineRow[] } | undefined {
+): Promise<{ session: SessionFigures & { derived: boolean }; requests: TimelineRow[] } | undefined> {
   const limit = input.limit ?? 500
   const offset = input.offset ?? 0
-  return db.transaction(() => {
-    const where = filterSql({ session_id: input.id }, scope)
-    const raw = prepareCached(db, `SELECT ${FIGURES}, max(r.session_derived) AS derived FROM requests r WHERE ${where.sql} GROUP BY r.session_id`).get(
-      ...where.params,
-    ) as (RawFigures & { derived: number }) | undefined
+  return sql.read(async (tx) => {
+    const where = filterSql(tx.dialect, { session_id: input.id }, scope)
+    const raw = await tx.get<RawFigures & { derived: number }>(
+      `SELECT ${figuresSql(tx.dialect)}, max(r.session_derived) AS derived FROM requests r WHERE ${where.sql} GROUP BY r.session_id`,
+      where.params,
+    )
     if (!raw) return undefined
     // The running sums run over the whole session before the page is cut, so a later page starts from what came before it.
-    const rows = prepareCached(
-      db,
+    const rows = await tx.all<RawRow & { cumulative_usd: number; cumulative_unpriced: number }>(
       `SELECT ${ROW_COLUMNS},
-         TOTAL(r.cost_usd) OVER running AS cumulative_usd,
-         SUM(r.cost_usd IS NULL AND r.provider IS NOT NULL) OVER running AS cumulative_unpriced
+         COALESCE(SUM(r.cost_usd) OVER running, 0) AS cumulative_usd,
+         SUM(${UNPRICED_ROW}) OVER running AS cumulative_unpriced
        FROM requests r WHERE ${where.sql}
        WINDOW running AS (ORDER BY r.created_at, r.rowid ROWS UNBOUNDED PRECEDING)
        ORDER BY r.created_at, r.rowid LIMIT ? OFFSET ?`,
-    ).all(...where.params, limit, offset) as Array<RawRow & { cumulative_usd: number; cumulative_unpriced: number }>
+      [...where.params, limit, offset],
+    )
     return {
       session: { ...figures(raw), derived: raw.derived === 1 },
       requests: rows.map((r) => ({ ...r, priced: r.priced === 1 })),
     }
-  })()
+  })
 }

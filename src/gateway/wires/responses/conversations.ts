@@ -1,7 +1,7 @@
 import { ApiError, invalidRequest, notFound } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
-import type { RecordWriter } from '../../store/recordWriter'
+import type { RecordSink } from '../../store/store'
 import type { RequestsRepo } from '../../store/requestsRepo'
 import type { ResponsesRepo } from '../../store/responsesRepo'
 import { isObj } from '../translatedChat'
@@ -30,7 +30,7 @@ export interface Conversation {
 export interface ConversationDeps {
   responses: ResponsesRepo
   requests: Pick<RequestsRepo, 'madeUpstream'>
-  records: Pick<RecordWriter, 'flushed'>
+  records: Pick<RecordSink, 'flushed'>
   /** Days a response is kept; 0 keeps none. */
   retentionDays(): number
 }
@@ -105,7 +105,7 @@ export class Conversations {
       if (typeof prev !== 'string' || prev === '') {
         throw invalidRequest("Invalid type for 'previous_response_id': expected a response id.", 'previous_response_id', 'invalid_type')
       }
-      const context = this.deps.responses.conversation(prev, keyId, now)
+      const context = await this.deps.responses.conversation(prev, keyId, now)
       if (context) {
         conv.previous = prev
         conv.context = context
@@ -117,18 +117,21 @@ export class Conversations {
       }
     }
     const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : []
-    conv.input = input.map((item) => {
-      if (!isObj(item) || item.type !== 'item_reference' || typeof item.id !== 'string') return item as Obj
-      const kept = this.deps.responses.item(item.id, keyId, now)
+    for (const item of input) {
+      if (!isObj(item) || item.type !== 'item_reference' || typeof item.id !== 'string') {
+        conv.input.push(item as Obj)
+        continue
+      }
+      const kept = await this.deps.responses.item(item.id, keyId, now)
       if (kept) conv.fromStore.add(kept)
-      return kept ?? item
-    })
+      conv.input.push(kept ?? item)
+    }
     this.resolved.set(ctx, conv)
   }
 
   /** Who made a provider-kept response, and where; a record still queued is waited for once. */
   async madeUpstream(id: string): Promise<{ provider: string; key_id: string } | undefined> {
-    const made = this.deps.requests.madeUpstream(id)
+    const made = await this.deps.requests.madeUpstream(id)
     if (made) return made
     await this.deps.records.flushed()
     return this.deps.requests.madeUpstream(id)
@@ -165,10 +168,10 @@ export class Conversations {
   }
 
   /** Keeps a translated answer with the input it answered (each item with an id) under the caller's key. */
-  keep(ctx: RequestContext, response: KeptResponse): void {
+  keep(ctx: RequestContext, response: KeptResponse): Promise<void> {
     const conv = this.of(ctx)
     const now = ctx.startedAt.getTime()
-    this.deps.responses.save({
+    return this.deps.responses.save({
       id: response.id,
       key_id: ctx.key.id,
       request_id: ctx.id,

@@ -91,7 +91,7 @@ export function responsesWire(conversations: Conversations): InboundWire<Respons
     },
     deliver(ctx, body, upstream, sink, signal, redactor) {
       if (servesResponses(ctx.target!.provider)) return deliverNative(ctx, body, upstream, sink, signal, redactor)
-      const keep = conversations.keeps(body) ? (response: KeptResponse) => conversations.keep(ctx, response) : null
+      const keep = conversations.keeps(body) ? (response: KeptResponse) => ctx.hold(conversations.keep(ctx, response)) : null
       return deliverTranslated(ctx, body, upstream, sink, signal, redactor, conversations.of(ctx), keep)
     },
   }

@@ -1,0 +1,28 @@
+import { openDatabase } from './db'
+import { SqliteSql } from './sqliteSql'
+import { CONFIG_REV_SQL, PolledConfigWatch } from './configRev'
+import { RecordWriter } from './recordWriter'
+import { Store } from './store'
+
+export interface StoreOptions {
+  /** Holds the SQLite file when no database URL is given. */
+  dataDir: string
+  /** Where request records that could not be written are reported. */
+  onRecordError?: (err: unknown) => void
+}
+
+/** Opens the store the configuration names, bringing its schema up to date. */
+export async function openStore(o: StoreOptions): Promise<Store> {
+  return openSqliteStore(o)
+}
+
+/** The embedded default: one SQLite file in the data dir, records written by a thread of their own. */
+export function openSqliteStore(o: StoreOptions): Store {
+  const db = openDatabase(o.dataDir)
+  const sql = new SqliteSql(db)
+  const rev = sql.prepare(CONFIG_REV_SQL)
+  const watch = new PolledConfigWatch(() => (rev.get() as { rev: number }).rev)
+  sql.onConfigChange = () => watch.invalidate()
+  const records = new RecordWriter(db, { onError: o.onRecordError })
+  return new Store(sql, watch, records, db.name, async () => void db.close())
+}

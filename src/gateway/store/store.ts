@@ -1,0 +1,93 @@
+import type { RequestRecord } from './requestsRepo'
+import type { Bodies, Debit } from './recordBatch'
+import type { ConfigWatch } from './configRev'
+import type { Sql } from './sql'
+import { KeysRepo } from './keysRepo'
+import { ProvidersRepo } from './providersRepo'
+import { PricesRepo } from './pricesRepo'
+import { RequestsRepo } from './requestsRepo'
+import { ResponsesRepo } from './responsesRepo'
+import { PresetsRepo } from './presetsRepo'
+import { AliasesRepo } from './aliasesRepo'
+import { SettingsRepo } from './settingsRepo'
+import { LedgerRepo } from './ledgerRepo'
+import { UsersRepo } from './usersRepo'
+import { exportRequests, listRequests, type ListRequestsInput, type Scope } from './queries/requestQuery'
+import { groupBy, overview, type GroupByInput, type OverviewInput } from './queries/analyticsQuery'
+import { getSession, listSessions, type GetSessionInput, type ListSessionsInput } from './queries/sessionQuery'
+
+/**
+ * Where request records go: queued in memory and written in batches beside the requests' path
+ * (SQLite: a thread with its own connection; PostgreSQL: multi-row inserts on a pool connection).
+ */
+export interface RecordSink {
+  push(record: RequestRecord, debit?: Debit | null, bodies?: Bodies | null): void
+  /** Starts writing now rather than with the first batch (a gateway calls this as it starts). */
+  start(): void
+  /** Resolves once everything pushed so far has been tried, so a read that follows sees it. */
+  flushed(): Promise<void>
+  /** This key's records pushed and not yet known to be committed; what is not listed was committed before a read that begins now. */
+  unwritten(keyId: string): RequestRecord[]
+  close(): Promise<void>
+}
+
+/** The store's requests-screen queries, each over one snapshot. */
+export class Queries {
+  constructor(private readonly sql: Sql) {}
+  listRequests = (input: ListRequestsInput, scope: Scope) => listRequests(this.sql, input, scope)
+  exportRequests = (input: Omit<ListRequestsInput, 'limit' | 'offset'>, scope: Scope, max?: number) => exportRequests(this.sql, input, scope, max)
+  overview = (input: OverviewInput, scope: Scope) => overview(this.sql, input, scope)
+  groupBy = (input: GroupByInput, scope: Scope) => groupBy(this.sql, input, scope)
+  listSessions = (input: ListSessionsInput, scope: Scope) => listSessions(this.sql, input, scope)
+  getSession = (input: GetSessionInput, scope: Scope) => getSession(this.sql, input, scope)
+}
+
+/**
+ * Everything the gateway keeps, behind one asynchronous interface with one implementation per
+ * database (SQLite, PostgreSQL). Nothing outside `src/gateway/store/` writes SQL: it calls these.
+ */
+export class Store {
+  readonly keys: KeysRepo
+  readonly providers: ProvidersRepo
+  readonly prices: PricesRepo
+  readonly requests: RequestsRepo
+  /** Responses the gateway answered on a translated path, for continuing them. */
+  readonly responses: ResponsesRepo
+  readonly presets: PresetsRepo
+  readonly aliases: AliasesRepo
+  readonly settings: SettingsRepo
+  readonly ledger: LedgerRepo
+  readonly users: UsersRepo
+  readonly queries: Queries
+  readonly dialect: Sql['dialect']['name']
+
+  constructor(
+    sql: Sql,
+    /** Tells when any process or gateway changed configuration. */
+    readonly config: ConfigWatch,
+    readonly records: RecordSink,
+    /** Where the store is, for people: a file, or a database URL without its password. */
+    readonly location: string,
+    private readonly closeConnections: () => Promise<void>,
+  ) {
+    this.dialect = sql.dialect.name
+    this.keys = new KeysRepo(sql)
+    this.providers = new ProvidersRepo(sql)
+    this.prices = new PricesRepo(sql)
+    this.requests = new RequestsRepo(sql)
+    this.responses = new ResponsesRepo(sql)
+    this.presets = new PresetsRepo(sql)
+    this.aliases = new AliasesRepo(sql)
+    this.settings = new SettingsRepo(sql)
+    this.ledger = new LedgerRepo(sql)
+    this.users = new UsersRepo(sql)
+    this.queries = new Queries(sql)
+  }
+
+  /** Writes what the record writer holds, then closes every connection. */
+  async close(): Promise<void> {
+    await this.records.close()
+    await this.config.close()
+    await this.closeConnections()
+  }
+}
