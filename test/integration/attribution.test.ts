@@ -1,8 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import path from 'node:path'
-import Database from 'better-sqlite3'
 import { json, startTestGateway, type TestGateway } from '../support/harness'
+import { withStoreFile } from '../support/storeFile'
 
 describe('attribution through the gateway', () => {
   let t: TestGateway
@@ -35,16 +34,12 @@ describe('attribution through the gateway', () => {
     assert.equal(record.attribution.auto_cache, true)
     assert.equal(record.attribution.tags.length, 12)
     assert.equal(Object.keys(record.dimensions).length, 12)
-    // A connection of its own to the gateway's SQLite file: the store offers no SQL.
-    const db = new Database(path.join(t.dataDir, 'gateway.db'))
-    try {
+    withStoreFile(t.dataDir, (db) => {
       assert.equal(db.prepare(`SELECT count(*) FROM request_tags WHERE tag = 'tag-11' AND request_id = ?`).pluck().get(record.id), 1)
       assert.equal(db.prepare(`SELECT value FROM request_dimensions WHERE name = 'k3' AND request_id = ?`).pluck().get(record.id), 'v3')
       const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT request_id FROM request_tags WHERE tag = ?`).all('tag-1') as Array<{ detail: string }>
       assert.match(plan.map((p) => p.detail).join(' '), /USING (COVERING )?INDEX|PRIMARY KEY/)
-    } finally {
-      db.close()
-    }
+    })
   })
 
   it('refuses an envelope one past each bound with 400 naming the field, sending nothing upstream', async () => {

@@ -2,26 +2,16 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { operations, type OperationName } from '../../src/contract'
 import { runCli } from '../../src/gateway/cli/runCli'
 import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
+import { withStoreFile } from '../support/storeFile'
 import { startTestGateway, type TestGateway } from '../support/harness'
 
 const CSV_HEADER =
   'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool'
-
-/** Runs SQL on a test gateway's SQLite file over a connection of its own, closed after. */
-function withDb<T>(dataDir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(path.join(dataDir, 'gateway.db'))
-  try {
-    return fn(db)
-  } finally {
-    db.close()
-  }
-}
 
 interface Res {
   status: number
@@ -307,7 +297,7 @@ describe('settings take effect', () => {
       const gw = t.running.gateway
       await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], gw: { tags: ['old'] } } as any)
       await t.records(1)
-      withDb(t.dataDir, (db) => db.prepare(`UPDATE requests SET created_at = created_at - 10 * 86400000`).run())
+      withStoreFile(t.dataDir, (db) => db.prepare(`UPDATE requests SET created_at = created_at - 10 * 86400000`).run())
       await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'y' }] })
       await t.records(2)
       await gw.store.settings.write({ retention_days: 7 })
@@ -315,7 +305,7 @@ describe('settings take effect', () => {
       assert.equal(await gw.pruneRecords(), 1)
       assert.equal((await gw.store.requests.list()).length, 1)
       assert.equal(
-        withDb(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM request_tags`).pluck().get()),
+        withStoreFile(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM request_tags`).pluck().get()),
         0,
       )
     } finally {

@@ -5,22 +5,11 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import path from 'node:path'
-import Database from 'better-sqlite3'
+import { withStoreFile } from '../support/storeFile'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 import { keepTurn } from '../support/keptResponse'
 
 const DAY = 86_400_000
-
-/** Runs SQL on the test gateway's SQLite file over a connection of its own, closed after. */
-function withDb<T>(dataDir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(path.join(dataDir, 'gateway.db'))
-  try {
-    return fn(db)
-  } finally {
-    db.close()
-  }
-}
 
 interface Res {
   status: number
@@ -83,7 +72,7 @@ describe('a key’s stored responses', () => {
     assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 0)
     assert.equal(await t.running.gateway.store.responses.get(kept, ids.memberKey, Date.now()), undefined, 'a client can no longer continue it')
     assert.equal(
-      withDb(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE key_id = ?`).pluck().get(ids.memberKey)),
+      withStoreFile(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE key_id = ?`).pluck().get(ids.memberKey)),
       0,
       'the expired one went too',
     )
@@ -111,11 +100,11 @@ describe('a key’s stored responses', () => {
 
   it('a shorter retention set in Settings applies at once to what is already kept', async () => {
     const old = await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'two days ago')
-    withDb(t.dataDir, (db) => db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old))
+    withStoreFile(t.dataDir, (db) => db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old))
     const recent = await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'just now')
     assert.equal((await call('settings.update', { response_retention_days: 1 }, admin)).status, 200)
     assert.equal(
-      withDb(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old)),
+      withStoreFile(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old)),
       0,
     )
     assert.ok(await t.running.gateway.store.responses.get(recent, ids.adminKey, Date.now()))

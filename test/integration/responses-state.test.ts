@@ -1,7 +1,5 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import path from 'node:path'
-import Database from 'better-sqlite3'
 import OpenAI from 'openai'
 import { createOpenAI } from '@ai-sdk/openai'
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from 'ai'
@@ -10,6 +8,7 @@ import { startTranslatedStack, weather, type TranslatedStack } from '../support/
 import type { FakeAnthropic } from '../support/fake-anthropic'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { newRecords, recordCount } from '../support/agentRecords'
+import { withStoreFile } from '../support/storeFile'
 
 // Behind a chat-only provider (OpenAI's marked as serving chat completions only) and Anthropic:
 // both translated paths, where the gateway keeps the Responses state itself.
@@ -53,16 +52,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     const system = body.system === undefined ? [] : [`system: ${typeof body.system === 'string' ? body.system : body.system.map((b: any) => b.text).join('')}`]
     return [...system, ...body.messages.map((m: any) => `${m.role}: ${blocks(m.content).join(' | ')}`)]
   }
-  /** Runs SQL on the gateway's SQLite file over a connection of its own, closed after. */
-  const sqlite = <T>(fn: (db: Database.Database) => T): T => {
-    const db = new Database(path.join(stack.dataDir, 'gateway.db'))
-    try {
-      return fn(db)
-    } finally {
-      db.close()
-    }
-  }
-  const rows = () => sqlite((db) => (db.prepare(`SELECT COUNT(*) AS n FROM responses`).get() as { n: number }).n)
+  const rows = () => withStoreFile(stack.dataDir, (db) => (db.prepare(`SELECT COUNT(*) AS n FROM responses`).get() as { n: number }).n)
   const as =
     (key: string) =>
     (path: string, init: RequestInit = {}) =>
@@ -413,14 +403,14 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     assert.equal((await as(secret)(`/v1/responses/${old.id}`)).status, 404)
     const err: any = await client.responses.create({ model: CHAT_ONLY, previous_response_id: old.id, input: 'More?' }).catch((e) => e)
     assert.equal(err.error.code, 'previous_response_not_found')
-    assert.ok(sqlite((db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)))
+    assert.ok(withStoreFile(stack.dataDir, (db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)))
     await gw.pruneRecords()
     assert.equal(
-      sqlite((db) => db.prepare(`SELECT 1 FROM responses WHERE id = ?`).get(old.id)),
+      withStoreFile(stack.dataDir, (db) => db.prepare(`SELECT 1 FROM responses WHERE id = ?`).get(old.id)),
       undefined,
     )
     assert.equal(
-      sqlite((db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)),
+      withStoreFile(stack.dataDir, (db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)),
       undefined,
     )
 

@@ -131,6 +131,7 @@ export class RequestContext {
   ) {
     this.startedAt = new Date(timeOfRequestId(id) ?? Date.now())
   }
+
   /** A write the end of the answer waits for, so what a client received whole is in the store. */
   hold(write: Promise<unknown>): void {
     ;(this.held ??= []).push(write)

@@ -24,5 +24,5 @@ export function openSqliteStore(o: StoreOptions): Store {
   const watch = new PolledConfigWatch(() => (rev.get() as { rev: number }).rev)
   sql.onConfigChange = () => watch.invalidate()
   const records = new RecordWriter(db, { onError: o.onRecordError })
-  return new Store(sql, watch, records, db.name, async () => void db.close())
+  return new Store(sql, watch, records, async () => void db.close())
 }

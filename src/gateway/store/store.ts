@@ -59,18 +59,14 @@ export class Store {
   readonly ledger: LedgerRepo
   readonly users: UsersRepo
   readonly queries: Queries
-  readonly dialect: Sql['dialect']['name']
 
   constructor(
     sql: Sql,
     /** Tells when any process or gateway changed configuration. */
     readonly config: ConfigWatch,
     readonly records: RecordSink,
-    /** Where the store is, for people: a file, or a database URL without its password. */
-    readonly location: string,
     private readonly closeConnections: () => Promise<void>,
   ) {
-    this.dialect = sql.dialect.name
     this.keys = new KeysRepo(sql)
     this.providers = new ProvidersRepo(sql)
     this.prices = new PricesRepo(sql)
