@@ -14,7 +14,12 @@ export const DEFAULT_UPSTREAM_CONNECTIONS = 1024
 export interface GatewayConfig {
   host: string
   port: number
+  /** Holds the log, the running gateway's announcement and, without a database URL, the SQLite store. */
   dataDir: string
+  /** A PostgreSQL connection string (`postgres://…`): the store is there instead of the data dir's SQLite file. */
+  databaseUrl: string | null
+  /** The PostgreSQL schema the store's tables live in (created when missing); null: the connection's search_path. */
+  databaseSchema: string | null
   /** Extra names accepted in the Host header besides the bound address and loopback names. */
   allowedHosts: string[]
   /** Origins allowed to call the API from a browser; empty means CORS stays off. */
@@ -79,6 +84,8 @@ export interface ConfigOverrides {
   host?: string
   port?: string | number
   dataDir?: string
+  databaseUrl?: string
+  databaseSchema?: string
   allowedHosts?: string[]
   corsOrigins?: string[]
   bodyLimitBytes?: number
@@ -100,6 +107,8 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     host: overrides.host ?? env.GW_HOST ?? '127.0.0.1',
     port: port(overrides.port ?? env.GW_PORT, 8787),
     dataDir: path.resolve(overrides.dataDir ?? env.GW_DATA_DIR ?? defaultDataDir(env)),
+    databaseUrl: overrides.databaseUrl ?? (env.GW_DATABASE_URL || null),
+    databaseSchema: schemaName(overrides.databaseSchema ?? (env.GW_DATABASE_SCHEMA || null)),
     allowedHosts: overrides.allowedHosts ?? list(env.GW_ALLOWED_HOSTS),
     corsOrigins: overrides.corsOrigins ?? list(env.GW_CORS_ORIGINS),
     bodyLimitBytes: overrides.bodyLimitBytes ?? Number(env.GW_BODY_LIMIT_MB ?? 32) * 1024 * 1024,
@@ -113,4 +122,13 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
         ? atLeastOne(overrides.upstreamConnections, '--upstream-connections', DEFAULT_UPSTREAM_CONNECTIONS)
         : atLeastOne(env.GW_UPSTREAM_CONNECTIONS, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
   }
+}
+
+/** A schema name as PostgreSQL takes it unquoted, lower case: it is written into SQL and a connection option. */
+function schemaName(value: string | null): string | null {
+  if (value === null) return null
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) {
+    throw new Error(`--database-schema: "${value}" is not a schema name (lower-case letters, digits and _, not starting with a digit)`)
+  }
+  return value
 }

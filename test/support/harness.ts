@@ -12,14 +12,34 @@ import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 import { tempDir } from './tempDir'
 import { ROOT } from './build'
+import { sharedPostgres } from './postgres'
 
 export { tempDir }
 
 const run = promisify(execFile)
 
-/** Runs the real `gw` CLI in its own process, as a user (or a script) would. */
+/**
+ * The store test gateways run on: SQLite in their data dir, or with GW_TEST_STORE=postgres a
+ * database of its own on a throwaway PostgreSQL server, the same tests against the team's store.
+ */
+export const TEST_STORE = process.env.GW_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
+
+/** Each PostgreSQL test gateway's database, by its data dir, for the CLI run against it. */
+const databases = new Map<string, string>()
+
+/** The store overrides for a new test gateway with this data dir. */
+export async function testStoreFor(dataDir: string): Promise<{ databaseUrl?: string }> {
+  if (TEST_STORE === 'sqlite') return {}
+  const databaseUrl = await (await sharedPostgres()).createDatabase()
+  databases.set(dataDir, databaseUrl)
+  return { databaseUrl }
+}
+
+/** Runs the real `gw` CLI in its own process, as a user (or a script) would, on the test gateway's store. */
 export async function gwCli(args: string[], opts: { dataDir: string; input?: string; env?: NodeJS.ProcessEnv }) {
-  const child = run(process.execPath, [path.join(ROOT, 'bin/gw.mjs'), ...args, '--data-dir', opts.dataDir], {
+  const database = databases.get(opts.dataDir)
+  const store = database ? ['--database-url', database] : []
+  const child = run(process.execPath, [path.join(ROOT, 'bin/gw.mjs'), ...args, '--data-dir', opts.dataDir, ...store], {
     cwd: ROOT,
     env: { ...process.env, ...opts.env },
   })
@@ -56,7 +76,7 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
   const dataDir = tempDir()
   const running = await startGateway(
     // Quiet unless a test asks for a log (config.logLevel, config.logFile).
-    { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...config },
+    { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)), ...config },
     {
       env: { OPENAI_API_KEY: fake.apiKey },
       secrets: new KeychainSecretStore('GW Gateway test'),

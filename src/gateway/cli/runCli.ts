@@ -12,7 +12,8 @@ import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
 
 export type { CliIo }
 
-const USAGE = `usage: gw <command> [options]   (every command takes --data-dir DIR; --json where it prints data)
+const USAGE = `usage: gw <command> [options]   (every command takes --data-dir DIR, or --database-url postgres://… [--database-schema S]
+                                 for a team's PostgreSQL store; --json where it prints data)
 
   serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2] [--upstream-connections N]
         [--request-timeout S] [--headers-timeout S]              seconds a client has to send a request, its headers

@@ -30,7 +30,26 @@ export const defaultIo = (): CliIo => ({
     }),
 })
 
-const common = { 'data-dir': { type: 'string' }, json: { type: 'boolean' } } as const
+const common = {
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  'database-schema': { type: 'string' },
+  json: { type: 'boolean' },
+} as const
+
+/** Where every command finds the store: the data dir's SQLite file, or a PostgreSQL database. */
+export interface StoreFlags {
+  'data-dir'?: string
+  'database-url'?: string
+  'database-schema'?: string
+}
+
+/** The store flags as configuration overrides. */
+export const storeOverrides = (where: StoreFlags) => ({
+  dataDir: where['data-dir'],
+  databaseUrl: where['database-url'],
+  databaseSchema: where['database-schema'],
+})
 
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   return parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true })

@@ -1,4 +1,4 @@
-import type { Sql } from './sql'
+import { placeholders, type Sql, type SqlValue } from './sql'
 import { bumpConfigRev } from './configRev'
 import { picoToUsdNumber } from '../../contract/money'
 
@@ -18,7 +18,8 @@ export interface LedgerEntry {
 export { PICO_PER_USD, picoToUsdNumber, usdToPico } from '../../contract/money'
 
 /** A usage debit: written with its record in a batch, or alone before an answer's end goes out. */
-export const DEBIT_SQL = `INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (?, ?, ?, 'usage', ?, 'gateway', NULL)`
+export const DEBIT_ROW = { insert: 'INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note)', conflict: '' }
+export const debitValues = (keyId: string, at: number, pico: bigint, requestId: string): SqlValue[] => [keyId, at, -pico, 'usage', requestId, 'gateway', null]
 
 /**
  * The prepaid balance of a key is the sum of its ledger entries: top-ups and adjustments made by
@@ -49,7 +50,7 @@ export class LedgerRepo {
 
   /** A usage debit on its own, durable once this resolves. */
   async debit(keyId: string, amountPico: bigint, requestId: string, at: number): Promise<void> {
-    await this.sql.run(DEBIT_SQL, [keyId, at, -amountPico, requestId])
+    await this.sql.run(`${DEBIT_ROW.insert} VALUES (${placeholders(7)})`, debitValues(keyId, at, amountPico, requestId))
   }
 
   async balance(keyId: string): Promise<bigint> {

@@ -1,14 +1,21 @@
 import type Database from 'better-sqlite3'
+import { postgresBaseline } from './postgres/schema'
 
 export interface Migration {
   version: number
   description: string
+  /** The change on SQLite. */
   up(db: Database.Database): void
+  /**
+   * The change on PostgreSQL, one script run in a transaction; absent before version 13, which
+   * creates the whole schema (the PostgreSQL store began there). Every later migration has both.
+   */
+  postgres?: string
 }
 
 /**
- * Append-only: a released migration is never edited, a change is a new entry. Times are Unix
- * milliseconds. Attribution columns and the tag/dimension tables exist so that requests can be
+ * One numbered list for both engines. Append-only: a released migration is never edited, a
+ * change is a new entry. Times are Unix milliseconds. Attribution columns and the tag/dimension tables exist so that requests can be
  * filtered and grouped through indexes rather than by scanning JSON.
  */
 export const migrations: Migration[] = [
@@ -355,6 +362,7 @@ export const migrations: Migration[] = [
   {
     version: 13,
     description: 'responses the gateway answered on a translated path, with their items, for previous_response_id and item_reference',
+    postgres: postgresBaseline,
     up(db) {
       // A response keeps its own items only (the input it was sent, its output) and a link to the
       // response it continued: a conversation of n turns costs n turns, not n². `context` rows

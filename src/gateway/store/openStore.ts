@@ -3,16 +3,21 @@ import { SqliteSql } from './sqliteSql'
 import { CONFIG_REV_SQL, PolledConfigWatch } from './configRev'
 import { RecordWriter } from './recordWriter'
 import { Store } from './store'
+import { openPostgresStore } from './postgres/openPostgres'
 
 export interface StoreOptions {
   /** Holds the SQLite file when no database URL is given. */
   dataDir: string
+  /** A PostgreSQL connection string: the store is there. */
+  databaseUrl?: string | null
+  databaseSchema?: string | null
   /** Where request records that could not be written are reported. */
   onRecordError?: (err: unknown) => void
 }
 
 /** Opens the store the configuration names, bringing its schema up to date. */
 export async function openStore(o: StoreOptions): Promise<Store> {
+  if (o.databaseUrl) return openPostgresStore({ url: o.databaseUrl, schema: o.databaseSchema ?? null, onRecordError: o.onRecordError })
   return openSqliteStore(o)
 }
 

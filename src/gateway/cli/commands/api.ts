@@ -6,7 +6,7 @@ import { VERSION } from '../../app'
 import { resolveConfig } from '../../config'
 import { findRunning, OPERATOR_HEADER } from '../../http/api/runningGateway'
 import { Gateway } from '../../gateway'
-import { parse, table, type CliIo, type Command } from '../shared'
+import { parse, storeOverrides, table, type CliIo, type Command, type StoreFlags } from '../shared'
 
 /**
  * Any management operation from the shell, as the local operator: `gw api keys.list`,
@@ -29,7 +29,7 @@ export const api: Command = async (args, io) => {
       throw new Error(`--input is not JSON: ${(err as Error).message}`, { cause: err })
     }
   }
-  const { result } = await invokeAsOperator(values['data-dir'], io, name, input, (event) => io.out(JSON.stringify(event)))
+  const { result } = await invokeAsOperator(values, io, name, input, (event) => io.out(JSON.stringify(event)))
   if (!result.ok) {
     io.err(JSON.stringify({ error: result.error }))
     return 1
@@ -44,8 +44,8 @@ type Invoke = (name: string, input: unknown, onEvent?: (event: PlaygroundEvent) 
  * Opens the store once and runs management operations through the admin service as the local
  * operator (an admin that owns nothing): the same validation and answers as the dashboard and IPC.
  */
-export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn: (invoke: Invoke) => Promise<T>): Promise<T> {
-  const config = resolveConfig({ dataDir, port: 0 }, io.env)
+export async function withOperator<T>(where: StoreFlags, io: CliIo, fn: (invoke: Invoke) => Promise<T>): Promise<T> {
+  const config = resolveConfig({ ...storeOverrides(where), port: 0 }, io.env)
   const gw = await Gateway.open({ config, env: io.env, secrets: io.secrets })
   try {
     const admin = new AdminService(gw, {
@@ -61,8 +61,8 @@ export async function withOperator<T>(dataDir: string | undefined, io: CliIo, fn
 }
 
 /** Runs one management operation as the local operator. */
-export const invokeAsOperator = (dataDir: string | undefined, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>
-  withOperator(dataDir, io, (invoke) => invoke(name, input, onEvent))
+export const invokeAsOperator = (where: StoreFlags, io: CliIo, name: string, input: unknown, onEvent?: (event: PlaygroundEvent) => void) =>
+  withOperator(where, io, (invoke) => invoke(name, input, onEvent))
 
 /** One management operation whose refusal is the CLI's error line. */
 export type Operate = <N extends OperationName>(name: N, input: Input<N>) => Promise<Output<N>>
@@ -78,8 +78,8 @@ export function refusal(error: ContractError, flags: Record<string, string> = {}
 }
 
 /** Runs `fn` with operations as the local operator on one open store; a refusal throws. */
-export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operate: Operate) => Promise<R>, flags: Record<string, string> = {}) =>
-  withOperator(dataDir, io, (invoke) => {
+export const operating = <R>(where: StoreFlags, io: CliIo, fn: (operate: Operate) => Promise<R>, flags: Record<string, string> = {}) =>
+  withOperator(where, io, (invoke) => {
     const run = async <N extends OperationName>(name: N, input: Input<N>): Promise<Output<N>> => {
       const { result } = await invoke(name, input)
       if (!result.ok) throw refusal(result.error, flags)
@@ -89,16 +89,16 @@ export const operating = <R>(dataDir: string | undefined, io: CliIo, fn: (operat
   })
 
 /** Runs one operation as the local operator; a refusal throws. */
-export const operate = <N extends OperationName>(dataDir: string | undefined, io: CliIo, name: N, input: Input<N>, flags?: Record<string, string>) =>
-  operating(dataDir, io, (run) => run(name, input), flags)
+export const operate = <N extends OperationName>(where: StoreFlags, io: CliIo, name: N, input: Input<N>, flags?: Record<string, string>) =>
+  operating(where, io, (run) => run(name, input), flags)
 
 /**
  * The gateway running on the data dir, as an operator reaches it over its management API (with
  * the token it announced), or null when none runs there. Its answers come from its own process:
  * its environment, its keychain, its connections.
  */
-export function runningOperator(dataDir: string | undefined, io: CliIo): { url: string; run: Operate } | null {
-  const running = findRunning(resolveConfig({ dataDir }, io.env).dataDir)
+export function runningOperator(where: StoreFlags, io: CliIo): { url: string; run: Operate } | null {
+  const running = findRunning(resolveConfig(storeOverrides(where), io.env).dataDir)
   if (!running) return null
   const run = async <N extends OperationName>(name: N, input: Input<N>): Promise<Output<N>> => {
     const res = await fetch(`${running.url}/api/${name}`, {

@@ -5,7 +5,7 @@ import { findKey } from './keys'
 export const balanceTopUp: Command = async (args, io) => {
   const { values, positionals } = parse(args, { note: { type: 'string' } })
   const amount = number(positionals[1] ?? '', 'USD', (n) => n > 0, 'a positive amount of USD')
-  const key = await operating(values['data-dir'], io, async (run) => {
+  const key = await operating(values, io, async (run) => {
     const found = await findKey(run, positionals[0], 'balance top-up needs KEY USD')
     return run('keys.topUp', { id: found.id, amount_usd: amount, note: values.note })
   })
@@ -17,7 +17,7 @@ export const balanceAdjust: Command = async (args, io) => {
   const { values, positionals } = parse(args, { note: { type: 'string' } })
   const amount = number(positionals[1] ?? '', 'USD', (n) => n !== 0, 'a non-zero amount of USD (negative to take away)')
   if (!values.note) throw new Error('balance adjust needs --note TEXT saying why')
-  const key = await operating(values['data-dir'], io, async (run) => {
+  const key = await operating(values, io, async (run) => {
     const found = await findKey(run, positionals[0], 'balance adjust needs KEY USD --note TEXT')
     return run('keys.adjust', { id: found.id, amount_usd: amount, note: values.note! })
   })
@@ -29,7 +29,7 @@ export const balanceShow: Command = async (args, io) => {
   const { values, positionals } = parse(args, { limit: { type: 'string' } })
   const limit = values.limit === undefined ? 50 : number(values.limit, '--limit', (n) => Number.isInteger(n) && n > 0, 'a positive integer')
   const { key, ledger: entries } = await operating(
-    values['data-dir'],
+    values,
     io,
     async (run) => {
       const found = await findKey(run, positionals[0], 'balance show needs KEY')

@@ -110,7 +110,7 @@ export const keysCreate: Command = async (args, io) => {
   if (!values.name) throw new Error('keys create needs --name NAME')
   const settings = readSettings(values, {})
   const balanceUsd = nonNegativeUsd(values.balance, '--balance') ?? undefined
-  const { secret, key } = await operate(values['data-dir'], io, 'keys.create', { name: values.name, ...settings, balance_usd: balanceUsd }, FLAGS)
+  const { secret, key } = await operate(values, io, 'keys.create', { name: values.name, ...settings, balance_usd: balanceUsd }, FLAGS)
   io.out(values.json ? JSON.stringify({ secret, ...key }) : secret)
   return 0
 }
@@ -118,7 +118,7 @@ export const keysCreate: Command = async (args, io) => {
 export const keysUpdate: Command = async (args, io) => {
   const { values, positionals } = parse(args, settingFlags)
   const info = await operating(
-    values['data-dir'],
+    values,
     io,
     async (run) => {
       const key = await findKey(run, positionals[0], 'keys update needs KEY (id, name or gw- prefix)')
@@ -132,7 +132,7 @@ export const keysUpdate: Command = async (args, io) => {
 
 export const keysList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  const keys = await operate(values['data-dir'], io, 'keys.list', {})
+  const keys = await operate(values, io, 'keys.list', {})
   if (values.json) io.out(JSON.stringify(keys, null, 2))
   else if (keys.length === 0) io.out('No keys yet. Create one with: gw keys create --name NAME')
   else io.out(table([['ID', 'NAME', 'KEY', 'DEFAULT PRESET', 'BALANCE', 'POLICY', 'LAST USED', 'STATE'], ...keys.map(describe)]))
@@ -141,7 +141,7 @@ export const keysList: Command = async (args, io) => {
 
 export const keysRevoke: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
-  const key = await operating(values['data-dir'], io, async (run) => {
+  const key = await operating(values, io, async (run) => {
     const found = await findKey(run, positionals[0], 'keys revoke needs KEY (id, name or gw- prefix)')
     return run('keys.revoke', { id: found.id })
   })
@@ -151,7 +151,7 @@ export const keysRevoke: Command = async (args, io) => {
 
 export const keysDeleteResponses: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
-  const { key, deleted } = await operating(values['data-dir'], io, async (run) => {
+  const { key, deleted } = await operating(values, io, async (run) => {
     const found = await findKey(run, positionals[0], 'keys delete-responses needs KEY (id, name or gw- prefix)')
     return { key: found, ...(await run('keys.deleteResponses', { id: found.id })) }
   })

@@ -26,7 +26,7 @@ export const presetsSet: Command = async (args, io) => {
     description: { type: 'string' },
   })
   const num = (v: string | undefined, flag: string) => (v === undefined ? null : number(v, flag, () => true, 'a number'))
-  const saved = await operate(values['data-dir'], io, 'presets.save', {
+  const saved = await operate(values, io, 'presets.save', {
     name: positionals[0] ?? '',
     model: values.model ?? '',
     system_prompt: values.system ?? null,
@@ -42,7 +42,7 @@ export const presetsSet: Command = async (args, io) => {
 
 export const presetsList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  const presets = await operate(values['data-dir'], io, 'presets.list', {})
+  const presets = await operate(values, io, 'presets.list', {})
   if (values.json) io.out(JSON.stringify(presets, null, 2))
   else if (presets.length === 0) io.out('No presets yet. Create one with: gw presets set NAME --model MODEL')
   else io.out(table([HEADER, ...presets.map(row)]))
@@ -51,7 +51,7 @@ export const presetsList: Command = async (args, io) => {
 
 export const presetsShow: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
-  const { preset: current, versions, default_of_keys: keys } = await operate(values['data-dir'], io, 'presets.get', { name: positionals[0] ?? '' })
+  const { preset: current, versions, default_of_keys: keys } = await operate(values, io, 'presets.get', { name: positionals[0] ?? '' })
   if (values.json) io.out(JSON.stringify({ ...current, versions, default_of_keys: keys }, null, 2))
   else {
     io.out(table([[...HEADER, 'SAVED', 'BY'], ...versions.map((v) => [...row(v), when(v.created_at), v.created_by ?? '-'])]))
@@ -63,7 +63,7 @@ export const presetsShow: Command = async (args, io) => {
 
 export const presetsDelete: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
-  await operate(values['data-dir'], io, 'presets.delete', { name: positionals[0] ?? '' })
+  await operate(values, io, 'presets.delete', { name: positionals[0] ?? '' })
   io.out(`deleted preset ${positionals[0]}`)
   return 0
 }

@@ -53,14 +53,14 @@ export const pricesSet: Command = async (args, io) => {
   const row: Record<string, unknown> = { ...fromFile }
   for (const [k, v] of Object.entries(flags)) if (v !== undefined) row[k] = v
   if (row.input === undefined) throw new Error('prices set needs --input USD (per 1M tokens) or a --file row with "input"')
-  await operate(values['data-dir'], io, 'prices.set', { model, row: row as Input<'prices.set'>['row'], as_of: values['as-of'], note: values.note ?? null })
+  await operate(values, io, 'prices.set', { model, row: row as Input<'prices.set'>['row'], as_of: values['as-of'], note: values.note ?? null })
   io.out(`price for ${model} saved`)
   return 0
 }
 
 export const pricesList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  const { overrides: prices } = await operate(values['data-dir'], io, 'prices.list', {})
+  const { overrides: prices } = await operate(values, io, 'prices.list', {})
   if (values.json) io.out(JSON.stringify(prices, null, 2))
   else if (prices.length === 0) io.out('No price overrides; the built-in catalog applies (see GET /v1/models).')
   else {
@@ -96,7 +96,7 @@ export const pricesList: Command = async (args, io) => {
 export const pricesRemove: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
   if (!positionals[0]) throw new Error('prices remove needs PROVIDER/MODEL')
-  await operate(values['data-dir'], io, 'prices.remove', { model: positionals[0] })
+  await operate(values, io, 'prices.remove', { model: positionals[0] })
   io.out(`price override for ${positionals[0]} removed`)
   return 0
 }
@@ -112,7 +112,7 @@ export const pricesReprice: Command = async (args, io) => {
   const dryRun = values['dry-run'] ?? false
   const total = { examined: 0, changed: 0, delta_pico: 0n, adjustments: 0 }
   const sample: RepriceBatch['sample'] = []
-  await operating(values['data-dir'], io, async (run) => {
+  await operating(values, io, async (run) => {
     let cursor: string | undefined
     do {
       const b = await run('prices.reprice', { since, model: values.model, dry_run: dryRun, cursor, limit })
@@ -151,7 +151,7 @@ const rates = (r: Refresh['rows'][number]['listed'] | null) =>
  */
 export const pricesRefresh: Command = async (args, io) => {
   const { values } = parse(args, { source: { type: 'string' }, yes: { type: 'boolean' } })
-  const diff = await operating(values['data-dir'], io, async (operate) => {
+  const diff = await operating(values, io, async (operate) => {
     if (values.source !== undefined) await operate('settings.update', { price_source_url: values.source === 'none' ? null : values.source })
     const preview = await operate('prices.refresh', { apply: false })
     return values.yes && preview.rows.length > 0 ? operate('prices.refresh', { apply: true }) : preview

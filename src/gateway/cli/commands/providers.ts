@@ -44,7 +44,7 @@ export const providersSet: Command = async (args, io) => {
     idle_ms: ms(values['idle-timeout-ms'], '--idle-timeout-ms'),
   }
   await operate(
-    values['data-dir'],
+    values,
     io,
     'providers.set',
     // The flags given are the provider's whole setting, as they always were from the CLI: no --base-url means the built-in's.
@@ -57,7 +57,7 @@ export const providersSet: Command = async (args, io) => {
 
 export const providersList: Command = async (args, io) => {
   const { values } = parse(args, {})
-  const providers = (await operate(values['data-dir'], io, 'providers.list', {})).map((p) => ({
+  const providers = (await operate(values, io, 'providers.list', {})).map((p) => ({
     id: p.id,
     kind: p.kind,
     wire: p.wire,
@@ -87,7 +87,7 @@ export const providersRemove: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
   const id = positionals[0]
   if (!id) throw new Error('providers remove needs ID')
-  await operate(values['data-dir'], io, 'providers.remove', { id })
+  await operate(values, io, 'providers.remove', { id })
   io.out(`removed ${id}`)
   return 0
 }
@@ -109,7 +109,7 @@ export const providersTest: Command = async (args, io) => {
   const input = { id, timeout_ms: timeout }
   let status: Status | null = null
   let by = 'this shell'
-  const running = runningOperator(values['data-dir'], io)
+  const running = runningOperator(values, io)
   if (running) {
     try {
       status = await running.run('providers.test', input)
@@ -122,7 +122,7 @@ export const providersTest: Command = async (args, io) => {
   }
   if (!status) {
     status = await operating(
-      values['data-dir'],
+      values,
       io,
       async (run) => {
         const tested = await run('providers.test', input)

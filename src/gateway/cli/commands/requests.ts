@@ -1,4 +1,4 @@
-import { number, parse, table, type CliIo, type Command } from '../shared'
+import { number, parse, table, type CliIo, type Command, type StoreFlags } from '../shared'
 import { operating } from './api'
 
 /** What the table shows of a record (the contract carries the stored record as a JSON document). */
@@ -20,8 +20,8 @@ interface Listed {
 const PAGE = 500
 
 /** The newest `limit` records, whole (attribution, usage, cost), newest first. */
-function newestRecords(dataDir: string | undefined, io: CliIo, limit: number) {
-  return operating(dataDir, io, async (run) => {
+function newestRecords(where: StoreFlags, io: CliIo, limit: number) {
+  return operating(where, io, async (run) => {
     const ids: string[] = []
     for (let offset = 0; ids.length < limit; offset += PAGE) {
       const page = await run('requests.list', { limit: Math.min(PAGE, limit - ids.length), offset })
@@ -37,7 +37,7 @@ function newestRecords(dataDir: string | undefined, io: CliIo, limit: number) {
 export const requestsList: Command = async (args, io) => {
   const { values } = parse(args, { limit: { type: 'string' } })
   const limit = values.limit === undefined ? 100 : number(values.limit, '--limit', (n) => Number.isInteger(n) && n > 0, 'a positive integer')
-  const records = (await newestRecords(values['data-dir'], io, limit)) as unknown as Listed[]
+  const records = (await newestRecords(values, io, limit)) as unknown as Listed[]
   if (values.json) io.out(JSON.stringify(records, null, 2))
   else if (records.length === 0) io.out('No requests recorded yet.')
   else {
@@ -65,7 +65,7 @@ export const requestsList: Command = async (args, io) => {
 export const requestsShow: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
   if (!positionals[0]) throw new Error('requests show needs ID')
-  const { record } = await operating(values['data-dir'], io, (run) => run('requests.get', { id: positionals[0] }))
+  const { record } = await operating(values, io, (run) => run('requests.get', { id: positionals[0] }))
   io.out(JSON.stringify(record, null, 2))
   return 0
 }

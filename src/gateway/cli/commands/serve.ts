@@ -1,5 +1,5 @@
 import { startGateway } from '../../server'
-import { list, parse, type Command } from '../shared'
+import { list, parse, storeOverrides, type Command } from '../shared'
 
 export const serve: Command = async (args, io) => {
   const { values } = parse(args, {
@@ -17,7 +17,7 @@ export const serve: Command = async (args, io) => {
     {
       host: values.host,
       port: values.port,
-      dataDir: values['data-dir'],
+      ...storeOverrides(values),
       allowedHosts: list(values['allowed-hosts']),
       corsOrigins: list(values['cors-origins']),
       headersTimeout: values['headers-timeout'],

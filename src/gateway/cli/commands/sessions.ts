@@ -41,7 +41,7 @@ export const sessionsList: Command = async (args, io) => {
     ...(values.tool !== undefined && { source_tool: values.tool }),
     ...(values.key !== undefined && { key_id: values.key }),
   }
-  const page = await operating(values['data-dir'], io, (operate) => operate('sessions.list', { filter, sort: SORTS[sort as keyof typeof SORTS], limit }))
+  const page = await operating(values, io, (operate) => operate('sessions.list', { filter, sort: SORTS[sort as keyof typeof SORTS], limit }))
   if (values.json) io.out(JSON.stringify(page.items, null, 2))
   else if (page.items.length === 0) io.out('No sessions. Claude Code and Codex sessions are recognised by themselves; other clients set X-Gw-Session-Id.')
   else {
@@ -72,7 +72,7 @@ export const sessionsShow: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
   const id = positionals[0]
   if (!id) throw new Error('sessions show needs a session id (see gw sessions list)')
-  const found = await operating(values['data-dir'], io, (operate) => operate('sessions.get', { id }))
+  const found = await operating(values, io, (operate) => operate('sessions.get', { id }))
   if (values.json) {
     io.out(JSON.stringify(found, null, 2))
     return 0

@@ -1,0 +1,97 @@
+import pg from 'pg'
+import { Store } from '../store'
+import { PgSql, pgTypes } from './pgSql'
+import { NotifiedConfigWatch } from './notifiedConfigWatch'
+import { PgRecordWriter } from './pgRecordWriter'
+import { migratePostgres } from './migratePostgres'
+
+export interface PostgresOptions {
+  url: string
+  /** The schema the tables live in, created when missing; null keeps the connection's search_path. */
+  schema: string | null
+  onRecordError?: (err: unknown) => void
+  /** Connections in the pool (requests' reads and writes, record batches, transactions). */
+  poolSize?: number
+}
+
+/** The URL as people may see it: without its password. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    return u.toString()
+  } catch {
+    return 'the database URL'
+  }
+}
+
+/** A connection failure as one line naming what failed: the URL, the server, the login or the database. */
+export function describeConnectError(url: string, err: unknown): Error {
+  const e = err as Error & { code?: string; address?: string; port?: number }
+  const where = redactUrl(url)
+  const why: Record<string, string> = {
+    ECONNREFUSED: `no PostgreSQL server answers at ${e.address ?? 'that host'}:${e.port ?? ''} (connection refused)`,
+    ENOTFOUND: 'its host name does not resolve',
+    EAI_AGAIN: 'its host name does not resolve',
+    ETIMEDOUT: 'the server did not answer in time',
+    EHOSTUNREACH: 'the server cannot be reached',
+    '28P01': `the server refused the login: ${e.message}`,
+    '28000': `the server refused the login: ${e.message}`,
+    '3D000': e.message,
+    '42501': `the login may not do this: ${e.message}`,
+  }
+  return new Error(`cannot open the PostgreSQL store at ${where}: ${(e.code && why[e.code]) ?? e.message}`, { cause: err })
+}
+
+/** The connection settings: the URL (sslmode, password, options…), with the schema as the search_path when one is named. */
+function clientConfig(o: PostgresOptions): pg.ClientConfig {
+  const url = o.url.trim()
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`--database-url: "${redactUrl(url)}" is not a postgres:// or postgresql:// URL`)
+  try {
+    new URL(url)
+  } catch {
+    throw new Error('--database-url: the URL cannot be parsed (a password with special characters must be percent-encoded)')
+  }
+  return {
+    connectionString: url,
+    types: pgTypes,
+    application_name: 'gw-gateway',
+    ...(o.schema !== null && { options: `-c search_path=${o.schema}` }),
+  }
+}
+
+/**
+ * A team's store: one PostgreSQL database that several gateways, the CLI and the dashboard
+ * share. The schema is brought up to date under an advisory lock; configuration changes arrive by
+ * LISTEN/NOTIFY; records are written in multi-row batches.
+ */
+export async function openPostgresStore(o: PostgresOptions): Promise<Store> {
+  const config = clientConfig(o)
+  const pool = new pg.Pool({ ...config, max: o.poolSize ?? 10 })
+  // An idle connection the server drops is replaced by the next query; it must not end the process.
+  pool.on('error', () => {})
+  let watch: NotifiedConfigWatch | null = null
+  try {
+    await ensureSchema(pool, o.schema)
+    await migratePostgres(pool)
+    watch = new NotifiedConfigWatch(pool, () => new pg.Client(config))
+    await watch.start()
+  } catch (err) {
+    await watch?.close()
+    await pool.end().catch(() => {})
+    throw describeConnectError(o.url, err)
+  }
+  const sql = new PgSql(pool)
+  sql.onConfigChange = () => watch.invalidate()
+  const records = new PgRecordWriter(sql, { onError: o.onRecordError })
+  return new Store(sql, watch, records, () => pool.end())
+}
+
+/** The named schema, created when missing, or else the first of the connection's search_path that does not exist yet. */
+async function ensureSchema(pool: pg.Pool, schema: string | null): Promise<void> {
+  const current = await pool.query<{ schema: string | null }>(`SELECT current_schema() AS schema`)
+  if (current.rows[0].schema !== null) return
+  const first = schema ?? (await pool.query<{ search_path: string }>('SHOW search_path')).rows[0].search_path.split(',')[0].trim()
+  if (!/^[a-z_][a-z0-9_]*$/.test(first)) throw new Error(`the search_path names no schema that exists (${first})`)
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS ${first}`)
+}

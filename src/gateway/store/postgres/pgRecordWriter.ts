@@ -1,0 +1,140 @@
+import type { RecordSink } from '../store'
+import type { RequestRecord } from '../requestsRepo'
+import { bodyValues, dimensionValues, RECORD_ROWS, REQUEST_COLUMNS, requestValues, tagValues } from '../requestsRepo'
+import { writeBatchSafelyAsync, type Bodies, type Debit, type LastUsed, type QueuedRecord, type SetAside } from '../recordBatch'
+import { TOUCH_KEY_SQL } from '../keysRepo'
+import { DEBIT_ROW, debitValues } from '../ledgerRepo'
+import { placeholders, type Sql, type SqlValue } from '../sql'
+import type { PgSql } from './pgSql'
+
+/** Rows in one INSERT: far below PostgreSQL's 65,535 parameters at the widest row (29 columns). */
+const ROWS_PER_INSERT = 1000
+
+/** Inserts rows of one shape with as few statements as the parameter limit allows. */
+async function insertRows(tx: Sql, part: { insert: string; conflict: string }, rows: SqlValue[][]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT)
+    const one = `(${placeholders(chunk[0].length)})`
+    await tx.run(`${part.insert} VALUES ${chunk.map(() => one).join(', ')} ${part.conflict}`, chunk.flat())
+  }
+}
+
+const REQUESTS = { insert: `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})`, conflict: '' }
+
+/** One batch in one transaction, a multi-row INSERT per table. */
+async function writeBatch(sql: PgSql, items: QueuedRecord[], lastUsed: LastUsed): Promise<void> {
+  await sql.atomically(async (tx) => {
+    if (items.length > 0) {
+      await insertRows(
+        tx,
+        REQUESTS,
+        items.map((i) => requestValues(i.record)),
+      )
+      await insertRows(
+        tx,
+        RECORD_ROWS.tags,
+        items.flatMap((i) => tagValues(i.record)),
+      )
+      await insertRows(
+        tx,
+        RECORD_ROWS.dimensions,
+        items.flatMap((i) => dimensionValues(i.record)),
+      )
+      const debits = items.filter((i) => i.debit)
+      await insertRows(
+        tx,
+        DEBIT_ROW,
+        debits.map(({ record, debit }) => debitValues(debit!.keyId, Date.parse(record.created_at), debit!.pico, record.id)),
+      )
+      const bodies = items.filter((i) => i.bodies)
+      await insertRows(
+        tx,
+        RECORD_ROWS.bodies,
+        bodies.map(({ record, bodies }) => bodyValues(record.id, bodies!)),
+      )
+    }
+    for (const [id, at] of lastUsed) await tx.run(TOUCH_KEY_SQL, [at, id, at])
+  })
+}
+
+/**
+ * Request records on PostgreSQL: queued in memory, and every `maxDelayMs` or `maxBatch` records
+ * written as one batch (a transaction of multi-row inserts) on a pool connection, the batches one
+ * after another; the event loop only awaits the database, so no request waits on a record. A row
+ * at fault is set aside and reported, the rest of its batch committed; a batch that fails for a
+ * passing reason (the database unreachable) goes back to the head of the queue and is tried again
+ * a second later.
+ */
+export class PgRecordWriter implements RecordSink {
+  private queue: QueuedRecord[] = []
+  private lastUsed = new Map<string, number>()
+  private timer: NodeJS.Timeout | null = null
+  /** Batches handed to the database and not yet known to be committed. */
+  private inFlight = new Set<QueuedRecord[]>()
+  /** The last batch's write: each waits for the one before it, so records commit in order. */
+  private tail: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly sql: PgSql,
+    private readonly opts: { maxDelayMs?: number; maxBatch?: number; onError?: (err: unknown) => void } = {},
+  ) {}
+
+  push(record: RequestRecord, debit: Debit | null = null, bodies: Bodies | null = null): void {
+    this.queue.push({ record, debit, bodies })
+    if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
+    if (this.queue.length >= (this.opts.maxBatch ?? 64)) this.schedule(0)
+    else this.schedule(this.opts.maxDelayMs ?? 50)
+  }
+
+  start(): void {}
+
+  flushed(): Promise<void> {
+    this.post()
+    return this.tail
+  }
+
+  unwritten(keyId: string): RequestRecord[] {
+    return [...this.inFlight, this.queue].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+  }
+
+  async close(): Promise<void> {
+    await this.flushed()
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+  }
+
+  private post(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    if (this.queue.length === 0 && this.lastUsed.size === 0) return
+    const items = this.queue
+    const lastUsed = [...this.lastUsed]
+    this.queue = []
+    this.lastUsed = new Map()
+    this.inFlight.add(items)
+    this.tail = this.tail.then(() => this.write(items, lastUsed))
+  }
+
+  private async write(items: QueuedRecord[], lastUsed: LastUsed): Promise<void> {
+    try {
+      await writeBatchSafelyAsync((i, l) => writeBatch(this.sql, i, l), items, lastUsed, this.setAside)
+    } catch (err) {
+      // A passing failure: the batch goes back to the head of the queue for the next try.
+      this.queue = items.concat(this.queue)
+      for (const [id, at] of lastUsed) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at)
+      this.opts.onError?.(new Error(`writing request records failed; will retry: ${(err as Error).message}`))
+      this.schedule(1000)
+    } finally {
+      this.inFlight.delete(items)
+    }
+  }
+
+  private readonly setAside: SetAside = (id, what, message) => this.opts.onError?.(new Error(`request ${id}: its ${what} could not be stored: ${message}`))
+
+  private schedule(delayMs: number): void {
+    if (this.timer && delayMs > 0) return
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => this.post(), delayMs)
+    this.timer.unref()
+  }
+}
