@@ -17,6 +17,8 @@ export interface Reservation {
 interface Spend {
   since: number
   usd: number
+  /** The store's part still being read; admissions wait for it. */
+  loading: Promise<void> | null
 }
 
 const insufficient = (message: string) => new ApiError(402, 'insufficient_quota', message, 'insufficient_balance', null, { 'x-should-retry': 'false' })
@@ -48,6 +50,10 @@ export class Balances {
   /** Counts reloads, so a read that overlapped one does not count as fresh. */
   private generation = 0
   private reading: Promise<void> | null = null
+  /** While balances are read: what was charged meanwhile, by key. */
+  private chargedDuringRead: Map<string, bigint> | null = null
+  /** Debits being written to the ledger, by key. */
+  private debiting = new Map<string, bigint>()
 
   /** `records`: the writer whose queued records (and debits riding with them) the store's sums must include. */
   constructor(
@@ -66,50 +72,74 @@ export class Balances {
   /**
    * Null when what `admit` needs for this key is in memory (almost always); otherwise a promise
    * that reads it from the store once the record writer has committed what it held. Waiting for
-   * the record thread is awaited, never blocked on: other requests are served meanwhile, and
-   * those of this key that end meanwhile are counted too (see `spendSince`).
+   * the store is awaited, never blocked on: other requests are served meanwhile, and what they
+   * spend meanwhile is counted too.
    */
   loading(key: KeyRow, now = Date.now()): Promise<void> | null {
     // On every request: no allocation unless something must be read.
     const day = key.daily_limit_usd === null ? null : startOfUtcDay(now)
     const month = key.monthly_limit_usd === null ? null : startOfUtcMonth(now)
-    const dayMissing = day !== null && this.daily.get(key.id)?.since !== day
-    const monthMissing = month !== null && this.monthly.get(key.id)?.since !== month
+    const dayMissing = day !== null && !loaded(this.daily.get(key.id), day)
+    const monthMissing = month !== null && !loaded(this.monthly.get(key.id), month)
     if (!this.stale && !dayMissing && !monthMissing) return null
     return this.load(key.id, day, month)
   }
 
   private async load(keyId: string, day: number | null, month: number | null): Promise<void> {
-    await this.records.flushed()
     if (this.stale) await this.readBalances()
-    if (day !== null && this.daily.get(keyId)?.since !== day) this.daily.set(keyId, { since: day, usd: await this.spendSince(keyId, day) })
-    if (month !== null && this.monthly.get(keyId)?.since !== month) this.monthly.set(keyId, { since: month, usd: await this.spendSince(keyId, month) })
+    else await this.records.flushed()
+    if (day !== null) await this.readPeriod(this.daily, keyId, day)
+    if (month !== null) await this.readPeriod(this.monthly, keyId, month)
   }
 
   /**
-   * What the key spent since `since`: the store's sum plus its records still in the writer (pushed
-   * while the flush was awaited). Those are listed before the store is read, so none is missed;
-   * one the thread commits in between is counted twice, which errs towards refusing, never
-   * towards letting a limit be passed.
+   * One read of every balance at a time, after the record writer committed what it held, which
+   * admissions arriving meanwhile wait for. What is charged from its start on (debits riding
+   * records still queued, debits being written) is charged again on what it read: the read may
+   * have missed it, and a charge counted twice errs towards refusing, never towards overdrawing.
    */
-  /** One read of every balance at a time, which admissions arriving meanwhile wait for. */
   private readBalances(): Promise<void> {
     this.reading ??= (async () => {
       const generation = this.generation
+      const during = new Map(this.debiting)
+      this.chargedDuringRead = during
       try {
-        this.balances = await this.ledger.balances()
+        await this.records.flushed()
+        const balances = await this.ledger.balances()
+        for (const [keyId, pico] of during) balances.set(keyId, (balances.get(keyId) ?? 0n) - pico)
+        this.balances = balances
         // A reload that came while this read ran leaves them stale: they are read again.
         if (generation === this.generation) this.stale = false
       } finally {
+        this.chargedDuringRead = null
         this.reading = null
       }
     })()
     return this.reading
   }
 
-  private async spendSince(keyId: string, since: number): Promise<number> {
-    const pending = this.unwrittenSince(keyId, since)
-    return (await this.ledger.spendSince(keyId, since)) + pending
+  /**
+   * What the key spent since `since`: the store's sum plus its records still in the writer, and
+   * what is settled while the store is read (the entry is in memory from the start). Records are
+   * listed before the store is read, so none is missed; one the writer commits in between is
+   * counted twice, which errs towards refusing, never towards letting a limit be passed.
+   */
+  private readPeriod(cache: Map<string, Spend>, keyId: string, since: number): Promise<void> {
+    const have = cache.get(keyId)
+    if (have?.since === since) return have.loading ?? Promise.resolve()
+    const spend: Spend = { since, usd: this.unwrittenSince(keyId, since), loading: null }
+    cache.set(keyId, spend)
+    spend.loading = this.ledger.spendSince(keyId, since).then(
+      (usd) => {
+        spend.usd += usd
+        spend.loading = null
+      },
+      (err: unknown) => {
+        if (cache.get(keyId) === spend) cache.delete(keyId)
+        throw err
+      },
+    )
+    return spend.loading
   }
 
   private unwrittenSince(keyId: string, since: number): number {
@@ -117,6 +147,12 @@ export class Balances {
       .unwritten(keyId)
       .filter((r) => Date.parse(r.created_at) >= since)
       .reduce((sum, r) => sum + (r.cost?.final_usd ?? 0), 0)
+  }
+
+  /** Takes a charge off a balance in memory (a refund is negative), and off the one being read if a read runs. */
+  private charge(keyId: string, pico: bigint): void {
+    this.balances.set(keyId, this.balanceOf(keyId) - pico)
+    if (this.chargedDuringRead) this.chargedDuringRead.set(keyId, (this.chargedDuringRead.get(keyId) ?? 0n) + pico)
   }
 
   balanceOf(keyId: string): bigint {
@@ -144,9 +180,20 @@ export class Balances {
    * this returns, the debit survives a kill of the process. Throws when the store refuses it.
    */
   async debitNow(r: Reservation, pico: bigint, requestId: string, at: number): Promise<void> {
-    await this.ledger.debit(r.keyId, pico, requestId, at)
+    // Charged in memory first: an admission meanwhile sees it, and so does a read of the balances.
+    this.charge(r.keyId, pico)
+    this.debiting.set(r.keyId, (this.debiting.get(r.keyId) ?? 0n) + pico)
+    try {
+      await this.ledger.debit(r.keyId, pico, requestId, at)
+    } catch (err) {
+      this.charge(r.keyId, -pico)
+      throw err
+    } finally {
+      const left = this.debiting.get(r.keyId)! - pico
+      if (left === 0n) this.debiting.delete(r.keyId)
+      else this.debiting.set(r.keyId, left)
+    }
     r.debit = 'written'
-    this.balances.set(r.keyId, this.balanceOf(r.keyId) - pico)
   }
 
   /**
@@ -158,7 +205,7 @@ export class Balances {
     if (left > 0n) this.reserved.set(r.keyId, left)
     else this.reserved.delete(r.keyId)
     if (costPico === null || costPico === 0n || r.debit === 'waived') return
-    if (r.prepaid && r.debit === 'due') this.balances.set(r.keyId, this.balanceOf(r.keyId) - costPico)
+    if (r.prepaid && r.debit === 'due') this.charge(r.keyId, costPico)
     const spent = picoToUsdNumber(costPico)
     for (const period of [this.daily, this.monthly]) {
       const s = period.get(r.keyId)
@@ -168,11 +215,11 @@ export class Balances {
 
   private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
-    if (!spend || spend.since !== since) {
+    if (!spend || spend.since !== since || spend.loading) {
       // `loading` filled the cache in this same turn; only a period that began in the microseconds
       // between gets here, when the store holds next to nothing of it: what is queued counts, and
       // the period is read from the store at the next admission.
-      spend = { since, usd: this.unwrittenSince(key.id, since) }
+      spend = { since, usd: this.unwrittenSince(key.id, since), loading: null }
     }
     if (spend.usd >= limit) {
       throw insufficient(
@@ -181,3 +228,5 @@ export class Balances {
     }
   }
 }
+
+const loaded = (spend: Spend | undefined, since: number) => spend !== undefined && spend.since === since && spend.loading === null

@@ -19,6 +19,8 @@ interface Session {
   requests: number
   reservedPico: bigint
   inFlight: number
+  /** The store's part still being read; admissions wait for it. */
+  loading: Promise<void> | null
 }
 
 /** What an admitted request holds of its session until it is recorded. */
@@ -76,7 +78,9 @@ export class SessionSpend {
    * in between is counted twice, which errs towards refusing, never towards passing a limit.
    */
   loading(key: KeyRow, policy: KeyPolicy, sessionId: string | null): Promise<void> | null {
-    if (!this.watches(policy, sessionId) || this.sessions.has(keyOf(key.id, sessionId))) return null
+    if (!this.watches(policy, sessionId)) return null
+    const s = this.sessions.get(keyOf(key.id, sessionId))
+    if (s) return s.loading
     return this.records.flushed().then(() => this.read(key, sessionId))
   }
 
@@ -148,23 +152,36 @@ export class SessionSpend {
   /** The session `loading` read: the core admits in the same turn as the check that it is in memory. */
   private session(key: KeyRow, sessionId: string): Session {
     const s = this.sessions.get(keyOf(key.id, sessionId))
-    if (!s) throw new Error(`session ${sessionId} of key ${key.id} was admitted before it was read`)
+    if (!s || s.loading) throw new Error(`session ${sessionId} of key ${key.id} was admitted before it was read`)
     s.keyName = key.name
     return s
   }
 
   /**
    * A session as the store has it, plus its records still in the writer, listed before the store
-   * is read (on SQLite the read runs in the same turn as the listing).
+   * is read, plus what is recorded while it is read (the session is in memory from the start).
    */
-  private async read(key: KeyRow, sessionId: string): Promise<void> {
+  private read(key: KeyRow, sessionId: string): Promise<void> {
+    const id = keyOf(key.id, sessionId)
+    const have = this.sessions.get(id)
+    if (have) return have.loading ?? Promise.resolve()
     const pending = this.records.unwritten(key.id).filter((r) => r.attribution.session_id === sessionId && !isTokenCount(r))
-    const totals = await this.totalsOf(key.id, sessionId)
-    if (this.sessions.has(keyOf(key.id, sessionId))) return
     const pendingPico = pending.reduce((sum, r) => sum + (r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n), 0n)
-    const s = { keyName: key.name, spentPico: usdToPico(totals.usd) + pendingPico, requests: totals.requests + pending.length, reservedPico: 0n, inFlight: 0 }
+    const s: Session = { keyName: key.name, spentPico: pendingPico, requests: pending.length, reservedPico: 0n, inFlight: 0, loading: null }
     this.evictIdle()
-    this.sessions.set(keyOf(key.id, sessionId), s)
+    this.sessions.set(id, s)
+    s.loading = this.totalsOf(key.id, sessionId).then(
+      (totals) => {
+        s.spentPico += usdToPico(totals.usd)
+        s.requests += totals.requests
+        s.loading = null
+      },
+      (err: unknown) => {
+        if (this.sessions.get(id) === s) this.sessions.delete(id)
+        throw err
+      },
+    )
+    return s.loading
   }
 
   /** Dropping a session loses nothing: the store has all of it once its records are written. */
@@ -172,7 +189,7 @@ export class SessionSpend {
     if (this.sessions.size < MAX_SESSIONS) return
     for (const [id, s] of this.sessions) {
       if (this.sessions.size < MAX_SESSIONS * 0.9) break
-      if (s.inFlight === 0) this.sessions.delete(id)
+      if (s.inFlight === 0 && !s.loading) this.sessions.delete(id)
     }
   }
 }
