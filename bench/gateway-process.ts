@@ -24,11 +24,15 @@ export interface GatewayChildOptions {
   messages?: boolean
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
+  /** A PostgreSQL store instead of the data dir's SQLite file. */
+  databaseUrl?: string
+  /** Also a key with a prepaid balance of this many USD (`prepaidKey`). */
+  prepaidUsd?: number
 }
 
 const MOCK_KEY = 'sk-mock-bench'
 
-export type GatewayChild = Child & { key: string; url: string }
+export type GatewayChild = Child & { key: string; url: string; prepaidKey: string | null }
 
 export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptions): Promise<GatewayChild> {
   const gw = path.join(opts.root, 'out/main/gw.js')
@@ -46,19 +50,21 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
       ],
       { cwd: opts.root },
     )
-    return { ...child, key: child.info.key, url: child.info.url }
+    return { ...child, key: child.info.key, url: child.info.url, prepaidKey: null }
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'))
+  const store = ['--data-dir', dataDir, ...(opts.databaseUrl ? ['--database-url', opts.databaseUrl] : [])]
   const cli = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [gw, ...args, '--data-dir', dataDir], { cwd: opts.root, encoding: 'utf8' })
+    const r = spawnSync(process.execPath, [gw, ...args, ...store], { cwd: opts.root, encoding: 'utf8' })
     if (r.status !== 0) throw new Error(`gw ${args.join(' ')} failed: ${r.stderr}`)
     return r.stdout.trim()
   }
   cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
   if (opts.messages) cli('providers', 'set', 'anthropic', '--base-url', `${mockUrl}/v1`)
   const key = cli('keys', 'create', '--name', 'bench')
+  const prepaidKey = opts.prepaidUsd === undefined ? null : cli('keys', 'create', '--name', 'bench-prepaid', '--balance', String(opts.prepaidUsd))
   if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
-  const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', ...store], {
     cwd: opts.root,
     // Logged at the default level, as a server runs it, to a file: on standard output its lines
     // would fill the pipe this process reads the start-up line from.
@@ -72,6 +78,7 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
   return {
     ...child,
     key,
+    prepaidKey,
     url: child.info.url,
     stop: async () => {
       await stop()
