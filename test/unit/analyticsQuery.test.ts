@@ -1,17 +1,14 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { openDatabase, type Db } from '../../src/gateway/store/db'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
-import { recordBatchWriter } from '../../src/gateway/store/recordBatch'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import type { Sql } from '../../src/gateway/store/sql'
-import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { bucketStart, groupBy, nearestRank, overview, MAX_BUCKETS, type GroupByInput } from '../../src/gateway/store/queries/analyticsQuery'
 import { listRequests, type Scope } from '../../src/gateway/store/queries/requestQuery'
 import { InvalidQuery } from '../../src/gateway/store/queries/invalidQuery'
 import { analyticsOps } from '../../src/contract/analytics'
-import { tempDir } from '../support/tempDir'
 import { recordFixture, type RecordSpec } from '../support/recordFixture'
+import { describeEachStore, type StoreUnderTest, type TestStore } from '../support/stores'
 
 const T0 = Date.UTC(2025, 2, 10) // a Monday, 00:00 UTC
 const MIN = 60_000
@@ -23,17 +20,11 @@ type Spec = RecordSpec
 
 const record = (s: Spec): RequestRecord => recordFixture(s, { model: 'm1', provider: 'p1', upstreamModel: null })
 
-/** Stores records in this order, in one batch. */
-const insert = (db: Db, specs: Spec[]) =>
-  recordBatchWriter(db)(
-    specs.map((s) => ({ record: record(s), debit: null, bodies: null })),
-    [],
-  )
-
-function store(specs: Spec[]): SqliteSql {
-  const db = openDatabase(tempDir())
-  insert(db, specs)
-  return new SqliteSql(db)
+/** A fresh store of this kind holding these records, stored in this order in one batch. */
+async function storeOf(under: StoreUnderTest, specs: Spec[]): Promise<TestStore> {
+  const store = await under.open()
+  await store.writeRecords(specs.map(record))
+  return store
 }
 
 const overviewOutput = analyticsOps['analytics.overview'].output
@@ -60,7 +51,9 @@ describe('nearest-rank percentiles', () => {
   })
 })
 
-describe('analytics.overview', () => {
+describeEachStore('analytics.overview', (under) => {
+  const store = (specs: Spec[]) => storeOf(under, specs)
+
   it('computes totals, error rate, exact percentiles and unpriced requests', async () => {
     // 20 latencies 10, 20, … 200 in scrambled order: p50 = rank 10 = 100, p95 = rank 19 = 190, p99 = rank 20 = 200.
     const latencies = [130, 10, 200, 70, 40, 190, 20, 110, 160, 50, 180, 30, 90, 150, 60, 120, 170, 80, 140, 100]
@@ -71,7 +64,7 @@ describe('analytics.overview', () => {
       tokens: i < 3 ? null : [100, 10],
       cost: i < 3 ? undefined : i < 6 ? null : 0.25,
     }))
-    const sql = store(specs)
+    const { sql, close } = await store(specs)
     const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     overviewOutput.parse(out)
     assert.deepEqual(out.totals, {
@@ -88,23 +81,23 @@ describe('analytics.overview', () => {
     })
     assert.equal(out.series.length, 1)
     assert.deepEqual(out.series[0], { t: T0, requests: 20, errors: 3, cost_usd: 3.5, prompt_tokens: 1700, completion_tokens: 170, p50_ms: 100, p95_ms: 190 })
-    sql.db.close()
+    await close()
   })
 
   it('does not count a request refused before any provider was chosen as unpriced: it was sent nowhere', async () => {
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0, outcome: 'error', provider: null, tokens: null },
       { at: T0 + MIN, outcome: 'error', tokens: null },
     ])
     const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.unpriced_requests, 1, 'only the one a provider saw: its cost is unknown')
-    sql.db.close()
+    await close()
   })
 
   it('leaves free token counts out (they are in the request list, not in inference totals, percentiles or groups)', async () => {
     const counts: Spec[] = [1, 2, 3].map((i) => ({ at: T0 + i * MIN, endpoint: 'messages.count_tokens', latency: 1, cost: 0, tokens: null }))
-    const sql = store([{ at: T0, latency: 300, cost: 0.5 }, { at: T0 + 5 * MIN, latency: 500, cost: 0.25 }, ...counts])
+    const { sql, close } = await store([{ at: T0, latency: 300, cost: 0.5 }, { at: T0 + 5 * MIN, latency: 500, cost: 0.25 }, ...counts])
     const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.cost_usd, 0.75)
@@ -115,11 +108,11 @@ describe('analytics.overview', () => {
       [['m1', 2]],
     )
     assert.equal((await listRequests(sql, { filter: {} }, ALL)).total, 5)
-    sql.db.close()
+    await close()
   })
 
   it('answers an empty range with zeros and null percentiles', async () => {
-    const sql = store([])
+    const { sql, close } = await store([])
     const out = await overview(sql, { from: T0, to: T0 + 2 * H }, ALL)
     assert.deepEqual(out.totals, {
       requests: 0,
@@ -137,13 +130,13 @@ describe('analytics.overview', () => {
       out.series.map((p) => p.t),
       [T0, T0 + H],
     )
-    sql.db.close()
+    await close()
   })
 
   it('aligns hourly buckets to UTC hour starts, includes empty ones, keeps [from, to)', async () => {
     const from = T0 + 30 * MIN
     const to = T0 + 5 * H + 10 * MIN
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0 + 10 * MIN, latency: 1 }, // before from, in the first bucket: excluded
       { at: from, latency: 5 }, // exactly from: included
       { at: T0 + 40 * MIN, latency: 7 },
@@ -169,11 +162,11 @@ describe('analytics.overview', () => {
     assert.equal(out.totals.p50_ms, 7) // 5, 7, 9, 11: rank 2
     // A `to` on a bucket boundary does not open an empty bucket after it.
     assert.equal((await overview(sql, { from: T0, to: T0 + 2 * H }, ALL)).series.length, 2)
-    sql.db.close()
+    await close()
   })
 
   it('keeps 0 ms and multi-hour latencies in their own bucket', async () => {
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0 + 59 * MIN, latency: 5 * H }, // a 5-hour request in the first bucket
       { at: T0 + 59 * MIN, latency: 0 },
       { at: T0 + H, latency: 0 },
@@ -190,11 +183,11 @@ describe('analytics.overview', () => {
       ],
     )
     assert.deepEqual([out.totals.p50_ms, out.totals.p99_ms], [0, 2 ** 31 - 1])
-    sql.db.close()
+    await close()
   })
 
   it('aligns daily buckets to UTC midnight', async () => {
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0 - 1, latency: 1 }, // 23:59:59.999 the day before
       { at: T0 + 23 * H, latency: 2 },
       { at: T0 + DAY, latency: 3 },
@@ -214,11 +207,11 @@ describe('analytics.overview', () => {
     for (const p of out.series) assert.equal(new Date(p.t).toISOString().slice(10), 'T00:00:00.000Z')
     assert.equal(bucketStart(T0 + 5 * H + 1, H), T0 + 5 * H)
     assert.equal(bucketStart(T0 + DAY - 1, DAY), T0)
-    sql.db.close()
+    await close()
   })
 
   it('applies the filter inside the range and the member scope', async () => {
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0 + MIN, key: 'key_a', model: 'm1', latency: 10, tags: ['prod'] },
       { at: T0 + 2 * MIN, key: 'key_b', model: 'm1', latency: 20, tags: ['prod'] },
       { at: T0 + 3 * MIN, key: 'key_b', model: 'm2', latency: 30, dims: { team: 'ml' } },
@@ -235,22 +228,24 @@ describe('analytics.overview', () => {
     assert.equal(member.totals.requests, 2)
     assert.equal(member.totals.p50_ms, 10)
     assert.equal((await overview(sql, range, { keyIds: [] })).totals.requests, 0)
-    sql.db.close()
+    await close()
   })
 
   it('refuses a series with too many buckets', async () => {
-    const sql = store([])
+    const { sql, close } = await store([])
     // Valid by the contract but too large: refused as invalid input (400), not as an internal error.
     await assert.rejects(
       overview(sql, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL),
       (err: unknown) => err instanceof InvalidQuery && err.field === 'bucket' && /^bucket: .*10001 hour buckets/.test(err.message),
     )
     assert.equal((await overview(sql, { from: 0, to: MAX_BUCKETS * H, bucket: 'hour' }, ALL)).series.length, MAX_BUCKETS)
-    sql.db.close()
+    await close()
   })
 })
 
-describe('analytics.groupBy', () => {
+describeEachStore('analytics.groupBy', (under) => {
+  const store = (specs: Spec[]) => storeOf(under, specs)
+
   const specs: Spec[] = [
     {
       at: T0 + 1 * MIN,
@@ -304,7 +299,7 @@ describe('analytics.groupBy', () => {
   }
 
   it('groups by the model that answered, as provider/model, apart from the model asked for', async () => {
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0 + 1 * MIN, model: 'fast', provider: 'p1', upstream: 'small-1', cost: 0.01, tokens: [10, 1] },
       { at: T0 + 2 * MIN, model: 'fast', provider: 'p1', upstream: 'small-1', cost: 0.01, tokens: [10, 1] },
       // A fallback: asked for the same alias, answered by another provider's model.
@@ -318,11 +313,11 @@ describe('analytics.groupBy', () => {
       ['p2/small-1', 1, 0.02, 11, 0],
       [null, 1, 0, 0, 1],
     ])
-    sql.db.close()
+    await close()
   })
 
   it('groups by model, provider, user, preset, session and trace, with a null group, largest first', async () => {
-    const sql = store(specs)
+    const { sql, close } = await store(specs)
     // Equal request counts: the costlier group first.
     assert.deepEqual(await rows(sql, { by: 'model' }), [
       ['m2', 2, 0.3, 2, 1],
@@ -357,18 +352,15 @@ describe('analytics.groupBy', () => {
       (await rows(sql, { by: 'model', limit: 2 })).map((r) => r[0]),
       ['m2', 'm1'],
     )
-    sql.db.close()
+    await close()
   })
 
   it('groups by key with the key name joined from keys', async () => {
-    const sql = store([])
+    const { sql, writeRecords, close } = await store([])
     const keys = new KeysRepo(sql)
     const a = (await keys.create('Team A')).info.id
     const b = (await keys.create('Team B')).info.id
-    insert(
-      sql.db,
-      specs.map((s) => ({ ...s, key: s.key === 'key_a' ? a : s.key === 'key_b' ? b : s.key })),
-    )
+    await writeRecords(specs.map((s) => record({ ...s, key: s.key === 'key_a' ? a : s.key === 'key_b' ? b : s.key })))
     const out = await groupBy(sql, { ...range, by: 'key' }, ALL)
     assert.deepEqual(
       out.map((g) => [g.value, g.name, g.requests, g.errors]),
@@ -384,11 +376,11 @@ describe('analytics.groupBy', () => {
       (await groupBy(sql, { ...range, by: 'key' }, { keyIds: [b] })).map((g) => g.value),
       [b],
     )
-    sql.db.close()
+    await close()
   })
 
   it('groups by tag, counting a request once under each of its tags, and by a dimension', async () => {
-    const sql = store(specs)
+    const { sql, close } = await store(specs)
     assert.deepEqual(await rows(sql, { by: 'tag' }), [
       ['prod', 3, 0.15, 169, 0],
       ['chat', 1, 0.1, 110, 0],
@@ -408,22 +400,22 @@ describe('analytics.groupBy', () => {
       ['core', 2, 0.1, 165, 0],
       ['ml', 1, 0.05, 4, 0],
     ])
-    sql.db.close()
+    await close()
   })
 
   it('keeps members to their own keys', async () => {
-    const sql = store(specs)
+    const { sql, close } = await store(specs)
     assert.deepEqual(await rows(sql, { by: 'model' }, { keyIds: ['key_b'] }), [
       ['m2', 1, 0.3, 2, 0],
       ['m3', 1, 0.05, 4, 0],
     ])
     assert.deepEqual(await rows(sql, { by: 'tag' }, { keyIds: ['key_b'] }), [['prod', 1, 0.05, 4, 0]])
     assert.deepEqual(await rows(sql, { by: 'model' }, { keyIds: [] }), [])
-    sql.db.close()
+    await close()
   })
 
   it('never counts an unpriced request as $0 of cost: it only adds to unpriced_requests', async () => {
-    const sql = store([
+    const { sql, close } = await store([
       { at: T0, model: 'local', cost: null, tokens: [1000, 1000] },
       { at: T0 + 1, model: 'local', cost: null, tokens: [1000, 1000] },
       { at: T0 + 2, model: 'paid', cost: 0.02 },
@@ -435,13 +427,13 @@ describe('analytics.groupBy', () => {
     const totals = (await overview(sql, range, ALL)).totals
     approx(totals.cost_usd, 0.02)
     assert.equal(totals.unpriced_requests, 2)
-    sql.db.close()
+    await close()
   })
 
   it('refuses an unknown grouping', async () => {
-    const sql = store([])
+    const { sql, close } = await store([])
     await assert.rejects(groupBy(sql, { ...range, by: 'detail' }, ALL), /cannot group by detail/)
     await assert.rejects(groupBy(sql, { ...range, by: "dimension:x') OR 1=1 --" }, ALL), /invalid dimension name/)
-    sql.db.close()
+    await close()
   })
 })

@@ -3,9 +3,7 @@ import assert from 'node:assert/strict'
 import { generateKey, hashKey, hashesEqual, isWellFormedKey, keyLookup, maskKey } from '../../src/gateway/keys/inferenceKey'
 import { KeyIndex } from '../../src/gateway/pipeline/authenticate'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
-import { openDatabase } from '../../src/gateway/store/db'
-import { SqliteSql } from '../../src/gateway/store/sqliteSql'
-import { tempDir } from '../support/tempDir'
+import { describeEachStore } from '../support/stores'
 
 describe('inference keys', () => {
   it('are gw- and at least 40 URL-safe random characters, all different', () => {
@@ -15,16 +13,6 @@ describe('inference keys', () => {
       assert.ok(isWellFormedKey(k))
     }
     assert.equal(new Set(keys).size, keys.length)
-  })
-
-  it('are stored as a SHA-256 hash, never in clear', async () => {
-    const dir = tempDir()
-    const db = openDatabase(dir)
-    const { secret } = await new KeysRepo(new SqliteSql(db)).create('a')
-    const row = db.prepare('SELECT * FROM keys').get() as Record<string, unknown>
-    assert.equal(row.hash, hashKey(secret))
-    assert.equal(JSON.stringify(row).includes(secret.slice(11, -4)), false, 'no secret part beyond lookup and last 4')
-    db.close()
   })
 
   it('compare hashes in constant time and only equal digests match', () => {
@@ -39,13 +27,27 @@ describe('inference keys', () => {
     assert.equal(maskKey(k.lookup, k.last4), `gw-${k.secret.slice(3, 11)}…${k.secret.slice(-4)}`)
     assert.equal(keyLookup(k.secret), k.lookup)
   })
+})
+
+describeEachStore('inference keys in the store', (under) => {
+  it('are stored as a SHA-256 hash, never in clear', async () => {
+    const { sql, close } = await under.open()
+    const { secret } = await new KeysRepo(sql).create('a')
+    const row = (await sql.get<Record<string, unknown>>('SELECT * FROM keys'))!
+    assert.equal(row.hash, hashKey(secret))
+    assert.equal(JSON.stringify(row).includes(secret.slice(11, -4)), false, 'no secret part beyond lookup and last 4')
+    await close()
+  })
 
   it('authenticate known keys and refuse unknown, malformed and revoked ones with invalid_api_key', async () => {
-    const db = openDatabase(tempDir())
-    const repo = new KeysRepo(new SqliteSql(db))
+    const { sql, close } = await under.open()
+    const repo = new KeysRepo(sql)
     const good = await repo.create('good')
     const gone = await repo.create('gone')
-    await repo.revoke(gone.info.id)
+    await repo.revoke(gone.info.id, 1234)
+    // Rows read alike from either store: times and flags as numbers.
+    const row = (await repo.byId(gone.info.id))!
+    assert.deepEqual([row.revoked_at, row.prepaid, typeof row.created_at, row.last_used_at], [1234, 0, 'number', null])
     const index = new KeyIndex()
     index.reload(await repo.all())
     assert.equal(index.authenticate(`Bearer ${good.secret}`).id, good.info.id)
@@ -56,6 +58,6 @@ describe('inference keys', () => {
         (e: any) => e.status === 401 && e.code === 'invalid_api_key',
       )
     }
-    db.close()
+    await close()
   })
 })

@@ -2,16 +2,62 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import Database from 'better-sqlite3'
-import { DB_FILE, migrate, openDatabase, schemaVersion } from '../../src/gateway/store/db'
-import { migrations } from '../../src/gateway/store/migrations'
+import pg from 'pg'
+import { connect, DB_FILE, migrate, openDatabase, schemaVersion } from '../../src/gateway/store/db'
+import { migrations, type Migration } from '../../src/gateway/store/migrations'
 import { PricesRepo } from '../../src/gateway/store/pricesRepo'
 import { SqliteSql } from '../../src/gateway/store/sqliteSql'
+import { migratePostgres, postgresSchemaVersion } from '../../src/gateway/store/postgres/migratePostgres'
+import { pgTypes } from '../../src/gateway/store/postgres/pgSql'
+import { sharedPostgres } from '../support/postgres'
+import { describeEachStore, type StoreName } from '../support/stores'
 import { tempDir } from '../support/tempDir'
 
 const latest = Math.max(...migrations.map((m) => m.version))
 const schemaOf = (db: Database.Database) => db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`).all()
 
-describe('store migrations', () => {
+/** An empty database of either kind and what a migration test does with it. */
+interface EmptyStore {
+  /** Applies the migrations as the store does when it opens; resolves to the version reached. */
+  migrate(list?: Migration[]): Promise<number>
+  version(): Promise<number>
+  /** Marks the store as written by a build that knows `version`. */
+  setVersion(version: number): Promise<void>
+  hasTable(name: string): Promise<boolean>
+  close(): Promise<void>
+}
+
+async function emptyStore(name: StoreName): Promise<EmptyStore> {
+  if (name === 'sqlite') {
+    // The connection every gateway opens (WAL mode), with nothing in it yet.
+    const db = connect(path.join(tempDir(), DB_FILE))
+    return {
+      migrate: async (list) => migrate(db, list),
+      version: async () => schemaVersion(db),
+      setVersion: async (version) => void db.pragma(`user_version = ${version}`),
+      hasTable: async (table) => db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = ?`).pluck().get(table) === 1,
+      close: async () => void db.close(),
+    }
+  }
+  const pool = new pg.Pool({ connectionString: await (await sharedPostgres()).createDatabase(), types: pgTypes, allowExitOnIdle: true })
+  const version = async () => {
+    const client = await pool.connect()
+    try {
+      return await postgresSchemaVersion(client)
+    } finally {
+      client.release()
+    }
+  }
+  return {
+    migrate: (list) => migratePostgres(pool, list),
+    version,
+    setVersion: async (v) => void (await pool.query(`UPDATE meta SET value = $1 WHERE key = 'schema_version'`, [String(v)])),
+    hasTable: async (table) => (await pool.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])).rows[0].present,
+    close: () => pool.end(),
+  }
+}
+
+describe('store migrations: the list', () => {
   it('are numbered 1..N without gaps', () => {
     assert.deepEqual(
       migrations.map((m) => m.version),
@@ -19,6 +65,84 @@ describe('store migrations', () => {
     )
   })
 
+  it('have a PostgreSQL script from version 13 on, where the PostgreSQL store began, and none before', () => {
+    assert.deepEqual(
+      migrations.filter((m) => m.postgres !== undefined).map((m) => m.version),
+      Array.from({ length: latest - 12 }, (_, i) => i + 13),
+    )
+  })
+})
+
+describeEachStore('store migrations', (under) => {
+  it('bring an empty store to the latest version, and find it there the next time', async () => {
+    const store = await emptyStore(under.name)
+    assert.equal(await store.version(), 0)
+    assert.equal(await store.migrate(), latest)
+    assert.equal(await store.version(), latest)
+    assert.ok(await store.hasTable('requests'))
+    assert.equal(await store.migrate(), latest)
+    await store.close()
+  })
+
+  it('refuse a store written by a newer version', async () => {
+    const store = await emptyStore(under.name)
+    await store.migrate()
+    await store.setVersion(latest + 1)
+    await assert.rejects(store.migrate(), /newer than this build knows/)
+    await store.close()
+  })
+
+  it('leave the previous version intact when a migration fails', async () => {
+    const store = await emptyStore(under.name)
+    await store.migrate()
+    const broken: Migration[] = [
+      ...migrations,
+      {
+        version: latest + 1,
+        description: 'broken',
+        up: (d: Database.Database) => d.exec('CREATE TABLE t (x); SELECT nope FROM missing'),
+        postgres: 'CREATE TABLE t (x integer); SELECT nope FROM missing',
+      },
+    ]
+    await assert.rejects(store.migrate(broken))
+    assert.equal(await store.version(), latest)
+    assert.equal(await store.hasTable('t'), false)
+    await store.close()
+  })
+})
+
+describeEachStore('price rows, the shape version 9 moved price overrides into', (under) => {
+  it('read back with every rate and note, by model', async () => {
+    const { sql, close } = await under.open()
+    const at = Date.UTC(2026, 9, 5, 12)
+    await new PricesRepo(sql).setMany(
+      [
+        { model: 'openai/embed-y', row: { input: 0.02 }, as_of: '2026-10-05', note: null },
+        {
+          model: 'anthropic/claude-x',
+          row: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, context_length: 200000 },
+          as_of: '2026-10-05',
+          note: 'negotiated',
+        },
+      ],
+      at,
+    )
+    assert.deepEqual(await new PricesRepo(sql).all(), [
+      {
+        model: 'anthropic/claude-x',
+        row: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75, context_length: 200000 },
+        as_of: '2026-10-05',
+        note: 'negotiated',
+        updated_at: at,
+      },
+      { model: 'openai/embed-y', row: { input: 0.02 }, as_of: '2026-10-05', note: null, updated_at: at },
+    ])
+    await close()
+  })
+})
+
+/** Migrations 1–12 exist only on SQLite (the PostgreSQL store began at 13), and so does its file. */
+describe('store migrations: SQLite', () => {
   it('bring an empty file to the latest version in WAL mode', () => {
     const dir = tempDir()
     const db = openDatabase(dir)
@@ -70,24 +194,5 @@ describe('store migrations', () => {
       { model: 'openai/embed-y', row: { input: 0.02 }, as_of: '2026-10-05', note: null, updated_at: at },
     ])
     db.close()
-  })
-
-  it('refuse a store written by a newer version', () => {
-    const dir = tempDir()
-    const db = new Database(path.join(dir, DB_FILE))
-    db.pragma(`user_version = ${latest + 1}`)
-    db.close()
-    assert.throws(() => openDatabase(dir), /newer than this build knows/)
-  })
-
-  it('leave the previous version intact when a migration fails', () => {
-    const db = new Database(':memory:')
-    const broken = [
-      ...migrations,
-      { version: latest + 1, description: 'broken', up: (d: Database.Database) => d.exec('CREATE TABLE t (x); SELECT nope FROM missing') },
-    ]
-    assert.throws(() => migrate(db, broken))
-    assert.equal(schemaVersion(db), latest)
-    assert.equal(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 't'`).pluck().get(), 0)
   })
 })

@@ -1,9 +1,7 @@
-import { describe, it } from 'node:test'
+import { it } from 'node:test'
 import assert from 'node:assert/strict'
-import { openDatabase } from '../../src/gateway/store/db'
 import { ResponsesRepo } from '../../src/gateway/store/responsesRepo'
-import { SqliteSql } from '../../src/gateway/store/sqliteSql'
-import { tempDir } from '../support/tempDir'
+import { describeEachStore, type StoreUnderTest } from '../support/stores'
 
 const T0 = Date.UTC(2026, 10, 25)
 const DAY = 86_400_000
@@ -12,9 +10,9 @@ const user = (id: string, text: string) => ({ id, type: 'message', role: 'user',
 const reply = (id: string, text: string) => ({ id, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] })
 const texts = (items: Array<Record<string, any>> | undefined) => items?.map((i) => i.content[0].text)
 
-/** A conversation of turns t1 → t2 → t3 for key `k1`, a minute apart. */
-async function conversation() {
-  const repo = new ResponsesRepo(new SqliteSql(openDatabase(tempDir())))
+/** A fresh store of this kind holding a conversation of turns t1 → t2 → t3 for key `k1`, a minute apart. */
+async function conversationIn(under: StoreUnderTest) {
+  const repo = new ResponsesRepo((await under.open()).sql)
   const turn = (n: number, previous: string | null, key = 'k1') =>
     repo.save({
       id: `resp_${n}`,
@@ -32,7 +30,9 @@ async function conversation() {
   return repo
 }
 
-describe('the store of translated responses', () => {
+describeEachStore('the store of translated responses', (under) => {
+  const conversation = () => conversationIn(under)
+
   it('a response ends the conversation it continued: every earlier turn, then its own; its input is that without its output', async () => {
     const repo = await conversation()
     assert.deepEqual(texts(await repo.conversation('resp_3', 'k1', T0)), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 3', 'answer 3'])

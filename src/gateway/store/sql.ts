@@ -43,7 +43,7 @@ export interface Dialect {
    * as that hint; PostgreSQL's planner costs plans itself and has no such operator for text.
    */
   unindexed(column: string): string
-  /** The JSON array text of an expression's distinct values in a group, nulls included. */
+  /** The JSON array text of an expression's distinct values in a group, nulls included, in no order to rely on. */
   distinctJsonArray(expression: string): string
   /**
    * `expression dir` with NULLs where SQLite puts them, first ascending and last descending

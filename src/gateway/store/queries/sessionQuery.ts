@@ -20,8 +20,12 @@ const figuresSql = (d: Dialect) => `r.session_id AS session_id, ${d.distinctJson
 
 type RawFigures = Omit<SessionFigures, 'tools' | 'key_ids' | 'models'> & { tools: string; key_ids: string; models: string }
 
-/** The JSON arrays of distinct values as arrays, without the null that stands for "none said". */
-const present = (json: string): string[] => (JSON.parse(json) as Array<string | null>).filter((v): v is string => v !== null)
+/**
+ * The JSON arrays of distinct values as arrays, without the null that stands for "none said", in
+ * ascending code-unit order: each database aggregates them in an order of its own (SQLite's scan
+ * order, PostgreSQL's sort under the database's collation), so the order is set here, once for both.
+ */
+const present = (json: string): string[] => (JSON.parse(json) as Array<string | null>).filter((v): v is string => v !== null).sort()
 const figures = (r: RawFigures): SessionFigures => ({ ...r, tools: present(r.tools), key_ids: present(r.key_ids), models: present(r.models) })
 
 /** Sortable figures: contract name → the aggregate's alias. Nothing else is written into ORDER BY. */
