@@ -9,6 +9,7 @@ import { requestsList, requestsShow } from './commands/requests'
 import { sessionsList, sessionsShow } from './commands/sessions'
 import { api } from './commands/api'
 import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
+import { storeCopy } from './commands/store'
 
 export type { CliIo }
 
@@ -71,6 +72,10 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
                                                              coding-agent sessions: tool, key, requests, tokens, cost
   sessions show ID                                           a session's requests in order, the cost accumulating
 
+  store copy --from-data-dir DIR --to postgres://… [--database-schema S]
+                                                             copy a desktop's store (keys, users, presets, balances,
+                                                             records…) into an empty PostgreSQL database, all or nothing
+
   api list                                                   every management operation
   api OPERATION [--input JSON | --input -]                   run one as the local operator (JSON out)
 
@@ -106,6 +111,7 @@ const commands: Record<string, Command> = {
   'requests show': requestsShow,
   'sessions list': sessionsList,
   'sessions show': sessionsShow,
+  'store copy': storeCopy,
 }
 
 export async function runCli(argv: string[], io: CliIo = defaultIo()): Promise<number> {

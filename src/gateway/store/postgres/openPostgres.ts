@@ -44,7 +44,7 @@ export function describeConnectError(url: string, err: unknown): Error {
 }
 
 /** The connection settings: the URL (sslmode, password, options…), with the schema as the search_path when one is named. */
-function clientConfig(o: PostgresOptions): pg.ClientConfig {
+export function postgresClientConfig(o: Pick<PostgresOptions, 'url' | 'schema'>): pg.ClientConfig {
   const url = o.url.trim()
   if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`--database-url: "${redactUrl(url)}" is not a postgres:// or postgresql:// URL`)
   try {
@@ -66,7 +66,7 @@ function clientConfig(o: PostgresOptions): pg.ClientConfig {
  * LISTEN/NOTIFY; records are written in multi-row batches.
  */
 export async function openPostgresStore(o: PostgresOptions): Promise<Store> {
-  const config = clientConfig(o)
+  const config = postgresClientConfig(o)
   const pool = new pg.Pool({ ...config, max: o.poolSize ?? 10 })
   // An idle connection the server drops is replaced by the next query; it must not end the process.
   pool.on('error', () => {})

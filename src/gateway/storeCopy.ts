@@ -1,0 +1,43 @@
+import path from 'node:path'
+import { copyIntoPostgres, type CopyReport, type TableCopied } from './store/copyStore'
+import { redactUrl } from './store/postgres/openPostgres'
+import { findRunning } from './http/api/runningGateway'
+
+export type { CopyReport, TableCopied }
+
+export interface DesktopStoreCopy {
+  /** The data dir whose SQLite store is copied (the desktop app's, or one `gw serve` ran on). */
+  fromDataDir: string
+  /** The team's PostgreSQL database, `postgres://…`; it must hold no data yet. */
+  to: string
+  /** The schema the tables go in; null: the connection's search_path. */
+  schema: string | null
+  onTable?: (copied: TableCopied) => void
+}
+
+/**
+ * Moving a desktop's data to a team's database (`gw store copy`): the one way in beside
+ * `serve` and the operator's bootstrap that needs more than an admin call, since it reads one
+ * store and writes another. The copying itself is the store's (`store/copyStore.ts`).
+ */
+export async function copyDesktopStore(o: DesktopStoreCopy): Promise<CopyReport & { from: string; to: string; running: boolean }> {
+  checkTargetUrl(o.to)
+  const from = path.resolve(o.fromDataDir)
+  // A gateway still running there goes on recording after the snapshot the copy reads.
+  const running = findRunning(from) !== null
+  const report = await copyIntoPostgres({ dataDir: from, url: o.to, schema: o.schema, onTable: o.onTable })
+  return { ...report, from, to: redactUrl(o.to), running }
+}
+
+/** A target URL as one line saying what is wrong with it, before any connection is tried. */
+export function checkTargetUrl(url: string): void {
+  if (!/^postgres(ql)?:\/\//.test(url.trim())) throw new Error(`"${redactUrl(url)}" is not a postgres:// or postgresql:// URL`)
+  try {
+    new URL(url.trim())
+  } catch {
+    throw new Error('the URL cannot be parsed (a password with special characters must be percent-encoded)')
+  }
+}
+
+/** A database URL as it may be shown: without its password. */
+export { redactUrl }
