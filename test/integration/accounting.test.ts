@@ -1,10 +1,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import path from 'node:path'
-import Database from 'better-sqlite3'
 import OpenAI from 'openai'
-import { readSse, startTestGateway, type TestGateway } from '../support/harness'
-import { DB_FILE } from '../../src/gateway/store/db'
+import { readSse, startTestGateway, TEST_STORE, type TestGateway } from '../support/harness'
+import { withStoreSql } from '../support/storeFile'
 
 const hi = [{ role: 'user' as const, content: 'n' }]
 /** The fake's default usage (12 prompt, 5 completion tokens) on gpt-4o-mini, in pico-dollars. */
@@ -12,22 +10,46 @@ const C_PICO = 4_800_000
 
 describe('accounting a provider cannot break', () => {
   let t: TestGateway
-  /** A connection of its own, as a process started after a crash would read the store: only what is committed. */
-  let store: Database.Database
   const keyWith = async (name: string, balanceUsd: number) => {
     const { secret, info } = await t.running.gateway.store.keys.create(name, { balanceUsd })
     return { id: info.id, secret, client: new OpenAI({ baseURL: t.baseURL, apiKey: secret, maxRetries: 0 }) }
   }
-  const debitsOf = (keyId: string) =>
-    store.prepare(`SELECT request_id, amount_pico FROM ledger WHERE key_id = ? AND kind = 'usage'`).safeIntegers(true).all(keyId) as Array<{
-      request_id: string
-      amount_pico: bigint
-    }>
-  const storedRecord = (id: string) => store.prepare(`SELECT detail FROM requests WHERE id = ?`).pluck().get(id) as string | undefined
+  /** Read over a connection of its own, as a process started after a crash would read the store: only what is committed. */
+  const debitsOf = async (keyId: string) =>
+    (
+      await withStoreSql(t.dataDir, (sql) =>
+        sql.all<{ request_id: string; amount: string }>(
+          `SELECT request_id, CAST(amount_pico AS TEXT) AS amount FROM ledger WHERE key_id = ? AND kind = 'usage' ORDER BY id`,
+          [keyId],
+        ),
+      )
+    ).map((d) => ({ request_id: d.request_id, amount_pico: BigInt(d.amount) }))
+  const storedRecord = (id: string) =>
+    withStoreSql(t.dataDir, async (sql) => (await sql.get<{ detail: string }>(`SELECT detail FROM requests WHERE id = ?`, [id]))?.detail)
   const balanceOf = async (id: string) => {
     await t.records()
-    return Number(store.prepare(`SELECT SUM(amount_pico) FROM ledger WHERE key_id = ?`).pluck().safeIntegers(true).get(id) as bigint) / 1e12
+    const { total } = (await withStoreSql(t.dataDir, (sql) =>
+      sql.get<{ total: string }>(`SELECT CAST(SUM(amount_pico) AS TEXT) AS total FROM ledger WHERE key_id = ?`, [id]),
+    ))!
+    return Number(BigInt(total)) / 1e12
   }
+  /** A trigger that refuses every usage debit with "ledger refuses" (each engine's own form), or its removal. */
+  const refuseUsageDebits = (on: boolean) =>
+    withStoreSql(t.dataDir, async (sql) => {
+      if (TEST_STORE === 'sqlite') {
+        await sql.run(
+          on
+            ? `CREATE TRIGGER refuse_usage BEFORE INSERT ON ledger WHEN NEW.kind = 'usage' BEGIN SELECT RAISE(ABORT, 'ledger refuses'); END`
+            : `DROP TRIGGER refuse_usage`,
+        )
+      } else if (on) {
+        await sql.run(`CREATE FUNCTION refuse_usage() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'ledger refuses'; END $$`)
+        await sql.run(`CREATE TRIGGER refuse_usage BEFORE INSERT ON ledger FOR EACH ROW WHEN (NEW.kind = 'usage') EXECUTE FUNCTION refuse_usage()`)
+      } else {
+        await sql.run(`DROP TRIGGER refuse_usage ON ledger`)
+        await sql.run(`DROP FUNCTION refuse_usage()`)
+      }
+    })
   const chat = (secret: string, body: Record<string, unknown>) =>
     fetch(`${t.baseURL}/chat/completions`, {
       method: 'POST',
@@ -37,35 +59,30 @@ describe('accounting a provider cannot break', () => {
 
   before(async () => {
     t = await startTestGateway()
-    store = new Database(path.join(t.dataDir, DB_FILE), { readonly: true })
   })
-  after(async () => {
-    store.close()
-    await t.close()
-  })
+  after(() => t.close())
 
   it("a prepaid answer's debit is in the store before the client has the answer, JSON and streamed", async () => {
     const { id, secret, client } = await keyWith('durable', 1)
     const res: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     // No flush, no wait: read at once by another connection.
-    assert.deepEqual(debitsOf(id), [{ request_id: res.gw.request_id, amount_pico: -BigInt(C_PICO) }])
+    assert.deepEqual(await debitsOf(id), [{ request_id: res.gw.request_id, amount_pico: -BigInt(C_PICO) }])
     const events = await readSse(await chat(secret, { stream: true }))
     assert.equal(events.at(-1), '[DONE]')
     const streamedId = (events.at(-2) as any).gw.request_id
     assert.deepEqual(
-      debitsOf(id).map((d) => d.request_id),
+      (await debitsOf(id)).map((d) => d.request_id),
       [res.gw.request_id, streamedId],
     )
     // The record batch does not debit a second time.
     await t.records()
-    assert.equal(debitsOf(id).length, 2)
+    assert.equal((await debitsOf(id)).length, 2)
     assert.equal(await balanceOf(id), 1 - (2 * C_PICO) / 1e12)
   })
 
   it('an answer whose debit the store refuses is withheld and not charged', async () => {
     const { id, secret, client } = await keyWith('refused-debit', 1)
-    const db = new Database(path.join(t.dataDir, DB_FILE))
-    db.exec(`CREATE TRIGGER refuse_usage BEFORE INSERT ON ledger WHEN NEW.kind = 'usage' BEGIN SELECT RAISE(ABORT, 'ledger refuses'); END`)
+    await refuseUsageDebits(true)
     try {
       const err: any = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).catch((e) => e)
       assert.equal(err.status, 503)
@@ -76,13 +93,12 @@ describe('accounting a provider cannot break', () => {
       assert.ok(!events.some((e) => e !== '[DONE]' && e.choices?.[0]?.finish_reason), 'no finishing chunk')
       assert.match((events.at(-1) as any).error.message, /answer is withheld/)
     } finally {
-      db.exec(`DROP TRIGGER refuse_usage`)
-      db.close()
+      await refuseUsageDebits(false)
     }
     const records = (await t.records()).filter((r) => r.key_id === id)
     assert.equal(records.length, 2)
     for (const r of records) assert.equal(r.outcome, 'error')
-    assert.deepEqual(debitsOf(id), [])
+    assert.deepEqual(await debitsOf(id), [])
     assert.equal(await balanceOf(id), 1)
   })
 
@@ -101,7 +117,7 @@ describe('accounting a provider cannot break', () => {
     assert.deepEqual(record.cost, res.gw.cost)
     assert.equal(record.usage!.prompt_tokens, 0)
     // Never free: a prepaid key is charged what admission reserved for the request.
-    const [debit] = debitsOf(id)
+    const [debit] = await debitsOf(id)
     assert.equal(debit.request_id, res.gw.request_id)
     assert.ok(debit.amount_pico < 0n && debit.amount_pico > -1_000_000_000n, `charged ${debit.amount_pico} pico`)
 
@@ -135,7 +151,7 @@ describe('accounting a provider cannot break', () => {
     // Other keys' requests after it are all stored.
     const after = await Promise.all(Array.from({ length: 5 }, () => t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })))
     await t.records()
-    for (const r of [res, ...after]) assert.ok(storedRecord((r as any).gw.request_id), `record ${(r as any).gw.request_id} stored`)
+    for (const r of [res, ...after]) assert.ok(await storedRecord((r as any).gw.request_id), `record ${(r as any).gw.request_id} stored`)
     assert.equal(res.gw.cost.priced, false)
     const balance = await balanceOf(id)
     assert.ok(balance > 0.99 && balance < 1, `balance ${balance}`)
@@ -153,7 +169,7 @@ describe('accounting a provider cannot break', () => {
       const res: any = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
       assert.equal(res.gw.cost.priced, false)
       assert.match(res.gw.cost.unpriced_reason, /a cost beyond \$9,007 for one request is not plausible/)
-      assert.ok(storedRecord(res.gw.request_id) ?? (await t.record(res.gw.request_id)))
+      assert.ok((await storedRecord(res.gw.request_id)) ?? (await t.record(res.gw.request_id)))
     } finally {
       await gw.store.prices.remove('openai/gpt-4o-mini')
       await gw.configChanged()

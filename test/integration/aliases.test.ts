@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { startGateway } from '../../src/gateway/server'
 import { startFakeAnthropic } from '../support/fake-anthropic'
-import { gwCli, startTestGateway, tempDir, waitForRecord, type TestGateway } from '../support/harness'
+import { gwCli, startTestGateway, tempDir, testStoreFor, waitForRecord, type TestGateway } from '../support/harness'
 
 const ask = (client: OpenAI, model: string): Promise<any> => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })
 
@@ -116,7 +116,7 @@ describe('model aliases on the Messages wire', () => {
     const fake = await startFakeAnthropic()
     const dataDir = tempDir()
     const gateway = await startGateway(
-      { port: 0, dataDir, logLevel: 'silent' },
+      { port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
       { env: { ANTHROPIC_API_KEY: fake.apiKey, OPENAI_API_KEY: 'sk-unused' }, routing: { maxRetries: 0 } },
     )
     try {

@@ -29,7 +29,8 @@ describe('gw CLI against a running gateway (separate processes sharing the data 
   it('npx gw prints only the key, so a shell captures it into $GW_KEY as the README shows', async () => {
     const { stdout } = await run('sh', ['-c', 'GW_KEY=$(npx --offline gw keys create --name captured --data-dir "$DIR") && printf %s "$GW_KEY"'], {
       cwd: ROOT,
-      env: { ...process.env, DIR: t.dataDir },
+      // On PostgreSQL the test gateway's store is its database, which `gw` finds in GW_DATABASE_URL.
+      env: { ...process.env, DIR: t.dataDir, ...(t.databaseUrl ? { GW_DATABASE_URL: t.databaseUrl } : {}) },
     })
     assert.match(stdout, /^gw-[A-Za-z0-9_-]{40,}$/)
     const client = new OpenAI({ baseURL: t.baseURL, apiKey: stdout, maxRetries: 0 })

@@ -7,8 +7,8 @@ import { operations, type OperationName } from '../../src/contract'
 import { runCli } from '../../src/gateway/cli/runCli'
 import { AdminService } from '../../src/gateway/admin/adminService'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
-import { withStoreFile } from '../support/storeFile'
-import { startTestGateway, type TestGateway } from '../support/harness'
+import { withStoreSql } from '../support/storeFile'
+import { startTestGateway, TEST_STORE, type TestGateway } from '../support/harness'
 
 const CSV_HEADER =
   'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool'
@@ -18,6 +18,25 @@ interface Res {
   body: any
   headers: Headers
   text: string
+}
+
+/**
+ * Everything a test gateway's store holds, as one who got hold of it would read it: the SQLite
+ * file's bytes, or the text of every row of every table of the PostgreSQL database.
+ */
+async function storeBytes(t: TestGateway): Promise<Buffer> {
+  if (TEST_STORE === 'sqlite') return fs.readFileSync(path.join(t.dataDir, 'gateway.db'))
+  return withStoreSql(t.dataDir, async (sql) => {
+    const tables = await sql.all<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+    )
+    assert.ok(tables.some((table) => table.name === 'users'))
+    const rows: string[] = []
+    for (const { name } of tables) {
+      for (const r of await sql.all<{ row: string }>(`SELECT CAST(t AS TEXT) AS row FROM "${name}" t`)) rows.push(r.row)
+    }
+    return Buffer.from(rows.join('\n'))
+  })
 }
 
 describe('management contract over HTTP and the CLI', () => {
@@ -239,7 +258,8 @@ describe('management contract over HTTP and the CLI', () => {
     const runOne = async (name: OperationName, input: unknown) => {
       const out: string[] = []
       const err: string[] = []
-      const code = await runCli(['api', name, '--input', JSON.stringify(input), '--data-dir', t.dataDir], {
+      const store = t.databaseUrl ? ['--database-url', t.databaseUrl] : []
+      const code = await runCli(['api', name, '--input', JSON.stringify(input), '--data-dir', t.dataDir, ...store], {
         out: (x) => out.push(x),
         err: (x) => err.push(x),
         readStdin: async () => '',
@@ -270,7 +290,7 @@ describe('management contract over HTTP and the CLI', () => {
     assert.match(cookie, /HttpOnly/)
     assert.match(cookie, /SameSite=Strict/)
     assert.match(cookie, /Max-Age=\d+/)
-    const db = fs.readFileSync(path.join(t.dataDir, 'gateway.db'))
+    const db = await storeBytes(t)
     assert.equal(db.includes('correct horse battery'), false)
     assert.equal(db.includes(cookie.split(';')[0].split('=')[1]), false, 'only a hash of the session token is stored')
     const cross = await call('keys.list', {}, admin, { origin: 'https://evil.example' })
@@ -297,17 +317,14 @@ describe('settings take effect', () => {
       const gw = t.running.gateway
       await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], gw: { tags: ['old'] } } as any)
       await t.records(1)
-      withStoreFile(t.dataDir, (db) => db.prepare(`UPDATE requests SET created_at = created_at - 10 * 86400000`).run())
+      await withStoreSql(t.dataDir, (sql) => sql.run(`UPDATE requests SET created_at = created_at - 10 * 86400000`))
       await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'y' }] })
       await t.records(2)
       await gw.store.settings.write({ retention_days: 7 })
       await gw.refresh()
       assert.equal(await gw.pruneRecords(), 1)
       assert.equal((await gw.store.requests.list()).length, 1)
-      assert.equal(
-        withStoreFile(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM request_tags`).pluck().get()),
-        0,
-      )
+      assert.equal((await withStoreSql(t.dataDir, (sql) => sql.get<{ n: number }>(`SELECT count(*) AS n FROM request_tags`)))?.n, 0)
     } finally {
       await t.close()
     }

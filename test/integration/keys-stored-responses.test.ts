@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { withStoreFile } from '../support/storeFile'
+import { withStoreSql } from '../support/storeFile'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 import { keepTurn } from '../support/keptResponse'
 
@@ -72,7 +72,7 @@ describe('a key’s stored responses', () => {
     assert.equal((await call('keys.get', { id: ids.memberKey }, member)).body.stored_responses, 0)
     assert.equal(await t.running.gateway.store.responses.get(kept, ids.memberKey, Date.now()), undefined, 'a client can no longer continue it')
     assert.equal(
-      withStoreFile(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE key_id = ?`).pluck().get(ids.memberKey)),
+      (await withStoreSql(t.dataDir, (sql) => sql.get<{ n: number }>(`SELECT count(*) AS n FROM responses WHERE key_id = ?`, [ids.memberKey])))?.n,
       0,
       'the expired one went too',
     )
@@ -100,13 +100,10 @@ describe('a key’s stored responses', () => {
 
   it('a shorter retention set in Settings applies at once to what is already kept', async () => {
     const old = await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'two days ago')
-    withStoreFile(t.dataDir, (db) => db.prepare(`UPDATE responses SET created_at = ? WHERE id = ?`).run(Date.now() - 2 * DAY, old))
+    await withStoreSql(t.dataDir, (sql) => sql.run(`UPDATE responses SET created_at = ? WHERE id = ?`, [Date.now() - 2 * DAY, old]))
     const recent = await keepTurn(t.running.gateway.store.responses, ids.adminKey, 'just now')
     assert.equal((await call('settings.update', { response_retention_days: 1 }, admin)).status, 200)
-    assert.equal(
-      withStoreFile(t.dataDir, (db) => db.prepare(`SELECT count(*) FROM responses WHERE id = ?`).pluck().get(old)),
-      0,
-    )
+    assert.equal((await withStoreSql(t.dataDir, (sql) => sql.get<{ n: number }>(`SELECT count(*) AS n FROM responses WHERE id = ?`, [old])))?.n, 0)
     assert.ok(await t.running.gateway.store.responses.get(recent, ids.adminKey, Date.now()))
     await call('settings.update', { response_retention_days: 30 }, admin)
   })

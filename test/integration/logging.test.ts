@@ -12,6 +12,7 @@ import type { CatalogModel } from '../../src/gateway/pricing/types'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { tempDir } from '../support/tempDir'
+import { testStoreFor } from '../support/harness'
 
 const CONTENT = 'the secret recipe is 3 parts saffron'
 
@@ -41,7 +42,7 @@ describe('the gateway log', () => {
     dataDir = tempDir('gw-log-')
     logFile = path.join(dataDir, 'logs', 'gw.log')
     running = await startGateway(
-      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile },
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'info', logFile, ...(await testStoreFor(dataDir)) },
       {
         env: { OPENAI_API_KEY: fake.apiKey },
         secrets: new MemorySecretStore(),

@@ -8,7 +8,7 @@ import { startTranslatedStack, weather, type TranslatedStack } from '../support/
 import type { FakeAnthropic } from '../support/fake-anthropic'
 import type { FakeOpenAI } from '../support/fake-openai'
 import { newRecords, recordCount } from '../support/agentRecords'
-import { withStoreFile } from '../support/storeFile'
+import { withStoreSql } from '../support/storeFile'
 
 // Behind a chat-only provider (OpenAI's marked as serving chat completions only) and Anthropic:
 // both translated paths, where the gateway keeps the Responses state itself.
@@ -52,7 +52,7 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     const system = body.system === undefined ? [] : [`system: ${typeof body.system === 'string' ? body.system : body.system.map((b: any) => b.text).join('')}`]
     return [...system, ...body.messages.map((m: any) => `${m.role}: ${blocks(m.content).join(' | ')}`)]
   }
-  const rows = () => withStoreFile(stack.dataDir, (db) => (db.prepare(`SELECT COUNT(*) AS n FROM responses`).get() as { n: number }).n)
+  const rows = async () => (await withStoreSql(stack.dataDir, (sql) => sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM responses`)))?.n
   const as =
     (key: string) =>
     (path: string, init: RequestInit = {}) =>
@@ -362,11 +362,11 @@ describe('Responses API state on translated paths: previous_response_id, item_re
   })
 
   it('store: false keeps nothing, and a later reference says so', async () => {
-    const before = rows()
+    const before = await rows()
     openai.script({ kind: 'reply', content: 'Not kept.' })
     const unkept = await client.responses.create({ model: CHAT_ONLY, input: 'Hi', store: false })
     assert.equal((unkept as any).store, false)
-    assert.equal(rows(), before)
+    assert.equal(await rows(), before)
     const got = await as(secret)(`/v1/responses/${unkept.id}`)
     assert.equal(got.status, 404)
     const err: any = await client.responses.create({ model: CHAT_ONLY, previous_response_id: unkept.id, input: 'Go on' }).catch((e) => e)
@@ -403,24 +403,18 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     assert.equal((await as(secret)(`/v1/responses/${old.id}`)).status, 404)
     const err: any = await client.responses.create({ model: CHAT_ONLY, previous_response_id: old.id, input: 'More?' }).catch((e) => e)
     assert.equal(err.error.code, 'previous_response_not_found')
-    assert.ok(withStoreFile(stack.dataDir, (db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)))
+    assert.ok(await withStoreSql(stack.dataDir, (sql) => sql.get(`SELECT 1 FROM response_items WHERE response_id = ?`, [old.id])))
     await gw.pruneRecords()
-    assert.equal(
-      withStoreFile(stack.dataDir, (db) => db.prepare(`SELECT 1 FROM responses WHERE id = ?`).get(old.id)),
-      undefined,
-    )
-    assert.equal(
-      withStoreFile(stack.dataDir, (db) => db.prepare(`SELECT 1 FROM response_items WHERE response_id = ?`).get(old.id)),
-      undefined,
-    )
+    assert.equal(await withStoreSql(stack.dataDir, (sql) => sql.get(`SELECT 1 FROM responses WHERE id = ?`, [old.id])), undefined)
+    assert.equal(await withStoreSql(stack.dataDir, (sql) => sql.get(`SELECT 1 FROM response_items WHERE response_id = ?`, [old.id])), undefined)
 
     await gw.store.settings.write({ response_retention_days: 0 })
     await gw.configChanged()
     try {
-      const before = rows()
+      const before = await rows()
       const unkept = await client.responses.create({ model: CHAT_ONLY, input: 'Hi' })
       assert.equal((unkept as any).store, false, 'the response says it was not kept')
-      assert.equal(rows(), before)
+      assert.equal(await rows(), before)
     } finally {
       await gw.store.settings.write({ response_retention_days: 30 })
       await gw.configChanged()

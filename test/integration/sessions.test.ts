@@ -14,7 +14,7 @@ import type { Output } from '../../src/contract'
 import { assertUsd } from '../support/agentRecords'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
-import { gwCli, waitForRecord } from '../support/harness'
+import { gwCli, testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 
 const CLAUDE_UA = 'claude-cli/2.1.330 (external, sdk-cli)'
@@ -166,7 +166,7 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     openai = await startFakeOpenAI()
     dataDir = tempDir()
     gateway = await startGateway(
-      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
       { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
     )
     const gw = gateway.gateway

@@ -13,6 +13,7 @@ import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 import { tempDir } from './tempDir'
 import { ROOT } from './build'
 import { sharedPostgres } from './postgres'
+import { databases, databaseUrlOf } from './storeFile'
 
 export { tempDir }
 
@@ -24,9 +25,6 @@ const run = promisify(execFile)
  */
 export const TEST_STORE = process.env.GW_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
 
-/** Each PostgreSQL test gateway's database, by its data dir, for the CLI run against it. */
-const databases = new Map<string, string>()
-
 /** The store overrides for a new test gateway with this data dir. */
 export async function testStoreFor(dataDir: string): Promise<{ databaseUrl?: string }> {
   if (TEST_STORE === 'sqlite') return {}
@@ -37,7 +35,7 @@ export async function testStoreFor(dataDir: string): Promise<{ databaseUrl?: str
 
 /** Runs the real `gw` CLI in its own process, as a user (or a script) would, on the test gateway's store. */
 export async function gwCli(args: string[], opts: { dataDir: string; input?: string; env?: NodeJS.ProcessEnv }) {
-  const database = databases.get(opts.dataDir)
+  const database = databaseUrlOf(opts.dataDir)
   const store = database ? ['--database-url', database] : []
   const child = run(process.execPath, [path.join(ROOT, 'bin/gw.mjs'), ...args, '--data-dir', opts.dataDir, ...store], {
     cwd: ROOT,
@@ -54,6 +52,11 @@ export interface TestGateway {
   url: string
   baseURL: string
   dataDir: string
+  /**
+   * The gateway's PostgreSQL database, or null when its store is the SQLite file in `dataDir`: a
+   * test that runs `gw` itself passes it as GW_DATABASE_URL.
+   */
+  databaseUrl: string | null
   fake: FakeOpenAI
   key: string
   client: OpenAI
@@ -74,9 +77,10 @@ export interface TestGateway {
 export async function startTestGateway(config: ConfigOverrides = {}, routing: Partial<RoutingConfig> = {}): Promise<TestGateway> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir()
+  const store = await testStoreFor(dataDir)
   const running = await startGateway(
     // Quiet unless a test asks for a log (config.logLevel, config.logFile).
-    { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)), ...config },
+    { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...store, ...config },
     {
       env: { OPENAI_API_KEY: fake.apiKey },
       secrets: new KeychainSecretStore('GW Gateway test'),
@@ -94,6 +98,7 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
     url: running.url,
     baseURL,
     dataDir,
+    databaseUrl: store.databaseUrl ?? null,
     fake,
     key: secret,
     client: new OpenAI({ baseURL, apiKey: secret, maxRetries: 0 }),
@@ -111,6 +116,7 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
       await running.close()
       await fake.close()
       fs.rmSync(dataDir, { recursive: true, force: true })
+      databases.delete(dataDir)
     },
   }
 }
