@@ -2,9 +2,10 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Db } from './db'
-import { recordBatchWriter, writeBatchSafely, type Bodies, type Debit, type QueuedRecord, type SetAside, type WriteBatch } from './recordBatch'
+import { recordBatchWriter, writeBatchSafely, type Bodies, type Debit, type SetAside, type WriteBatch } from './recordBatch'
 import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type Batch, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
 import type { RequestRecord } from './requestsRepo'
+import { RecordQueue } from './recordQueue'
 
 export type { Bodies, Debit } from './recordBatch'
 
@@ -73,9 +74,7 @@ const FLUSH_TIMEOUT_MS = 30_000
  * thread had not committed.
  */
 export class RecordWriter {
-  private queue: QueuedRecord[] = []
-  private lastUsed = new Map<string, number>()
-  private timer: NodeJS.Timeout | null = null
+  private readonly queue: RecordQueue
   private seq = 0
   /** Posted to the thread and not yet known to be committed. */
   private sent: Batch[] = []
@@ -89,13 +88,12 @@ export class RecordWriter {
   constructor(
     private readonly db: Db,
     private readonly opts: { maxDelayMs?: number; maxBatch?: number; onError?: (err: unknown) => void } = {},
-  ) {}
+  ) {
+    this.queue = new RecordQueue(() => this.post(), opts)
+  }
 
   push(record: RequestRecord, debit: Debit | null = null, bodies: Bodies | null = null): void {
-    this.queue.push({ record, debit, bodies })
-    if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
-    if (this.queue.length >= (this.opts.maxBatch ?? 64)) this.schedule(0)
-    else this.schedule(this.opts.maxDelayMs ?? 50)
+    this.queue.push(record, debit, bodies)
   }
 
   /** Starts the record thread now rather than with the first batch (a gateway calls this as it starts). */
@@ -123,8 +121,8 @@ export class RecordWriter {
    */
   unwritten(keyId: string): RequestRecord[] {
     const written = Atomics.load(this.state, WRITTEN)
-    const batches = this.sent.filter((b) => b.seq > written).map((b) => b.items)
-    return [...batches, this.queue].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+    const sent = this.sent.filter((b) => b.seq > written).flatMap((b) => b.items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+    return [...sent, ...this.queue.waiting(keyId)]
   }
 
   async close(): Promise<void> {
@@ -154,12 +152,9 @@ export class RecordWriter {
   }
 
   private post(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    if (this.queue.length === 0 && this.lastUsed.size === 0) return
-    const batch: Batch = { seq: ++this.seq, items: this.queue, lastUsed: [...this.lastUsed] }
-    this.queue = []
-    this.lastUsed = new Map()
+    const taken = this.queue.take()
+    if (!taken) return
+    const batch: Batch = { seq: ++this.seq, ...taken }
     const worker = this.failed ? null : this.ensureWorker()
     if (!worker || !this.isReady()) return this.writeHere([batch])
     const written = Atomics.load(this.state, WRITTEN)
@@ -249,10 +244,11 @@ export class RecordWriter {
       } catch (err) {
         // A transient failure: what could not be written goes back to the queue for the next try.
         const rest = batches.slice(i)
-        this.queue = rest.flatMap((b) => b.items).concat(this.queue)
-        for (const [id, at] of rest.flatMap((b) => b.lastUsed)) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at)
+        this.queue.putBack(
+          rest.flatMap((b) => b.items),
+          rest.flatMap((b) => b.lastUsed),
+        )
         this.opts.onError?.(err)
-        this.schedule(1000)
         return
       }
     }
@@ -263,12 +259,5 @@ export class RecordWriter {
   private report(msg: FromWorker): void {
     if (msg.type === 'dropped') this.setAside(msg.id, msg.what, msg.message)
     else this.opts.onError?.(new Error(`writing request records failed; will retry: ${msg.message}`))
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.timer && delayMs > 0) return
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = setTimeout(() => this.post(), delayMs)
-    this.timer.unref()
   }
 }

@@ -6,6 +6,7 @@ import { TOUCH_KEY_SQL } from '../keysRepo'
 import { DEBIT_ROW, debitValues } from '../ledgerRepo'
 import { placeholders, type Sql, type SqlValue } from '../sql'
 import type { PgSql } from './pgSql'
+import { RecordQueue } from '../recordQueue'
 
 /** Rows in one INSERT: far below PostgreSQL's 65,535 parameters at the widest row (29 columns). */
 const ROWS_PER_INSERT = 1000
@@ -66,9 +67,7 @@ async function writeBatch(sql: PgSql, items: QueuedRecord[], lastUsed: LastUsed)
  * a second later.
  */
 export class PgRecordWriter implements RecordSink {
-  private queue: QueuedRecord[] = []
-  private lastUsed = new Map<string, number>()
-  private timer: NodeJS.Timeout | null = null
+  private readonly queue: RecordQueue
   /** Batches handed to the database and not yet known to be committed. */
   private inFlight = new Set<QueuedRecord[]>()
   /** The last batch's write: each waits for the one before it, so records commit in order. */
@@ -77,13 +76,12 @@ export class PgRecordWriter implements RecordSink {
   constructor(
     private readonly sql: PgSql,
     private readonly opts: { maxDelayMs?: number; maxBatch?: number; onError?: (err: unknown) => void } = {},
-  ) {}
+  ) {
+    this.queue = new RecordQueue(() => this.post(), opts)
+  }
 
   push(record: RequestRecord, debit: Debit | null = null, bodies: Bodies | null = null): void {
-    this.queue.push({ record, debit, bodies })
-    if (record.key_id) this.lastUsed.set(record.key_id, Date.parse(record.created_at))
-    if (this.queue.length >= (this.opts.maxBatch ?? 64)) this.schedule(0)
-    else this.schedule(this.opts.maxDelayMs ?? 50)
+    this.queue.push(record, debit, bodies)
   }
 
   start(): void {}
@@ -94,23 +92,19 @@ export class PgRecordWriter implements RecordSink {
   }
 
   unwritten(keyId: string): RequestRecord[] {
-    return [...this.inFlight, this.queue].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+    const sent = [...this.inFlight].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+    return [...sent, ...this.queue.waiting(keyId)]
   }
 
   async close(): Promise<void> {
     await this.flushed()
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
+    this.queue.cancel()
   }
 
   private post(): void {
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    if (this.queue.length === 0 && this.lastUsed.size === 0) return
-    const items = this.queue
-    const lastUsed = [...this.lastUsed]
-    this.queue = []
-    this.lastUsed = new Map()
+    const taken = this.queue.take()
+    if (!taken) return
+    const { items, lastUsed } = taken
     this.inFlight.add(items)
     this.tail = this.tail.then(() => this.write(items, lastUsed))
   }
@@ -120,21 +114,12 @@ export class PgRecordWriter implements RecordSink {
       await writeBatchSafelyAsync((i, l) => writeBatch(this.sql, i, l), items, lastUsed, this.setAside)
     } catch (err) {
       // A passing failure: the batch goes back to the head of the queue for the next try.
-      this.queue = items.concat(this.queue)
-      for (const [id, at] of lastUsed) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at)
+      this.queue.putBack(items, lastUsed)
       this.opts.onError?.(new Error(`writing request records failed; will retry: ${(err as Error).message}`))
-      this.schedule(1000)
     } finally {
       this.inFlight.delete(items)
     }
   }
 
   private readonly setAside: SetAside = (id, what, message) => this.opts.onError?.(new Error(`request ${id}: its ${what} could not be stored: ${message}`))
-
-  private schedule(delayMs: number): void {
-    if (this.timer && delayMs > 0) return
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = setTimeout(() => this.post(), delayMs)
-    this.timer.unref()
-  }
 }
