@@ -10,11 +10,14 @@ import pg from 'pg'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { KeychainSecretStore } from '../../src/gateway/secrets/secretStore'
 import { DB_FILE } from '../../src/gateway/store/db'
+import { SqliteSql } from '../../src/gateway/store/sqliteSql'
+import { PgSql, pgTypes } from '../../src/gateway/store/postgres/pgSql'
 import { announceRunning } from '../../src/gateway/http/api/runningGateway'
 import { startTestGateway, tempDir, type TestGateway } from '../support/harness'
 import { keepTurn } from '../support/keptResponse'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 import { ROOT } from '../support/build'
+import { everyRow } from '../support/storeRows'
 
 const run = promisify(execFile)
 
@@ -40,56 +43,23 @@ async function gw(args: string[]): Promise<{ code: number; stdout: string; stder
   }
 }
 
-/**
- * Every copied table's rows, in key order, every column as the database holds it (pico-dollars
- * as text): what a byte-for-byte comparison of the two stores reads.
- */
-const TABLES: Record<string, string> = {
-  users: 'id',
-  keys: 'id',
-  ledger: 'id',
-  presets: 'name',
-  preset_versions: 'name, version',
-  aliases: 'pattern',
-  providers: 'id',
-  price_rows: 'model',
-  price_calendars: 'name',
-  settings: 'key',
-  requests: 'rowid',
-  request_tags: 'tag, created_at, request_id',
-  request_dimensions: 'name, value, created_at, request_id',
-  request_bodies: 'request_id',
-  request_costs: 'id',
-  responses: 'id',
-  response_items: 'response_id, seq',
-}
-const columnsSql = (table: string) =>
-  table === 'ledger' ? `id, key_id, created_at, CAST(amount_pico AS TEXT) AS amount_pico, kind, request_id, actor, note` : '*'
-
-function sqliteRows(dataDir: string): Record<string, unknown[]> {
+/** Every row of the SQLite store in a data dir. */
+async function sqliteRows(dataDir: string): Promise<Record<string, unknown[]>> {
   const db = new Database(path.join(dataDir, DB_FILE), { readonly: true })
   try {
-    return Object.fromEntries(Object.entries(TABLES).map(([t, key]) => [t, db.prepare(`SELECT ${columnsSql(t)} FROM ${t} ORDER BY ${key}`).all()]))
+    return await everyRow(new SqliteSql(db))
   } finally {
     db.close()
   }
 }
 
+/** Every row of the PostgreSQL store in a schema. */
 async function postgresRows(url: string, schema: string): Promise<Record<string, unknown[]>> {
-  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
-  // As the store reads them: bigint as a number.
-  client.setTypeParser(20, Number)
-  await client.connect()
+  const pool = new pg.Pool({ connectionString: url, types: pgTypes, options: `-c search_path=${schema}` })
   try {
-    const out: Record<string, unknown[]> = {}
-    for (const [t, key] of Object.entries(TABLES)) {
-      const { rows } = await client.query(`SELECT ${columnsSql(t)} FROM ${t} ORDER BY ${key}`)
-      // The target's requests.rowid is its own identity: the order is compared, not the numbers.
-      out[t] = t === 'requests' ? rows.map(({ rowid: _, ...r }) => r) : rows
-    }
-    return out
+    return await everyRow(new PgSql(pool))
   } finally {
-    await client.end()
+    await pool.end()
   }
 }
 
@@ -180,7 +150,7 @@ describe('gw store copy: a desktop store into an empty PostgreSQL database', { s
       .prepare(`INSERT INTO ledger (key_id, created_at, amount_pico, kind, actor, note) VALUES (?, ?, ?, 'adjustment', 'test', 'past 2^53')`)
       .run(unlimitedId, Date.now(), 9_007_199_254_740_993n)
     raw.close()
-    const rowsBefore = sqliteRows(desktop.dataDir)
+    const rowsBefore = await sqliteRows(desktop.dataDir)
     assert.deepEqual(
       Object.entries(rowsBefore).filter(([, rows]) => rows.length === 0),
       [],

@@ -3,44 +3,13 @@ import assert from 'node:assert/strict'
 import { copyStore, TargetNotEmpty } from '../../src/gateway/store/copyStore'
 import { openDatabase, type Db } from '../../src/gateway/store/db'
 import { REQUEST_COLUMNS } from '../../src/gateway/store/requestsRepo'
-import { placeholders, type Sql } from '../../src/gateway/store/sql'
+import { placeholders } from '../../src/gateway/store/sql'
 import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { describeEachStore } from '../support/stores'
 import { tempDir } from '../support/tempDir'
+import { everyRow } from '../support/storeRows'
 
 const T0 = Date.UTC(2026, 10, 25)
-
-/** Every copied table and the order its rows are compared in. */
-const TABLES: Record<string, string> = {
-  users: 'id',
-  keys: 'id',
-  ledger: 'id',
-  presets: 'name',
-  preset_versions: 'name, version',
-  aliases: 'pattern',
-  providers: 'id',
-  price_rows: 'model',
-  price_calendars: 'name',
-  settings: 'key',
-  requests: 'rowid',
-  request_tags: 'tag, created_at, request_id',
-  request_dimensions: 'name, value, created_at, request_id',
-  request_bodies: 'request_id',
-  request_costs: 'id',
-  responses: 'id',
-  response_items: 'response_id, seq',
-}
-
-/** Every row of every table in key order, pico-dollars as text, requests without their rowid (each engine numbers its own). */
-async function everything(sql: Sql): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {}
-  for (const [t, key] of Object.entries(TABLES)) {
-    const columns = t === 'ledger' ? 'id, key_id, created_at, CAST(amount_pico AS TEXT) AS amount_pico, kind, request_id, actor, note' : '*'
-    const rows = await sql.all<Record<string, unknown>>(`SELECT ${columns} FROM ${t} ORDER BY ${key}`)
-    out[t] = rows.map(({ rowid: _, ...r }) => r)
-  }
-  return out
-}
 
 /** A desktop store with more rows than a page in the tables paged by composite keys, large bodies, and amounts past 2^53. */
 function fill(db: Db): void {
@@ -144,7 +113,7 @@ describeEachStore('copyStore from SQLite', (store) => {
     ])
     assert.equal(report.rows, 15275)
     assert.deepEqual(report.notCopied, [{ table: 'sessions', rows: 0, why: report.notCopied[0].why }])
-    assert.deepEqual(await everything(to), await everything(from))
+    assert.deepEqual(await everyRow(to), await everyRow(from))
     assert.deepEqual(
       (await to.all<{ id: string }>(`SELECT id FROM requests ORDER BY rowid LIMIT 3`)).map((r) => r.id),
       ['req_2600', 'req_2599', 'req_2598'],
@@ -173,7 +142,7 @@ describeEachStore('copyStore from SQLite', (store) => {
     const to = (await store.open()).sql
     await assert.rejects(copyStore(from, to), /^Error: copying ledger: .*(foreign key|FOREIGN KEY).* \(nothing was copied\)$/)
     assert.deepEqual(
-      Object.values(await everything(to)).filter((rows) => rows.length > 0),
+      Object.values(await everyRow(to)).filter((rows) => rows.length > 0),
       [],
     )
     db.prepare(`DELETE FROM ledger WHERE key_id = 'key_gone'`).run()
