@@ -28,8 +28,6 @@
  * one string of `;`-separated statements for a single `client.query(text)`, which PostgreSQL runs
  * as one transaction.
  */
-export const POSTGRES_SCHEMA_VERSION = 13
-
 export const postgresBaseline = `
 CREATE TABLE meta (
   key text PRIMARY KEY,
