@@ -58,22 +58,26 @@ const run = (files, env = process.env) =>
 
 /** Why the throwaway PostgreSQL the tests start cannot run here, or null when it can. */
 const postgresSkipReason = () => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', "import('./test/support/postgres.ts').then((m) => console.log(m.postgresSkipReason() ?? ''))"], {
-    cwd: root,
-    encoding: 'utf8',
-  })
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '-e', "import('./test/support/postgres.ts').then((m) => console.log(m.postgresSkipReason() ?? ''))"],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  )
   return r.status === 0 ? r.stdout.trim() || null : `its check failed: ${r.stderr.trim().split('\n').at(-1)}`
 }
 
 let code = await run(filesOf(targets))
-// The whole run, as CI makes it, also runs the integration tests with every test gateway on
-// PostgreSQL: the team's store passes what the desktop's does.
+// The whole run, as CI makes it, also runs the integration and dashboard tests with every test
+// gateway on PostgreSQL: the team's store passes what the desktop's does.
 if (code === 0 && explicit.length === 0) {
   const why = postgresSkipReason()
-  if (why) console.error(`\nThe integration tests on PostgreSQL are skipped: ${why}`)
+  if (why) console.error(`\nThe integration and dashboard tests on PostgreSQL are skipped: ${why}`)
   else {
-    console.log('\nThe integration tests again, every test gateway on PostgreSQL (GW_TEST_STORE=postgres):\n')
-    code = await run(filesOf(['test/integration']), { ...process.env, GW_TEST_STORE: 'postgres' })
+    console.log('\nThe integration and dashboard tests again, every test gateway on PostgreSQL (GW_TEST_STORE=postgres):\n')
+    code = await run(filesOf(['test/integration', 'test/e2e']), { ...process.env, GW_TEST_STORE: 'postgres' })
   }
 }
 clearTimeout(limit)

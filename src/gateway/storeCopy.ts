@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { copyIntoPostgres, type CopyReport, type TableCopied } from './store/copyStore'
-import { redactUrl } from './store/postgres/openPostgres'
+import { postgresUrlProblem, redactUrl } from './store/postgres/openPostgres'
 import { findRunning } from './http/api/runningGateway'
 
 export type { CopyReport, TableCopied }
@@ -21,22 +21,13 @@ export interface DesktopStoreCopy {
  * store and writes another. The copying itself is the store's (`store/copyStore.ts`).
  */
 export async function copyDesktopStore(o: DesktopStoreCopy): Promise<CopyReport & { from: string; to: string; running: boolean }> {
-  checkTargetUrl(o.to)
+  const problem = postgresUrlProblem(o.to)
+  if (problem) throw new Error(`--to: ${problem}`)
   const from = path.resolve(o.fromDataDir)
   // A gateway still running there goes on recording after the snapshot the copy reads.
   const running = findRunning(from) !== null
   const report = await copyIntoPostgres({ dataDir: from, url: o.to, schema: o.schema, onTable: o.onTable })
   return { ...report, from, to: redactUrl(o.to), running }
-}
-
-/** A target URL as one line saying what is wrong with it, before any connection is tried. */
-export function checkTargetUrl(url: string): void {
-  if (!/^postgres(ql)?:\/\//.test(url.trim())) throw new Error(`"${redactUrl(url)}" is not a postgres:// or postgresql:// URL`)
-  try {
-    new URL(url.trim())
-  } catch {
-    throw new Error('the URL cannot be parsed (a password with special characters must be percent-encoded)')
-  }
 }
 
 /** A database URL as it may be shown: without its password. */

@@ -7,6 +7,7 @@ import { startGateway, type RunningGateway } from '../../../src/gateway/server'
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai'
 import { tempDir } from '../../support/tempDir'
 import { MemorySecretStore } from '../../support/memorySecretStore'
+import { testStoreFor } from '../../support/harness'
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -44,7 +45,7 @@ export async function startStack(): Promise<Stack> {
   // A concrete free port rather than port 0: settings.get reports the configured port, and 0
   // fails the contract's `port >= 1` (a backend issue, reported).
   const running = await startGateway(
-    { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log') },
+    { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log'), ...(await testStoreFor(dataDir)) },
     { env: { OPENAI_API_KEY: fake.apiKey }, secrets },
   )
   await running.gateway.store.providers.upsert('openai', 'openai', fake.url)

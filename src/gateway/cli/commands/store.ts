@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { resolveConfig } from '../../config'
-import { checkTargetUrl, copyDesktopStore, redactUrl } from '../../storeCopy'
+import { copyDesktopStore, redactUrl } from '../../storeCopy'
 import { parse, type Command } from '../shared'
 
 /**
@@ -16,11 +16,6 @@ export const storeCopy: Command = async (args, io) => {
   const from = values['from-data-dir']
   const to = values.to
   if (positionals.length > 0 || !from || !to) throw new Error('store copy needs --from-data-dir DIR --to postgres://… [--database-schema S]')
-  try {
-    checkTargetUrl(to)
-  } catch (err) {
-    throw new Error(`--to: ${(err as Error).message}`, { cause: err })
-  }
   // The flag, or GW_DATABASE_SCHEMA as every command takes it; checked as they check it.
   const schema = resolveConfig({ databaseSchema: values['database-schema'] }, { GW_DATABASE_SCHEMA: io.env.GW_DATABASE_SCHEMA }).databaseSchema
   const json = values.json === true

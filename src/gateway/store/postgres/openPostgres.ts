@@ -25,6 +25,17 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** What is wrong with a database URL before any connection is tried, in a few words; null when nothing. */
+export function postgresUrlProblem(url: string): string | null {
+  if (!/^postgres(ql)?:\/\//.test(url.trim())) return `"${redactUrl(url)}" is not a postgres:// or postgresql:// URL`
+  try {
+    new URL(url.trim())
+    return null
+  } catch {
+    return 'the URL cannot be parsed (a password with special characters must be percent-encoded)'
+  }
+}
+
 /** A connection failure as one line naming what failed: the URL, the server, the login or the database. */
 export function describeConnectError(url: string, err: unknown): Error {
   const e = err as Error & { code?: string; address?: string; port?: number }
@@ -46,12 +57,8 @@ export function describeConnectError(url: string, err: unknown): Error {
 /** The connection settings: the URL (sslmode, password, options…), with the schema as the search_path when one is named. */
 export function postgresClientConfig(o: Pick<PostgresOptions, 'url' | 'schema'>): pg.ClientConfig {
   const url = o.url.trim()
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error(`--database-url: "${redactUrl(url)}" is not a postgres:// or postgresql:// URL`)
-  try {
-    new URL(url)
-  } catch {
-    throw new Error('--database-url: the URL cannot be parsed (a password with special characters must be percent-encoded)')
-  }
+  const problem = postgresUrlProblem(url)
+  if (problem) throw new Error(`--database-url: ${problem}`)
   return {
     connectionString: url,
     types: pgTypes,
