@@ -59,9 +59,17 @@ async function writeBatch(sql: PgSql, items: QueuedRecord[], lastUsed: LastUsed)
 }
 
 /**
+ * Batches written at once, each on a pool connection of its own: a batch need not wait for the
+ * one before it to commit (a database across a network costs a round trip or more a batch), and
+ * the pool keeps connections free for prepaid debits, which do wait.
+ */
+const PARALLEL_BATCHES = 3
+
+/**
  * Request records on PostgreSQL: queued in memory, and every `maxDelayMs` or `maxBatch` records
- * written as one batch (a transaction of multi-row inserts) on a pool connection, the batches one
- * after another; the event loop only awaits the database, so no request waits on a record. A row
+ * written as one batch (a transaction of multi-row inserts) on a pool connection, up to
+ * PARALLEL_BATCHES at a time; the event loop only awaits the database, so no request waits on a
+ * record. A row
  * at fault is set aside and reported, the rest of its batch committed; a batch that fails for a
  * passing reason (the database unreachable) goes back to the head of the queue and is tried again
  * a second later.
@@ -70,8 +78,11 @@ export class PgRecordWriter implements RecordSink {
   private readonly queue: RecordQueue
   /** Batches handed to the database and not yet known to be committed. */
   private inFlight = new Set<QueuedRecord[]>()
-  /** The last batch's write: each waits for the one before it, so records commit in order. */
-  private tail: Promise<void> = Promise.resolve()
+  /** Their writes, for a flush to wait on. */
+  private writes = new Set<Promise<void>>()
+  private writing = 0
+  /** Writes waiting for one under way to end; each is handed its place. */
+  private waiting: Array<() => void> = []
 
   constructor(
     private readonly sql: PgSql,
@@ -86,9 +97,9 @@ export class PgRecordWriter implements RecordSink {
 
   start(): void {}
 
-  flushed(): Promise<void> {
+  async flushed(): Promise<void> {
     this.post()
-    return this.tail
+    await Promise.all(this.writes)
   }
 
   unwritten(keyId: string): RequestRecord[] {
@@ -106,10 +117,14 @@ export class PgRecordWriter implements RecordSink {
     if (!taken) return
     const { items, lastUsed } = taken
     this.inFlight.add(items)
-    this.tail = this.tail.then(() => this.write(items, lastUsed))
+    const write = this.write(items, lastUsed)
+    this.writes.add(write)
+    void write.finally(() => this.writes.delete(write))
   }
 
   private async write(items: QueuedRecord[], lastUsed: LastUsed): Promise<void> {
+    if (this.writing < PARALLEL_BATCHES) this.writing++
+    else await new Promise<void>((resolve) => this.waiting.push(resolve))
     try {
       await writeBatchSafelyAsync((i, l) => writeBatch(this.sql, i, l), items, lastUsed, this.setAside)
     } catch (err) {
@@ -118,6 +133,9 @@ export class PgRecordWriter implements RecordSink {
       this.opts.onError?.(new Error(`writing request records failed; will retry: ${(err as Error).message}`))
     } finally {
       this.inFlight.delete(items)
+      const next = this.waiting.shift()
+      if (next) next()
+      else this.writing--
     }
   }
 
