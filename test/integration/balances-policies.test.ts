@@ -6,6 +6,7 @@ import OpenAI from 'openai'
 import { gwCli, json, startTestGateway, TEST_STORE, type TestGateway } from '../support/harness'
 import type { KeySettings } from '../../src/gateway/store/keysRepo'
 import { DB_FILE } from '../../src/gateway/store/db'
+import type { RecordWriter } from '../../src/gateway/store/recordWriter'
 
 /** The fake's default usage (12 prompt, 5 completion tokens) on gpt-4o-mini: 12 × $0.15 + 5 × $0.60 per 1M. */
 const C = 0.0000048
@@ -105,6 +106,9 @@ describe('balances', () => {
     const busy = await keyWith('busy', {})
     await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
     await t.records()
+    // The thread this is about: until it has started (seconds on a loaded machine), batches are
+    // written on the event loop, which the lock below would then stop.
+    await (t.running.gateway.records as RecordWriter).threadStarted()
     // Another process holds the store's write lock: the record thread waits on it (busy_timeout, 5 s).
     const lock = new Database(path.join(t.dataDir, DB_FILE))
     lock.exec('BEGIN IMMEDIATE')

@@ -59,3 +59,4 @@ port.on('message', (msg: ToWorker) => {
 })
 
 Atomics.store(state, READY, 1)
+Atomics.notify(state, READY)

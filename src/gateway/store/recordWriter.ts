@@ -143,6 +143,17 @@ export class RecordWriter {
     await worker.terminate()
   }
 
+  /**
+   * Resolves once the record thread has loaded and opened its connection, or at once when there
+   * is none (records are then written on this thread). Until then batches are written here.
+   */
+  async threadStarted(): Promise<void> {
+    while (this.worker && !this.isReady()) {
+      const wait = Atomics.waitAsync(this.state, READY, 0, 50)
+      if (wait.async) await wait.value
+    }
+  }
+
   private isReady(): boolean {
     return Atomics.load(this.state, READY) === 1
   }
