@@ -22,7 +22,7 @@ export async function openStore(o: StoreOptions): Promise<Store> {
 }
 
 /** The embedded default: one SQLite file in the data dir, records written by a thread of their own. */
-export function openSqliteStore(o: StoreOptions): Store {
+function openSqliteStore(o: StoreOptions): Store {
   const db = openDatabase(o.dataDir)
   const sql = new SqliteSql(db)
   const rev = sql.prepare(CONFIG_REV_SQL)

@@ -2,7 +2,7 @@ import type { Bodies, Debit, LastUsed, QueuedRecord } from './recordBatch'
 import type { RequestRecord } from './requestsRepo'
 
 /** How long a failed batch waits before it is tried again. */
-export const RETRY_MS = 1000
+const RETRY_MS = 1000
 
 /**
  * Records waiting in memory for their batch, with keys' last-used times: a batch is due

@@ -20,11 +20,11 @@ export const pgTypes: pg.CustomTypesConfig = {
  * gateway: writes are serialised as SQLite's write lock serialises them, so a read-then-write
  * (the next preset version, the current key row) sees no other writer in between.
  */
-export const WRITE_LOCK = 0x67770001
+const WRITE_LOCK = 0x67770001
 
 /** `?` placeholders as PostgreSQL's `$1, $2…`, outside quoted strings; each text converted once. */
 const converted = new Map<string, string>()
-export function toPgPlaceholders(text: string): string {
+function toPgPlaceholders(text: string): string {
   let out = converted.get(text)
   if (out !== undefined) return out
   let n = 0
