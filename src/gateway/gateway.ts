@@ -1,5 +1,7 @@
+import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import type { Settings } from '../contract/settings'
+import type { SessionAlert } from '../contract/sessionAlerts'
 import type { GatewayConfig } from './config'
 import { Conversations } from './wires/responses/conversations'
 import { AliasTable } from './pipeline/aliases'
@@ -9,6 +11,7 @@ import type { Preset } from '../contract/presets'
 import { Balances } from './pipeline/balances'
 import { RateLimiter } from './pipeline/rateLimiter'
 import { SessionSpend } from './pipeline/sessionSpend'
+import { SharedLimits } from './pipeline/sharedLimits'
 import { SessionAlerts } from './pipeline/sessionAlerts'
 import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
 import { ProviderRegistry } from './providers/registry'
@@ -50,6 +53,8 @@ export class Gateway {
   /** Sessions that passed the settings' alert threshold. */
   readonly sessionAlerts = new SessionAlerts()
   readonly sessions: SessionSpend
+  /** Keys' limits held in the database several gateways share (PostgreSQL); null where this process holds them all (SQLite). */
+  readonly shared: SharedLimits | null
   /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
   settings!: Settings
   readonly routing: RoutingConfig
@@ -83,6 +88,12 @@ export class Gateway {
       await store.close()
       throw err
     }
+    try {
+      await gw.shared?.start()
+    } catch (err) {
+      await store.close()
+      throw err
+    }
     gw.startPruning()
     return gw
   }
@@ -103,10 +114,9 @@ export class Gateway {
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.clock = options.clock ?? Date.now
     this.balances = new Balances(this.store.ledger, this.records)
-    this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, {
-      threshold: () => this.settings.session_alert_usd,
-      raise: (alert) => this.sessionAlerts.raise(alert),
-    })
+    const alerts = { threshold: () => this.settings.session_alert_usd, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
+    this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, alerts)
+    this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => `${os.hostname()}:${process.pid}`, alerts, logger) : null
     this.conversations = new Conversations({
       responses: this.store.responses,
       requests: this.store.requests,
@@ -195,6 +205,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer)
+    this.shared?.close()
     await this.registry.close()
     await this.agent.close()
     await this.store.close()

@@ -1,5 +1,5 @@
 import type { SessionAlert } from '../contract/sessionAlerts'
-import { usd } from '../gateway/pipeline/balances'
+import { usd } from '../gateway/pipeline/refusals'
 import type { SessionAlerts } from '../gateway/pipeline/sessionAlerts'
 import { usdToPico } from '../gateway/store/ledgerRepo'
 

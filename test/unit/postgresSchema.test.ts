@@ -9,8 +9,13 @@ import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 
 /** The SQLite INTEGER columns that hold 0/1 and stay `integer` (all others become `bigint`). */
 const FLAGS = new Set(['prepaid', 'priced', 'stream', 'session_derived', 'old_priced'])
-/** Indexes PostgreSQL has and SQLite does not need: its rowid B-tree, and NOCASE uniqueness of user names. */
-const PG_ONLY_INDEXES = ['requests_rowid', 'users_username']
+/**
+ * Indexes PostgreSQL has and SQLite does not need: its rowid B-tree, NOCASE uniqueness of user
+ * names, and those of the limits several gateways hold together (migration 14).
+ */
+const PG_ONLY_INDEXES = ['requests_rowid', 'users_username', 'session_limits_used', 'limit_holds_key', 'rate_events_key']
+/** Tables of the limits several gateways hold together: one process on SQLite keeps them in memory. */
+const PG_ONLY_TABLES = ['gateway_instances', 'key_limits', 'limit_holds', 'rate_events', 'session_limits']
 const ON_DELETE: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' }
 
 interface SqliteColumn {
@@ -59,7 +64,14 @@ const predicate = (sql: string | null) => sql && sql.replace(/[()]/g, '').replac
 /** A column default without PostgreSQL's casts: `'{}'::text` is SQLite's `'{}'`. */
 const defaultOf = (sql: string | null) => sql && sql.replace(/::[a-z ]+$/, '')
 
-describe('PostgreSQL baseline schema', { skip: postgresSkipReason() ?? false }, () => {
+/** The PostgreSQL scripts from the baseline on, in order: the schema a new database gets. */
+const postgresScripts = () =>
+  migrations
+    .filter((m) => m.postgres !== undefined)
+    .sort((a, b) => a.version - b.version)
+    .map((m) => m.postgres!)
+
+describe('PostgreSQL schema', { skip: postgresSkipReason() ?? false }, () => {
   let client: pg.Client
   const sqlite = sqliteSchema()
 
@@ -67,25 +79,26 @@ describe('PostgreSQL baseline schema', { skip: postgresSkipReason() ?? false }, 
     const server = await sharedPostgres()
     client = new pg.Client({ connectionString: await server.createDatabase() })
     await client.connect()
-    await client.query(postgresBaseline)
+    for (const script of postgresScripts()) await client.query(script)
   })
   after(() => client?.end())
 
   const rows = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await client.query<T>(sql, params)).rows
 
-  it('is the version the SQLite migrations reach', () => {
-    const baseline = migrations.find((m) => m.postgres === postgresBaseline)
-    assert.equal(baseline?.version, Math.max(...migrations.map((m) => m.version)))
-    assert.equal(sqlite.version, baseline?.version)
+  it('has a script for every migration from the baseline on, up to the version the SQLite migrations reach', () => {
+    const baseline = migrations.find((m) => m.postgres === postgresBaseline)!
+    const later = migrations.filter((m) => m.version > baseline.version)
+    for (const m of later) assert.ok(m.postgres, `migration ${m.version} has its PostgreSQL script`)
+    assert.equal(sqlite.version, Math.max(...migrations.map((m) => m.version)))
   })
 
-  it('has every table of a migrated SQLite store and no other (price_overrides is gone)', async () => {
+  it("has every table of a migrated SQLite store, the shared limits' and no other (price_overrides is gone)", async () => {
     const tables = await rows<{ table_name: string }>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
     )
     assert.deepEqual(
       tables.map((t) => t.table_name),
-      sqlite.tables.map((t) => t.name),
+      [...sqlite.tables.map((t) => t.name), ...PG_ONLY_TABLES].sort(),
     )
   })
 

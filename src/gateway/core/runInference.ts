@@ -2,10 +2,10 @@ import type { Logger } from 'pino'
 import type { Preset } from '../../contract/presets'
 import type { Settings } from '../../contract/settings'
 import { ApiError } from '../errors'
-import { admit, policyOf, policyRefusal, type AdmitDeps } from '../pipeline/admit'
+import { admit, policyRefusal, type AdmitDeps } from '../pipeline/admit'
 import { resolveAttribution } from '../pipeline/attribution'
 import type { KeyIndex } from '../pipeline/authenticate'
-import { debitBeforeDelivery, settleCharge } from '../pipeline/charge'
+import { chargeBeforeDelivery, chargesBeforeDelivery, settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../upstream/clientAbort'
 import { pricedIfSentNowhere } from '../pipeline/cost'
 import { RequestContext } from '../pipeline/requestContext'
@@ -80,7 +80,6 @@ export async function runInference<B extends Record<string, unknown>>(
   }
   const ctx = new RequestContext(call.id, wire.endpoint, key)
   ctx.source = call.source
-  if (key.prepaid === 1) ctx.beforeDelivery = () => debitBeforeDelivery(gw.balances, ctx)
   let finished: Finished
   try {
     finished = await serve(gw, wire, call, ctx, sink)
@@ -95,7 +94,7 @@ export async function runInference<B extends Record<string, unknown>>(
     }
   }
   pricedIfSentNowhere(ctx)
-  const debit = await settleCharge(gw.balances, ctx)
+  const debit = await settleCharge(gw, ctx)
   const error = finished.error ?? null
   const record = ctx.toRecord(finished.status, finished.outcome, error)
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
@@ -155,16 +154,8 @@ async function serve<B extends Record<string, unknown>>(
   ctx.target = primary
   if (wire.resolve) await wire.resolve(ctx, body)
   const control = wire.control(body, ctx)
-  // A watched session, a key's balance and its period spend are read from the store when not in
-  // memory (once a session, after a change, once a period); admission follows in the same turn
-  // as the check that all of them are.
-  const sessionId = ctx.attribution.attribution.session_id
-  for (;;) {
-    const loading = gw.sessions.loading(ctx.key, policyOf(ctx.key), sessionId) ?? gw.balances.loading(ctx.key)
-    if (!loading) break
-    await loading
-  }
-  admit(gw, ctx, body, control)
+  await admit(gw, ctx, body, control)
+  if (chargesBeforeDelivery(ctx.reservation)) ctx.beforeDelivery = () => chargeBeforeDelivery(gw, ctx)
   const local = wire.answerLocally?.(ctx, body, primary, sink)
   if (local) return local
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null

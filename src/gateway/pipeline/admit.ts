@@ -6,6 +6,7 @@ import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, 
 import type { RequestContext } from './requestContext'
 import type { RateLimiter } from './rateLimiter'
 import type { SessionSpend } from './sessionSpend'
+import type { SharedLimits } from './sharedLimits'
 import type { Target } from './resolveModel'
 
 /** Output a request is expected to use when it sets no limit, for its balance reservation. */
@@ -25,11 +26,16 @@ export function policyOf(key: KeyRow): KeyPolicy {
   return p
 }
 
-/** What admission holds requests against: the keys' request rates and prepaid balances. */
+/**
+ * What admission holds requests against: the keys' request rates, prepaid balances, period spend
+ * and sessions, in this process's memory; or, where several gateways share the store, the limits
+ * they hold together in it (null where they cannot: SQLite).
+ */
 export interface AdmitDeps {
   rateLimiter: RateLimiter
   balances: Balances
   sessions: SessionSpend
+  shared: SharedLimits | null
 }
 
 export interface AdmitOptions {
@@ -84,15 +90,16 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
  * policy, balance and spend limits. Any refusal happens here, before a byte goes upstream.
  * `body` is the caller's body after the preset (a max_tokens ceiling may be injected into it).
  */
-export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): void {
+export async function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): Promise<void> {
   const key = ctx.key
   const target = ctx.target!
   if (opts.free) return checkPolicy(ctx, target, body, opts)
-  deps.rateLimiter.check(key.id, key.name, policyOf(key).rpm)
-  checkPolicy(ctx, target, body, opts)
-  const entry = target.priced?.entry ?? null
   const policy = policyOf(key)
   const sessionId = ctx.attribution.attribution.session_id
+  const shared = deps.shared?.holds(key, policy, sessionId) ? deps.shared : null
+  if (!shared) deps.rateLimiter.check(key.id, key.name, policy.rpm)
+  checkPolicy(ctx, target, body, opts)
+  const entry = target.priced?.entry ?? null
   const sessionUsd = sessionId !== null && policy.max_session_usd !== undefined
   if (sessionUsd && !entry && !target.provider.local) {
     throw policyViolation(
@@ -106,6 +113,27 @@ export function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string,
   if ((key.prepaid === 1 || sessionUsd) && entry) {
     const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
+  }
+  if (shared) {
+    ctx.reservation = await shared.admit({
+      key,
+      policy,
+      requestId: ctx.id,
+      startedAt: ctx.startedAt.getTime(),
+      endpoint: ctx.endpoint,
+      sessionId,
+      tool: ctx.attribution.tool,
+      expectedPico: BigInt(expected),
+    })
+    return
+  }
+  // A watched session, a key's balance and its period spend are read from the store when not in
+  // memory (once a session, after a change, once a period); admission follows in the same turn
+  // as the check that all of them are.
+  for (;;) {
+    const loading = deps.sessions.loading(key, policy, sessionId) ?? deps.balances.loading(key)
+    if (!loading) break
+    await loading
   }
   // Held before the balance is, so a balance refusal still finds the hold on the context to release.
   ctx.sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected), ctx.endpoint)

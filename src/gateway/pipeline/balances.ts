@@ -1,6 +1,6 @@
-import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { picoToUsdNumber, type LedgerRepo } from '../store/ledgerRepo'
+import { noBalanceLeft, periodLimitReached } from './refusals'
 import type { RecordSink } from '../store/store'
 
 export interface Reservation {
@@ -20,11 +20,6 @@ interface Spend {
   /** The store's part still being read; admissions wait for it. */
   loading: Promise<void> | null
 }
-
-const insufficient = (message: string) => new ApiError(402, 'insufficient_quota', message, 'insufficient_balance', null, { 'x-should-retry': 'false' })
-
-/** A pico-dollar amount as a price: `$0.0048`, `$2.00`. */
-export const usd = (pico: bigint) => `$${picoToUsdNumber(pico).toFixed(6).replace(/0+$/, '').replace(/\.$/, '.00')}`
 
 const DAY_MS = 86_400_000
 export const startOfUtcDay = (now: number) => now - (((now % DAY_MS) + DAY_MS) % DAY_MS)
@@ -79,6 +74,7 @@ export class Balances {
     // On every request: no allocation unless something must be read.
     const day = key.daily_limit_usd === null ? null : startOfUtcDay(now)
     const month = key.monthly_limit_usd === null ? null : startOfUtcMonth(now)
+    if (key.prepaid !== 1 && day === null && month === null) return null
     const dayMissing = day !== null && !loaded(this.daily.get(key.id), day)
     const monthMissing = month !== null && !loaded(this.monthly.get(key.id), month)
     if (!this.stale && !dayMissing && !monthMissing) return null
@@ -164,10 +160,7 @@ export class Balances {
     if (prepaid) {
       const balance = this.balanceOf(key.id)
       const inFlight = this.reserved.get(key.id) ?? 0n
-      if (balance - inFlight <= 0n) {
-        const detail = inFlight > 0n ? ` (${usd(balance)} left, ${usd(inFlight)} reserved by requests in flight)` : ` (${usd(balance)} left)`
-        throw insufficient(`Key "${key.name}" has no prepaid balance left${detail}. Top it up with \`gw balance top-up ${key.id} USD\`.`)
-      }
+      if (balance - inFlight <= 0n) throw noBalanceLeft(key, balance, inFlight)
     }
     if (key.daily_limit_usd !== null) this.checkLimit(key, 'daily', key.daily_limit_usd, this.daily, startOfUtcDay(now))
     if (key.monthly_limit_usd !== null) this.checkLimit(key, 'monthly', key.monthly_limit_usd, this.monthly, startOfUtcMonth(now))
@@ -221,11 +214,7 @@ export class Balances {
       // the period is read from the store at the next admission.
       spend = { since, usd: this.unwrittenSince(key.id, since), loading: null }
     }
-    if (spend.usd >= limit) {
-      throw insufficient(
-        `Key "${key.name}" reached its ${name} spend limit of $${limit} ($${spend.usd.toFixed(6)} spent since ${new Date(since).toISOString()}).`,
-      )
-    }
+    if (spend.usd >= limit) throw periodLimitReached(key.name, name, limit, spend.usd, since)
   }
 }
 

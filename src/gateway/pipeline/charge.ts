@@ -1,6 +1,7 @@
 import { ApiError } from '../errors'
 import type { Debit } from '../store/recordBatch'
-import type { Balances } from './balances'
+import type { Balances, Reservation } from './balances'
+import type { SharedLimits, SharedReservation } from './sharedLimits'
 import type { RequestContext } from './requestContext'
 
 /** No request is priced above 2^53 pico-dollars ($9,007; see priceUsage): a larger figure is never debited. */
@@ -24,19 +25,33 @@ export function chargeOf(ctx: RequestContext): bigint | null {
   return pico !== null && pico > 0n && pico <= MAX_CHARGE_PICO ? pico : null
 }
 
+/** Who keeps a request's reservation: this process's memory or the database gateways share. */
+export interface ChargeDeps {
+  balances: Balances
+  shared: SharedLimits | null
+}
+
+const isShared = (r: Reservation): r is SharedReservation => 'shared' in r
+
 /**
- * Runs just before the end of a whole answer is written: a prepaid request's debit goes to the
+ * Runs just before the end of a whole answer is written. A prepaid request's debit goes to the
  * ledger first, synchronously, so no answer a client received whole is missing from its key's
- * balance after a crash. When the store refuses the debit, the end of the answer is withheld (the
- * caller gets this error instead) and the request is not charged.
+ * balance after a crash; when the store refuses it, the end of the answer is withheld (the caller
+ * gets this error instead) and the request is not charged. A request whose limits the gateways
+ * share is settled there too, so the next request on any gateway sees what this one cost; a
+ * settlement without a debit that fails is tried again later and the answer still goes out.
  */
-export async function debitBeforeDelivery(balances: Balances, ctx: RequestContext): Promise<void> {
+export async function chargeBeforeDelivery(deps: ChargeDeps, ctx: RequestContext): Promise<void> {
   const r = ctx.reservation
-  if (!r?.prepaid || r.debit !== 'due') return
+  if (!r) return
   const pico = chargeOf(ctx)
-  if (pico === null) return
+  if (!(r.prepaid && r.debit === 'due' && pico !== null)) {
+    if (isShared(r)) await deps.shared!.settle(r, pico, ctx.startedAt.getTime())
+    return
+  }
   try {
-    await balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+    if (isShared(r)) await deps.shared!.debitNow(r, pico, ctx.startedAt.getTime())
+    else await deps.balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
   } catch (err) {
     r.debit = 'waived'
     throw new ApiError(
@@ -48,15 +63,20 @@ export async function debitBeforeDelivery(balances: Balances, ctx: RequestContex
   }
 }
 
+/** Whether the end of a request's answer waits for `chargeBeforeDelivery`: a prepaid debit, or limits the gateways share. */
+export const chargesBeforeDelivery = (r: Reservation | null): boolean => r !== null && (r.prepaid || isShared(r))
+
 /**
  * When a request ends: writes a prepaid charge not written before delivery (an aborted or failed
  * request that still cost something) and releases the reservation. A debit the store refuses now
  * is returned, to travel with the request's record and be retried with it.
  */
-export async function settleCharge(balances: Balances, ctx: RequestContext): Promise<Debit | null> {
+export async function settleCharge(deps: ChargeDeps, ctx: RequestContext): Promise<Debit | null> {
   const r = ctx.reservation
   if (!r) return null
   const pico = chargeOf(ctx)
+  if (isShared(r)) return deps.shared!.settle(r, pico, ctx.startedAt.getTime())
+  const balances = deps.balances
   let queued: Debit | null = null
   if (r.prepaid && r.debit === 'due' && pico !== null) {
     try {

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors'
 import { SlidingWindow } from '../slidingWindow'
+import { rateLimited } from './refusals'
 
 const WINDOW_MS = 60_000
 
@@ -10,16 +10,6 @@ export class RateLimiter {
   check(keyId: string, keyName: string, rpm: number | undefined, now = Date.now()): void {
     if (rpm === undefined) return
     const waitMs = this.window.take([keyId], rpm, now)
-    if (waitMs > 0) {
-      const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
-      throw new ApiError(
-        429,
-        'requests',
-        `Rate limit reached for key "${keyName}": ${rpm} requests per minute [rule: rpm]. Please try again in ${retryAfter}s.`,
-        'rate_limit_exceeded',
-        null,
-        { 'retry-after': String(retryAfter) },
-      )
-    }
+    if (waitMs > 0) throw rateLimited(keyName, rpm, waitMs)
   }
 }

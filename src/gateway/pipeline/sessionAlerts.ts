@@ -1,4 +1,18 @@
 import type { SessionAlert } from '../../contract/sessionAlerts'
+import { usdToPico } from '../store/ledgerRepo'
+
+/** Where a session's spend went from `beforePico` to `afterPico`: the alert when that crossed the threshold, else null. */
+export function crossedThreshold(
+  thresholdUsd: number | null,
+  beforePico: bigint,
+  afterPico: bigint,
+  session: Omit<SessionAlert, 'cost_usd' | 'threshold_usd'>,
+): SessionAlert | null {
+  if (thresholdUsd === null) return null
+  const at = usdToPico(thresholdUsd)
+  if (!(beforePico < at && afterPico >= at)) return null
+  return { ...session, cost_usd: Number(afterPico) / 1e12, threshold_usd: thresholdUsd }
+}
 
 /** Alerts kept for the dashboard to poll; older ones were seen or are stale. */
 const KEPT = 200

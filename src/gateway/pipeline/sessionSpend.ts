@@ -1,11 +1,11 @@
 import type { KeyPolicy } from '../../contract/keys'
 import type { SessionAlert } from '../../contract/sessionAlerts'
-import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
 import { usdToPico } from '../store/ledgerRepo'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
-import { usd } from './balances'
+import { crossedThreshold } from './sessionAlerts'
+import { sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 
 /** What the store holds of one session on one key: its recorded cost and its requests (token counts aside). */
 export interface SessionTotals {
@@ -27,18 +27,6 @@ interface Session {
 export interface SessionHold {
   session: Session
   pico: bigint
-}
-
-/**
- * A session's refusal, in the status its tool stops at and shows: no retry can succeed until the
- * key's policy changes. Measured with the real tools: Claude Code (2.1.330, on /v1/messages)
- * prints a 402 once as "API Error: 402 <message>", but asks five more times after a 400 and
- * prefixes a 403 with "Failed to authenticate"; Codex (0.169.0, on /v1/responses) prints a 400's
- * body once, but retries a 402 or 403 five times. Chat completions clients take the 400 as well.
- */
-function refused(endpoint: RequestRecord['endpoint'], message: string): ApiError {
-  const status = endpoint === 'messages' ? 402 : 400
-  return new ApiError(status, status === 402 ? 'insufficient_quota' : 'invalid_request_error', message, 'policy_violation', null, { 'x-should-retry': 'false' })
 }
 
 /** Sessions kept in memory; beyond this, idle ones are dropped and read from the store again when they return. */
@@ -91,25 +79,14 @@ export class SessionSpend {
   admit(key: KeyRow, policy: KeyPolicy, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
     if (!this.watches(policy, sessionId)) return null
     const s = this.session(key, sessionId)
-    const where = `set on key "${key.name}"`
     const maxRequests = policy.max_session_requests
-    if (maxRequests !== undefined && s.requests + s.inFlight >= maxRequests) {
-      const inFlight = s.inFlight > 0 ? `, ${s.inFlight} in flight` : ''
-      throw refused(endpoint, `this session reached its limit of ${maxRequests} requests ${where} (${s.requests} made${inFlight}) [rule: max_session_requests]`)
-    }
+    if (maxRequests !== undefined && s.requests + s.inFlight >= maxRequests)
+      throw sessionRequestsReached(endpoint, key.name, maxRequests, s.requests, s.inFlight)
     if (policy.max_session_usd !== undefined) {
       const limit = usdToPico(policy.max_session_usd)
       const held = s.spentPico + s.reservedPico
-      if (held >= limit) {
-        const inFlight = s.reservedPico > 0n ? `, ${usd(s.reservedPico)} reserved by requests in flight` : ''
-        throw refused(endpoint, `this session reached its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent${inFlight}) [rule: max_session_usd]`)
-      }
-      if (held + expectedPico > limit) {
-        throw refused(
-          endpoint,
-          `this request could take this session past its ${usd(limit)} limit ${where} (${usd(s.spentPico)} spent, ${usd(s.reservedPico)} reserved by requests in flight, about ${usd(expectedPico)} for this one) [rule: max_session_usd]`,
-        )
-      }
+      if (held >= limit) throw sessionSpendReached(endpoint, key.name, limit, s.spentPico, s.reservedPico)
+      if (held + expectedPico > limit) throw sessionRequestTooDear(endpoint, key.name, limit, s.spentPico, s.reservedPico, expectedPico)
     }
     s.inFlight++
     s.reservedPico += expectedPico
@@ -132,21 +109,15 @@ export class SessionSpend {
     const before = s.spentPico
     s.requests++
     if (record.cost?.final_usd) s.spentPico += usdToPico(record.cost.final_usd)
-    const threshold = this.alerts.threshold()
-    if (threshold === null) return
-    const at = usdToPico(threshold)
-    if (before < at && s.spentPico >= at) {
-      this.alerts.raise({
-        at: Date.parse(record.created_at),
-        key_id: record.key_id,
-        key_name: s.keyName,
-        session_id: sessionId,
-        // The tool as the attribution stage derives it, where it does.
-        tool: record.source_tool ?? null,
-        cost_usd: Number(s.spentPico) / 1e12,
-        threshold_usd: threshold,
-      })
-    }
+    const alert = crossedThreshold(this.alerts.threshold(), before, s.spentPico, {
+      at: Date.parse(record.created_at),
+      key_id: record.key_id,
+      key_name: s.keyName,
+      session_id: sessionId,
+      // The tool as the attribution stage derives it, where it does.
+      tool: record.source_tool ?? null,
+    })
+    if (alert) this.alerts.raise(alert)
   }
 
   /** The session `loading` read: the core admits in the same turn as the check that it is in memory. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { postgresBaseline } from './postgres/schema'
+import { sharedLimitsSchema } from './postgres/sharedLimitsSchema'
 
 export interface Migration {
   version: number
@@ -391,6 +392,14 @@ export const migrations: Migration[] = [
         ) WITHOUT ROWID;
         CREATE INDEX response_items_id ON response_items (id);
       `)
+    },
+  },
+  {
+    version: 14,
+    description: "keys' limits held in the database, for several gateways on one PostgreSQL",
+    postgres: sharedLimitsSchema,
+    up() {
+      // One process serves a SQLite store: it holds limits in its memory, exactly, and needs no tables for them.
     },
   },
 ]

@@ -2,6 +2,7 @@ import type { RequestRecord } from './requestsRepo'
 import type { Bodies, Debit } from './recordBatch'
 import type { ConfigWatch } from './configRev'
 import type { Sql } from './sql'
+import type { SharedLimitStore } from './sharedLimitStore'
 import { KeysRepo } from './keysRepo'
 import { ProvidersRepo } from './providersRepo'
 import { PricesRepo } from './pricesRepo'
@@ -66,6 +67,8 @@ export class Store {
     readonly config: ConfigWatch,
     readonly records: RecordSink,
     private readonly closeConnections: () => Promise<void>,
+    /** Keys' limits held in the database, where several gateways share it; null where one process holds them (SQLite). */
+    readonly limits: SharedLimitStore | null = null,
   ) {
     this.keys = new KeysRepo(sql)
     this.providers = new ProvidersRepo(sql)

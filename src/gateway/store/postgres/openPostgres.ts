@@ -2,8 +2,9 @@ import pg from 'pg'
 import { Store } from '../store'
 import { PgSql, pgTypes } from './pgSql'
 import { NotifiedConfigWatch } from './notifiedConfigWatch'
-import { PgRecordWriter } from './pgRecordWriter'
+import { PARALLEL_BATCHES, PgRecordWriter } from './pgRecordWriter'
 import { migratePostgres } from './migratePostgres'
+import { PgSharedLimits } from './pgSharedLimits'
 
 export interface PostgresOptions {
   url: string
@@ -74,9 +75,7 @@ export function postgresClientConfig(o: Pick<PostgresOptions, 'url' | 'schema'>)
  */
 export async function openPostgresStore(o: PostgresOptions): Promise<Store> {
   const config = postgresClientConfig(o)
-  const pool = new pg.Pool({ ...config, max: o.poolSize ?? 10 })
-  // An idle connection the server drops is replaced by the next query; it must not end the process.
-  pool.on('error', () => {})
+  const pool = newPool(config, o.poolSize ?? 10)
   let watch: NotifiedConfigWatch | null = null
   try {
     await ensureSchema(pool, o.schema)
@@ -90,8 +89,39 @@ export async function openPostgresStore(o: PostgresOptions): Promise<Store> {
   }
   const sql = new PgSql(pool)
   sql.onConfigChange = () => watch.invalidate()
-  const records = new PgRecordWriter(sql, { onError: o.onRecordError })
-  return new Store(sql, watch, records, () => pool.end())
+  // Records have connections of their own, so a batch never waits behind requests waiting on a
+  // key's limits; admissions have theirs, committed without waiting for the disk (see
+  // PgSharedLimits). Both are opened now and kept open: a connection opened by the first batch
+  // or admission would make it wait for a server process to start.
+  const recordsPool = newPool(config, PARALLEL_BATCHES, true)
+  const limitsPool = newPool({ ...config, options: [config.options, '-c synchronous_commit=off'].filter(Boolean).join(' ') }, LIMIT_CONNECTIONS, true)
+  const close = () => Promise.all([pool, recordsPool, limitsPool].map((p) => p.end())).then(() => {})
+  try {
+    await Promise.all([warm(recordsPool, PARALLEL_BATCHES), warm(limitsPool, LIMIT_CONNECTIONS)])
+  } catch (err) {
+    await watch.close()
+    await close().catch(() => {})
+    throw describeConnectError(o.url, err)
+  }
+  const records = new PgRecordWriter(new PgSql(recordsPool), { onError: o.onRecordError })
+  const limits = new PgSharedLimits(new PgSql(limitsPool), sql)
+  return new Store(sql, watch, records, close, limits)
+}
+
+/** Opens `n` connections of a pool and leaves them idle in it. */
+async function warm(pool: pg.Pool, n: number): Promise<void> {
+  const clients = await Promise.all(Array.from({ length: n }, () => pool.connect()))
+  for (const c of clients) c.release()
+}
+
+/** Admissions of limited keys at once; each holds its key's row lock for well under a millisecond. */
+const LIMIT_CONNECTIONS = 5
+
+function newPool(config: pg.ClientConfig, max: number, keepOpen = false): pg.Pool {
+  const pool = new pg.Pool({ ...config, max, ...(keepOpen && { idleTimeoutMillis: 0 }) })
+  // An idle connection the server drops is replaced by the next query; it must not end the process.
+  pool.on('error', () => {})
+  return pool
 }
 
 /** The named schema, created when missing, or else the first of the connection's search_path that does not exist yet. */

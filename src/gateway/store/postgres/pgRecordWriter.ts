@@ -59,11 +59,11 @@ async function writeBatch(sql: PgSql, items: QueuedRecord[], lastUsed: LastUsed)
 }
 
 /**
- * Batches written at once, each on a pool connection of its own: a batch need not wait for the
- * one before it to commit (a database across a network costs a round trip or more a batch), and
- * the pool keeps connections free for prepaid debits, which do wait.
+ * Batches written at once, each on a connection of its own (the writer's pool has this many): a
+ * batch need not wait for the one before it to commit (a database across a network costs a round
+ * trip or more a batch).
  */
-const PARALLEL_BATCHES = 3
+export const PARALLEL_BATCHES = 3
 
 /**
  * Request records on PostgreSQL: queued in memory, and every `maxDelayMs` or `maxBatch` records

@@ -1,0 +1,84 @@
+import { ApiError } from '../errors'
+import { picoToUsdNumber } from '../store/ledgerRepo'
+import type { RequestRecord } from '../store/requestsRepo'
+
+/**
+ * The refusals of keys' limits, one wording whichever keeps the limit: this process's memory
+ * (one gateway) or the database several gateways share.
+ */
+
+/** A pico-dollar amount as a price: `$0.0048`, `$2.00`. */
+export const usd = (pico: bigint) => `$${picoToUsdNumber(pico).toFixed(6).replace(/0+$/, '').replace(/\.$/, '.00')}`
+
+const insufficient = (message: string) => new ApiError(402, 'insufficient_quota', message, 'insufficient_balance', null, { 'x-should-retry': 'false' })
+
+export function rateLimited(keyName: string, rpm: number, waitMs: number): ApiError {
+  const retryAfter = Math.max(1, Math.ceil(waitMs / 1000))
+  return new ApiError(
+    429,
+    'requests',
+    `Rate limit reached for key "${keyName}": ${rpm} requests per minute [rule: rpm]. Please try again in ${retryAfter}s.`,
+    'rate_limit_exceeded',
+    null,
+    { 'retry-after': String(retryAfter) },
+  )
+}
+
+export function noBalanceLeft(key: { id: string; name: string }, balancePico: bigint, inFlightPico: bigint): ApiError {
+  const detail = inFlightPico > 0n ? ` (${usd(balancePico)} left, ${usd(inFlightPico)} reserved by requests in flight)` : ` (${usd(balancePico)} left)`
+  return insufficient(`Key "${key.name}" has no prepaid balance left${detail}. Top it up with \`gw balance top-up ${key.id} USD\`.`)
+}
+
+export function periodLimitReached(keyName: string, period: 'daily' | 'monthly', limitUsd: number, spentUsd: number, since: number): ApiError {
+  return insufficient(
+    `Key "${keyName}" reached its ${period} spend limit of $${limitUsd} ($${spentUsd.toFixed(6)} spent since ${new Date(since).toISOString()}).`,
+  )
+}
+
+/**
+ * A session's refusal, in the status its tool stops at and shows: no retry can succeed until the
+ * key's policy changes. Measured with the real tools: Claude Code (2.1.330, on /v1/messages)
+ * prints a 402 once as "API Error: 402 <message>", but asks five more times after a 400 and
+ * prefixes a 403 with "Failed to authenticate"; Codex (0.169.0, on /v1/responses) prints a 400's
+ * body once, but retries a 402 or 403 five times. Chat completions clients take the 400 as well.
+ */
+function sessionRefused(endpoint: RequestRecord['endpoint'], message: string): ApiError {
+  const status = endpoint === 'messages' ? 402 : 400
+  return new ApiError(status, status === 402 ? 'insufficient_quota' : 'invalid_request_error', message, 'policy_violation', null, { 'x-should-retry': 'false' })
+}
+
+const setOn = (keyName: string) => `set on key "${keyName}"`
+
+/** `made` counts the requests recorded; `inFlight` those admitted and not yet recorded (0 where they are counted in `made`). */
+export function sessionRequestsReached(endpoint: RequestRecord['endpoint'], keyName: string, max: number, made: number, inFlight: number): ApiError {
+  const flying = inFlight > 0 ? `, ${inFlight} in flight` : ''
+  return sessionRefused(endpoint, `this session reached its limit of ${max} requests ${setOn(keyName)} (${made} made${flying}) [rule: max_session_requests]`)
+}
+
+export function sessionSpendReached(
+  endpoint: RequestRecord['endpoint'],
+  keyName: string,
+  limitPico: bigint,
+  spentPico: bigint,
+  reservedPico: bigint,
+): ApiError {
+  const flying = reservedPico > 0n ? `, ${usd(reservedPico)} reserved by requests in flight` : ''
+  return sessionRefused(
+    endpoint,
+    `this session reached its ${usd(limitPico)} limit ${setOn(keyName)} (${usd(spentPico)} spent${flying}) [rule: max_session_usd]`,
+  )
+}
+
+export function sessionRequestTooDear(
+  endpoint: RequestRecord['endpoint'],
+  keyName: string,
+  limitPico: bigint,
+  spentPico: bigint,
+  reservedPico: bigint,
+  expectedPico: bigint,
+): ApiError {
+  return sessionRefused(
+    endpoint,
+    `this request could take this session past its ${usd(limitPico)} limit ${setOn(keyName)} (${usd(spentPico)} spent, ${usd(reservedPico)} reserved by requests in flight, about ${usd(expectedPico)} for this one) [rule: max_session_usd]`,
+  )
+}

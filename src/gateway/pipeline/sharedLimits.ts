@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { KeyPolicy } from '../../contract/keys'
+import type { SessionAlert } from '../../contract/sessionAlerts'
+import { ApiError } from '../errors'
+import type { KeyRow } from '../store/keysRepo'
+import { usdToPico } from '../store/ledgerRepo'
+import type { Debit } from '../store/recordBatch'
+import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
+import type { RecordSink } from '../store/store'
+import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
+import { startOfUtcDay, startOfUtcMonth, type Reservation } from './balances'
+import { noBalanceLeft, periodLimitReached, rateLimited, sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
+import { crossedThreshold } from './sessionAlerts'
+
+/** How often a gateway says it is alive, releases dead gateways' holds and retries settlements the store refused. */
+const TICK_MS = 1000
+/** A gateway not heard of for this long is dead: its holds are released. */
+const SILENT_MS = 10_000
+/** A session's counters unused for this long are dropped; one that returns starts again from its records. */
+const SESSION_IDLE_MS = 7 * 86_400_000
+
+/** A reservation the database holds, with what its settlement needs. */
+export interface SharedReservation extends Reservation {
+  shared: {
+    requestId: string
+    keyName: string
+    sessionId: string | null
+    dayStart: number | null
+    monthStart: number | null
+    tool: string | null
+    settled: boolean
+  }
+}
+
+export interface SharedAdmission {
+  key: KeyRow
+  policy: KeyPolicy
+  requestId: string
+  startedAt: number
+  endpoint: RequestRecord['endpoint']
+  sessionId: string | null
+  tool: string | null
+  expectedPico: bigint
+}
+
+const unavailable = (keyName: string, err: unknown) =>
+  new ApiError(
+    503,
+    'server_error',
+    `Key "${keyName}" has limits the gateways keep in their database, which cannot be reached now (${(err as Error).message}); try again shortly.`,
+    'store_unavailable',
+    null,
+    { 'retry-after': '2' },
+  )
+
+/**
+ * Keys' limits held in the database several gateways share: a request of a limited key is
+ * admitted by one atomic call there (`gw_admit`, under the key's row lock), which sees what every
+ * gateway committed and reserved, and settled by one more when it ends, or before its answer's end
+ * goes out when it debits a prepaid balance. So the limits hold across gateways with one
+ * gateway's guarantee. A key with no limit never reaches here: it costs no round trip.
+ */
+export class SharedLimits {
+  /** This process, for its holds: a new id each start, so a restarted gateway's old holds are released as a dead one's. */
+  readonly instanceId = randomUUID()
+  /** Settlements the store refused, tried again each tick in order. */
+  private pending: LimitSettlement[] = []
+  private timer: NodeJS.Timeout | null = null
+
+  constructor(
+    private readonly store: SharedLimitStore,
+    private readonly records: Pick<RecordSink, 'unwritten'>,
+    private readonly instanceName: () => string,
+    private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
+    private readonly log: Pick<Logger, 'error'>,
+  ) {}
+
+  /** Whether this request is held by a limit the gateways share: any of its key's, its session's where it has one. */
+  holds(key: KeyRow, policy: KeyPolicy, sessionId: string | null): boolean {
+    return (
+      key.prepaid === 1 ||
+      key.daily_limit_usd !== null ||
+      key.monthly_limit_usd !== null ||
+      policy.rpm !== undefined ||
+      (sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined))
+    )
+  }
+
+  /** Says this gateway is alive before it serves, then every tick. */
+  async start(): Promise<void> {
+    await this.store.heartbeat(this.instanceId, this.instanceName())
+    this.timer = setInterval(() => void this.tick(), TICK_MS)
+    this.timer.unref()
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.store.heartbeat(this.instanceId, this.instanceName())
+      await this.store.reap(SILENT_MS, SESSION_IDLE_MS)
+      while (this.pending.length > 0) {
+        await this.store.settle(this.pending[0])
+        this.pending.shift()
+      }
+    } catch {
+      // The database is unreachable for now: the next tick tries again.
+    }
+  }
+
+  /** Admits the request or throws its refusal (503 when the database cannot be reached). */
+  async admit(a: SharedAdmission): Promise<SharedReservation> {
+    const { key, policy } = a
+    const session = a.sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined) ? a.sessionId : null
+    const dayStart = key.daily_limit_usd === null ? null : startOfUtcDay(a.startedAt)
+    const monthStart = key.monthly_limit_usd === null ? null : startOfUtcMonth(a.startedAt)
+    const sessionLimitPico = session !== null && policy.max_session_usd !== undefined ? usdToPico(policy.max_session_usd) : null
+    let refusal: LimitRefusal | null
+    try {
+      refusal = await this.store.admit({
+        requestId: a.requestId,
+        instanceId: this.instanceId,
+        keyId: key.id,
+        rpm: policy.rpm ?? null,
+        prepaid: key.prepaid === 1,
+        expectedPico: a.expectedPico,
+        dayStart,
+        dayLimitPico: key.daily_limit_usd === null ? null : usdToPico(key.daily_limit_usd),
+        monthStart,
+        monthLimitPico: key.monthly_limit_usd === null ? null : usdToPico(key.monthly_limit_usd),
+        sessionId: session,
+        sessionRequests: session !== null ? (policy.max_session_requests ?? null) : null,
+        sessionLimitPico,
+        unwritten: this.unwritten(key.id, session, dayStart, monthStart),
+      })
+    } catch (err) {
+      throw unavailable(key.name, err)
+    }
+    if (refusal) throw this.refused(a, refusal, sessionLimitPico, dayStart, monthStart)
+    return {
+      keyId: key.id,
+      prepaid: key.prepaid === 1,
+      pico: a.expectedPico,
+      debit: 'due',
+      shared: { requestId: a.requestId, keyName: key.name, sessionId: session, dayStart, monthStart, tool: a.tool, settled: false },
+    }
+  }
+
+  /** What this gateway's record writer still holds of the key, for a counter the database starts from the records. */
+  private unwritten(keyId: string, sessionId: string | null, dayStart: number | null, monthStart: number | null): LimitAdmission['unwritten'] {
+    const u = { dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
+    for (const r of this.records.unwritten(keyId)) {
+      const pico = r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n
+      const at = Date.parse(r.created_at)
+      if (dayStart !== null && at >= dayStart) u.dayPico += pico
+      if (monthStart !== null && at >= monthStart) u.monthPico += pico
+      if (sessionId !== null && r.attribution.session_id === sessionId && r.endpoint !== COUNT_TOKENS_ENDPOINT && r.endpoint !== INPUT_TOKENS_ENDPOINT) {
+        u.sessionPico += pico
+        u.sessionRequests++
+      }
+    }
+    return u
+  }
+
+  private refused(a: SharedAdmission, r: LimitRefusal, sessionLimitPico: bigint | null, dayStart: number | null, monthStart: number | null): ApiError {
+    const { key, policy } = a
+    switch (r.refusal) {
+      case 'rpm':
+        return rateLimited(key.name, policy.rpm!, Number(r.a))
+      case 'session_requests':
+        // Requests in flight are counted among those made: the database counts a request when it is admitted.
+        return sessionRequestsReached(a.endpoint, key.name, policy.max_session_requests!, Number(r.a), 0)
+      case 'session_usd':
+        return sessionSpendReached(a.endpoint, key.name, sessionLimitPico!, r.a, r.b)
+      case 'session_usd_request':
+        return sessionRequestTooDear(a.endpoint, key.name, sessionLimitPico!, r.a, r.b, a.expectedPico)
+      case 'balance':
+        return noBalanceLeft(key, r.a, r.b)
+      case 'daily':
+        return periodLimitReached(key.name, 'daily', key.daily_limit_usd!, Number(r.a) / 1e12, dayStart!)
+      case 'monthly':
+        return periodLimitReached(key.name, 'monthly', key.monthly_limit_usd!, Number(r.a) / 1e12, monthStart!)
+    }
+  }
+
+  /**
+   * Writes a prepaid charge to the ledger and settles the request with it, in one transaction:
+   * once this returns, the debit survives a kill of the gateway. Throws when the store refuses
+   * it; the request's settlement at its end then releases the hold.
+   */
+  async debitNow(r: SharedReservation, pico: bigint, at: number): Promise<void> {
+    await this.settleNow(r, this.settlement(r, pico, true, at))
+    r.debit = 'written'
+  }
+
+  /**
+   * When the request ends: settles it if its debit did not already. A prepaid debit the store
+   * refuses now is returned, to travel with the request's record; the rest of the settlement is
+   * tried again each tick.
+   */
+  async settle(r: SharedReservation, costPico: bigint | null, at: number): Promise<Debit | null> {
+    if (r.shared.settled) return null
+    const charge = r.debit === 'waived' ? 0n : (costPico ?? 0n)
+    const debit = r.prepaid && r.debit === 'due' && charge > 0n
+    const settlement = this.settlement(r, charge, debit, at)
+    try {
+      await this.settleNow(r, settlement)
+      return null
+    } catch (err) {
+      this.log.error({ err, request_id: r.shared.requestId }, 'limits: could not settle a request; trying again')
+      this.pending.push({ ...settlement, debit: false })
+      return debit ? { keyId: r.keyId, pico: charge } : null
+    }
+  }
+
+  private settlement(r: SharedReservation, chargePico: bigint, debit: boolean, at: number): LimitSettlement {
+    const s = r.shared
+    return { requestId: s.requestId, keyId: r.keyId, chargePico, debit, at, dayStart: s.dayStart, monthStart: s.monthStart, sessionId: s.sessionId }
+  }
+
+  private async settleNow(r: SharedReservation, settlement: LimitSettlement): Promise<void> {
+    const spent = await this.store.settle(settlement)
+    r.shared.settled = true
+    const s = r.shared
+    if (spent === null || s.sessionId === null) return
+    const alert = crossedThreshold(this.alerts.threshold(), spent - settlement.chargePico, spent, {
+      at: settlement.at,
+      key_id: r.keyId,
+      key_name: s.keyName,
+      session_id: s.sessionId,
+      tool: s.tool,
+    })
+    if (alert) this.alerts.raise(alert)
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * What several gateways on one database need to hold keys' limits together (migration 14): every
+ * admission of a limited key is one call of `gw_admit`, which takes the key's row lock, checks
+ * every limit against what all gateways committed and reserved, and reserves; `gw_settle` books
+ * what the request cost and releases its reservation. SQLite keeps these in the one process's
+ * memory and has no such tables.
+ *
+ * - `key_limits`: per key, the prepaid balance (kept equal to the sum of the key's ledger by a
+ *   trigger, so any writer of the ledger keeps it right: a top-up, a debit, a batch's queued
+ *   debit, a repricing, a copy) and the spend of the current UTC day and month.
+ * - `session_limits`: per key and session, the requests admitted and the spend recorded.
+ * - `limit_holds`: one row per request in flight that reserved money, by the gateway that holds
+ *   it; `gateway_instances` says which gateways are alive (each writes `seen_at` every second),
+ *   so the holds of a gateway that died are released.
+ * - `rate_events`: each admitted request of a key with a request rate, for the sliding minute.
+ *
+ * Times in these functions are the database's clock, so gateways whose clocks disagree still
+ * share one minute; period starts come from the gateway (the request's own time, as its record has it).
+ */
+export const sharedLimitsSchema = `
+CREATE FUNCTION gw_now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+
+CREATE TABLE gateway_instances (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  started_at bigint NOT NULL,
+  seen_at bigint NOT NULL
+);
+
+CREATE TABLE key_limits (
+  key_id text PRIMARY KEY,
+  balance_pico bigint NOT NULL DEFAULT 0,
+  day_start bigint,
+  day_pico bigint NOT NULL DEFAULT 0,
+  month_start bigint,
+  month_pico bigint NOT NULL DEFAULT 0
+);
+INSERT INTO key_limits (key_id, balance_pico) SELECT key_id, SUM(amount_pico) FROM ledger GROUP BY key_id;
+
+CREATE FUNCTION gw_ledger_balance() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO key_limits AS k (key_id, balance_pico) VALUES (NEW.key_id, NEW.amount_pico)
+  ON CONFLICT (key_id) DO UPDATE SET balance_pico = k.balance_pico + EXCLUDED.balance_pico;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER ledger_balance AFTER INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION gw_ledger_balance();
+
+CREATE TABLE session_limits (
+  key_id text NOT NULL,
+  session_id text NOT NULL,
+  spent_pico bigint NOT NULL,
+  requests bigint NOT NULL,
+  used_at bigint NOT NULL,
+  PRIMARY KEY (key_id, session_id)
+);
+CREATE INDEX session_limits_used ON session_limits (used_at);
+
+CREATE TABLE limit_holds (
+  request_id text PRIMARY KEY,
+  instance_id text NOT NULL,
+  key_id text NOT NULL,
+  session_id text,
+  pico bigint NOT NULL
+);
+CREATE INDEX limit_holds_key ON limit_holds (key_id, session_id);
+
+CREATE TABLE rate_events (
+  key_id text NOT NULL,
+  at bigint NOT NULL
+);
+CREATE INDEX rate_events_key ON rate_events (key_id, at);
+
+-- What a key's records say it spent since a time (records not yet written are not in it: the
+-- counters below start from it once, and every settlement adds to them from then on).
+CREATE FUNCTION gw_spent_since(p_key text, p_since bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
+  SELECT COALESCE(round(SUM(cost_usd) * 1e12), 0)::bigint FROM requests WHERE key_id = p_key AND created_at >= p_since
+$$;
+
+-- Admits one request of a key or says why not: refusal is null when admitted, else one of rpm
+-- (a: milliseconds to wait), session_requests (a: requests made), session_usd and
+-- session_usd_request (a: spent, b: reserved), balance (a: balance, b: reserved), daily and
+-- monthly (a: spent). A null limit is not checked. The p_unwritten_ figures are what this gateway's
+-- record writer still holds of the key: a counter that starts from the records starts from them too.
+CREATE FUNCTION gw_admit(
+  p_request text, p_instance text, p_key text, p_rpm bigint,
+  p_prepaid boolean, p_expected bigint,
+  p_day_start bigint, p_day_limit bigint, p_month_start bigint, p_month_limit bigint,
+  p_session text, p_session_requests bigint, p_session_limit bigint,
+  p_unwritten_day bigint, p_unwritten_month bigint, p_unwritten_session bigint, p_unwritten_session_requests bigint
+) RETURNS TABLE (refusal text, a bigint, b bigint) LANGUAGE plpgsql AS $$
+DECLARE
+  k key_limits%ROWTYPE;
+  s session_limits%ROWTYPE;
+  now_ms bigint := gw_now_ms();
+  n bigint;
+  oldest bigint;
+  held bigint := 0;
+  rolled boolean := false;
+BEGIN
+  -- The key's row lock orders every admission and settlement of the key, on every gateway: each
+  -- statement after it reads what the one before committed.
+  SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
+    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  END IF;
+
+  -- A request refused by a later limit has still taken its place in the minute, as on one gateway.
+  IF p_rpm IS NOT NULL THEN
+    DELETE FROM rate_events WHERE key_id = p_key AND at <= now_ms - 60000;
+    SELECT count(*), min(at) INTO n, oldest FROM rate_events WHERE key_id = p_key;
+    IF n >= p_rpm THEN
+      RETURN QUERY SELECT 'rpm'::text, oldest + 60000 - now_ms, n;
+      RETURN;
+    END IF;
+    INSERT INTO rate_events (key_id, at) VALUES (p_key, now_ms);
+  END IF;
+
+  IF p_session IS NOT NULL THEN
+    SELECT * INTO s FROM session_limits WHERE key_id = p_key AND session_id = p_session;
+    IF NOT FOUND THEN
+      INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
+        SELECT p_key, p_session, COALESCE(round(SUM(cost_usd) * 1e12), 0)::bigint + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
+        FROM requests
+        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN ('messages.count_tokens', 'responses.input_tokens')
+        RETURNING * INTO s;
+    END IF;
+    IF p_session_requests IS NOT NULL AND s.requests >= p_session_requests THEN
+      RETURN QUERY SELECT 'session_requests'::text, s.requests, 0::bigint;
+      RETURN;
+    END IF;
+    IF p_session_limit IS NOT NULL THEN
+      SELECT COALESCE(SUM(pico), 0) INTO held FROM limit_holds WHERE key_id = p_key AND session_id = p_session;
+      IF s.spent_pico + held >= p_session_limit THEN
+        RETURN QUERY SELECT 'session_usd'::text, s.spent_pico, held;
+        RETURN;
+      END IF;
+      IF s.spent_pico + held + p_expected > p_session_limit THEN
+        RETURN QUERY SELECT 'session_usd_request'::text, s.spent_pico, held;
+        RETURN;
+      END IF;
+    END IF;
+  END IF;
+
+  IF p_prepaid THEN
+    SELECT COALESCE(SUM(pico), 0) INTO held FROM limit_holds WHERE key_id = p_key;
+    IF k.balance_pico - held <= 0 THEN
+      RETURN QUERY SELECT 'balance'::text, k.balance_pico, held;
+      RETURN;
+    END IF;
+  END IF;
+
+  -- A period's counter starts from the records when it begins (or when the limit is first used),
+  -- and never goes back to an earlier period for a request that began before it.
+  IF p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start) THEN
+    k.day_start := p_day_start;
+    k.day_pico := gw_spent_since(p_key, p_day_start) + p_unwritten_day;
+    rolled := true;
+  END IF;
+  IF p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start) THEN
+    k.month_start := p_month_start;
+    k.month_pico := gw_spent_since(p_key, p_month_start) + p_unwritten_month;
+    rolled := true;
+  END IF;
+  IF rolled THEN
+    UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
+      WHERE key_id = p_key;
+  END IF;
+  IF p_day_limit IS NOT NULL AND k.day_pico >= p_day_limit THEN
+    RETURN QUERY SELECT 'daily'::text, k.day_pico, 0::bigint;
+    RETURN;
+  END IF;
+  IF p_month_limit IS NOT NULL AND k.month_pico >= p_month_limit THEN
+    RETURN QUERY SELECT 'monthly'::text, k.month_pico, 0::bigint;
+    RETURN;
+  END IF;
+
+  IF p_expected > 0 AND (p_prepaid OR p_session_limit IS NOT NULL) THEN
+    INSERT INTO limit_holds (request_id, instance_id, key_id, session_id, pico) VALUES (p_request, p_instance, p_key, p_session, p_expected);
+  END IF;
+  IF p_session IS NOT NULL THEN
+    UPDATE session_limits SET requests = requests + 1, used_at = now_ms WHERE key_id = p_key AND session_id = p_session;
+  END IF;
+  RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
+END $$;
+
+-- Settles one admitted request: releases its hold, writes its prepaid debit when asked (the
+-- trigger takes it off the balance), and adds its cost to the periods and the session. Returns
+-- the session's spend after it (null when the session is not held).
+CREATE FUNCTION gw_settle(
+  p_request text, p_key text, p_charge bigint, p_debit boolean, p_at bigint,
+  p_day_start bigint, p_month_start bigint, p_session text
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  k key_limits%ROWTYPE;
+  spent bigint := NULL;
+BEGIN
+  DELETE FROM limit_holds WHERE request_id = p_request;
+  IF p_charge <= 0 THEN
+    RETURN NULL;
+  END IF;
+  IF p_debit THEN
+    INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note) VALUES (p_key, p_at, -p_charge, 'usage', p_request, 'gateway', NULL);
+  END IF;
+  IF p_day_start IS NOT NULL OR p_month_start IS NOT NULL THEN
+    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+    -- A period not begun on the counter yet starts from the records, which do not hold this
+    -- request's yet: it is added below either way.
+    IF p_day_start IS NOT NULL AND k.day_start IS NOT NULL AND k.day_start < p_day_start THEN
+      k.day_start := p_day_start;
+      k.day_pico := gw_spent_since(p_key, p_day_start);
+    END IF;
+    IF p_month_start IS NOT NULL AND k.month_start IS NOT NULL AND k.month_start < p_month_start THEN
+      k.month_start := p_month_start;
+      k.month_pico := gw_spent_since(p_key, p_month_start);
+    END IF;
+    UPDATE key_limits SET
+      day_start = k.day_start,
+      day_pico = k.day_pico + CASE WHEN p_day_start IS NOT NULL AND k.day_start IS NOT NULL THEN p_charge ELSE 0 END,
+      month_start = k.month_start,
+      month_pico = k.month_pico + CASE WHEN p_month_start IS NOT NULL AND k.month_start IS NOT NULL THEN p_charge ELSE 0 END
+      WHERE key_id = p_key;
+  END IF;
+  IF p_session IS NOT NULL THEN
+    UPDATE session_limits SET spent_pico = spent_pico + p_charge WHERE key_id = p_key AND session_id = p_session RETURNING spent_pico INTO spent;
+  END IF;
+  RETURN spent;
+END $$;
+`

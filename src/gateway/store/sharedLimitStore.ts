@@ -1,0 +1,57 @@
+/**
+ * Limits several gateways hold together in their one database (PostgreSQL): each admission of a
+ * limited key is checked and reserved there in one round trip, and settled there when it ends.
+ * A store only one process serves (SQLite) has none: that process holds them in memory.
+ */
+export interface SharedLimitStore {
+  /** Admits one request, reserving what it asks, or says which limit refused it. */
+  admit(a: LimitAdmission): Promise<LimitRefusal | null>
+  /** Releases a request's hold and books its charge; the session's spend after it when the session is held, else null. */
+  settle(s: LimitSettlement): Promise<bigint | null>
+  /** This gateway is alive: its holds stay held. */
+  heartbeat(instanceId: string, name: string): Promise<void>
+  /** Releases the holds of gateways not seen for `silentMs`, and forgets old rate events and idle sessions; how many holds were released. */
+  reap(silentMs: number, sessionIdleMs: number): Promise<number>
+}
+
+export interface LimitAdmission {
+  requestId: string
+  instanceId: string
+  keyId: string
+  rpm: number | null
+  prepaid: boolean
+  expectedPico: bigint
+  dayStart: number | null
+  dayLimitPico: bigint | null
+  monthStart: number | null
+  monthLimitPico: bigint | null
+  /** The session when the key limits sessions, else null. */
+  sessionId: string | null
+  sessionRequests: number | null
+  sessionLimitPico: bigint | null
+  /**
+   * What this gateway's record writer still holds of the key, counted when a counter starts from
+   * the records (a new session, period or limit): the session's cost and requests, the period's cost.
+   */
+  unwritten: { dayPico: bigint; monthPico: bigint; sessionPico: bigint; sessionRequests: number }
+}
+
+/** Which limit refused, with its figures (see `gw_admit`). */
+export interface LimitRefusal {
+  refusal: 'rpm' | 'session_requests' | 'session_usd' | 'session_usd_request' | 'balance' | 'daily' | 'monthly'
+  a: bigint
+  b: bigint
+}
+
+export interface LimitSettlement {
+  requestId: string
+  keyId: string
+  chargePico: bigint
+  /** Write the charge to the ledger too (a prepaid key's debit). */
+  debit: boolean
+  /** The request's time, the debit's. */
+  at: number
+  dayStart: number | null
+  monthStart: number | null
+  sessionId: string | null
+}
