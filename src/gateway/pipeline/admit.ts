@@ -107,10 +107,12 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<s
       'model',
     )
   }
-  // Only a prepaid balance and a session's spend limit are held against reservations; estimating
-  // one means serialising the whole prompt, which other requests need not pay for.
+  // Only money limits (a prepaid balance, daily and monthly spend, a session's spend) are held
+  // against reservations; estimating one means serialising the whole prompt, which other requests
+  // need not pay for.
   let expected = 0
-  if ((key.prepaid === 1 || sessionUsd) && entry) {
+  const reserves = key.prepaid === 1 || key.daily_limit_usd !== null || key.monthly_limit_usd !== null || sessionUsd
+  if (reserves && entry) {
     const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }

@@ -214,7 +214,8 @@ export class Balances {
       // the period is read from the store at the next admission.
       spend = { since, usd: this.unwrittenSince(key.id, since), loading: null }
     }
-    if (spend.usd >= limit) throw periodLimitReached(key.name, name, limit, spend.usd, since)
+    const reserved = this.reserved.get(key.id) ?? 0n
+    if (spend.usd + picoToUsdNumber(reserved) >= limit) throw periodLimitReached(key.name, name, limit, spend.usd, reserved, since)
   }
 }
 

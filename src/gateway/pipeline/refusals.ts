@@ -29,9 +29,17 @@ export function noBalanceLeft(key: { id: string; name: string }, balancePico: bi
   return insufficient(`Key "${key.name}" has no prepaid balance left${detail}. Top it up with \`gw balance top-up ${key.id} USD\`.`)
 }
 
-export function periodLimitReached(keyName: string, period: 'daily' | 'monthly', limitUsd: number, spentUsd: number, since: number): ApiError {
+export function periodLimitReached(
+  keyName: string,
+  period: 'daily' | 'monthly',
+  limitUsd: number,
+  spentUsd: number,
+  reservedPico: bigint,
+  since: number,
+): ApiError {
+  const flying = reservedPico > 0n ? `, ${usd(reservedPico)} reserved by requests in flight` : ''
   return insufficient(
-    `Key "${keyName}" reached its ${period} spend limit of $${limitUsd} ($${spentUsd.toFixed(6)} spent since ${new Date(since).toISOString()}).`,
+    `Key "${keyName}" reached its ${period} spend limit of $${limitUsd} ($${spentUsd.toFixed(6)} spent since ${new Date(since).toISOString()}${flying}).`,
   )
 }
 

@@ -29,6 +29,7 @@ export interface SharedReservation extends Reservation {
     dayStart: number | null
     monthStart: number | null
     tool: string | null
+    /** Nothing is left to settle: done, or there was nothing (a key limited by its rate or its sessions' request count only). */
     settled: boolean
   }
 }
@@ -146,7 +147,15 @@ export class SharedLimits {
       prepaid: key.prepaid === 1,
       pico: a.expectedPico,
       debit: 'due',
-      shared: { requestId: a.requestId, keyName: key.name, sessionId: session, dayStart, monthStart, tool: a.tool, settled: false },
+      shared: {
+        requestId: a.requestId,
+        keyName: key.name,
+        sessionId: session,
+        dayStart,
+        monthStart,
+        tool: a.tool,
+        settled: !(key.prepaid === 1 || dayStart !== null || monthStart !== null || sessionLimitPico !== null),
+      },
     }
   }
 
@@ -181,9 +190,9 @@ export class SharedLimits {
       case 'balance':
         return noBalanceLeft(key, r.a, r.b)
       case 'daily':
-        return periodLimitReached(key.name, 'daily', key.daily_limit_usd!, Number(r.a) / 1e12, dayStart!)
+        return periodLimitReached(key.name, 'daily', key.daily_limit_usd!, Number(r.a) / 1e12, r.b, dayStart!)
       case 'monthly':
-        return periodLimitReached(key.name, 'monthly', key.monthly_limit_usd!, Number(r.a) / 1e12, monthStart!)
+        return periodLimitReached(key.name, 'monthly', key.monthly_limit_usd!, Number(r.a) / 1e12, r.b, monthStart!)
     }
   }
 

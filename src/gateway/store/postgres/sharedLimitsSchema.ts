@@ -80,7 +80,7 @@ $$;
 -- Admits one request of a key or says why not: refusal is null when admitted, else one of rpm
 -- (a: milliseconds to wait), session_requests (a: requests made), session_usd and
 -- session_usd_request (a: spent, b: reserved), balance (a: balance, b: reserved), daily and
--- monthly (a: spent). A null limit is not checked. The p_unwritten_ figures are what this gateway's
+-- monthly (a: spent, b: reserved). A null limit is not checked. The p_unwritten_ figures are what this gateway's
 -- record writer still holds of the key: a counter that starts from the records starts from them too.
 CREATE FUNCTION gw_admit(
   p_request text, p_instance text, p_key text, p_rpm bigint,
@@ -143,8 +143,10 @@ BEGIN
     END IF;
   END IF;
 
-  IF p_prepaid THEN
+  IF p_prepaid OR p_day_limit IS NOT NULL OR p_month_limit IS NOT NULL THEN
     SELECT COALESCE(SUM(pico), 0) INTO held FROM limit_holds WHERE key_id = p_key;
+  END IF;
+  IF p_prepaid THEN
     IF k.balance_pico - held <= 0 THEN
       RETURN QUERY SELECT 'balance'::text, k.balance_pico, held;
       RETURN;
@@ -167,16 +169,16 @@ BEGIN
     UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
       WHERE key_id = p_key;
   END IF;
-  IF p_day_limit IS NOT NULL AND k.day_pico >= p_day_limit THEN
-    RETURN QUERY SELECT 'daily'::text, k.day_pico, 0::bigint;
+  IF p_day_limit IS NOT NULL AND k.day_pico + held >= p_day_limit THEN
+    RETURN QUERY SELECT 'daily'::text, k.day_pico, held;
     RETURN;
   END IF;
-  IF p_month_limit IS NOT NULL AND k.month_pico >= p_month_limit THEN
-    RETURN QUERY SELECT 'monthly'::text, k.month_pico, 0::bigint;
+  IF p_month_limit IS NOT NULL AND k.month_pico + held >= p_month_limit THEN
+    RETURN QUERY SELECT 'monthly'::text, k.month_pico, held;
     RETURN;
   END IF;
 
-  IF p_expected > 0 AND (p_prepaid OR p_session_limit IS NOT NULL) THEN
+  IF p_expected > 0 AND (p_prepaid OR p_session_limit IS NOT NULL OR p_day_limit IS NOT NULL OR p_month_limit IS NOT NULL) THEN
     INSERT INTO limit_holds (request_id, instance_id, key_id, session_id, pico) VALUES (p_request, p_instance, p_key, p_session, p_expected);
   END IF;
   IF p_session IS NOT NULL THEN

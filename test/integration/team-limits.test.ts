@@ -1,0 +1,234 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import OpenAI from 'openai'
+import pg from 'pg'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { pgTypes } from '../../src/gateway/store/postgres/pgSql'
+import type { KeyPolicy } from '../../src/contract/keys'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { MemorySecretStore } from '../support/memorySecretStore'
+import { postgresSkipReason, sharedPostgres } from '../support/postgres'
+import { tempDir } from '../support/harness'
+
+/** Requests sent at once in each test, spread over the three gateways in turn. */
+const BURST = 240
+/** Output tokens each answer has, and each request asks for at most: its reservation covers its output exactly. */
+const OUTPUT = 200
+
+/**
+ * Every limit of a key held across three gateways on one database: a burst of requests spread
+ * over them, each held upstream long enough for all to be in flight together, passes a limit no
+ * more than one gateway would let it. Each gateway alone would admit the whole limit again, so a
+ * limit held in each gateway's memory fails every test here.
+ */
+describe('limits held by three gateways on one PostgreSQL database', { skip: postgresSkipReason() ?? false }, () => {
+  let fake: FakeOpenAI
+  let databaseUrl: string
+  let gateways: RunningGateway[]
+  let db: pg.Pool
+  const dataDirs: string[] = []
+  let n = 0
+
+  before(async () => {
+    fake = await startFakeOpenAI()
+    databaseUrl = await (await sharedPostgres()).createDatabase()
+    const start = () => {
+      const dataDir = tempDir()
+      dataDirs.push(dataDir)
+      return startGateway(
+        { host: '127.0.0.1', port: 0, dataDir, databaseUrl, logLevel: 'silent' },
+        { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemorySecretStore(), routing: { maxRetries: 0 } },
+      )
+    }
+    gateways = await Promise.all([start(), start(), start()])
+    await gateways[0].gateway.store.providers.upsert('openai', 'openai', fake.url)
+    db = new pg.Pool({ connectionString: databaseUrl, types: pgTypes })
+  })
+  after(async () => {
+    await Promise.all((gateways ?? []).map((g) => g.close()))
+    await db?.end()
+    await fake.close()
+    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  /** A key made through the first gateway, in every gateway's memory before it is used. */
+  const keyWith = async (options: { policy?: KeyPolicy; balanceUsd?: number; daily_limit_usd?: number }) => {
+    const { secret, info } = await gateways[0].gateway.store.keys.create(`team-${++n}`, options)
+    await Promise.all(gateways.map((g) => g.gateway.configChanged()))
+    return { secret, id: info.id }
+  }
+
+  interface Outcome {
+    status: number
+    message: string
+    costUsd: number
+  }
+
+  /** BURST requests at once, the i-th through gateway i % 3, each held `holdMs` upstream; outcomes in order. */
+  const burst = async (secret: string, opts: { sessionId?: string; holdMs?: number } = {}): Promise<Outcome[]> => {
+    fake.script(
+      ...Array.from({ length: BURST }, () => ({
+        kind: 'delay' as const,
+        ms: opts.holdMs ?? 400,
+        then: { kind: 'reply' as const, usage: { prompt_tokens: 10, completion_tokens: OUTPUT } },
+      })),
+    )
+    try {
+      return await Promise.all(
+        Array.from({ length: BURST }, async (_, i) => {
+          const client = new OpenAI({
+            baseURL: `${gateways[i % 3].url}/v1`,
+            apiKey: secret,
+            maxRetries: 0,
+            defaultHeaders: opts.sessionId ? { 'x-gw-session-id': opts.sessionId } : {},
+          })
+          try {
+            const res = await client.chat.completions.create({ model: 'gpt-4o-mini', max_tokens: OUTPUT, messages: [{ role: 'user', content: `burst ${i}` }] })
+            return { status: 200, message: '', costUsd: (res as unknown as { gw: { cost: { final_usd: number } } }).gw.cost.final_usd }
+          } catch (err) {
+            const e = err as { status?: number; message: string }
+            return { status: e.status ?? 0, message: e.message, costUsd: 0 }
+          }
+        }),
+      )
+    } finally {
+      fake.script()
+    }
+  }
+
+  const served = (outcomes: Outcome[]) => outcomes.filter((o) => o.status === 200)
+  const statuses = (outcomes: Outcome[]) => [...new Set(outcomes.map((o) => o.status))].sort()
+  /** What one answer costs: every answer of a burst costs the same. */
+  const costOf = (outcomes: Outcome[]) => served(outcomes)[0].costUsd
+  const balanceOf = async (keyId: string) =>
+    BigInt((await db.query<{ pico: string }>(`SELECT CAST(COALESCE(SUM(amount_pico), 0) AS TEXT) AS pico FROM ledger WHERE key_id = $1`, [keyId])).rows[0].pico)
+  const spentOf = async (keyId: string) => {
+    await Promise.all(gateways.map((g) => g.gateway.records.flushed()))
+    return (await db.query<{ usd: number }>(`SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM requests WHERE key_id = $1`, [keyId])).rows[0].usd
+  }
+  /** One answer's cost in pico-dollars, learnt from a key with no limit. */
+  let unitPico = 0n
+  const unit = async () => {
+    if (unitPico === 0n) {
+      const { secret } = await keyWith({})
+      const res = await new OpenAI({ baseURL: `${gateways[0].url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o-mini',
+        max_tokens: OUTPUT,
+        messages: [{ role: 'user', content: 'probe' }],
+      })
+      unitPico = BigInt(Math.round((res as unknown as { gw: { cost: { final_usd: number } } }).gw.cost.final_usd * 1e12))
+    }
+    return unitPico
+  }
+
+  it('requests per minute: exactly the key’s rate passes, the rest get 429 with a Retry-After', async (t) => {
+    const { secret } = await keyWith({ policy: { rpm: 60 } })
+    const before = fake.received.length
+    const outcomes = await burst(secret, { holdMs: 0 })
+    assert.equal(served(outcomes).length, 60)
+    assert.deepEqual(statuses(outcomes), [200, 429])
+    assert.match(outcomes.find((o) => o.status === 429)!.message, /60 requests per minute \[rule: rpm\]/)
+    assert.equal(fake.received.length - before, 60)
+    t.diagnostic(`served by each gateway: ${[0, 1, 2].map((g) => outcomes.filter((o, i) => i % 3 === g && o.status === 200).length).join(', ')}`)
+  })
+
+  it('a session’s request cap: exactly that many of one session reach the provider', async () => {
+    const { secret } = await keyWith({ policy: { max_session_requests: 30 } })
+    const before = fake.received.length
+    const outcomes = await burst(secret, { sessionId: 'team-session-requests' })
+    assert.equal(served(outcomes).length, 30)
+    assert.deepEqual(statuses(outcomes), [200, 400])
+    assert.match(outcomes.find((o) => o.status === 400)!.message, /limit of 30 requests set on key/)
+    assert.equal(fake.received.length - before, 30)
+  })
+
+  it('a prepaid balance: used up, and overdrawn by no more than one answer, whichever gateway admitted what', async (t) => {
+    const c = await unit()
+    const balanceUsd = Number(c * 40n) / 1e12
+    const { secret, id } = await keyWith({ balanceUsd })
+    const outcomes = await burst(secret)
+    const left = await balanceOf(id)
+    t.diagnostic(`${served(outcomes).length} of ${BURST} served on a balance of 40 answers; ${Number(left) / Number(c)} answers' worth left`)
+    assert.deepEqual(statuses(outcomes), [200, 402])
+    assert.equal(BigInt(Math.round(costOf(outcomes) * 1e12)), c)
+    assert.ok(left >= -c, `overdrawn by ${-left} pico-dollars, more than one answer (${c})`)
+    assert.ok(left < 2n * c, `${left} pico-dollars left unused: admission refused too early`)
+    assert.match(outcomes.find((o) => o.status === 402)!.message, /has no prepaid balance left/)
+  })
+
+  it('a daily spend limit: reached, and passed by no more than one answer', async (t) => {
+    const c = await unit()
+    const limitUsd = Number(c * 40n) / 1e12
+    const { secret, id } = await keyWith({ daily_limit_usd: limitUsd })
+    const outcomes = await burst(secret)
+    const spent = await spentOf(id)
+    t.diagnostic(`${served(outcomes).length} of ${BURST} served against a daily limit of 40 answers; spent ${spent / (Number(c) / 1e12)} answers' worth`)
+    assert.deepEqual(statuses(outcomes), [200, 402])
+    assert.ok(spent <= limitUsd + Number(c) / 1e12 + 1e-12, `spent $${spent} against a limit of $${limitUsd}`)
+    assert.ok(spent > limitUsd - (2 * Number(c)) / 1e12, `spent $${spent}: refused too early`)
+    assert.match(outcomes.find((o) => o.status === 402)!.message, /reached its daily spend limit/)
+  })
+
+  it('a session’s spend cap: never passed, whichever gateway admitted what', async () => {
+    const c = await unit()
+    const limitUsd = Number(c * 30n) / 1e12
+    const { secret, id } = await keyWith({ policy: { max_session_usd: limitUsd } })
+    const outcomes = await burst(secret, { sessionId: 'team-session-usd' })
+    const spent = await spentOf(id)
+    assert.deepEqual(statuses(outcomes), [200, 400])
+    assert.ok(spent <= limitUsd + 1e-12, `session spent $${spent} against a cap of $${limitUsd}`)
+    assert.ok(served(outcomes).length >= 25, `only ${served(outcomes).length} served of a cap of 30 answers`)
+  })
+
+  it('a key with no limit costs no call to the database; a limited key one admission a request, and one settlement when it holds money', async (t) => {
+    // Counted by the server: calls of the limits' functions, once it tracks them (a reload reaches
+    // every open connection; each reports its counts within a second or two of going idle).
+    await db.query(`ALTER SYSTEM SET track_functions = 'pl'`)
+    await db.query(`SELECT pg_reload_conf()`)
+    const calls = async () => {
+      await db.query(`SELECT pg_stat_clear_snapshot()`)
+      const rows = (
+        await db.query<{ funcname: string; calls: number }>(`SELECT funcname, calls FROM pg_stat_user_functions WHERE funcname IN ('gw_admit', 'gw_settle')`)
+      ).rows
+      const of = (name: string) => rows.find((r) => r.funcname === name)?.calls ?? 0
+      return { admit: of('gw_admit'), settle: of('gw_settle') }
+    }
+    const settled = async (expected: { admit: number; settle: number }) => {
+      for (const start = Date.now(); Date.now() - start < 10_000; await new Promise((r) => setTimeout(r, 200))) {
+        const now = await calls()
+        if (now.admit >= expected.admit && now.settle >= expected.settle) break
+      }
+      // Long enough for any call not yet reported to be.
+      await new Promise((r) => setTimeout(r, 2500))
+      return calls()
+    }
+    const send = (secret: string, count: number) =>
+      Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          new OpenAI({ baseURL: `${gateways[i % 3].url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions.create({
+            model: 'gpt-4o-mini',
+            messages: [{ role: 'user', content: `count ${i}` }],
+          }),
+        ),
+      )
+    const free = await keyWith({})
+    const rated = await keyWith({ policy: { rpm: 10_000 } })
+    const prepaid = await keyWith({ balanceUsd: 10 })
+    const start = await settled({ admit: 0, settle: 0 })
+    await send(free.secret, 30)
+    const afterFree = await settled(start)
+    assert.deepEqual(afterFree, start, 'a free key calls neither function')
+    await send(rated.secret, 30)
+    const afterRated = await settled({ admit: start.admit + 30, settle: start.settle })
+    assert.deepEqual(afterRated, { admit: start.admit + 30, settle: start.settle }, 'a key with only a rate: one admission a request, nothing to settle')
+    await send(prepaid.secret, 30)
+    const afterPrepaid = await settled({ admit: afterRated.admit + 30, settle: afterRated.settle + 30 })
+    assert.deepEqual(
+      afterPrepaid,
+      { admit: afterRated.admit + 30, settle: afterRated.settle + 30 },
+      'a prepaid key: one admission and one settlement a request',
+    )
+    t.diagnostic(`calls: ${JSON.stringify({ start, afterFree, afterRated, afterPrepaid })}`)
+  })
+})
