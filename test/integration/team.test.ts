@@ -5,10 +5,23 @@ import OpenAI from 'openai'
 import pg from 'pg'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { pgTypes } from '../../src/gateway/store/postgres/pgSql'
+import { migrations } from '../../src/gateway/store/migrations'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 import { gwCli, tempDir } from '../support/harness'
+
+const LATEST = Math.max(...migrations.map((m) => m.version))
+
+/** A management operation on a gateway, as the dashboard calls it: status, body, and the session cookie it set. */
+async function api(gateway: RunningGateway, op: string, input: unknown, cookie?: string) {
+  const res = await fetch(`${gateway.url}/api/${op}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(input),
+  })
+  return { status: res.status, body: (await res.json()) as any, cookie: res.headers.get('set-cookie')?.split(';')[0] }
+}
 
 /** Waits until `ok()` holds, checking every 10 ms, and says how long it took; fails after `ms`. */
 async function within(ms: number, ok: () => Promise<boolean>): Promise<number> {
@@ -29,6 +42,7 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
   let databaseUrl: string
   let gateways: RunningGateway[]
   const dataDirs: string[] = []
+  const owner = { username: 'owner', password: 'team owner password', remember: false }
 
   const start = (url: string) => {
     const dataDir = tempDir()
@@ -65,7 +79,7 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
       const meta = (await pool.query<{ key: string; value: string }>(`SELECT key, value FROM meta ORDER BY key`)).rows
       assert.deepEqual(meta, [
         { key: 'config_rev', value: '0' },
-        { key: 'schema_version', value: '13' },
+        { key: 'schema_version', value: String(LATEST) },
       ])
     } finally {
       await pool.end()
@@ -84,6 +98,45 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
     t.diagnostic(`created: on B after ${reachedB} ms, C after ${reachedC} ms; revoked by the CLI: B refused after ${stoppedB} ms, A after ${stoppedA} ms`)
   })
 
+  it('a dashboard session made on one gateway is valid on the others, and signing out on one ends it on all', async () => {
+    const [a, b, c] = gateways
+    const setup = await api(a, 'auth.setup', { username: owner.username, password: owner.password })
+    assert.equal(setup.status, 200)
+    const signedIn = await api(b, 'auth.signIn', owner)
+    assert.equal(signedIn.status, 200)
+    const session = signedIn.cookie!
+    for (const g of [a, b, c]) {
+      assert.equal((await api(g, 'auth.status', {}, session)).body.user?.username, 'owner', `signed in on ${g.url}`)
+      assert.equal((await api(g, 'keys.list', {}, session)).status, 200)
+    }
+    assert.equal((await api(c, 'auth.signOut', {}, session)).status, 200)
+    for (const g of [a, b, c]) {
+      assert.equal((await api(g, 'auth.status', {}, session)).body.user, null, `signed out on ${g.url}`)
+      const refused = await api(g, 'keys.list', {}, session)
+      assert.equal(refused.status, 401)
+      assert.equal(refused.body.error.code, 'unauthenticated')
+    }
+  })
+
+  it('40 wrong passwords sent at once over three gateways get exactly 5 password checks; the right one is then refused everywhere', async (t) => {
+    const [a, b, c] = gateways
+    await api(a, 'users.create', { username: 'mia', password: 'member password 1', role: 'member' }, (await api(a, 'auth.signIn', owner)).cookie)
+    const started = performance.now()
+    const answers = await Promise.all(
+      gateways.flatMap((g, i) => Array.from({ length: i === 0 ? 14 : 13 }, () => api(g, 'auth.signIn', { username: 'mia', password: 'a wrong guess!!' }))),
+    )
+    t.diagnostic(`40 attempts over 3 gateways answered in ${Math.round(performance.now() - started)} ms`)
+    assert.equal(answers.length, 40)
+    assert.equal(answers.filter((r) => r.status === 401).length, 5, 'checked')
+    assert.equal(answers.filter((r) => r.status === 429).length, 35, 'refused before any check')
+    for (const r of answers.filter((r) => r.status === 429)) assert.match(r.body.error.message, /^Too many failed sign-ins; try again in \d+ s\.$/)
+    for (const g of [a, b, c]) {
+      const right = await api(g, 'auth.signIn', { username: 'MIA', password: 'member password 1' })
+      assert.equal(right.status, 429, `the right password on ${g.url}`)
+      assert.equal(right.body.error.code, 'too_many_attempts')
+    }
+  })
+
   it('a gateway older than the database schema refuses to start, saying so', async () => {
     const url = await (await sharedPostgres()).createDatabase()
     const pool = new pg.Pool({ connectionString: url })
@@ -93,6 +146,6 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
     } finally {
       await pool.end()
     }
-    await assert.rejects(start(url), /the database has schema version 99, newer than this build knows \(13\); upgrade GW Gateway/)
+    await assert.rejects(start(url), new RegExp(`the database has schema version 99, newer than this build knows \\(${LATEST}\\); upgrade GW Gateway`))
   })
 })
