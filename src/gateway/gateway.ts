@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino'
 import type { Settings } from '../contract/settings'
-import type { GatewayConfig } from './config'
+import { instanceName, type GatewayConfig } from './config'
 import { Conversations } from './wires/responses/conversations'
 import { AliasTable } from './pipeline/aliases'
 import { openStore } from './store/openStore'
@@ -68,6 +68,11 @@ export class Gateway {
   readonly agent: UpstreamAgent
   readonly secrets: SecretStore
   readonly logger: Logger
+  /**
+   * The name every record this gateway makes carries (`instanceName`): the host name alone until
+   * a server listens for it, which names it with its port (server.ts).
+   */
+  instance: string
   private pruneTimer: NodeJS.Timeout | null = null
   /** The reload under way, which requests arriving meanwhile wait for. */
   private reloading: Promise<void> | null = null
@@ -93,6 +98,7 @@ export class Gateway {
     logger: Logger,
   ) {
     this.logger = logger
+    this.instance = instanceName(options.config, null)
     this.records = store.records
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
