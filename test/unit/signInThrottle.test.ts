@@ -37,10 +37,13 @@ describeEachStore('the sign-in throttle, counted in the store', (under) => {
     assert.ok((await throttle.reserve(['user:other'], 4)) > 0)
   })
 
-  it('lets exactly `limit` of 40 parallel attempts through', async () => {
+  it('lets exactly `limit` of 40 parallel attempts through', async (t) => {
     const { sql } = await under.open()
     const throttle = new SignInThrottle(new SignInFailuresRepo(sql), 5, 15 * 60_000)
+    await throttle.reserve(['user:warm-up'], 0)
+    const started = performance.now()
     const waits = await Promise.all(Array.from({ length: 40 }, () => throttle.reserve(['user:admin', 'address:203.0.113.9'], 5000)))
+    t.diagnostic(`40 parallel attempts counted in ${(performance.now() - started).toFixed(1)} ms`)
     assert.equal(waits.filter((w) => w === 0).length, 5)
     assert.ok(
       waits.every((w) => w === 0 || w === 15 * 60_000),
