@@ -48,11 +48,12 @@ export const analyticsOps = {
     }),
   }),
   'analytics.groupBy': op({
-    summary: 'Requests, cost and tokens grouped by model (requested or served), key, user, tag, provider, preset, session, trace, tool or a dimension',
+    summary:
+      'Requests, cost and tokens grouped by model (requested or served), key, user, tag, provider, preset, session, trace, tool, gateway instance or a dimension',
     access: 'user',
     input: range.extend({
       by: z.union([
-        z.enum(['model', 'served_model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace', 'tool']),
+        z.enum(['model', 'served_model', 'key', 'user', 'tag', 'provider', 'preset', 'session', 'trace', 'tool', 'instance']),
         z.string().regex(/^dimension:[a-z0-9_-]{1,64}$/),
       ]),
       limit: z.number().int().min(1).max(100).default(10),

@@ -18,6 +18,8 @@ export const requestFilter = z
     session_id: z.string().optional(),
     /** The tool that sent the request, as recorded (`claude-code 2.1.330`). */
     source_tool: z.string().optional(),
+    /** The gateway that served it, by its instance name (`gw serve --instance-name`). */
+    instance: z.string().optional(),
     tag: z.string().optional(),
     /** Dimension filters, name → value. */
     dimensions: z.record(z.string(), z.string()).optional(),
@@ -45,6 +47,8 @@ export const requestRow = z.object({
   latency_ms: z.number().int().nullable(),
   source: z.enum(['api', 'playground']),
   source_tool: z.string().nullable(),
+  /** The gateway that served it; null for records made before gateways were named. */
+  instance: z.string().nullable(),
 })
 
 /** Which requests, in which order: the list and the export take the same. */

@@ -34,6 +34,8 @@ export interface GatewayConfig {
   logFile: string | null
   /** Connections to each provider origin; requests beyond them wait in the gateway. */
   upstreamConnections: number
+  /** The name this gateway's request records carry; null: `<host name>:<port>` (see `instanceName`). */
+  instanceName: string | null
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -96,6 +98,7 @@ export interface ConfigOverrides {
   logLevel?: string
   logFile?: string
   upstreamConnections?: string | number
+  instanceName?: string
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -121,7 +124,33 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
       overrides.upstreamConnections !== undefined
         ? atLeastOne(overrides.upstreamConnections, '--upstream-connections', DEFAULT_UPSTREAM_CONNECTIONS)
         : atLeastOne(env.GW_UPSTREAM_CONNECTIONS, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
+    instanceName:
+      overrides.instanceName !== undefined
+        ? checkedInstanceName(overrides.instanceName, '--instance-name')
+        : checkedInstanceName(env.GW_INSTANCE_NAME || null, 'GW_INSTANCE_NAME'),
   }
+}
+
+/** At most this many characters: a name is shown in every record's detail and offered as a filter. */
+const INSTANCE_NAME_MAX = 128
+
+/** An instance name as given: printable, without spaces at either end, at most 128 characters. */
+function checkedInstanceName(value: string | null, name: string): string | null {
+  if (value === null) return null
+  // eslint-disable-next-line no-control-regex
+  if (value.length === 0 || value.length > INSTANCE_NAME_MAX || value.trim() !== value || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw new Error(`${name} must be 1 to ${INSTANCE_NAME_MAX} characters, without control characters or spaces at either end, got ${JSON.stringify(value)}`)
+  }
+  return value
+}
+
+/**
+ * The name a gateway's request records carry, so that several gateways on one database can be
+ * told apart: `--instance-name` (`GW_INSTANCE_NAME`), else `<host name>:<port>` with the port the
+ * server bound; a process that serves no port (a CLI command's own gateway) is its host name.
+ */
+export function instanceName(config: Pick<GatewayConfig, 'instanceName'>, port: number | null): string {
+  return config.instanceName ?? (port === null ? os.hostname() : `${os.hostname()}:${port}`)
 }
 
 /** A schema name as PostgreSQL takes it unquoted, lower case: it is written into SQL and a connection option. */

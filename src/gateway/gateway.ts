@@ -1,8 +1,7 @@
-import os from 'node:os'
 import pino, { type Logger } from 'pino'
 import type { Settings } from '../contract/settings'
 import type { SessionAlert } from '../contract/sessionAlerts'
-import type { GatewayConfig } from './config'
+import { instanceName, type GatewayConfig } from './config'
 import { Conversations } from './wires/responses/conversations'
 import { AliasTable } from './pipeline/aliases'
 import { openStore } from './store/openStore'
@@ -73,6 +72,11 @@ export class Gateway {
   readonly agent: UpstreamAgent
   readonly secrets: SecretStore
   readonly logger: Logger
+  /**
+   * The name every record this gateway makes carries (`instanceName`): the host name alone until
+   * a server listens for it, which names it with its port (server.ts).
+   */
+  instance: string
   private pruneTimer: NodeJS.Timeout | null = null
   /** The reload under way, which requests arriving meanwhile wait for. */
   private reloading: Promise<void> | null = null
@@ -104,6 +108,7 @@ export class Gateway {
     logger: Logger,
   ) {
     this.logger = logger
+    this.instance = instanceName(options.config, null)
     this.records = store.records
     this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
@@ -116,7 +121,7 @@ export class Gateway {
     this.balances = new Balances(this.store.ledger, this.records)
     const alerts = { threshold: () => this.settings.session_alert_usd, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
     this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, alerts)
-    this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => `${os.hostname()}:${process.pid}`, alerts, logger) : null
+    this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => this.instance, alerts, logger) : null
     this.conversations = new Conversations({
       responses: this.store.responses,
       requests: this.store.requests,

@@ -1,4 +1,4 @@
-import { resolveConfig, type ConfigOverrides, type GatewayConfig } from './config'
+import { instanceName, resolveConfig, type ConfigOverrides, type GatewayConfig } from './config'
 import { Gateway, type GatewayOptions } from './gateway'
 import { buildApp, VERSION, type AppOptions } from './app'
 import { AdminService } from './admin/adminService'
@@ -49,6 +49,8 @@ export async function startGateway(
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
+  // Before the first request can arrive: the default name holds the port actually bound.
+  gateway.instance = instanceName(config, port)
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   let closing: Promise<void> | null = null
   const url = `http://${host}:${port}`

@@ -1,7 +1,6 @@
 /**
  * Events per key over a sliding window, in memory: a key may have `limit` of them within the
- * window, and the next waits until the oldest ages out. Requests per minute and sign-in failures
- * both count this way.
+ * window, and the next waits until the oldest ages out. Requests per minute count this way.
  */
 export class SlidingWindow {
   private readonly events = new Map<string, number[]>()
@@ -31,17 +30,12 @@ export class SlidingWindow {
   }
 
   /**
-   * Once a window, forgets keys whose events have all aged out: sign-in attempts under made-up
-   * user names would otherwise grow the map for as long as the process runs.
+   * Once a window, forgets keys whose events have all aged out: keys seen once would otherwise
+   * grow the map for as long as the process runs.
    */
   private sweep(now: number): void {
     if (now - this.sweptAt < this.windowMs) return
     this.sweptAt = now
     for (const [k, times] of this.events) if (times.length === 0 || times[times.length - 1] <= now - this.windowMs) this.events.delete(k)
-  }
-
-  /** Forgets the keys' events. */
-  clear(keys: string[]): void {
-    for (const k of keys) this.events.delete(k)
   }
 }

@@ -1,10 +1,14 @@
 // The Requests screen's tools beside the list: find a request by id, export what the filters
-// match as CSV, and follow new requests live.
+// match as CSV, follow new requests live, and filter by the gateway that served them.
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
+import { startGateway } from '../../src/gateway/server'
+import { MemorySecretStore } from '../support/memorySecretStore'
+import { databaseUrlOf } from '../support/storeFile'
+import { tempDir } from '../support/tempDir'
 import { launch, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { shots, signedIn } from './support/views'
@@ -13,12 +17,13 @@ import { RequestDetailPage, RequestsPage } from './pages/requests'
 
 const skip = skipReason()
 
-describe('Requests: find by id, CSV export, live tail', { skip: skip ?? false }, () => {
+describe('Requests: find by id, CSV export, live tail, gateway filter', { skip: skip ?? false }, () => {
   let stack: Stack
   let browser: Browser
   let w: WatchedPage
   let client: OpenAI
   let requests: RequestsPage
+  let secret: string
   const ids: string[] = []
 
   const ask = async (tag: string, model = 'gpt-4o-mini') => {
@@ -32,7 +37,8 @@ describe('Requests: find by id, CSV export, live tail', { skip: skip ?? false },
     const gw = stack.running.gateway
     const key = await gw.store.keys.create('tools')
     await gw.configChanged()
-    client = new OpenAI({ baseURL: stack.baseURL, apiKey: key.secret, maxRetries: 0 })
+    secret = key.secret
+    client = new OpenAI({ baseURL: stack.baseURL, apiKey: secret, maxRetries: 0 })
     await ask('export-me')
     await ask('export-me', 'openai/=cmd|unpriced')
     await ask('other')
@@ -92,5 +98,47 @@ describe('Requests: find by id, CSV export, live tail', { skip: skip ?? false },
     await requests.go('#/requests?sort=latency_ms')
     await requests.waitForCount('request-row', 4)
     assert.equal(await requests.id('requests-live').isDisabled(), true)
+  })
+
+  it('offers the gateways that served requests as a filter, and says in the detail which one served it', async () => {
+    // A second gateway on the same store, as a team runs several behind a load balancer.
+    const database = databaseUrlOf(stack.dataDir)
+    const second = await startGateway(
+      {
+        host: '127.0.0.1',
+        port: 0,
+        logLevel: 'silent',
+        instanceName: 'second-gateway',
+        ...(database ? { dataDir: tempDir(), databaseUrl: database } : { dataDir: stack.dataDir }),
+      },
+      { env: { OPENAI_API_KEY: stack.fake.apiKey }, secrets: new MemorySecretStore() },
+    )
+    try {
+      const served = await new OpenAI({ baseURL: `${second.url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions
+        .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse()
+      const id = served.response.headers.get('x-request-id')!
+      await second.gateway.records.flushed()
+      const shell = new Shell(w.page)
+      await shell.nav('overview')
+      await shell.nav('requests')
+      await requests.waitForCount('request-row', 5)
+      const first = stack.running.gateway.instance
+      await requests.waitForCount('filter-instance-option', 2)
+      assert.deepEqual(await requests.id('filter-instance-option').allInnerTexts(), [first, 'second-gateway'], 'the busiest first')
+      await requests.filter({ instance: 'second-gateway' })
+      await requests.waitForCount('request-row', 1)
+      assert.equal(await requests.rows().first().getAttribute('data-request-id'), id)
+      await requests.waitForText(requests.id('chip-instance'), 'gateway: second-gateway')
+      await requests.openFirst()
+      const detail = new RequestDetailPage(w.page)
+      assert.equal(await detail.gateway().innerText(), 'second-gateway')
+      await detail.gateway().click()
+      await requests.waitForCount('request-row', 1)
+      await requests.filter({ instance: first })
+      await requests.waitForCount('request-row', 4)
+    } finally {
+      await second.close()
+    }
   })
 })

@@ -23,11 +23,15 @@ describe('gw serve, headless, as a user runs it', () => {
     fake = await startFakeOpenAI()
     dataDir = tempDir()
     await gwCli(['providers', 'set', 'openai', '--base-url', fake.url], { dataDir })
-    child = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir, '--log-file', logFile()], {
-      cwd: ROOT,
-      env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    child = spawn(
+      process.execPath,
+      [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir, '--log-file', logFile(), '--instance-name', 'serve-1'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
     let out = ''
     for await (const chunk of child.stdout!) {
@@ -51,7 +55,7 @@ describe('gw serve, headless, as a user runs it', () => {
     )
   const storedOk = async () => {
     const { stdout } = await gwCli(['requests', 'list', '--json'], { dataDir })
-    return JSON.parse(stdout).filter((r: any) => r.outcome === 'ok' && r.model === 'gpt-4o-mini').length as number
+    return JSON.parse(stdout).filter((r: any) => r.outcome === 'ok' && r.model === 'gpt-4o-mini' && r.instance === 'serve-1').length as number
   }
 
   it('serves /healthz without a key and completions with a CLI-made key', async () => {
@@ -62,7 +66,7 @@ describe('gw serve, headless, as a user runs it', () => {
     assert.equal((await ask(20, 'n')).length, 20)
   })
 
-  it('records requests from its record thread while it runs', async () => {
+  it('records requests, named by its --instance-name, from its record thread while it runs', async () => {
     // Records reach the store without a flush only through the thread, once it is up (or
     // after the gateway fell back to writing them itself, which it reports in its log).
     const deadline = Date.now() + 20_000

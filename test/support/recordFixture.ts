@@ -17,6 +17,8 @@ export interface RecordSpec {
   session?: string | null
   /** The tool that sent it (`source_tool`). */
   tool?: string | null
+  /** The gateway that served it. */
+  instance?: string | null
   tags?: string[]
   dims?: Record<string, string>
   source?: RequestRecord['source']
@@ -39,6 +41,7 @@ export function recordFixture(s: RecordSpec, defaults: { model: string; provider
     endpoint: s.endpoint ?? 'chat.completions',
     source: s.source ?? 'api',
     source_tool: s.tool ?? null,
+    instance: s.instance ?? null,
     status: s.status ?? (outcome === 'error' ? 500 : outcome === 'aborted' ? 499 : 200),
     outcome,
     key_id: s.key === undefined ? 'key_a' : s.key,

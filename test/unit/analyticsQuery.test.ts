@@ -316,6 +316,22 @@ describeEachStore('analytics.groupBy', (under) => {
     await close()
   })
 
+  it('groups by the gateway that served each request, records from before gateways were named in the null group', async () => {
+    const { sql, close } = await store([
+      { at: T0 + 1 * MIN, instance: 'gw-a', cost: 0.01, tokens: [10, 1] },
+      { at: T0 + 2 * MIN, instance: 'gw-b', cost: 0.02, tokens: [10, 1] },
+      { at: T0 + 3 * MIN, instance: 'gw-a', outcome: 'error', tokens: null },
+      { at: T0 + 4 * MIN, instance: null, cost: 0.03, tokens: [1, 1] },
+    ])
+    assert.deepEqual(await rows(sql, { by: 'instance' }), [
+      ['gw-a', 2, 0.01, 11, 1],
+      [null, 1, 0.03, 2, 0],
+      ['gw-b', 1, 0.02, 11, 0],
+    ])
+    assert.deepEqual(await rows(sql, { by: 'instance', filter: { instance: 'gw-b' } }), [['gw-b', 1, 0.02, 11, 0]])
+    await close()
+  })
+
   it('groups by model, provider, user, preset, session and trace, with a null group, largest first', async () => {
     const { sql, close } = await store(specs)
     // Equal request counts: the costlier group first.

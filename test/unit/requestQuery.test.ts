@@ -49,6 +49,7 @@ const SPECS: Spec[] = [
     cost: 0.01,
     tokens: [100, 20],
     latency: 300,
+    instance: 'gw-a',
   },
   {
     id: 'r02',
@@ -91,6 +92,7 @@ const SPECS: Spec[] = [
     tokens: [500, 500],
     latency: 1500,
     user: 'u1',
+    instance: 'gw-b',
   },
   {
     id: 'r05',
@@ -119,6 +121,7 @@ const SPECS: Spec[] = [
     tokens: [1000, 2000],
     latency: 700,
     preset: 'summarizer',
+    instance: 'gw-a',
   },
   {
     id: 'r08',
@@ -166,6 +169,7 @@ function expected(filter: RequestFilter, scope: Scope = ALL): string[] {
     if (filter.user_id !== undefined && r.attribution.user_id !== filter.user_id) return false
     if (filter.trace_id !== undefined && r.attribution.trace_id !== filter.trace_id) return false
     if (filter.session_id !== undefined && r.attribution.session_id !== filter.session_id) return false
+    if (filter.instance !== undefined && r.instance !== filter.instance) return false
     if (typeof filter.status === 'number' && r.status !== filter.status) return false
     if (typeof filter.status === 'string' && String(r.status)[0] !== filter.status[0]) return false
     if (filter.tag !== undefined && !r.attribution.tags.includes(filter.tag)) return false
@@ -212,6 +216,7 @@ describeEachStore('requests.list query', (under) => {
       latency_ms: 300,
       source: 'api',
       source_tool: null,
+      instance: 'gw-a',
     })
     const r04 = out.items.find((i) => i.id === 'r04')!
     assert.equal(r04.cost_usd, null)
@@ -242,6 +247,7 @@ describeEachStore('requests.list query', (under) => {
     ['two dimensions', { dimensions: { team: 'core', env: 'prod' } }],
     ['dimension with quotes in name and value', { dimensions: { "we'ird": "va'l" } }],
     ['source', { source: 'playground' }],
+    ['instance', { instance: 'gw-a' }],
   ]
   for (const [name, filter] of single) {
     it(`filters by ${name}`, async () => {
@@ -290,6 +296,7 @@ describeEachStore('requests.list query', (under) => {
         tag: 'chat',
         dimensions: { team: 'core', env: 'prod' },
         source: 'api',
+        instance: 'gw-a',
       },
     ],
     ['contradiction', { key_id: 'key_a', model: 'm2', status: '5xx' }],
@@ -471,15 +478,15 @@ describeEachStore('requests.export', (under) => {
     const lines = requestsCsv((await exportRequests(sql, { filter: { key_id: 'key_x' } }, ALL)).rows).split('\r\n')
     assert.equal(
       lines[0],
-      'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool',
+      'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool,instance',
     )
     assert.equal(
       lines[1],
-      `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,`,
+      `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,,`,
     )
     assert.equal(
       lines[2],
-      `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,`,
+      `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,,`,
     )
     assert.equal(lines[3], '', 'the file ends with a line end')
   })

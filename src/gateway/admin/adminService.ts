@@ -46,12 +46,14 @@ export interface Invocation {
  * (which also strips any field the contract does not name, so nothing private leaks).
  */
 export class AdminService {
-  private readonly throttle = new SignInThrottle()
+  private readonly throttle: SignInThrottle
 
   constructor(
     readonly gw: Gateway,
     private status: GatewayStatus,
-  ) {}
+  ) {
+    this.throttle = new SignInThrottle(gw.store.signInFailures)
+  }
 
   /** The user a session token belongs to, or null (none, expired or ended): every transport's one session lookup. */
   async userFor(token: string | null): Promise<User | null> {

@@ -19,6 +19,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2] [--upstream-connections N]
         [--request-timeout S] [--headers-timeout S]              seconds a client has to send a request, its headers
         [--log-level fatal|error|warn|info|debug|trace|silent] [--log-file FILE]   log: JSON lines (pretty in a terminal)
+        [--instance-name NAME]                                   the name its request records carry (default host:port)
 
   keys create --name NAME [--balance USD] [key settings]     print the new key (shown once)
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting

@@ -53,6 +53,8 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   aliases: AliasTable
   settings: Settings
   records: RecordSink
+  /** The gateway's name, which its records carry. */
+  instance: string
 }
 
 /**
@@ -96,7 +98,7 @@ export async function runInference<B extends Record<string, unknown>>(
   pricedIfSentNowhere(ctx)
   const debit = await settleCharge(gw, ctx)
   const error = finished.error ?? null
-  const record = ctx.toRecord(finished.status, finished.outcome, error)
+  const record = ctx.toRecord(finished.status, finished.outcome, error, gw.instance)
   if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
   gw.sessions.recorded(ctx.sessionHold, record)
   logInference(call.log, ctx, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())

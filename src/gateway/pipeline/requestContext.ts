@@ -182,8 +182,8 @@ export class RequestContext {
     }
   }
 
-  /** The record of this request; null when it was already taken (each request is recorded once). */
-  toRecord(status: number, outcome: Outcome, error: ApiError | null): RequestRecord | null {
+  /** The record of this request, made by the gateway named `instance`; null when it was already taken (each request is recorded once). */
+  toRecord(status: number, outcome: Outcome, error: ApiError | null, instance: string): RequestRecord | null {
     if (this.recorded) return null
     this.recorded = true
     const a = this.attribution
@@ -205,6 +205,7 @@ export class RequestContext {
       endpoint: this.endpoint,
       source: this.source,
       source_tool: a.tool,
+      instance,
       status,
       outcome,
       key_id: this.key.id,

@@ -36,6 +36,8 @@ export interface RequestRecord {
   source: 'api' | 'playground'
   /** The tool that sent it, as its headers say (`claude-code 2.1.330`); records from before tools were recognised lack it. */
   source_tool?: string | null
+  /** The gateway that served it (`--instance-name`, by default `<host name>:<port>`); records from before gateways were named lack it. */
+  instance?: string | null
   status: number
   outcome: Outcome
   key_id: string | null
@@ -110,6 +112,7 @@ export const REQUEST_COLUMNS = [
   'session_derived',
   'service_tier_requested',
   'service_tier',
+  'instance',
   'detail',
 ] as const
 
@@ -148,6 +151,7 @@ export function requestValues(r: RequestRecord): SqlValue[] {
     r.attribution.session_derived ? 1 : 0,
     r.tier?.requested ?? null,
     r.tier?.served ?? null,
+    r.instance ?? null,
     JSON.stringify(r),
   ]
 }

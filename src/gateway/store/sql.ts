@@ -22,6 +22,14 @@ export interface Sql {
    * Nested calls join the outer transaction.
    */
   write<T>(fn: (tx: Sql) => Promise<T>): Promise<T>
+  /**
+   * Writes serialised only with other `exclusive` writes that name one of the same `names`, not
+   * with every writer: on PostgreSQL a transaction-scoped advisory lock per name, taken in one
+   * order on every gateway so that two never wait on each other, instead of `write`'s one lock;
+   * on SQLite `write`, whose lock serialises every writer anyway. Inside a transaction, the locks
+   * are taken there.
+   */
+  exclusive<T>(names: readonly string[], fn: (tx: Sql) => Promise<T>): Promise<T>
   /** Several reads from one snapshot (a page and its total agree). */
   read<T>(fn: (tx: Sql) => Promise<T>): Promise<T>
   /**

@@ -28,6 +28,7 @@ export class SqliteSql implements Sql, ConfigChangeHook {
       get: async <T>(text: string, params: readonly SqlValue[] = []) => this.prepare(text).get(...params) as T | undefined,
       run: async (text: string, params: readonly SqlValue[] = []) => this.prepare(text).run(...params).changes,
       write: (fn) => fn(this.inside),
+      exclusive: (_names, fn) => fn(this.inside),
       read: (fn) => fn(this.inside),
       configChanged: () => (this.bumped = true),
     }
@@ -51,6 +52,11 @@ export class SqliteSql implements Sql, ConfigChangeHook {
   /** BEGIN IMMEDIATE: the write lock is taken first, so a read inside sees no other writer's change before this one commits. */
   write<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
     return this.transaction('BEGIN IMMEDIATE', fn)
+  }
+
+  /** The write lock: SQLite has no narrower one, and it already serialises every writer. */
+  exclusive<T>(_names: readonly string[], fn: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.write(fn)
   }
 
   read<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {

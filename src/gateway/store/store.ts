@@ -13,6 +13,7 @@ import { AliasesRepo } from './aliasesRepo'
 import { SettingsRepo } from './settingsRepo'
 import { LedgerRepo } from './ledgerRepo'
 import { UsersRepo } from './usersRepo'
+import { SignInFailuresRepo } from './signInFailuresRepo'
 import { exportRequests, listRequests, type ListRequestsInput, type Scope } from './queries/requestQuery'
 import { groupBy, overview, type GroupByInput, type OverviewInput } from './queries/analyticsQuery'
 import { getSession, listSessions, type GetSessionInput, type ListSessionsInput } from './queries/sessionQuery'
@@ -59,6 +60,8 @@ export class Store {
   readonly settings: SettingsRepo
   readonly ledger: LedgerRepo
   readonly users: UsersRepo
+  /** Failed sign-ins, counted by every gateway on the store. */
+  readonly signInFailures: SignInFailuresRepo
   readonly queries: Queries
 
   constructor(
@@ -80,6 +83,7 @@ export class Store {
     this.settings = new SettingsRepo(sql)
     this.ledger = new LedgerRepo(sql)
     this.users = new UsersRepo(sql)
+    this.signInFailures = new SignInFailuresRepo(sql)
     this.queries = new Queries(sql)
   }
 

@@ -44,6 +44,10 @@ export class RequestDetailPage extends BasePage {
   tags(): Locator {
     return this.id('detail-tags')
   }
+  /** The gateway that served the request, a link to the requests it served. */
+  gateway(): Locator {
+    return this.id('detail-instance')
+  }
   async followSession(): Promise<void> {
     await this.id('follow-session').click()
     await this.id('requests-table').or(this.id('requests-empty')).first().waitFor()

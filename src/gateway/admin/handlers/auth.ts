@@ -24,7 +24,7 @@ export const authHandlers: Handlers<'auth.status' | 'auth.setup' | 'auth.signIn'
 
   async 'auth.signIn'(ctx, input) {
     const throttleKeys = [`user:${input.username.toLowerCase()}`, `address:${ctx.caller.address}`]
-    const wait = ctx.throttle.reserve(throttleKeys)
+    const wait = await ctx.throttle.reserve(throttleKeys)
     if (wait > 0) throw new AdminError(429, 'too_many_attempts', `Too many failed sign-ins; try again in ${Math.ceil(wait / 1000)} s.`)
     const found = await ctx.gw.store.users.withPassword(input.username)
     dummyHash ??= hashPassword('not a real password')
@@ -32,7 +32,7 @@ export const authHandlers: Handlers<'auth.status' | 'auth.setup' | 'auth.signIn'
     if (!found || !ok) {
       throw new AdminError(401, 'invalid_credentials', 'Wrong user name or password.')
     }
-    ctx.throttle.succeed(throttleKeys)
+    await ctx.throttle.succeed(throttleKeys)
     await startSession(ctx, found.id, input.remember)
     return { id: found.id, username: found.username, role: found.role, created_at: found.created_at }
   },

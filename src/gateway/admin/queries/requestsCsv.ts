@@ -20,6 +20,7 @@ const COLUMNS: Array<keyof RequestRow> = [
   'latency_ms',
   'source',
   'source_tool',
+  'instance',
 ]
 
 /**

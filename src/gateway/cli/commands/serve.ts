@@ -12,6 +12,7 @@ export const serve: Command = async (args, io) => {
     'log-level': { type: 'string' },
     'log-file': { type: 'string' },
     'upstream-connections': { type: 'string' },
+    'instance-name': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -25,6 +26,7 @@ export const serve: Command = async (args, io) => {
       logLevel: values['log-level'],
       logFile: values['log-file'],
       upstreamConnections: values['upstream-connections'],
+      instanceName: values['instance-name'],
     },
     { env: io.env, secrets: io.secrets },
   )

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { postgresDialect, type ConfigChangeHook, type Sql, type SqlValue } from '../sql'
 
@@ -21,6 +22,21 @@ export const pgTypes: pg.CustomTypesConfig = {
  * (the next preset version, the current key row) sees no other writer in between.
  */
 const WRITE_LOCK = 0x67770001
+
+/**
+ * The first half of the two-key advisory locks `exclusive` takes, the name's hash the second: a
+ * key space of its own, apart from the one-key locks (`WRITE_LOCK`, the migration lock).
+ */
+const NAMED_LOCKS = 0x67770003
+
+/**
+ * The lock ids for names, distinct and ascending: every transaction takes its locks in this one
+ * order, so two waiting on each other's cannot happen (names whose hashes collide share a lock).
+ */
+function lockIds(names: readonly string[]): number[] {
+  const ids = new Set(names.map((name) => createHash('sha256').update(name).digest().readInt32BE(0)))
+  return [...ids].sort((a, b) => a - b)
+}
 
 /** `?` placeholders as PostgreSQL's `$1, $2…`, outside quoted strings; each text converted once. */
 const converted = new Map<string, string>()
@@ -64,24 +80,29 @@ export class PgSql implements Sql, ConfigChangeHook {
   }
 
   write<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN', true, fn)
+    return this.transaction('BEGIN', (client) => client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]), fn)
+  }
+
+  exclusive<T>(names: readonly string[], fn: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.transaction('BEGIN', (client) => lockNames(client, names), fn)
   }
 
   /** Writes that read nothing back (record batches): one transaction, without the write lock. */
   atomically<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN', false, fn)
+    return this.transaction('BEGIN', null, fn)
   }
 
   /** REPEATABLE READ: every statement inside reads the snapshot the first one took. */
   read<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', false, fn)
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', null, fn)
   }
 
   configChanged(): void {
     this.onConfigChange?.()
   }
 
-  private async transaction<T>(begin: string, lock: boolean, fn: (tx: Sql) => Promise<T>): Promise<T> {
+  /** `lock` runs first in the transaction (the locks it must hold); null when it needs none. */
+  private async transaction<T>(begin: string, lock: ((client: pg.PoolClient) => Promise<unknown>) | null, fn: (tx: Sql) => Promise<T>): Promise<T> {
     const client = await this.pool.connect()
     let bumped = false
     const tx: Sql = {
@@ -90,13 +111,17 @@ export class PgSql implements Sql, ConfigChangeHook {
       get: async <R>(text: string, params: readonly SqlValue[] = []) => (await query<R>(client, text, params)).rows[0],
       run: async (text: string, params: readonly SqlValue[] = []) => (await query(client, text, params)).rowCount ?? 0,
       write: (inner) => inner(tx),
+      exclusive: async (names, inner) => {
+        await lockNames(client, names)
+        return inner(tx)
+      },
       read: (inner) => inner(tx),
       configChanged: () => (bumped = true),
     }
     let broken: Error | undefined
     try {
       await client.query(begin)
-      if (lock) await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK])
+      if (lock) await lock(client)
       const value = await fn(tx)
       await client.query('COMMIT')
       if (bumped) this.onConfigChange?.()
@@ -109,4 +134,9 @@ export class PgSql implements Sql, ConfigChangeHook {
       client.release(broken)
     }
   }
+}
+
+/** Takes the names' advisory locks, one at a time in `lockIds` order, until the transaction ends. */
+async function lockNames(client: pg.PoolClient, names: readonly string[]): Promise<void> {
+  for (const id of lockIds(names)) await client.query('SELECT pg_advisory_xact_lock($1, $2)', [NAMED_LOCKS, id])
 }

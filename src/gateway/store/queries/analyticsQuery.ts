@@ -174,6 +174,7 @@ const GROUP_COLUMNS = {
   session: 'r.session_id',
   trace: 'r.trace_id',
   tool: 'r.source_tool',
+  instance: 'r.instance',
 } as const
 
 /**

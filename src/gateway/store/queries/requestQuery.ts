@@ -29,7 +29,7 @@ const STATUS_CLASS: Record<'2xx' | '4xx' | '5xx', [number, number]> = {
   '5xx': [500, 599],
 }
 
-/** Equality filters: filter field → column of `requests` (all indexed but source, source_tool and outcome). */
+/** Equality filters: filter field → column of `requests` (all indexed but source, source_tool, instance and outcome). */
 const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['key_id', 'key_id'],
   ['model', 'model'],
@@ -39,6 +39,7 @@ const EQUALITY: Array<[keyof RequestFilter, string]> = [
   ['trace_id', 'trace_id'],
   ['session_id', 'session_id'],
   ['source_tool', 'source_tool'],
+  ['instance', 'instance'],
   ['source', 'source'],
   ['outcome', 'outcome'],
 ]
@@ -212,7 +213,7 @@ const SORT_COLUMNS = {
 const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
 
 export const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
-  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source, r.source_tool`
+  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source, r.source_tool, r.instance`
 
 export type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
 

@@ -16,6 +16,7 @@ const CHOICES: Array<{ value: Choice; label: string; filter?: string }> = [
   { value: 'user', label: 'User', filter: 'user_id' },
   { value: 'tag', label: 'Tag', filter: 'tag' },
   { value: 'tool', label: 'Tool', filter: 'source_tool' },
+  { value: 'instance', label: 'Gateway', filter: 'instance' },
   { value: 'session', label: 'Session', filter: 'session_id' },
   { value: 'trace', label: 'Trace', filter: 'trace_id' },
   { value: 'dimension', label: 'Dimension…' },

@@ -19,6 +19,8 @@ export function FilterForm(props: {
   query: URLSearchParams
   keys: KeySummary[]
   presets: string[]
+  /** The gateways that served requests lately, by instance name. */
+  instances: string[]
   active: number
   onApply: (q: Record<string, string>) => void
 }) {
@@ -33,6 +35,8 @@ export function FilterForm(props: {
     dim: q.get('dim') ?? '',
   })
   const [errors, setErrors] = useState<Record<string, string>>({})
+  // A gateway named in the link stays on offer, though it served nothing lately.
+  const instances = v.instance && !props.instances.includes(v.instance) ? [...props.instances, v.instance] : props.instances
   const set = (k: string) => (e: { target: { value: string } }) => setV((s) => ({ ...s, [k]: e.target.value }))
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -135,6 +139,16 @@ export function FilterForm(props: {
               <option value="">Any</option>
               <option value="api">API</option>
               <option value="playground">Playground</option>
+            </select>
+          </Field>
+          <Field label="Gateway">
+            <select value={v.instance} onChange={set('instance')} data-testid="filter-instance">
+              <option value="">Any</option>
+              {instances.map((i) => (
+                <option key={i} value={i} data-testid="filter-instance-option">
+                  {i}
+                </option>
+              ))}
             </select>
           </Field>
           {text('user_id', 'User id')}

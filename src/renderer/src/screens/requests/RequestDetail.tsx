@@ -300,6 +300,7 @@ export function RequestDetail({ id }: { id: string }) {
   const keyId = str(r.key_id)
   const preset = str(r.preset)
   const alias = obj(r.alias)
+  const instance = str(r.instance)
   const created = typeof r.created_at === 'number' || typeof r.created_at === 'string' ? r.created_at : null
   return (
     <div data-testid="request-detail" data-request-id={String(r.id ?? id)}>
@@ -327,6 +328,7 @@ export function RequestDetail({ id }: { id: string }) {
             ['Time', dateTime(created)],
             ['Endpoint', dash(str(r.endpoint))],
             ['Source', dash(str(r.source))],
+            ['Gateway', instance ? <FilterLink key="g" param="instance" value={instance} testId="detail-instance" /> : '—'],
             [
               'Key',
               keyId ? (

@@ -10,11 +10,14 @@ import { RequestsTable, type SortKey } from './RequestsTable'
 import { FilterForm } from './FilterForm'
 import { FILTER_KEYS, stateFromQuery, type ListState } from './filters'
 
+const INSTANCES_SINCE_MS = 30 * 86_400_000
+
 const LABELS: Record<string, string> = {
   key_id: 'key',
   user_id: 'user',
   trace_id: 'trace',
   session_id: 'session',
+  instance: 'gateway',
   dim: 'dimensions',
   since: 'time',
   from: 'from',
@@ -27,6 +30,13 @@ export function RequestsScreen() {
   const state = useMemo(() => stateFromQuery(new URLSearchParams(qs)), [qs])
   const keys = useQuery(() => call('keys.list', {}), [])
   const presets = useQuery(() => call('presets.list', {}), [])
+  // The gateways to filter by: those that served requests in the range shown, or in the last 30
+  // days when it has none (grouped from the analytics index, as the Sessions screen's tools are).
+  const { from, to } = state.filter
+  const instances = useQuery(() => {
+    const now = Date.now()
+    return call('analytics.groupBy', { from: from ?? now - INSTANCES_SINCE_MS, to: to ?? now + 60_000, by: 'instance', limit: 100, filter: {} })
+  }, [from, to])
   const list = useQuery(
     () => call('requests.list', { filter: state.filter, sort: state.sort, order: state.order, limit: state.size, offset: state.page * state.size }),
     [JSON.stringify(state)],
@@ -77,6 +87,7 @@ export function RequestsScreen() {
         query={route.query}
         keys={keys.data ?? []}
         presets={(presets.data ?? []).map((p) => p.name)}
+        instances={(instances.data ?? []).flatMap((g) => (g.value === null ? [] : [g.value]))}
         active={applied.length}
         onApply={(q) =>
           navigate(

@@ -2,7 +2,20 @@ import type { RequestFilter } from '../../../../contract/requests'
 import type { SortKey } from './RequestsTable'
 
 /** Everything the Requests screen shows lives in the hash query, so any view can be linked. */
-export const FILTER_KEYS = ['key_id', 'model', 'preset', 'provider', 'status', 'outcome', 'user_id', 'trace_id', 'session_id', 'tag', 'source'] as const
+export const FILTER_KEYS = [
+  'key_id',
+  'model',
+  'preset',
+  'provider',
+  'status',
+  'outcome',
+  'user_id',
+  'trace_id',
+  'session_id',
+  'tag',
+  'source',
+  'instance',
+] as const
 export type FilterKey = (typeof FILTER_KEYS)[number]
 
 export const SINCE: Array<{ value: string; label: string; ms: number | null }> = [
