@@ -132,7 +132,7 @@ describe('per-session limits on a key, on every wire', () => {
     t.fake.script(...Array.from({ length: 8 }, () => ({ kind: 'delay' as const, ms: 200 })))
     const before = t.fake.received.length
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => chat(c)))
-    t.fake.script()
+    t.fake.clearScript()
     const ok = results.filter((r) => r.status === 'fulfilled').length
     const refused = results.filter((r) => r.status === 'rejected' && (r.reason as any).status === 400)
     assert.equal(ok, 3)
@@ -149,7 +149,7 @@ describe('per-session limits on a key, on every wire', () => {
     const c = openai(secret, sid)
     t.fake.script(...Array.from({ length: 8 }, () => ({ kind: 'delay' as const, ms: 200 })))
     const results = await Promise.allSettled(Array.from({ length: 8 }, () => chat(c, 5)))
-    t.fake.script()
+    t.fake.clearScript()
     const ok = results.filter((r) => r.status === 'fulfilled').length
     assert.equal(ok, 3, 'each call reserves its expected cost ($0.0000048), so 3 fit in $0.0000168')
     for (const r of results)

@@ -59,6 +59,13 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
     return { secret, id: info.id }
   }
 
+  /** The provider's answer to each request: OUTPUT tokens, after `holdMs`. */
+  const answer = (holdMs: number) => ({
+    kind: 'delay' as const,
+    ms: holdMs,
+    then: { kind: 'reply' as const, usage: { prompt_tokens: 10, completion_tokens: OUTPUT } },
+  })
+
   interface Outcome {
     status: number
     message: string
@@ -67,13 +74,7 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
 
   /** BURST requests at once, the i-th through gateway i % 3, each held `holdMs` upstream; outcomes in order. */
   const burst = async (secret: string, opts: { sessionId?: string; holdMs?: number } = {}): Promise<Outcome[]> => {
-    fake.script(
-      ...Array.from({ length: BURST }, () => ({
-        kind: 'delay' as const,
-        ms: opts.holdMs ?? 400,
-        then: { kind: 'reply' as const, usage: { prompt_tokens: 10, completion_tokens: OUTPUT } },
-      })),
-    )
+    fake.script(...Array.from({ length: BURST }, () => answer(opts.holdMs ?? 400)))
     try {
       return await Promise.all(
         Array.from({ length: BURST }, async (_, i) => {
@@ -93,7 +94,7 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
         }),
       )
     } finally {
-      fake.script()
+      fake.clearScript()
     }
   }
 
@@ -112,6 +113,7 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
   const unit = async () => {
     if (unitPico === 0n) {
       const { secret } = await keyWith({})
+      fake.script(answer(0))
       const res = await new OpenAI({ baseURL: `${gateways[0].url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions.create({
         model: 'gpt-4o-mini',
         max_tokens: OUTPUT,
@@ -179,6 +181,40 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
     assert.deepEqual(statuses(outcomes), [200, 400])
     assert.ok(spent <= limitUsd + 1e-12, `session spent $${spent} against a cap of $${limitUsd}`)
     assert.ok(served(outcomes).length >= 25, `only ${served(outcomes).length} served of a cap of 30 answers`)
+  })
+
+  it('the holds of a gateway gone silent are released by the others within seconds', async (t) => {
+    const c = await unit()
+    // Half an answer: the first request is admitted and holds more than is left.
+    const { secret } = await keyWith({ balanceUsd: Number(c) / 2e12 })
+    const chat = (g: RunningGateway, signal?: AbortSignal) =>
+      new OpenAI({ baseURL: `${g.url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions
+        .create({ model: 'gpt-4o-mini', max_tokens: OUTPUT, messages: [{ role: 'user', content: 'held' }] }, { signal })
+        .then(
+          () => 200,
+          (err: { status?: number }) => err.status ?? 0,
+        )
+    // The third gateway admits a request that reserves the whole balance, held upstream, then
+    // falls silent as a killed gateway would: its heartbeat stops, its hold stays.
+    fake.script(answer(60_000))
+    const abandon = new AbortController()
+    const held = chat(gateways[2], abandon.signal)
+    for (const start = Date.now(); (await db.query(`SELECT 1 FROM limit_holds`)).rowCount === 0;) {
+      assert.ok(Date.now() - start < 5000, 'the request was admitted')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    gateways[2].gateway.shared!.close()
+    const silentAt = Date.now()
+    assert.equal(await chat(gateways[0]), 402, 'the balance is held by the request in flight')
+    for (;;) {
+      if ((await chat(gateways[0])) === 200) break
+      assert.ok(Date.now() - silentAt < 15_000, 'the hold was released')
+      await new Promise((r) => setTimeout(r, 500))
+    }
+    t.diagnostic(`released ${Date.now() - silentAt} ms after the gateway fell silent`)
+    abandon.abort()
+    assert.equal(await held, 0)
+    await gateways[2].gateway.shared!.start()
   })
 
   it('a key with no limit costs no call to the database; a limited key one admission a request, and one settlement when it holds money', async (t) => {

@@ -132,6 +132,8 @@ export interface FakeOpenAI {
   received: ReceivedRequest[]
   /** Queues behaviours for the next chat/embeddings requests that pass auth and validation; an empty queue means `{ kind: 'reply' }`. */
   script(...behaviours: Behaviour[]): void
+  /** Drops the behaviours queued by `script` and not used yet (a burst's refused requests leave theirs). */
+  clearScript(): void
   /** The same for `POST /v1/responses`, on a queue of its own. */
   scriptResponses(...behaviours: Array<ResponsesBehaviour | Extract<Behaviour, { kind: 'status' }>>): void
   /** Responses the client abandoned before the fake finished writing them (streams, stalled bodies, pending delays). */
@@ -1077,6 +1079,9 @@ export async function startFakeOpenAI(
     received,
     script: (...behaviours) => {
       queue.push(...behaviours)
+    },
+    clearScript: () => {
+      queue.length = 0
     },
     scriptResponses: (...behaviours) => {
       responsesQueue.push(...behaviours)

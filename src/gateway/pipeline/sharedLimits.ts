@@ -45,6 +45,8 @@ export interface SharedAdmission {
   expectedPico: bigint
 }
 
+const NOT_COUNTED: LimitAdmission['unwritten'] = { counted: false, dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
+
 const unavailable = (keyName: string, err: unknown) =>
   new ApiError(
     503,
@@ -71,7 +73,7 @@ export class SharedLimits {
 
   constructor(
     private readonly store: SharedLimitStore,
-    private readonly records: Pick<RecordSink, 'unwritten'>,
+    private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
     private readonly instanceName: () => string,
     private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
     private readonly log: Pick<Logger, 'error'>,
@@ -120,24 +122,30 @@ export class SharedLimits {
     const dayStart = key.daily_limit_usd === null ? null : startOfUtcDay(a.startedAt)
     const monthStart = key.monthly_limit_usd === null ? null : startOfUtcMonth(a.startedAt)
     const sessionLimitPico = session !== null && policy.max_session_usd !== undefined ? usdToPico(policy.max_session_usd) : null
+    const admission = {
+      requestId: a.requestId,
+      instanceId: this.instanceId,
+      keyId: key.id,
+      rpm: policy.rpm ?? null,
+      prepaid: key.prepaid === 1,
+      expectedPico: a.expectedPico,
+      dayStart,
+      dayLimitPico: key.daily_limit_usd === null ? null : usdToPico(key.daily_limit_usd),
+      monthStart,
+      monthLimitPico: key.monthly_limit_usd === null ? null : usdToPico(key.monthly_limit_usd),
+      sessionId: session,
+      sessionRequests: session !== null ? (policy.max_session_requests ?? null) : null,
+      sessionLimitPico,
+    }
     let refusal: LimitRefusal | null
     try {
-      refusal = await this.store.admit({
-        requestId: a.requestId,
-        instanceId: this.instanceId,
-        keyId: key.id,
-        rpm: policy.rpm ?? null,
-        prepaid: key.prepaid === 1,
-        expectedPico: a.expectedPico,
-        dayStart,
-        dayLimitPico: key.daily_limit_usd === null ? null : usdToPico(key.daily_limit_usd),
-        monthStart,
-        monthLimitPico: key.monthly_limit_usd === null ? null : usdToPico(key.monthly_limit_usd),
-        sessionId: session,
-        sessionRequests: session !== null ? (policy.max_session_requests ?? null) : null,
-        sessionLimitPico,
-        unwritten: this.unwritten(key.id, session, dayStart, monthStart),
-      })
+      refusal = await this.store.admit({ ...admission, unwritten: NOT_COUNTED })
+      if (refusal?.refusal === 'unstarted') {
+        // A counter starts from the records (once a session, a period, a new limit): what this
+        // gateway's writer held is committed first, and what it took in meanwhile is counted.
+        await this.records.flushed()
+        refusal = await this.store.admit({ ...admission, unwritten: this.unwritten(key.id, session, dayStart, monthStart) })
+      }
     } catch (err) {
       throw unavailable(key.name, err)
     }
@@ -161,7 +169,7 @@ export class SharedLimits {
 
   /** What this gateway's record writer still holds of the key, for a counter the database starts from the records. */
   private unwritten(keyId: string, sessionId: string | null, dayStart: number | null, monthStart: number | null): LimitAdmission['unwritten'] {
-    const u = { dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
+    const u = { counted: true, dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
     for (const r of this.records.unwritten(keyId)) {
       const pico = r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n
       const at = Date.parse(r.created_at)
@@ -193,6 +201,8 @@ export class SharedLimits {
         return periodLimitReached(key.name, 'daily', key.daily_limit_usd!, Number(r.a) / 1e12, r.b, dayStart!)
       case 'monthly':
         return periodLimitReached(key.name, 'monthly', key.monthly_limit_usd!, Number(r.a) / 1e12, r.b, monthStart!)
+      case 'unstarted':
+        throw new Error('a counter was not started with what the record writer holds')
     }
   }
 

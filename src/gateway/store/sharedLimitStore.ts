@@ -31,14 +31,16 @@ export interface LimitAdmission {
   sessionLimitPico: bigint | null
   /**
    * What this gateway's record writer still holds of the key, counted when a counter starts from
-   * the records (a new session, period or limit): the session's cost and requests, the period's cost.
+   * the records (a new session, period or limit): the session's cost and requests, the period's
+   * cost. Not `counted` (zeros): a counter that must start is not started, and the admission
+   * answers `unstarted`.
    */
-  unwritten: { dayPico: bigint; monthPico: bigint; sessionPico: bigint; sessionRequests: number }
+  unwritten: { counted: boolean; dayPico: bigint; monthPico: bigint; sessionPico: bigint; sessionRequests: number }
 }
 
 /** Which limit refused, with its figures (see `gw_admit`). */
 export interface LimitRefusal {
-  refusal: 'rpm' | 'session_requests' | 'session_usd' | 'session_usd_request' | 'balance' | 'daily' | 'monthly'
+  refusal: 'rpm' | 'session_requests' | 'session_usd' | 'session_usd_request' | 'balance' | 'daily' | 'monthly' | 'unstarted'
   a: bigint
   b: bigint
 }

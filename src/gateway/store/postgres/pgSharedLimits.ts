@@ -3,7 +3,7 @@ import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } 
 
 const ADMIT = `SELECT refusal, CAST(a AS TEXT) AS a, CAST(b AS TEXT) AS b FROM gw_admit(
   ?::text, ?::text, ?::text, ?::bigint, ?::boolean, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::text, ?::bigint, ?::bigint,
-  ?::bigint, ?::bigint, ?::bigint, ?::bigint)`
+  ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::boolean)`
 const SETTLE = `SELECT CAST(gw_settle(?::text, ?::text, ?::bigint, ?::boolean, ?::bigint, ?::bigint, ?::bigint, ?::text) AS TEXT) AS spent`
 
 /**
@@ -40,6 +40,7 @@ export class PgSharedLimits implements SharedLimitStore {
       a.unwritten.monthPico,
       a.unwritten.sessionPico,
       a.unwritten.sessionRequests,
+      a.unwritten.counted ? 1 : 0,
     ])
     return row?.refusal ? { refusal: row.refusal, a: BigInt(row.a), b: BigInt(row.b) } : null
   }

@@ -80,14 +80,17 @@ $$;
 -- Admits one request of a key or says why not: refusal is null when admitted, else one of rpm
 -- (a: milliseconds to wait), session_requests (a: requests made), session_usd and
 -- session_usd_request (a: spent, b: reserved), balance (a: balance, b: reserved), daily and
--- monthly (a: spent, b: reserved). A null limit is not checked. The p_unwritten_ figures are what this gateway's
--- record writer still holds of the key: a counter that starts from the records starts from them too.
+-- monthly (a: spent, b: reserved), or unstarted: a counter must start from the records and
+-- p_may_start is false (nothing was done: the gateway commits what its record writer holds, then
+-- calls again with p_may_start and what the writer still holds in p_unwritten_). A null limit is
+-- not checked.
 CREATE FUNCTION gw_admit(
   p_request text, p_instance text, p_key text, p_rpm bigint,
   p_prepaid boolean, p_expected bigint,
   p_day_start bigint, p_day_limit bigint, p_month_start bigint, p_month_limit bigint,
   p_session text, p_session_requests bigint, p_session_limit bigint,
-  p_unwritten_day bigint, p_unwritten_month bigint, p_unwritten_session bigint, p_unwritten_session_requests bigint
+  p_unwritten_day bigint, p_unwritten_month bigint, p_unwritten_session bigint, p_unwritten_session_requests bigint,
+  p_may_start boolean
 ) RETURNS TABLE (refusal text, a bigint, b bigint) LANGUAGE plpgsql AS $$
 DECLARE
   k key_limits%ROWTYPE;
@@ -104,6 +107,15 @@ BEGIN
   IF NOT FOUND THEN
     INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
     SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  END IF;
+
+  IF NOT p_may_start AND (
+    (p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start)) OR
+    (p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start)) OR
+    (p_session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_limits WHERE key_id = p_key AND session_id = p_session))
+  ) THEN
+    RETURN QUERY SELECT 'unstarted'::text, 0::bigint, 0::bigint;
+    RETURN;
   END IF;
 
   -- A request refused by a later limit has still taken its place in the minute, as on one gateway.
