@@ -59,7 +59,11 @@ const predicate = (sql: string | null) => sql && sql.replace(/[()]/g, '').replac
 /** A column default without PostgreSQL's casts: `'{}'::text` is SQLite's `'{}'`. */
 const defaultOf = (sql: string | null) => sql && sql.replace(/::[a-z ]+$/, '')
 
-describe('PostgreSQL baseline schema', { skip: postgresSkipReason() ?? false }, () => {
+/** The migration whose PostgreSQL script is the baseline, and those after it, which the schema below has too. */
+const baseline = migrations.find((m) => m.postgres === postgresBaseline)!
+const later = migrations.filter((m) => m.version > baseline.version).sort((a, b) => a.version - b.version)
+
+describe('PostgreSQL schema: the baseline and every migration after it', { skip: postgresSkipReason() ?? false }, () => {
   let client: pg.Client
   const sqlite = sqliteSchema()
 
@@ -68,15 +72,19 @@ describe('PostgreSQL baseline schema', { skip: postgresSkipReason() ?? false }, 
     client = new pg.Client({ connectionString: await server.createDatabase() })
     await client.connect()
     await client.query(postgresBaseline)
+    for (const m of later) await client.query(m.postgres!)
   })
   after(() => client?.end())
 
   const rows = async <T extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await client.query<T>(sql, params)).rows
 
-  it('is the version the SQLite migrations reach', () => {
-    const baseline = migrations.find((m) => m.postgres === postgresBaseline)
-    assert.equal(baseline?.version, Math.max(...migrations.map((m) => m.version)))
-    assert.equal(sqlite.version, baseline?.version)
+  it('is the version the SQLite migrations reach, each migration after the baseline having its PostgreSQL script', () => {
+    assert.equal(baseline.version, 13)
+    assert.deepEqual(
+      later.filter((m) => m.postgres === undefined).map((m) => m.version),
+      [],
+    )
+    assert.equal(sqlite.version, Math.max(baseline.version, ...later.map((m) => m.version)))
   })
 
   it('has every table of a migrated SQLite store and no other (price_overrides is gone)', async () => {
@@ -258,6 +266,7 @@ describe('PostgreSQL baseline schema', { skip: postgresSkipReason() ?? false }, 
     await client.query(`SET search_path TO elsewhere`)
     try {
       await client.query(postgresBaseline)
+      for (const m of later) await client.query(m.postgres!)
       const [{ n }] = await rows<{ n: number }>(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'elsewhere'`)
       assert.equal(n, sqlite.tables.length)
     } finally {

@@ -12,6 +12,7 @@ import { AliasesRepo } from './aliasesRepo'
 import { SettingsRepo } from './settingsRepo'
 import { LedgerRepo } from './ledgerRepo'
 import { UsersRepo } from './usersRepo'
+import { ProviderSecretsRepo } from './providerSecretsRepo'
 import { exportRequests, listRequests, type ListRequestsInput, type Scope } from './queries/requestQuery'
 import { groupBy, overview, type GroupByInput, type OverviewInput } from './queries/analyticsQuery'
 import { getSession, listSessions, type GetSessionInput, type ListSessionsInput } from './queries/sessionQuery'
@@ -58,6 +59,8 @@ export class Store {
   readonly settings: SettingsRepo
   readonly ledger: LedgerRepo
   readonly users: UsersRepo
+  /** Provider keys, encrypted; used on PostgreSQL only (a SQLite store's are in the OS keychain). */
+  readonly providerSecrets: ProviderSecretsRepo
   readonly queries: Queries
 
   constructor(
@@ -77,6 +80,7 @@ export class Store {
     this.settings = new SettingsRepo(sql)
     this.ledger = new LedgerRepo(sql)
     this.users = new UsersRepo(sql)
+    this.providerSecrets = new ProviderSecretsRepo(sql)
     this.queries = new Queries(sql)
   }
 
