@@ -85,3 +85,10 @@ export async function resolveCredential(providerId: string, store: SecretStore, 
     return null
   }
 }
+
+/**
+ * A provider key that is stored but cannot be read with what this gateway has (another
+ * GW_SECRET_KEY, none). Unlike a store that cannot be reached (no keychain on a server), it is
+ * worth saying: its message names the provider and why, never the key.
+ */
+export class UnreadableSecret extends Error {}
