@@ -11,9 +11,9 @@ import { describeConnectError, openPostgresStore, postgresClientConfig, redactUr
 
 /**
  * Copies one store into another, empty one: a desktop's SQLite file into a team's PostgreSQL
- * database (`gw store copy`). Every table but the dashboard's login sessions and provider keys, row for row, so
- * that keys keep working (only their hashes are stored), balances are their ledgers to the
- * pico-dollar, and records, presets and kept Responses read back as they were.
+ * database (`gw store copy`). Every table but the dashboard's login sessions and provider keys,
+ * row for row, so that keys keep working (only their hashes are stored), balances are their
+ * ledgers to the pico-dollar, and records, presets and kept Responses read back as they were.
  *
  * - One snapshot of the source (a read transaction) into one write transaction on the target:
  *   the copy is whole or nothing, and a gateway still writing to the source changes neither.
