@@ -100,7 +100,8 @@ describe('provider keys on a server: encrypted in PostgreSQL under GW_SECRET_KEY
   }
 
   before(async () => {
-    vault = await startFakeOpenAI({ apiKey: VAULT_KEY })
+    // A careless provider: its errors quote the Authorization header they answer.
+    vault = await startFakeOpenAI({ apiKey: VAULT_KEY, quirks: { echoCredential: true } })
     cliFake = await startFakeOpenAI({ apiKey: CLI_KEY })
     url = await (await sharedPostgres()).createDatabase()
     const [a] = await Promise.all([start({ GW_SECRET_KEY: KEY_A }), start({ GW_SECRET_KEY: KEY_A })])
@@ -132,6 +133,12 @@ describe('provider keys on a server: encrypted in PostgreSQL under GW_SECRET_KEY
     const listed = await api(b, 'providers.list', {})
     assert.deepEqual(listed.body.find((p: { id: string }) => p.id === 'vault').credential, { source: 'database', last4: VAULT_KEY.slice(-4) })
     assertClean('providers.list', JSON.stringify(listed.body))
+    // B's redactor knows the key it decrypted, as it knows a keychain one: an echo of it goes no further.
+    vault.script({ kind: 'status', status: 500 })
+    const echoed = await chat(b, 'vault/gpt-4o-mini')
+    assert.equal(echoed.status, 502)
+    assert.match(echoed.message, /\[redacted\]/)
+    assertClean('an error the provider quoted the key in', echoed.message)
   })
 
   it('a key set by `gw providers set --api-key-stdin --database-url` reaches the running gateways within a second', async () => {
