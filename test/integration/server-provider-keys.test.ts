@@ -207,7 +207,7 @@ describe('provider keys on a server: encrypted in PostgreSQL under GW_SECRET_KEY
     assert.equal(byCli.code, 1)
     assert.equal(
       byCli.stderr,
-      "gw: GW_SECRET_KEY is not set in the gateway's environment: on a PostgreSQL store provider keys are kept only encrypted under it (32 random bytes in base64, the same for every gateway on the database; `openssl rand -base64 32` makes one)\n",
+      "gw: GW_SECRET_KEY is not set in the gateway's environment: on a PostgreSQL store provider keys are kept only encrypted under it (32 random bytes in base64, the same for every gateway on the database; `openssl rand -base64 32` makes one). Or set VAULT_API_KEY in the gateway's environment.\n",
     )
     assert.equal(await running[1].gateway.secrets.get('vault'), VAULT_KEY, 'the stored key is as it was')
 

@@ -41,7 +41,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
       try {
         await ctx.gw.secrets.set(input.id, input.api_key)
       } catch (err) {
-        if (err instanceof MissingSecretKey) throw secretKeyMissing(err.message, 'api_key')
+        if (err instanceof MissingSecretKey) throw secretKeyMissing(`${err.message}. Or set ${envVarFor(input.id)} in the gateway's environment.`, 'api_key')
         throw new AdminError(
           503,
           'keychain_unavailable',
