@@ -13,6 +13,7 @@ import { sessionOps } from './sessions'
 import { settingsOps } from './settings'
 import { playgroundOps } from './playground'
 import { sessionAlertOps } from './sessionAlerts'
+import { secretOps } from './secrets'
 
 /**
  * The management contract: every operation that crosses a process boundary, with its input and
@@ -46,6 +47,7 @@ export const operations = {
   ...aliasOps,
   ...keyOps,
   ...providerOps,
+  ...secretOps,
   ...priceOps,
   ...requestOps,
   ...analyticsOps,

@@ -24,7 +24,9 @@ export const providerInfo = z.object({
   base_url: z.string(),
   local: z.boolean(),
   /** Never the secret: where it comes from and its last four characters. */
-  credential: z.object({ source: z.enum(['env', 'keychain']), last4: z.string() }).nullable(),
+  credential: z.object({ source: z.enum(['env', 'keychain', 'database']), last4: z.string() }).nullable(),
+  /** Where a key saved for it is kept, in words: the OS keychain, or the database encrypted under GW_SECRET_KEY. */
+  key_store: z.string(),
   timeouts,
   /** Null for kinds other than openai. */
   wire: providerWire.nullable(),
@@ -58,7 +60,7 @@ export const modelEntry = z.object({
 export const providerOps = {
   'providers.list': op({ summary: 'Built-in and added providers with credential state', access: 'admin', input: empty, output: z.array(providerInfo) }),
   'providers.set': op({
-    summary: 'Add or change a provider; an api_key goes to the OS keychain and is never shown again',
+    summary: 'Add or change a provider; an api_key goes to the OS keychain (or, on PostgreSQL, the database encrypted) and is never shown again',
     access: 'admin',
     input: z
       .object({

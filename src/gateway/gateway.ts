@@ -13,6 +13,8 @@ import { SessionSpend } from './pipeline/sessionSpend'
 import { SharedLimits } from './pipeline/sharedLimits'
 import { SessionAlerts } from './pipeline/sessionAlerts'
 import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
+import { DatabaseSecretStore } from './secrets/databaseSecretStore'
+import { SECRET_KEY_VAR, secretKeyFromEnv, type SecretKey } from './secrets/secretKey'
 import { ProviderRegistry } from './providers/registry'
 import { ProviderHealth } from './providers/health'
 import { PriceBook } from './pricing/priceBook'
@@ -25,6 +27,10 @@ import { Cooldown } from './routing/cooldown'
 
 export interface GatewayOptions {
   config: GatewayConfig
+  /**
+   * Where provider keys live beside a SQLite store: the OS keychain unless given (tests give a
+   * memory one). A PostgreSQL store keeps them itself, encrypted under GW_SECRET_KEY.
+   */
   secrets?: SecretStore
   env?: NodeJS.ProcessEnv
   catalog?: PriceCatalog
@@ -71,6 +77,8 @@ export class Gateway {
   readonly keyIndex = new KeyIndex()
   readonly agent: UpstreamAgent
   readonly secrets: SecretStore
+  /** The secret store when it is the database (a PostgreSQL store): what `secrets.status` and `secrets.rotate` work on. */
+  readonly databaseSecrets: DatabaseSecretStore | null
   readonly logger: Logger
   /**
    * The name every record this gateway makes carries (`instanceName`): the host name alone until
@@ -84,8 +92,12 @@ export class Gateway {
   /** Opens the store the configuration names and loads the configuration into memory. */
   static async open(options: GatewayOptions): Promise<Gateway> {
     const logger = options.logger ?? pino({ level: 'silent' })
+    const env = options.env ?? process.env
+    // Checked before anything is opened: a malformed key stops the start in one line naming the variable.
+    const secretKey = options.config.databaseUrl ? secretKeyFromEnv(env) : null
     const store = await openStore({ ...options.config, onRecordError: (err) => logger.error({ err }, 'request records: could not write') })
-    const gw = new Gateway(options, store, logger)
+    const gw = new Gateway(options, store, logger, secretKey)
+    gw.logKeyStore(env)
     try {
       await gw.reload()
     } catch (err) {
@@ -106,15 +118,19 @@ export class Gateway {
     readonly options: GatewayOptions,
     readonly store: Store,
     logger: Logger,
+    secretKey: SecretKey | null,
   ) {
     this.logger = logger
     this.instance = instanceName(options.config, null)
     this.records = store.records
-    this.secrets = options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
+    this.databaseSecrets = options.config.databaseUrl ? new DatabaseSecretStore(store.providerSecrets, secretKey) : null
+    this.secrets = this.databaseSecrets ?? options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing)
     this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
-    this.registry = new ProviderRegistry(this.secrets, options.env ?? process.env, this.agent)
+    this.registry = new ProviderRegistry(this.secrets, options.env ?? process.env, this.agent, (provider, problem) =>
+      logger.warn({ provider }, `provider key not usable: ${problem}`),
+    )
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.clock = options.clock ?? Date.now
@@ -128,6 +144,21 @@ export class Gateway {
       records: this.records,
       retentionDays: () => this.settings.response_retention_days,
     })
+  }
+
+  /** Where this gateway keeps provider keys, once at start: the key id lets an operator see which gateways share a key. */
+  private logKeyStore(env: NodeJS.ProcessEnv): void {
+    const key = this.databaseSecrets?.key
+    if (key) this.logger.info({ key_id: key.id }, `provider keys: in the database, encrypted under ${SECRET_KEY_VAR} (key id ${key.id})`)
+    else if (this.databaseSecrets) {
+      this.logger.info(
+        `provider keys: ${SECRET_KEY_VAR} is not set, so this gateway reads no key stored in the database and stores none; <ID>_API_KEY in its environment works`,
+      )
+    } else if (env[SECRET_KEY_VAR]) {
+      this.logger.info(
+        `provider keys: ${SECRET_KEY_VAR} is ignored, as this gateway's store is SQLite, whose provider keys stay in ${this.secrets.description}`,
+      )
+    }
   }
 
   private startPruning(): void {

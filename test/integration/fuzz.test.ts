@@ -189,6 +189,7 @@ const UNSAFE_OPS = new Set([
   'providers.set',
   'providers.remove',
   'providers.test',
+  'secrets.rotate',
   'settings.update',
   'users.remove',
   'keys.revoke',

@@ -14,6 +14,7 @@ import { tempDir, waitForRecord } from '../support/harness'
 /** No keychain: every credential comes from the environment the gateway is given, so local providers have none. */
 const noSecrets: SecretStore = {
   description: 'none (test)',
+  source: 'keychain',
   get: async () => null,
   set: async () => {},
   delete: async () => false,

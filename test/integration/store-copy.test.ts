@@ -167,6 +167,7 @@ describe('gw store copy: a desktop store into an empty PostgreSQL database', { s
     const total = Object.values(rowsBefore).reduce((n, rows) => n + rows.length, 0)
     assert.match(copy.stdout, new RegExp(`^copied ${total} rows in 17 tables in [\\d.]+ s, in one transaction\\.$`, 'm'))
     assert.match(copy.stdout, /^not copied: sessions \(1 row\): dashboard sign-ins/m)
+    assert.match(copy.stdout, /^not copied: provider_secrets \(0 rows\): provider API keys, which a desktop keeps in its OS keychain/m)
 
     // Byte for byte: every row of every table, in order, JSON and bodies as text.
     assert.deepEqual(await postgresRows(url, 'team'), rowsBefore)

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
@@ -24,6 +25,12 @@ const run = promisify(execFile)
  * database of its own on a throwaway PostgreSQL server, the same tests against the team's store.
  */
 export const TEST_STORE = process.env.GW_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite'
+
+/**
+ * The GW_SECRET_KEY every test gateway has, as every gateway of a team's server has one: on
+ * PostgreSQL the provider keys a test stores are encrypted under it; SQLite ignores it.
+ */
+export const TEST_SECRET_KEY = randomBytes(32).toString('base64')
 
 /** The store overrides for a new test gateway with this data dir. */
 export async function testStoreFor(dataDir: string): Promise<{ databaseUrl?: string }> {
@@ -82,7 +89,7 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
     // Quiet unless a test asks for a log (config.logLevel, config.logFile).
     { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...store, ...config },
     {
-      env: { OPENAI_API_KEY: fake.apiKey },
+      env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY },
       secrets: new KeychainSecretStore('GW Gateway test'),
       // Tests of other behaviour see each provider answer once; routing tests ask for retries.
       routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000, baseDelayMs: 1, maxDelayMs: 20, ...routing },

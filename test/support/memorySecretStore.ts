@@ -2,6 +2,7 @@ import type { SecretStore } from '../../src/gateway/secrets/secretStore'
 
 /** A keychain stand-in for tests that are not about the keychain, and for machines without one. */
 export class MemorySecretStore implements SecretStore {
+  readonly source = 'keychain'
   readonly map = new Map<string, string>()
 
   constructor(readonly description = 'memory') {}

@@ -333,6 +333,18 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
 let shared: Promise<Postgres> | null = null
 
 /**
+ * What `pg_dump` prints of a database, its schema and every row as text: what a backup, or a dump
+ * handed to someone, holds. Run as the server is (as the postgres OS user under root).
+ */
+export async function pgDump(url: string): Promise<string> {
+  const s = detect()
+  if (typeof s === 'string') throw new Error(s)
+  const { code, output } = await run(s, 'pg_dump', ['--dbname', url], os.tmpdir())
+  if (code !== 0) throw new Error(`pg_dump failed (${code}): ${output}`)
+  return output
+}
+
+/**
  * The test process's one server, started on first use and stopped (directory removed) when the
  * process exits. Tests isolate themselves with `createDatabase()`. Its `stop()` stops it at once;
  * the next call then starts another.

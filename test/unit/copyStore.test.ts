@@ -112,7 +112,13 @@ describeEachStore('copyStore from SQLite', (store) => {
       'response_items 2100',
     ])
     assert.equal(report.rows, 15275)
-    assert.deepEqual(report.notCopied, [{ table: 'sessions', rows: 0, why: report.notCopied[0].why }])
+    assert.deepEqual(
+      report.notCopied.map((n) => [n.table, n.rows]),
+      [
+        ['sessions', 0],
+        ['provider_secrets', 0],
+      ],
+    )
     assert.deepEqual(await everyRow(to), await everyRow(from))
     assert.deepEqual(
       (await to.all<{ id: string }>(`SELECT id FROM requests ORDER BY rowid LIMIT 3`)).map((r) => r.id),

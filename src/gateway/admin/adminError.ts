@@ -20,3 +20,5 @@ export const notFound = (what: string) => new AdminError(404, 'not_found', `${wh
 export const forbidden = (why: string) => new AdminError(403, 'forbidden', why)
 export const invalid = (field: string, message: string) => new AdminError(400, 'invalid_input', `${field}: ${message}`, field)
 export const conflict = (message: string) => new AdminError(409, 'conflict', message)
+/** GW_SECRET_KEY is missing where a provider key is to be stored or rotated: the gateway's configuration, not the caller's input. */
+export const secretKeyMissing = (message: string, field?: string) => new AdminError(503, 'secret_key_missing', message, field)

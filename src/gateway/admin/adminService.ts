@@ -13,6 +13,7 @@ import { keyHandlers } from './handlers/keys'
 import { playgroundHandlers } from './handlers/playground'
 import { presetHandlers } from './handlers/presets'
 import { providerHandlers } from './handlers/providers'
+import { secretHandlers } from './handlers/secrets'
 import { priceHandlers } from './handlers/prices'
 import { requestHandlers } from './handlers/requests'
 import { sessionHandlers } from './handlers/sessions'
@@ -27,6 +28,7 @@ export const handlers: Handlers<OperationName> = {
   ...aliasHandlers,
   ...keyHandlers,
   ...providerHandlers,
+  ...secretHandlers,
   ...priceHandlers,
   ...requestHandlers,
   ...sessionHandlers,

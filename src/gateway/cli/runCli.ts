@@ -10,6 +10,7 @@ import { sessionsList, sessionsShow } from './commands/sessions'
 import { api } from './commands/api'
 import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
 import { storeCopy } from './commands/store'
+import { secretsRotate, secretsStatus } from './commands/secrets'
 
 export type { CliIo }
 
@@ -53,6 +54,11 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
                                                              the gateway running on the data dir, if one is, with its key)
   providers list
   providers remove ID
+
+  secrets status                                             where provider keys are kept; on PostgreSQL, the key id each
+                                                             stored key is encrypted under (GW_SECRET_KEY's is shown)
+  secrets rotate --new-key-stdin                             re-encrypt every provider key in the database under the key
+                                                             on stdin (base64 of 32 bytes; GW_SECRET_KEY is the current)
 
   prices set PROVIDER/MODEL [--file ROW.json|-] [--input USD] [--output USD] [--cached-input USD] [--cache-write USD]
              [--cache-write-1h USD] [--context N] [--max-output N] [--as-of DATE] [--note TEXT]
@@ -103,6 +109,8 @@ const commands: Record<string, Command> = {
   'providers list': providersList,
   'providers remove': providersRemove,
   'providers test': providersTest,
+  'secrets status': secretsStatus,
+  'secrets rotate': secretsRotate,
   'prices set': pricesSet,
   'prices list': pricesList,
   'prices remove': pricesRemove,

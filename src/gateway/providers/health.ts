@@ -21,6 +21,9 @@ export async function probeProvider(
   const checked_at = Date.now()
   const credential = await registry.credential(provider.id)
   if (!credential && !provider.local) {
+    const problem = await registry.credentialProblem(provider.id)
+    // A key is stored but this gateway cannot read it: entering another is not the fix.
+    if (problem) return { ok: false, checked_at, reason: `no usable API key for ${provider.id}: ${problem}` }
     // How to give it one depends on where the reader is (the dashboard's key field, the CLI): `fix` says what, each says how.
     return {
       ok: false,

@@ -1,6 +1,6 @@
 import type { ProviderRow, ProviderTimeouts } from '../store/providersRepo'
 import { createUpstreamAgent, defaultTimeouts, type CallDeadlines, type UpstreamAgent } from '../upstream/client'
-import { resolveCredential, type Credential, type SecretStore } from '../secrets/secretStore'
+import { resolveCredential, type Credential, type CredentialLookup, type SecretStore } from '../secrets/secretStore'
 import { Redactor } from '../secrets/redactor'
 import { builtinProviders } from './builtin'
 import type { ProviderWire } from '../../contract/providers'
@@ -34,14 +34,17 @@ const defaultDeadlines = deadlinesOf({})
 
 /**
  * Built-in providers merged with the ones stored by `gw providers set`. Credentials are read
- * from the environment or the keychain once and kept in memory until configuration changes
- * (keychain reads go over D-Bus and cost milliseconds). Every credential loaded is remembered by
- * its redactor, through which every error text from a provider passes.
+ * from the environment or the secret store once and kept in memory until configuration changes
+ * (keychain reads go over D-Bus and cost milliseconds, database ones a round trip and a
+ * decryption). Every credential loaded is remembered by its redactor, through which every error
+ * text from a provider passes.
  */
 export class ProviderRegistry {
   private providers = new Map<string, Provider>()
-  private credentials = new Map<string, Promise<Credential | null>>()
+  private credentials = new Map<string, Promise<CredentialLookup>>()
   private agents = new Map<string, UpstreamAgent>()
+  /** Problems already told to `onProblem`: a stored key that cannot be read is said once, not at every reload. */
+  private readonly told = new Set<string>()
   readonly redactor = new Redactor()
 
   constructor(
@@ -49,6 +52,8 @@ export class ProviderRegistry {
     private readonly env: NodeJS.ProcessEnv,
     /** The shared keep-alive pool for providers without their own timeouts; a provider's own pool has as many connections. */
     private readonly shared: UpstreamAgent = createUpstreamAgent(),
+    /** Hears, once each, of stored keys this gateway cannot read (another GW_SECRET_KEY, none). */
+    private readonly onProblem: (providerId: string, problem: string) => void = () => {},
   ) {
     this.reload([])
   }
@@ -105,10 +110,23 @@ export class ProviderRegistry {
   }
 
   credential(id: string): Promise<Credential | null> {
+    return this.lookup(id).then((found) => found.credential)
+  }
+
+  /** Why a provider has no credential although one is stored (it cannot be read here), or null. */
+  credentialProblem(id: string): Promise<string | null> {
+    return this.lookup(id).then((found) => found.problem)
+  }
+
+  private lookup(id: string): Promise<CredentialLookup> {
     let c = this.credentials.get(id)
     if (!c) {
       c = resolveCredential(id, this.secrets, this.env).then((found) => {
-        if (found) this.redactor.remember(found.value)
+        if (found.credential) this.redactor.remember(found.credential.value)
+        if (found.problem && !this.told.has(found.problem)) {
+          this.told.add(found.problem)
+          this.onProblem(id, found.problem)
+        }
         return found
       })
       this.credentials.set(id, c)

@@ -44,10 +44,13 @@ export async function sendToProvider(
   const attempt = (status: number | null, error: string | null) =>
     ctx.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
   if (!credential && !provider.local) {
+    const problem = await registry.credentialProblem(provider.id)
     const e = new ApiError(
       503,
       'server_error',
-      `The gateway has no API key for provider ${provider.id}. Set one with \`gw providers set ${provider.id} --api-key-stdin\` or the ${envVarFor(provider.id)} environment variable.`,
+      problem
+        ? `The gateway has no usable API key for provider ${provider.id}: ${problem}.`
+        : `The gateway has no API key for provider ${provider.id}. Set one with \`gw providers set ${provider.id} --api-key-stdin\` or the ${envVarFor(provider.id)} environment variable.`,
       'provider_not_configured',
       null,
       { 'x-should-retry': 'false' },

@@ -1,8 +1,15 @@
 import { APP_NAME } from '../config'
 
-/** Where provider credentials live. Never SQLite: a store file copied off a machine carries no secrets. */
+/**
+ * Where provider credentials live: the OS keychain beside a SQLite store (a store file copied off
+ * a machine carries no secrets), the database itself encrypted under GW_SECRET_KEY beside a
+ * PostgreSQL one (a server has no keychain, and every gateway on the database needs the keys).
+ */
 export interface SecretStore {
+  /** Where a key set here goes, in words for a reader: "the OS keychain". */
   readonly description: string
+  /** What a credential read from it is reported as. */
+  readonly source: 'keychain' | 'database'
   get(account: string): Promise<string | null>
   set(account: string, secret: string): Promise<void>
   delete(account: string): Promise<boolean>
@@ -19,6 +26,7 @@ interface Keytar {
 /** The OS keychain (macOS Keychain, Windows Credential Manager, Secret Service on Linux) through keytar. */
 export class KeychainSecretStore implements SecretStore {
   readonly description = 'the OS keychain'
+  readonly source = 'keychain'
   private keytar: Promise<Keytar> | null = null
 
   /** The service name groups the app's entries; GW_KEYCHAIN_SERVICE lets tests and second instances keep apart. */
@@ -71,17 +79,27 @@ export const envVarFor = (providerId: string) => `${providerId.toUpperCase().rep
 
 export interface Credential {
   value: string
-  source: 'env' | 'keychain'
+  source: 'env' | SecretStore['source']
 }
 
-/** The environment variable overrides the keychain, for headless servers without one. */
-export async function resolveCredential(providerId: string, store: SecretStore, env: NodeJS.ProcessEnv = process.env): Promise<Credential | null> {
+/**
+ * A provider key that is stored but cannot be read with what this gateway has (another
+ * GW_SECRET_KEY, none). Unlike a store that cannot be reached (no keychain on a server), it is
+ * worth saying: its message names the provider and why, never the key.
+ */
+export class UnreadableSecret extends Error {}
+
+/** A provider's credential, or null and, when one is stored but unreadable, why. */
+export type CredentialLookup = { credential: Credential; problem: null } | { credential: null; problem: string | null }
+
+/** The environment variable overrides the secret store, for servers that hand keys to processes that way. */
+export async function resolveCredential(providerId: string, store: SecretStore, env: NodeJS.ProcessEnv = process.env): Promise<CredentialLookup> {
   const fromEnv = env[envVarFor(providerId)]
-  if (fromEnv) return { value: fromEnv, source: 'env' }
+  if (fromEnv) return { credential: { value: fromEnv, source: 'env' }, problem: null }
   try {
-    const fromKeychain = await store.get(providerId)
-    return fromKeychain ? { value: fromKeychain, source: 'keychain' } : null
-  } catch {
-    return null
+    const stored = await store.get(providerId)
+    return stored ? { credential: { value: stored, source: store.source }, problem: null } : { credential: null, problem: null }
+  } catch (err) {
+    return { credential: null, problem: err instanceof UnreadableSecret ? err.message : null }
   }
 }

@@ -11,9 +11,9 @@ import { describeConnectError, openPostgresStore, postgresClientConfig, redactUr
 
 /**
  * Copies one store into another, empty one: a desktop's SQLite file into a team's PostgreSQL
- * database (`gw store copy`). Every table but the dashboard's login sessions, row for row, so
- * that keys keep working (only their hashes are stored), balances are their ledgers to the
- * pico-dollar, and records, presets and kept Responses read back as they were.
+ * database (`gw store copy`). Every table but the dashboard's login sessions and provider keys,
+ * row for row, so that keys keep working (only their hashes are stored), balances are their
+ * ledgers to the pico-dollar, and records, presets and kept Responses read back as they were.
  *
  * - One snapshot of the source (a read transaction) into one write transaction on the target:
  *   the copy is whole or nothing, and a gateway still writing to the source changes neither.
@@ -148,6 +148,10 @@ const TABLES: readonly Table[] = [
 /** Tables that exist and are not copied, with why. `meta` is the store's own: its revision is carried over, its schema version is the target's. */
 const NOT_COPIED: Record<string, string> = {
   sessions: 'dashboard sign-ins, which end with the move: people sign in again on the new store',
+  // A SQLite store's provider keys are in its machine's OS keychain, never in this table.
+  provider_secrets:
+    "provider API keys, which a desktop keeps in its OS keychain, not in its store: give them to the team's gateways " +
+    '(gw providers set ID --api-key-stdin, kept encrypted under GW_SECRET_KEY, or ID_API_KEY in their environment)',
 }
 /**
  * Tables the copy leaves alone. `sign_in_failures` counts failed sign-ins for a quarter of an
@@ -290,6 +294,7 @@ async function refuseUnlessEmpty(sql: Sql): Promise<void> {
   const nouns: Record<string, [string, string]> = {
     ...Object.fromEntries(TABLES.map((t) => [t.name, t.noun])),
     sessions: ['dashboard session', 'dashboard sessions'],
+    provider_secrets: ['provider key', 'provider keys'],
   }
   const named = [...held]
     .filter(([t]) => {

@@ -435,4 +435,33 @@ export const migrations: Migration[] = [
       CREATE INDEX sign_in_failures_key ON sign_in_failures (throttle_key, at);
     `,
   },
+  {
+    version: 16,
+    description: 'provider keys on a PostgreSQL store, encrypted under GW_SECRET_KEY, each row naming the key it is under',
+    // Only a PostgreSQL store writes rows here (a SQLite one keeps provider keys in the OS
+    // keychain); SQLite has the table too so both engines keep one schema. Each part is base64
+    // text, which both engines store and every dump prints the same way.
+    up(db) {
+      db.exec(`
+        CREATE TABLE provider_secrets (
+          provider_id TEXT PRIMARY KEY,
+          key_id TEXT NOT NULL,
+          nonce TEXT NOT NULL,
+          ciphertext TEXT NOT NULL,
+          tag TEXT NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+      `)
+    },
+    postgres: `
+      CREATE TABLE provider_secrets (
+        provider_id text PRIMARY KEY,
+        key_id text NOT NULL,
+        nonce text NOT NULL,
+        ciphertext text NOT NULL,
+        tag text NOT NULL,
+        updated_at bigint NOT NULL
+      );
+    `,
+  },
 ]

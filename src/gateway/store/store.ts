@@ -14,6 +14,7 @@ import { SettingsRepo } from './settingsRepo'
 import { LedgerRepo } from './ledgerRepo'
 import { UsersRepo } from './usersRepo'
 import { SignInFailuresRepo } from './signInFailuresRepo'
+import { ProviderSecretsRepo } from './providerSecretsRepo'
 import { exportRequests, listRequests, type ListRequestsInput, type Scope } from './queries/requestQuery'
 import { groupBy, overview, type GroupByInput, type OverviewInput } from './queries/analyticsQuery'
 import { getSession, listSessions, type GetSessionInput, type ListSessionsInput } from './queries/sessionQuery'
@@ -62,6 +63,8 @@ export class Store {
   readonly users: UsersRepo
   /** Failed sign-ins, counted by every gateway on the store. */
   readonly signInFailures: SignInFailuresRepo
+  /** Provider keys, encrypted; used on PostgreSQL only (a SQLite store's are in the OS keychain). */
+  readonly providerSecrets: ProviderSecretsRepo
   readonly queries: Queries
 
   constructor(
@@ -84,6 +87,7 @@ export class Store {
     this.ledger = new LedgerRepo(sql)
     this.users = new UsersRepo(sql)
     this.signInFailures = new SignInFailuresRepo(sql)
+    this.providerSecrets = new ProviderSecretsRepo(sql)
     this.queries = new Queries(sql)
   }
 

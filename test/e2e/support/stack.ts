@@ -7,7 +7,7 @@ import { startGateway, type RunningGateway } from '../../../src/gateway/server'
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai'
 import { tempDir } from '../../support/tempDir'
 import { MemorySecretStore } from '../../support/memorySecretStore'
-import { testStoreFor } from '../../support/harness'
+import { TEST_SECRET_KEY, testStoreFor } from '../../support/harness'
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -39,6 +39,7 @@ export async function startStack(): Promise<Stack> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir('gw-e2e-')
   // The real keychain when a D-Bus session exists (as under scripts/test.mjs); otherwise memory.
+  // (On PostgreSQL the gateway keeps provider keys in the database, under TEST_SECRET_KEY.)
   const secrets: SecretStore = process.env.DBUS_SESSION_BUS_ADDRESS
     ? new KeychainSecretStore(`GW Gateway e2e ${process.pid}`)
     : new MemorySecretStore('memory (no OS keychain on this machine)')
@@ -46,7 +47,7 @@ export async function startStack(): Promise<Stack> {
   // fails the contract's `port >= 1` (a backend issue, reported).
   const running = await startGateway(
     { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log'), ...(await testStoreFor(dataDir)) },
-    { env: { OPENAI_API_KEY: fake.apiKey }, secrets },
+    { env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY }, secrets },
   )
   await running.gateway.store.providers.upsert('openai', 'openai', fake.url)
   await running.gateway.configChanged()
@@ -56,7 +57,7 @@ export async function startStack(): Promise<Stack> {
     fake,
     running,
     dataDir,
-    secretsDescription: secrets.description,
+    secretsDescription: running.gateway.secrets.description,
     async close() {
       await running.close()
       await fake.close()

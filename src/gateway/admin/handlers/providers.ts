@@ -3,8 +3,9 @@ import { probeProvider } from '../../providers/health'
 import { providerKinds } from '../../providers/kinds'
 import type { Provider } from '../../providers/registry'
 import { envVarFor } from '../../secrets/secretStore'
+import { MissingSecretKey } from '../../secrets/databaseSecretStore'
 import { listModels } from '../../core/modelList'
-import { AdminError, invalid, notFound } from '../adminError'
+import { AdminError, invalid, notFound, secretKeyMissing } from '../adminError'
 import type { AdminContext } from '../context'
 import type { Handlers } from './types'
 
@@ -17,6 +18,7 @@ async function info(ctx: AdminContext, p: Provider) {
     base_url: p.baseUrl,
     local: p.local,
     credential: cred ? { source: cred.source, last4: cred.value.slice(-4) } : null,
+    key_store: ctx.gw.secrets.description,
     timeouts: p.timeouts,
     wire: p.kind === 'openai' ? p.wire : null,
     stored: p.stored,
@@ -39,6 +41,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
       try {
         await ctx.gw.secrets.set(input.id, input.api_key)
       } catch (err) {
+        if (err instanceof MissingSecretKey) throw secretKeyMissing(`${err.message}. Or set ${envVarFor(input.id)} in the gateway's environment.`, 'api_key')
         throw new AdminError(
           503,
           'keychain_unavailable',
@@ -48,7 +51,8 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
       }
     }
     await ctx.gw.store.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire)
-    // The keychain changed too, which no revision tells: the credential is read again.
+    // The keychain changed too, which no revision tells: the credential is read again. (A key in
+    // the database bumped the revision itself, which tells every gateway on it.)
     await ctx.gw.configChanged()
     return info(ctx, ctx.gw.registry.get(input.id)!)
   },

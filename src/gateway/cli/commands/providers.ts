@@ -43,7 +43,7 @@ export const providersSet: Command = async (args, io) => {
     first_byte_ms: ms(values['first-byte-timeout-ms'], '--first-byte-timeout-ms'),
     idle_ms: ms(values['idle-timeout-ms'], '--idle-timeout-ms'),
   }
-  await operate(
+  const saved = await operate(
     values,
     io,
     'providers.set',
@@ -51,7 +51,7 @@ export const providersSet: Command = async (args, io) => {
     { id, kind: values.kind, base_url: values['base-url'] ?? null, api_key: secret, timeouts, wire },
     FLAGS,
   )
-  io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${io.secrets.description})` : ''}`)
+  io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${saved.key_store})` : ''}`)
   return 0
 }
 
@@ -130,7 +130,7 @@ export const providersTest: Command = async (args, io) => {
         const provider = (await run('providers.list', {})).find((p) => p.id === id)
         if (!provider || provider.credential || provider.local) return tested
         const reason =
-          `this shell has no ${envVarFor(id)} and ${io.secrets.description} holds no key for ${id}, and no gateway is running on this data dir ` +
+          `this shell has no ${envVarFor(id)} and ${provider.key_store} holds no key for ${id}, and no gateway is running on this data dir ` +
           `(one that is would be tested with the key in its own environment). Run \`gw providers set ${id} --api-key-stdin\`, or export ${envVarFor(id)} here and in the gateway's environment`
         return { ...tested, reason }
       },

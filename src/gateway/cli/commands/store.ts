@@ -55,9 +55,6 @@ export const storeCopy: Command = async (args, io) => {
   }
   io.out(`copied ${report.rows} rows in ${report.tables.length} tables in ${seconds} s, in one transaction.`)
   for (const n of report.notCopied) io.out(`not copied: ${n.table} (${n.rows} ${n.rows === 1 ? 'row' : 'rows'}): ${n.why}.`)
-  io.out(
-    "Provider API keys are not in the store (the OS keychain or the environment): give them to the team's gateway (gw providers set ID --api-key-stdin, or ID_API_KEY in its environment).",
-  )
   if (report.running) io.out(`A gateway is running on ${report.from}: what it records from now on is not in the copy. Stop it before you switch.`)
   return 0
 }

@@ -16,17 +16,24 @@ type Status = Output<'providers.test'>
 
 const envVar = (id: string) => `${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_API_KEY`
 
+/** Where the key in use comes from, in the badge's words. */
+const SOURCE: Record<NonNullable<Provider['credential']>['source'], (p: Provider) => string> = {
+  env: (p) => `from ${envVar(p.id)}`,
+  keychain: () => 'in the OS keychain',
+  database: () => 'in the database, encrypted',
+}
+
 export function CredentialState({ p }: { p: Provider }) {
   if (p.credential)
     return (
       <span data-testid="provider-credential">
-        <Badge kind="ok">{p.credential.source === 'env' ? `from ${envVar(p.id)}` : 'in the OS keychain'}</Badge> <code>••••{p.credential.last4}</code>
+        <Badge kind="ok">{SOURCE[p.credential.source](p)}</Badge> <code>••••{p.credential.last4}</code>
       </span>
     )
   return <span data-testid="provider-credential">{p.local ? <Badge>no key needed</Badge> : <Badge kind="warn">no key</Badge>}</span>
 }
 
-function TestResult({ s }: { s: Status }) {
+function TestResult({ s, keyStore }: { s: Status; keyStore: string }) {
   return s.ok ? (
     <div className="callout callout-ok" role="status" data-testid="provider-test-result" data-ok="true">
       Connected in {ms(s.latency_ms)} · the provider lists {s.models} model{s.models === 1 ? '' : 's'} · {dateTime(s.checked_at)}
@@ -36,7 +43,7 @@ function TestResult({ s }: { s: Status }) {
       <strong>Connection failed:</strong> {s.reason}
       {s.fix === 'api_key' && (
         <>
-          . Enter the key in <em>API key</em> above and save it; it is kept in the OS keychain.
+          . Enter the key in <em>API key</em> above and save it; it is kept in {keyStore}.
         </>
       )}
     </div>
@@ -98,7 +105,7 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
         const np = await call('providers.set', input)
         if (what === 'key') setApiKey('')
         setResult(null)
-        toast(what === 'key' ? `Key for ${p.label} saved to the keychain` : what === 'url' ? `Base URL of ${p.label} saved` : `APIs ${p.label} serves saved`)
+        toast(what === 'key' ? `Key for ${p.label} saved in ${p.key_store}` : what === 'url' ? `Base URL of ${p.label} saved` : `APIs ${p.label} serves saved`)
         onChanged(np)
       },
       { as: what },
@@ -135,7 +142,7 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
       <div className="provider-forms">
         {!p.local && (
           <form className="inline-form" onSubmit={(e) => save('key', e)} noValidate data-testid="provider-key-form">
-            <Field label={p.credential ? 'Replace API key' : 'API key'} error={errors.api_key} hint="Stored in the OS keychain, never shown again.">
+            <Field label={p.credential ? 'Replace API key' : 'API key'} error={errors.api_key} hint={`Stored in ${p.key_store}, never shown again.`}>
               <input type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} data-testid="provider-key-input" />
             </Field>
             <button className="btn btn-primary" disabled={busy !== false} data-testid="provider-key-save">
@@ -171,11 +178,11 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
           </button>
         )}
       </div>
-      {result && <TestResult s={result} />}
+      {result && <TestResult s={result} keyStore={p.key_store} />}
       {removing && (
         <ConfirmDialog
           title={`Remove ${p.label}?`}
-          message="Removes its stored settings and keychain key. A built-in provider goes back to its defaults."
+          message={`Removes its stored settings and its key in ${p.key_store}. A built-in provider goes back to its defaults.`}
           confirmLabel="Remove"
           danger
           onClose={() => setRemoving(false)}

@@ -12,7 +12,7 @@ import { useToast } from '../../components/Toasts'
 import { ProviderCard, WireField } from './ProviderCard'
 import type { ProviderWire } from '../../../../contract/providers'
 
-function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded: () => void }) {
+function AddProviderDialog({ keyStore, onClose, onAdded }: { keyStore: string | null; onClose: () => void; onAdded: () => void }) {
   const toast = useToast()
   const { v, set } = useFields({ id: '', kind: 'openai', base_url: '', api_key: '', wire: 'chat' })
   const { errors, formError, busy, submit: send } = useSubmit()
@@ -58,7 +58,7 @@ function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
       <Field label="Base URL" error={errors.base_url} hint="e.g. http://10.0.0.5:8000/v1">
         <input value={v.base_url} onChange={set('base_url')} data-testid="add-provider-url" />
       </Field>
-      <Field label="API key (optional)" error={errors.api_key} hint="Stored in the OS keychain.">
+      <Field label="API key (optional)" error={errors.api_key} hint={keyStore ? `Stored in ${keyStore}.` : undefined}>
         <input type="password" autoComplete="off" value={v.api_key} onChange={set('api_key')} data-testid="add-provider-key" />
       </Field>
     </FormDialog>
@@ -68,6 +68,8 @@ function AddProviderDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
 export function ProvidersScreen() {
   const q = useQuery(() => call('providers.list', {}), [])
   const [adding, setAdding] = useState(false)
+  // The same for every provider: the OS keychain, or on a team's PostgreSQL store the database.
+  const keyStore = q.data?.[0]?.key_store ?? null
   const sorted = [...(q.data ?? [])].sort(
     (a, b) => Number(!!b.credential) - Number(!!a.credential) || Number(a.local) - Number(b.local) || a.label.localeCompare(b.label),
   )
@@ -75,7 +77,7 @@ export function ProvidersScreen() {
     <>
       <PageHeader
         title="Providers"
-        subtitle="Where requests go. Keys are kept in the OS keychain (or come from <ID>_API_KEY); only their last four characters are ever shown."
+        subtitle={`Where requests go. Keys are kept in ${keyStore ?? 'the gateway'} (or come from <ID>_API_KEY); only their last four characters are ever shown.`}
         actions={
           <button type="button" className="btn btn-primary" onClick={() => setAdding(true)} data-testid="add-provider">
             Add provider
@@ -95,7 +97,7 @@ export function ProvidersScreen() {
           ))}
         </div>
       )}
-      {adding && <AddProviderDialog onClose={() => setAdding(false)} onAdded={q.reload} />}
+      {adding && <AddProviderDialog keyStore={keyStore} onClose={() => setAdding(false)} onAdded={q.reload} />}
     </>
   )
 }
