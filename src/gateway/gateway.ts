@@ -241,7 +241,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     if (this.pruneTimer) clearInterval(this.pruneTimer)
-    this.shared?.close()
+    await this.shared?.leave()
     await this.registry.close()
     await this.agent.close()
     await this.store.close()

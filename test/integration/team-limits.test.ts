@@ -203,7 +203,7 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
       assert.ok(Date.now() - start < 5000, 'the request was admitted')
       await new Promise((r) => setTimeout(r, 20))
     }
-    gateways[2].gateway.shared!.close()
+    gateways[2].gateway.shared!.stop()
     const silentAt = Date.now()
     assert.equal(await chat(gateways[0]), 402, 'the balance is held by the request in flight')
     for (;;) {

@@ -5,7 +5,7 @@ import type { SessionAlert } from '../../contract/sessionAlerts'
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { usdToPico } from '../store/ledgerRepo'
-import type { Debit } from '../store/recordBatch'
+import { isTransient, type Debit } from '../store/recordBatch'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
 import type { RecordSink } from '../store/store'
 import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
@@ -97,21 +97,47 @@ export class SharedLimits {
     this.timer.unref()
   }
 
-  close(): void {
+  /** Stops the heartbeat, as a killed gateway's stops: its holds are released by the others once it has been silent long enough. */
+  stop(): void {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
+  }
+
+  /**
+   * A gateway shutting down (its requests ended): settles what is pending, then leaves, its holds
+   * released at once rather than after its silence.
+   */
+  async leave(): Promise<void> {
+    this.stop()
+    try {
+      await this.settlePending()
+      await this.store.leave(this.instanceId)
+    } catch (err) {
+      this.log.error({ err }, 'limits: could not leave cleanly; the other gateways release its holds within seconds')
+    }
   }
 
   private async tick(): Promise<void> {
     try {
       await this.store.heartbeat(this.instanceId, this.instanceName())
       await this.store.reap(SILENT_MS, SESSION_IDLE_MS)
-      while (this.pending.length > 0) {
-        await this.store.settle(this.pending[0])
-        this.pending.shift()
-      }
+      await this.settlePending()
     } catch {
       // The database is unreachable for now: the next tick tries again.
+    }
+  }
+
+  /** Settlements the store refused, in order; one it refuses for a lasting reason is dropped, saying so, not retried for ever. */
+  private async settlePending(): Promise<void> {
+    while (this.pending.length > 0) {
+      const next = this.pending[0]
+      try {
+        await this.store.settle(next)
+      } catch (err) {
+        if (isTransient(err)) throw err
+        this.log.error({ err, request_id: next.requestId }, 'limits: a settlement was refused; its hold is released when its gateway leaves or falls silent')
+      }
+      this.pending.shift()
     }
   }
 

@@ -10,6 +10,8 @@ export interface SharedLimitStore {
   settle(s: LimitSettlement): Promise<bigint | null>
   /** This gateway is alive: its holds stay held. */
   heartbeat(instanceId: string, name: string): Promise<void>
+  /** This gateway shuts down: its holds are released and it is forgotten. */
+  leave(instanceId: string): Promise<void>
   /** Releases the holds of gateways not seen for `silentMs`, and forgets old rate events and idle sessions; how many holds were released. */
   reap(silentMs: number, sessionIdleMs: number): Promise<number>
 }

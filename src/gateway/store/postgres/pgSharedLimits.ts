@@ -67,6 +67,13 @@ export class PgSharedLimits implements SharedLimitStore {
     )
   }
 
+  async leave(instanceId: string): Promise<void> {
+    await this.fast.atomically(async (tx) => {
+      await tx.run(`DELETE FROM limit_holds WHERE instance_id = ?`, [instanceId])
+      await tx.run(`DELETE FROM gateway_instances WHERE id = ?`, [instanceId])
+    })
+  }
+
   async reap(silentMs: number, sessionIdleMs: number): Promise<number> {
     return this.fast.atomically(async (tx) => {
       await tx.run(`DELETE FROM gateway_instances WHERE seen_at < gw_now_ms() - ?`, [silentMs])
