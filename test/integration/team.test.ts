@@ -111,6 +111,28 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
     t.diagnostic(`created: on B after ${reachedB} ms, C after ${reachedC} ms; revoked by the CLI: B refused after ${stoppedB} ms, A after ${stoppedA} ms`)
   })
 
+  it('a preset changed through one gateway’s management API steers the next request on the others within a second', async (t) => {
+    const [a, b, c] = gateways
+    await a.gateway.store.providers.upsert('openai', 'openai', fake.url)
+    const { secret } = await a.gateway.store.keys.create('team-presets')
+    const save = async (systemPrompt: string) =>
+      assert.equal((await asOperator(a, 'presets.save', { name: 'team', model: 'gpt-4o-mini', system_prompt: systemPrompt })).status, 200)
+    /** The system prompt the provider got for a request through `gateway` naming the preset. */
+    const systemSent = async (gateway: RunningGateway) => {
+      await new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions.create({
+        model: '@preset/team',
+        messages: [{ role: 'user', content: 'hi' }],
+      })
+      return fake.received.at(-1)!.body.messages[0].content as string
+    }
+    await save('first version')
+    await within(1000, async () => (await systemSent(b)) === 'first version')
+    await save('second version')
+    const onB = await within(1000, async () => (await systemSent(b)) === 'second version')
+    const onC = await within(1000, async () => (await systemSent(c)) === 'second version')
+    t.diagnostic(`a preset saved through A steered B's requests after ${onB} ms, C's after ${onC} ms`)
+  })
+
   it('records name the gateway that served them, and every gateway lists, filters and groups every gateway’s requests; a Responses conversation continues on any gateway', async () => {
     const [a, b, c] = gateways
     const names = [`${os.hostname()}:${a.config.port}`, `${os.hostname()}:${b.config.port}`, 'gateway-c']
