@@ -247,7 +247,8 @@ describe('key policies', () => {
     })
     assert.equal(res.status, 429)
     const retryAfter = Number(res.headers.get('retry-after'))
-    assert.ok(retryAfter >= 1 && retryAfter <= 60)
+    // Gateways sharing a PostgreSQL database count the minute in whole seconds: up to one more.
+    assert.ok(retryAfter >= 1 && retryAfter <= 61, `retry-after ${retryAfter}`)
     const body = await json(res)
     assert.equal(body.error.code, 'rate_limit_exceeded')
     assert.match(body.error.message, /\[rule: rpm\]/)

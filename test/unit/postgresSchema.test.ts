@@ -13,9 +13,9 @@ const FLAGS = new Set(['prepaid', 'priced', 'stream', 'session_derived', 'old_pr
  * Indexes PostgreSQL has and SQLite does not need: its rowid B-tree, NOCASE uniqueness of user
  * names, and those of the limits several gateways hold together (migration 14).
  */
-const PG_ONLY_INDEXES = ['requests_rowid', 'users_username', 'session_limits_used', 'limit_holds_key', 'rate_events_key']
+const PG_ONLY_INDEXES = ['requests_rowid', 'users_username', 'session_limits_used', 'limit_holds_key']
 /** Tables of the limits several gateways hold together: one process on SQLite keeps them in memory. */
-const PG_ONLY_TABLES = ['gateway_instances', 'key_limits', 'limit_holds', 'rate_events', 'session_limits']
+const PG_ONLY_TABLES = ['gateway_instances', 'key_limits', 'limit_holds', 'rate_buckets', 'session_limits']
 const ON_DELETE: Record<string, string> = { a: 'NO ACTION', r: 'RESTRICT', c: 'CASCADE', n: 'SET NULL', d: 'SET DEFAULT' }
 
 interface SqliteColumn {

@@ -78,7 +78,7 @@ export class PgSharedLimits implements SharedLimitStore {
     return this.fast.atomically(async (tx) => {
       await tx.run(`DELETE FROM gateway_instances WHERE seen_at < gw_now_ms() - ?`, [silentMs])
       const released = await tx.run(`DELETE FROM limit_holds h WHERE NOT EXISTS (SELECT 1 FROM gateway_instances i WHERE i.id = h.instance_id)`)
-      await tx.run(`DELETE FROM rate_events WHERE at <= gw_now_ms() - 60000`)
+      await tx.run(`DELETE FROM rate_buckets WHERE second < gw_now_ms() / 1000 - 60`)
       await tx.run(`DELETE FROM session_limits WHERE used_at < gw_now_ms() - ?`, [sessionIdleMs])
       return released
     })

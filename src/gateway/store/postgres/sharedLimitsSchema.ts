@@ -12,7 +12,7 @@
  * - `limit_holds`: one row per request in flight that reserved money, by the gateway that holds
  *   it; `gateway_instances` says which gateways are alive (each writes `seen_at` every second),
  *   so the holds of a gateway that died are released.
- * - `rate_events`: each admitted request of a key with a request rate, for the sliding minute.
+ * - `rate_buckets`: admitted requests of a key with a request rate, per second, for the sliding minute.
  *
  * Times in these functions are the database's clock, so gateways whose clocks disagree still
  * share one minute; period starts come from the gateway (the request's own time, as its record has it).
@@ -65,11 +65,12 @@ CREATE TABLE limit_holds (
 );
 CREATE INDEX limit_holds_key ON limit_holds (key_id, session_id);
 
-CREATE TABLE rate_events (
+CREATE TABLE rate_buckets (
   key_id text NOT NULL,
-  at bigint NOT NULL
+  second bigint NOT NULL,
+  n bigint NOT NULL,
+  PRIMARY KEY (key_id, second)
 );
-CREATE INDEX rate_events_key ON rate_events (key_id, at);
 
 -- What a key's records say it spent since a time (records not yet written are not in it: the
 -- counters below start from it once, and every settlement adds to them from then on).
@@ -96,8 +97,8 @@ DECLARE
   k key_limits%ROWTYPE;
   s session_limits%ROWTYPE;
   now_ms bigint := gw_now_ms();
-  n bigint;
-  oldest bigint;
+  counted bigint;
+  bucket record;
   held bigint := 0;
   rolled boolean := false;
 BEGIN
@@ -118,15 +119,26 @@ BEGIN
     RETURN;
   END IF;
 
-  -- A request refused by a later limit has still taken its place in the minute, as on one gateway.
+  -- The minute is counted in one-second buckets, the current one and the 60 before it: 61 rows
+  -- at most whatever the rate, a span that holds every 60 s window ending now, so no 60 s ever
+  -- admits more than the rate (a request may be refused up to a second before a millisecond
+  -- count would take it). A request refused by a later limit has still taken its place in the
+  -- minute, as on one gateway.
   IF p_rpm IS NOT NULL THEN
-    DELETE FROM rate_events WHERE key_id = p_key AND at <= now_ms - 60000;
-    SELECT count(*), min(at) INTO n, oldest FROM rate_events WHERE key_id = p_key;
-    IF n >= p_rpm THEN
-      RETURN QUERY SELECT 'rpm'::text, oldest + 60000 - now_ms, n;
-      RETURN;
+    DELETE FROM rate_buckets WHERE key_id = p_key AND second < now_ms / 1000 - 60;
+    SELECT COALESCE(SUM(n), 0) INTO counted FROM rate_buckets WHERE key_id = p_key;
+    IF counted >= p_rpm THEN
+      -- The wait: until enough of the oldest buckets have left the span for one more request.
+      FOR bucket IN SELECT second, n FROM rate_buckets WHERE key_id = p_key ORDER BY second LOOP
+        counted := counted - bucket.n;
+        IF counted < p_rpm THEN
+          RETURN QUERY SELECT 'rpm'::text, (bucket.second + 61) * 1000 - now_ms, 0::bigint;
+          RETURN;
+        END IF;
+      END LOOP;
     END IF;
-    INSERT INTO rate_events (key_id, at) VALUES (p_key, now_ms);
+    INSERT INTO rate_buckets AS r (key_id, second, n) VALUES (p_key, now_ms / 1000, 1)
+      ON CONFLICT (key_id, second) DO UPDATE SET n = r.n + 1;
   END IF;
 
   IF p_session IS NOT NULL THEN
