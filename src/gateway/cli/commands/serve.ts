@@ -12,6 +12,8 @@ export const serve: Command = async (args, io) => {
     'log-level': { type: 'string' },
     'log-file': { type: 'string' },
     'upstream-connections': { type: 'string' },
+    'max-queued-records': { type: 'string' },
+    'max-queued-records-mb': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -25,6 +27,8 @@ export const serve: Command = async (args, io) => {
       logLevel: values['log-level'],
       logFile: values['log-file'],
       upstreamConnections: values['upstream-connections'],
+      maxQueuedRecords: values['max-queued-records'],
+      maxQueuedRecordsMb: values['max-queued-records-mb'],
     },
     { env: io.env, secrets: io.secrets },
   )

@@ -1,4 +1,4 @@
-import type { RecordSink } from '../store'
+import type { RecordBacklog, RecordSink } from '../store'
 import type { RequestRecord } from '../requestsRepo'
 import { bodyValues, dimensionValues, RECORD_ROWS, REQUEST_COLUMNS, requestValues, tagValues } from '../requestsRepo'
 import { writeBatchSafelyAsync, type Bodies, type Debit, type LastUsed, type QueuedRecord, type SetAside } from '../recordBatch'
@@ -107,6 +107,10 @@ export class PgRecordWriter implements RecordSink {
     return [...sent, ...this.queue.waiting(keyId)]
   }
 
+  backlog(): RecordBacklog {
+    return this.queue.backlog()
+  }
+
   async close(): Promise<void> {
     await this.flushed()
     this.queue.cancel()
@@ -127,6 +131,7 @@ export class PgRecordWriter implements RecordSink {
     else await new Promise<void>((resolve) => this.waiting.push(resolve))
     try {
       await writeBatchSafelyAsync((i, l) => writeBatch(this.sql, i, l), items, lastUsed, this.setAside)
+      this.queue.settle(items)
     } catch (err) {
       // A passing failure: the batch goes back to the head of the queue for the next try.
       this.queue.putBack(items, lastUsed)
