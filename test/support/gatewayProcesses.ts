@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import fs from 'node:fs'
 import { BUILT, ROOT, buildApp, serveNodeArgs } from './build'
 import { tempDir } from './tempDir'
 
@@ -25,7 +26,7 @@ export interface GatewayProcessOptions {
   env?: NodeJS.ProcessEnv
   /** More `gw serve` flags. */
   args?: string[]
-  /** One data dir for every gateway (a restart on the same SQLite store); a fresh one each otherwise. */
+  /** One data dir for every gateway (a restart on the same SQLite store); otherwise a fresh one each, removed when the test process exits. */
   dataDir?: string
 }
 
@@ -34,6 +35,8 @@ const STOP_TIMEOUT_MS = 30_000
 
 /** Processes still running, killed if the test process exits without stopping them. */
 const running = new Set<ChildProcess>()
+/** Data dirs made here, removed when the test process exits (a test may read a log after a stop). */
+const madeDirs: string[] = []
 let exitHooked = false
 
 function hookExit(): void {
@@ -41,6 +44,7 @@ function hookExit(): void {
   exitHooked = true
   process.on('exit', () => {
     for (const child of running) child.kill('SIGKILL')
+    for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true })
   })
 }
 
@@ -52,7 +56,11 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 
 /** Starts one gateway as `npm run serve` does (the built out/main/gw.js, with plain Node and the script's flags). */
 async function startOne(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const dataDir = options.dataDir ?? tempDir('gw-proc-')
+  let dataDir = options.dataDir
+  if (dataDir === undefined) {
+    dataDir = tempDir('gw-proc-')
+    madeDirs.push(dataDir)
+  }
   const store = options.databaseUrl ? ['--database-url', options.databaseUrl] : []
   const child = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir, ...store, ...(options.args ?? [])], {
     cwd: ROOT,

@@ -233,6 +233,16 @@ describe('request records written by their own thread', () => {
 })
 
 describe('the record queue', () => {
+  it("hands keys' last-used times over in the order of their ids, whatever the order of the requests", () => {
+    const queue = new RecordQueue(() => {})
+    for (const key of ['key_c', 'key_a', 'key_b', 'key_a']) queue.push(record(`r-${key}-${Math.random()}`, key), null, null)
+    assert.deepEqual(
+      queue.take()!.lastUsed.map(([id]) => id),
+      ['key_a', 'key_b', 'key_c'],
+    )
+    queue.cancel()
+  })
+
   it('after a failed batch, waits a second before the next try however many records arrive, and says since when it fails', async () => {
     let due = 0
     const queue = new RecordQueue(() => due++, { maxDelayMs: 10, maxBatch: 4 })

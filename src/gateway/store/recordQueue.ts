@@ -55,7 +55,11 @@ export class RecordQueue {
     this.cancel()
     this.backingOff = false
     if (this.items.length === 0 && this.lastUsed.size === 0) return null
-    const batch = { items: this.items, lastUsed: [...this.lastUsed] }
+    // Keys' rows are updated in one order, by id, in every batch: two batches written at once (by
+    // this gateway's parallel writes or by two gateways) that touched the same keys in opposite
+    // orders deadlocked on PostgreSQL, and one of them had to be tried again.
+    const lastUsed = [...this.lastUsed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    const batch = { items: this.items, lastUsed }
     this.items = []
     this.lastUsed = new Map()
     return batch
