@@ -69,10 +69,9 @@ const PARALLEL_BATCHES = 3
  * Request records on PostgreSQL: queued in memory, and every `maxDelayMs` or `maxBatch` records
  * written as one batch (a transaction of multi-row inserts) on a pool connection, up to
  * PARALLEL_BATCHES at a time; the event loop only awaits the database, so no request waits on a
- * record. A row
- * at fault is set aside and reported, the rest of its batch committed; a batch that fails for a
- * passing reason (the database unreachable) goes back to the head of the queue and is tried again
- * a second later.
+ * record. A row at fault is set aside and reported, the rest of its batch committed; a batch that
+ * fails for a passing reason (the database unreachable) goes back to the head of the queue and is
+ * tried again a second later. A record counts in the backlog until its batch is written.
  */
 export class PgRecordWriter implements RecordSink {
   private readonly queue: RecordQueue
