@@ -5,6 +5,8 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import pg from 'pg'
 import { openStore } from '../../src/gateway/store/openStore'
+import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import { MemorySecretStore } from '../support/memorySecretStore'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { postgresSkipReason, sharedPostgres, startPostgres, type Postgres } from '../support/postgres'
@@ -88,18 +90,22 @@ async function ask(client: OpenAI, gateway: number, prepaid: boolean, stream: bo
   }
 }
 
-const clientsFor = (gateways: GatewayProcess[], key: string) => gateways.map((g) => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: key, maxRetries: 0 }))
+const clientsFor = (gateways: Array<{ url: string }>, key: string) => gateways.map((g) => new OpenAI({ baseURL: `${g.url}/v1`, apiKey: key, maxRetries: 0 }))
 
-/** The log lines of a gateway at warning level or above (its log is gw.log in its data dir). */
-function warnings(gateway: GatewayProcess): string[] {
+/** A gateway's log lines (its log is gw.log in its data dir). */
+function logLines(gateway: Pick<GatewayProcess, 'dataDir'>): Array<{ level: number; msg: string; [field: string]: unknown }> {
   return fs
     .readFileSync(`${gateway.dataDir}/gw.log`, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { level: number; msg: string })
+    .map((l) => JSON.parse(l))
+}
+
+/** The messages of a gateway's log lines at warning level or above. */
+const warnings = (gateway: GatewayProcess): string[] =>
+  logLines(gateway)
     .filter((l) => l.level >= 40)
     .map((l) => l.msg)
-}
 
 describe('three gateway processes on one PostgreSQL, one killed with SIGKILL under load', { skip: postgresSkipReason() ?? false }, () => {
   let fake: FakeOpenAI
@@ -163,13 +169,12 @@ describe('three gateway processes on one PostgreSQL, one killed with SIGKILL und
     const lost = delivered.filter((a) => !records.has(a.id!))
     const victimDelivered = delivered.filter((a) => a.gateway === VICTIM)
     // Relative to the kill signal: an answer may complete in the moment between the signal and the process's death.
-    const span = lost.length
-      ? `between ${Math.max(...lost.map((a) => killedAt - a.at))} ms before and ${Math.max(...lost.map((a) => a.at - killedAt))} ms after the kill signal`
-      : ''
+    const offsets = lost.map((a) => a.at - killedAt)
+    const span = lost.length ? `, delivered from ${Math.min(...offsets)} to ${Math.max(...offsets)} ms after the kill signal (negative: before it)` : ''
     t.diagnostic(
       `${answers.length} requests, ${delivered.length} answered whole (${victimDelivered.length} by the killed gateway); ` +
         `${answers.length - delivered.length} sent to the killed gateway failed; survivors' records stored ${waited} ms after the load; ` +
-        `${lost.length} records lost ${span}`,
+        `${lost.length} records lost${span}`,
     )
     assert.ok(victimDelivered.length >= 10, 'the killed gateway served before its death')
     assert.deepEqual(
@@ -310,6 +315,7 @@ describe('the bound on records held while PostgreSQL is unreachable', { skip: po
     // In steady state: the gateway has served (and read what it reads once after a start).
     const warmUp = await ask(client, 0, false, false, 'before')
     assert.ok(warmUp.id)
+    await within(5000, 'its record stored', async () => (await storedIds(databaseUrl, 'SELECT id FROM requests')).has(warmUp.id!))
     await postgres.stopServer()
     const sentBefore = fake.received.length
     // One answer first, whose record's batch (due 50 ms later) fails: the gateway knows the store is unreachable.
@@ -359,10 +365,58 @@ describe('the bound on records held while PostgreSQL is unreachable', { skip: po
     assert.equal(records.size, answered.length + 1, 'refused requests are not recorded (the one before the stop is)')
     const back = await within(10_000, 'requests answered again', async () => (await ask(client, 0, false, false, 'after')).id !== null)
     assert.equal((await fetch(`${gateway.url}/readyz`)).status, 200)
-    const log = warnings(gateway)
-    assert.ok(log.some((msg) => msg.startsWith('refusing new requests: ')))
+    assert.ok(warnings(gateway).some((msg) => msg.startsWith('refusing new requests: ')))
+    // Not recorded, but each refusal is in the log (written within a second: it is buffered).
+    const refusedLines = () => logLines(gateway).filter((l) => l.msg === 'request' && l.status === 503 && l.path === '/v1/chat/completions').length
+    await within(5000, 'every refusal logged', async () => refusedLines() === refused.length + 1)
     t.diagnostic(
       `${answered.length} answered and ${refused.length} refused while down; all answered recorded ${recorded} ms after the start, requests answered again after ${back} ms`,
     )
+  })
+})
+
+describe('a configuration reload the database cannot answer', { skip: postgresSkipReason() ?? false }, () => {
+  let fake: FakeOpenAI
+  let postgres: Postgres
+  let databaseUrl: string
+  let keys: Keys
+  let running: RunningGateway
+  let dataDir: string
+
+  before(async () => {
+    fake = await startFakeOpenAI()
+    postgres = await startPostgres()
+    databaseUrl = await postgres.createDatabase()
+    keys = await prepare(databaseUrl, fake)
+    dataDir = tempDir()
+    running = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, databaseUrl, logFile: `${dataDir}/gw.log` },
+      { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemorySecretStore() },
+    )
+  })
+  after(async () => {
+    await running?.close()
+    await fake.close()
+    await postgres?.stop()
+  })
+
+  it('leaves the configuration in memory serving, and is tried again until the database answers', async (t) => {
+    const [client] = clientsFor([running], keys.free)
+    assert.ok((await ask(client, 0, false, false, 'before')).id)
+    await postgres.stopServer()
+    // As a notice of a change would: the next request reloads, from a database that is gone.
+    running.gateway.store.config.invalidate()
+    const during = await ask(client, 0, false, false, 'during')
+    assert.ok(during.id, `answered from the configuration in memory: ${during.status} ${during.error}`)
+    await within(5000, 'the failed reload logged', async () =>
+      logLines({ dataDir }).some((l) => l.level === 50 && l.msg.startsWith('configuration: could not be read from the store')),
+    )
+    await postgres.startServer()
+    const store = await openStore({ dataDir: tempDir(), databaseUrl })
+    const { secret } = await store.keys.create('after the restart')
+    await store.close()
+    const [fresh] = clientsFor([running], secret)
+    const loaded = await within(10_000, 'a key made after the restart works', async () => (await ask(fresh, 0, false, false, 'new')).id !== null)
+    t.diagnostic(`a key made after the database's return worked ${loaded} ms later`)
   })
 })
