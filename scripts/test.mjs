@@ -69,8 +69,8 @@ const postgresSkipReason = () => {
   return r.status === 0 ? r.stdout.trim() || null : `its check failed: ${r.stderr.trim().split('\n').at(-1)}`
 }
 
-/** Test files that run on both stores by themselves: the second pass leaves them out. */
-const BOTH_STORES = ['kill.test.ts', 'postgres-connect.test.ts', 'store-copy.test.ts', 'team.test.ts']
+/** Test files that choose their stores themselves (both, or PostgreSQL only): the second pass leaves them out. */
+const BOTH_STORES = ['kill.test.ts', 'nginx.test.ts', 'postgres-connect.test.ts', 'store-copy.test.ts', 'team-faults.test.ts', 'team.test.ts']
 
 let code = await run(filesOf(targets))
 // The whole run, as CI makes it, also runs the integration and dashboard tests with every test

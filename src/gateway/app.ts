@@ -10,12 +10,12 @@ import { assertBoundedJson } from './boundedJson'
 import { ApiError } from './errors'
 import type { Gateway } from './gateway'
 import { hostChecker } from './http/hostCheck'
+import { healthRoutes } from './http/healthRoutes'
 import { clientErrorHandler } from './http/clientError'
 import { errorReply, requestIdHeaders } from './http/errorShape'
 import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
 import { inferenceRoutes } from './http/v1/inference'
-import { VERSION } from './version'
 import { modelsRoutes } from './http/v1/models'
 import { responsesRoutes } from './http/v1/responses'
 
@@ -246,7 +246,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
     return sendApiError(path, req, reply, new ApiError(404, 'invalid_request_error', `Invalid URL (${req.method} ${path})`, 'unknown_url'))
   })
 
-  app.get('/healthz', async () => ({ status: 'ok', version: VERSION }))
+  healthRoutes(app, gw)
   inferenceRoutes(app, gw)
   modelsRoutes(app, gw)
   responsesRoutes(app, gw)

@@ -36,6 +36,10 @@ export interface GatewayConfig {
   upstreamConnections: number
   /** The name this gateway's request records carry; null: `<host name>:<port>` (see `instanceName`). */
   instanceName: string | null
+  /** Request records held in memory (the store unreachable or behind) beyond which new requests are refused with 503. */
+  maxQueuedRecords: number
+  /** The same bound on the memory they hold (logged bodies and a share per record), in bytes. */
+  maxQueuedRecordBytes: number
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -82,6 +86,19 @@ function atLeastOne(value: string | number | undefined, name: string, fallback: 
   return n
 }
 
+/**
+ * What a gateway holds for a store that cannot take its records: at about 2 KB a record (without
+ * logged bodies; see recordQueue.ts) 100,000 records take about 200 MB, and 256 MB leaves room for
+ * some bodies. At 1,000 requests a second that carries a gateway through 100 s of an outage.
+ */
+export const DEFAULT_MAX_QUEUED_RECORDS = 100_000
+export const DEFAULT_MAX_QUEUED_RECORDS_MB = 256
+
+/** A whole number of at least 1 from its flag, else its environment variable, else `fallback`; a bad value's error names where it came from. */
+function wholeSetting(flagValue: string | number | undefined, flag: string, env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
+  return flagValue !== undefined ? atLeastOne(flagValue, flag, fallback) : atLeastOne(env[variable], variable, fallback)
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: string | number
@@ -99,6 +116,9 @@ export interface ConfigOverrides {
   logFile?: string
   upstreamConnections?: string | number
   instanceName?: string
+  maxQueuedRecords?: string | number
+  /** In megabytes, as the flag takes it. */
+  maxQueuedRecordsMb?: string | number
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -120,10 +140,10 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     headersTimeoutMs: requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs) ? requestTimeoutMs : headersTimeoutMs,
     logLevel: parseLogLevel(overrides.logLevel ?? env.GW_LOG_LEVEL ?? 'info'),
     logFile: logFile ? path.resolve(logFile) : null,
-    upstreamConnections:
-      overrides.upstreamConnections !== undefined
-        ? atLeastOne(overrides.upstreamConnections, '--upstream-connections', DEFAULT_UPSTREAM_CONNECTIONS)
-        : atLeastOne(env.GW_UPSTREAM_CONNECTIONS, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
+    upstreamConnections: wholeSetting(overrides.upstreamConnections, '--upstream-connections', env, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
+    maxQueuedRecords: wholeSetting(overrides.maxQueuedRecords, '--max-queued-records', env, 'GW_MAX_QUEUED_RECORDS', DEFAULT_MAX_QUEUED_RECORDS),
+    maxQueuedRecordBytes:
+      wholeSetting(overrides.maxQueuedRecordsMb, '--max-queued-records-mb', env, 'GW_MAX_QUEUED_RECORDS_MB', DEFAULT_MAX_QUEUED_RECORDS_MB) * 1024 * 1024,
     instanceName:
       overrides.instanceName !== undefined
         ? checkedInstanceName(overrides.instanceName, '--instance-name')

@@ -24,6 +24,11 @@ import { KeyIndex } from './pipeline/authenticate'
 import { createUpstreamAgent, type UpstreamAgent } from './upstream/client'
 import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
+import { RecordBackpressure } from './core/recordBackpressure'
+import { ReadinessCheck } from './core/readiness'
+
+/** How long after a failed configuration reload it is tried again. */
+const RELOAD_RETRY_MS = 1000
 
 export interface GatewayOptions {
   config: GatewayConfig
@@ -70,6 +75,10 @@ export class Gateway {
   readonly aliases = new AliasTable()
   /** The store's record writer, which the core hands every request's record. */
   readonly records: RecordSink
+  /** Refuses new requests while the records held for the store reach their bound. */
+  readonly backpressure: RecordBackpressure
+  /** What `/readyz` answers: the store answers and requests are not being refused. */
+  readonly readiness: ReadinessCheck
   readonly registry: ProviderRegistry
   readonly health: ProviderHealth
   readonly priceBook: PriceBook
@@ -123,6 +132,12 @@ export class Gateway {
     this.logger = logger
     this.instance = instanceName(options.config, null)
     this.records = store.records
+    this.backpressure = new RecordBackpressure(
+      () => this.records.backlog(),
+      { records: options.config.maxQueuedRecords, bytes: options.config.maxQueuedRecordBytes },
+      logger,
+    )
+    this.readiness = new ReadinessCheck(() => this.store.ping(), this.backpressure)
     this.databaseSecrets = options.config.databaseUrl ? new DatabaseSecretStore(store.providerSecrets, secretKey) : null
     this.secrets = this.databaseSecrets ?? options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.routing = { ...defaultRouting, ...options.routing }
@@ -171,19 +186,34 @@ export class Gateway {
   /**
    * Called at the start of every request: null (nothing to wait for) unless some process changed
    * configuration since the last check; then the reload, which every request arriving meanwhile
-   * waits for too.
+   * waits for too. It never rejects: a reload the store cannot answer leaves the configuration in
+   * memory as it was (see reloadFailed).
    */
   refreshing(): Promise<void> | null {
     if (this.reloading) return this.reloading
     if (!this.store.config.changed()) return null
-    const reloading = this.reload().finally(() => {
-      if (this.reloading === reloading) this.reloading = null
-    })
+    const reloading = this.reload()
+      .catch((err) => this.reloadFailed(err))
+      .finally(() => {
+        if (this.reloading === reloading) this.reloading = null
+      })
     this.reloading = reloading
     return reloading
   }
 
-  /** Waits for configuration any process changed to be in memory. */
+  /**
+   * The database could not be read (it is restarting, or unreachable): requests go on with the
+   * configuration in memory rather than failing, and the reload is tried again a moment later.
+   */
+  private reloadFailed(err: unknown): void {
+    this.logger.error(
+      { err },
+      `configuration: could not be read from the store; serving the configuration in memory and trying again in ${RELOAD_RETRY_MS / 1000} s`,
+    )
+    setTimeout(() => this.store.config.invalidate(), RELOAD_RETRY_MS).unref()
+  }
+
+  /** Waits for configuration any process changed to be in memory (or for the attempt, when the store cannot be read). */
   async refresh(): Promise<void> {
     await this.refreshing()
   }

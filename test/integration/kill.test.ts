@@ -1,7 +1,5 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import path from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
@@ -11,7 +9,7 @@ import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { PgSql, pgTypes } from '../../src/gateway/store/postgres/pgSql'
 import type { Sql } from '../../src/gateway/store/sql'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
-import { BUILT, ROOT, buildApp, serveNodeArgs } from '../support/build'
+import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { tempDir } from '../support/tempDir'
 
@@ -73,25 +71,13 @@ for (const store of STORES)
     let dataDir: string
     let databaseUrl: string | null
     let keys: { prepaid: { id: string; secret: string }; plain: { id: string; secret: string } }
-    let child: ChildProcess | null = null
+    let gateway: GatewayProcess | null = null
 
-    const startChild = async (): Promise<{ child: ChildProcess; url: string }> => {
-      const where = databaseUrl ? ['--database-url', databaseUrl] : []
-      const c = spawn(process.execPath, [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir, ...where], {
-        cwd: ROOT,
-        // The log goes to a file: standard output is read only until the gateway says it listens.
-        env: { ...process.env, OPENAI_API_KEY: fake.apiKey, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      child = c
-      let out = ''
-      c.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-      for await (const chunk of c.stdout!) {
-        out += chunk
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-        if (m) return { child: c, url: m[1] }
-      }
-      throw new Error(`the gateway did not start: ${out}`)
+    /** The gateway as shipped (out/main/gw.js and its record thread), started as `npm run serve` does. */
+    const startOne = async (): Promise<GatewayProcess> => {
+      const [started] = await startGatewayProcesses(1, { dataDir, databaseUrl, env: { OPENAI_API_KEY: fake.apiKey } })
+      gateway = started
+      return started
     }
 
     /** CLIENTS loops of requests until `stop`, alternating key, JSON and streamed; only whole answers count. */
@@ -120,24 +106,21 @@ for (const store of STORES)
 
     /** Loads a fresh gateway, kills it `afterMs` after it started listening, and checks the store. */
     const killUnderLoad = async (afterMs: number, atLeast: number, report: (line: string) => void) => {
-      const { child: c, url } = await startChild()
-      const exited = once(c, 'exit')
+      const { url, kill } = await startOne()
       const delivered: Delivered[] = []
       const stop = { now: false }
       const clients = load(url, stop, delivered)
       await new Promise((resolve) => setTimeout(resolve, afterMs))
       const killedAt = Date.now()
-      c.kill('SIGKILL')
-      await exited
+      await kill('SIGKILL')
       stop.now = true
       await clients
 
       // What a restart finds: the store opens (WAL recovery) and the gateway serves again.
-      const restarted = await startChild()
+      const restarted = await startOne()
       const health = await fetch(`${restarted.url}/healthz`)
       assert.equal(health.status, 200)
-      restarted.child.kill('SIGKILL')
-      await once(restarted.child, 'exit')
+      await restarted.kill('SIGKILL')
 
       const reader = store.reader(dataDir, databaseUrl)
       try {
@@ -170,8 +153,6 @@ for (const store of STORES)
     }
 
     before(async () => {
-      // The gateway as shipped (out/main/gw.js and its record thread), started as `npm run serve` does.
-      buildApp()
       fake = await startFakeOpenAI()
       dataDir = tempDir()
       databaseUrl = await store.databaseUrl()
@@ -183,7 +164,7 @@ for (const store of STORES)
       await opened.close()
     })
     after(async () => {
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+      await gateway?.kill('SIGKILL')
       await fake.close()
     })
 

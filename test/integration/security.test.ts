@@ -34,6 +34,16 @@ describe('secure defaults', () => {
     assert.ok(res.headers.get('x-request-id'))
   })
 
+  it('answers /readyz without a key while its store answers, and only to a Host it knows', async () => {
+    const res = await fetch(`${t.url}/readyz`)
+    assert.equal(res.status, 200)
+    assert.equal((await json(res)).status, 'ready')
+    const port = new URL(t.url).port
+    const evil = await get(`${t.url}/readyz`, { host: `evil.example:${port}` })
+    assert.equal(evil.status, 403)
+    assert.equal(JSON.parse(evil.body).error.code, 'host_not_allowed')
+  })
+
   it('refuses a Host that is not the gateway (DNS rebinding)', async () => {
     const port = new URL(t.url).port
     const evil = await get(`${t.url}/v1/models`, { host: `evil.example:${port}`, authorization: `Bearer ${t.key}` })

@@ -1,50 +1,33 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import fs from 'node:fs'
 import path from 'node:path'
 import OpenAI from 'openai'
 import { gwCli } from '../support/harness'
-import { BUILT, ROOT, buildApp, serveNodeArgs } from '../support/build'
+import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 
 /** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node and its flags, as this test does. */
 describe('gw serve, headless, as a user runs it', () => {
   let fake: FakeOpenAI
-  let child: ChildProcess
+  let gateway: GatewayProcess
   let dataDir: string
   let baseURL: string
-  let stderr = ''
   const logFile = () => path.join(dataDir, 'gw.log')
   before(async () => {
-    buildApp()
     fake = await startFakeOpenAI()
     dataDir = tempDir()
     await gwCli(['providers', 'set', 'openai', '--base-url', fake.url], { dataDir })
-    child = spawn(
-      process.execPath,
-      [...serveNodeArgs(), BUILT.gw, 'serve', '--port', '0', '--data-dir', dataDir, '--log-file', logFile(), '--instance-name', 'serve-1'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, OPENAI_API_KEY: fake.apiKey },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
-    let out = ''
-    for await (const chunk of child.stdout!) {
-      out += chunk
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) {
-        baseURL = `${m[1]}/v1`
-        break
-      }
-    }
+    ;[gateway] = await startGatewayProcesses(1, {
+      dataDir,
+      env: { OPENAI_API_KEY: fake.apiKey },
+      args: ['--log-file', logFile(), '--instance-name', 'serve-1'],
+    })
+    baseURL = `${gateway.url}/v1`
   })
   after(async () => {
-    if (child.exitCode === null) child.kill('SIGKILL')
+    await gateway?.kill('SIGKILL')
     await fake.close()
   })
 
@@ -79,9 +62,7 @@ describe('gw serve, headless, as a user runs it', () => {
 
   it('flushes every request record on SIGTERM', async () => {
     await ask(5, 'last')
-    child.kill('SIGTERM')
-    const [code] = await once(child, 'exit')
-    assert.equal(code, 0)
+    assert.equal(await gateway.stop(), 0)
     assert.equal(await storedOk(), 25)
     // The log was flushed on the way out: a line for each of the 25 requests, the last ones too.
     const log = fs
@@ -92,6 +73,6 @@ describe('gw serve, headless, as a user runs it', () => {
     assert.equal(log.filter((l) => l.msg === 'request' && l.status === 200 && l.key === 'serve-test').length, 25)
     assert.equal(log.filter((l) => l.level >= 40).length, 0, 'no warning or error')
     assert.equal(log.at(-1).msg, 'stopped')
-    assert.equal(stderr, '', 'nothing on stderr (no warnings)')
+    assert.equal(gateway.stderr(), '', 'nothing on stderr (no warnings)')
   })
 })

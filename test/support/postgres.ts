@@ -37,6 +37,13 @@ export interface Postgres {
   createDatabase(name?: string): Promise<string>
   /** Stops the server (fast shutdown) and removes its directory. Calling it again does nothing. */
   stop(): Promise<void>
+  /**
+   * Stops the server as an operator's restart does (fast shutdown: sessions are ended, clients
+   * see their connections close), keeping its data, for `startServer()` to bring back.
+   */
+  stopServer(): Promise<void>
+  /** Starts the stopped server again on the same port with the same data. */
+  startServer(): Promise<void>
 }
 
 export interface StartPostgresOptions {
@@ -259,6 +266,21 @@ function hookExit(): void {
   }
 }
 
+/** Starts the cluster's server on `port` and waits until it accepts connections; the error holds the server log's tail. */
+async function startServer(c: Cluster, port: number, options: StartPostgresOptions): Promise<void> {
+  const log = path.join(c.dir, 'log')
+  const settings = [
+    '-c listen_addresses=127.0.0.1',
+    `-p ${port}`,
+    `-k ${shellQuote(c.dir)}`,
+    ...(options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
+  ].join(' ')
+  const started = await run(c.setup, 'pg_ctl', ['-D', c.data, '-o', settings, '-w', '-t', String(TIMEOUT_S), '-l', log, 'start'], c.dir)
+  if (started.code !== 0) {
+    throw new Error(`PostgreSQL did not start (pg_ctl exit ${started.code}): ${started.output.trim()}\nserver log (${log}):\n${logTail(log)}`)
+  }
+}
+
 /** Starts a new throwaway server; `stop()` it when done (the process's exit stops it otherwise). */
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<Postgres> {
   const s = detect()
@@ -267,7 +289,6 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-pg-'))
   const cluster: Cluster = { dir, data: path.join(dir, 'data'), setup: s }
   live.add(cluster)
-  const log = path.join(dir, 'log')
   try {
     if (s.runAs) fs.chownSync(dir, s.runAs.uid, s.runAs.gid)
     const init = await run(
@@ -281,18 +302,14 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     let port = 0
     for (let attempt = 1; ; attempt++) {
       port = await freePort()
-      const settings = [
-        '-c listen_addresses=127.0.0.1',
-        `-p ${port}`,
-        `-k ${shellQuote(dir)}`,
-        ...(options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
-      ].join(' ')
-      const started = await run(s, 'pg_ctl', ['-D', cluster.data, '-o', settings, '-w', '-t', String(TIMEOUT_S), '-l', log, 'start'], dir)
-      if (started.code === 0) break
-      const tail = logTail(log)
-      // Another process may take the port between freePort() and the server binding it.
-      if (attempt < START_ATTEMPTS && /could not bind|address already in use/i.test(tail)) continue
-      throw new Error(`PostgreSQL did not start (pg_ctl exit ${started.code}): ${started.output.trim()}\nserver log (${log}):\n${tail}`)
+      try {
+        await startServer(cluster, port, options)
+        break
+      } catch (err) {
+        // Another process may take the port between freePort() and the server binding it.
+        if (attempt < START_ATTEMPTS && /could not bind|address already in use/i.test((err as Error).message)) continue
+        throw err
+      }
     }
 
     const urlFor = (database: string) => `postgres://${USER}@127.0.0.1:${port}/${encodeURIComponent(database)}`
@@ -323,6 +340,11 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
         })()
         return stopping
       },
+      async stopServer() {
+        const stopped = await run(s, 'pg_ctl', ['stop', '-D', cluster.data, '-m', 'fast', '-w', '-t', String(TIMEOUT_S)], dir)
+        if (stopped.code !== 0) throw new Error(`pg_ctl stop failed (exit ${stopped.code}): ${stopped.output.trim()}`)
+      },
+      startServer: () => startServer(cluster, port, options),
     }
   } catch (err) {
     stopSync(cluster)

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import os from 'node:os'
-import { DEFAULT_UPSTREAM_CONNECTIONS, instanceName, resolveConfig } from '../../src/gateway/config'
+import { DEFAULT_MAX_QUEUED_RECORDS, DEFAULT_MAX_QUEUED_RECORDS_MB, DEFAULT_UPSTREAM_CONNECTIONS, instanceName, resolveConfig } from '../../src/gateway/config'
 
 describe('upstream connections setting', () => {
   it('defaults to enough connections for a burst of 1,000 streams', () => {
@@ -44,5 +44,26 @@ describe('instance name', () => {
     assert.throws(() => resolveConfig({}, { GW_INSTANCE_NAME: 'a\u0007b' }), /GW_INSTANCE_NAME must be 1 to 128 characters.*got "a\\u0007b"/)
     assert.equal(resolveConfig({ instanceName: 'x'.repeat(128) }, {}).instanceName?.length, 128)
     assert.equal(resolveConfig({ instanceName: 'gw 1 (eu) — ünïcode' }, {}).instanceName, 'gw 1 (eu) — ünïcode')
+  })
+})
+
+describe('the bound on request records held for the store', () => {
+  it('defaults to 100,000 records or 256 MB', () => {
+    const config = resolveConfig({}, {})
+    assert.equal(config.maxQueuedRecords, DEFAULT_MAX_QUEUED_RECORDS)
+    assert.equal(config.maxQueuedRecordBytes, DEFAULT_MAX_QUEUED_RECORDS_MB * 1024 * 1024)
+    assert.deepEqual([DEFAULT_MAX_QUEUED_RECORDS, DEFAULT_MAX_QUEUED_RECORDS_MB], [100_000, 256])
+  })
+
+  it('is read from GW_MAX_QUEUED_RECORDS and GW_MAX_QUEUED_RECORDS_MB; the flags win', () => {
+    const env = { GW_MAX_QUEUED_RECORDS: '500', GW_MAX_QUEUED_RECORDS_MB: '16' }
+    assert.deepEqual([resolveConfig({}, env).maxQueuedRecords, resolveConfig({}, env).maxQueuedRecordBytes], [500, 16 * 1024 * 1024])
+    const flags = resolveConfig({ maxQueuedRecords: '20', maxQueuedRecordsMb: '1' }, env)
+    assert.deepEqual([flags.maxQueuedRecords, flags.maxQueuedRecordBytes], [20, 1024 * 1024])
+  })
+
+  it('refuses anything but a whole number of at least 1, naming where it came from', () => {
+    assert.throws(() => resolveConfig({}, { GW_MAX_QUEUED_RECORDS: '0' }), /GW_MAX_QUEUED_RECORDS must be a whole number of at least 1, got "0"/)
+    assert.throws(() => resolveConfig({ maxQueuedRecordsMb: '1.5' }, {}), /--max-queued-records-mb must be a whole number of at least 1, got "1.5"/)
   })
 })

@@ -5,6 +5,9 @@ import { openDatabase } from '../../src/gateway/store/db'
 import { bumpConfigRev, CONFIG_REV_SQL, PolledConfigWatch } from '../../src/gateway/store/configRev'
 import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
+import pg from 'pg'
+import { openStore } from '../../src/gateway/store/openStore'
+import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 
 /** A watcher on its own connection, wired as the store wires it: a change committed through `sql` invalidates it. */
 function watched(dir = tempDir()) {
@@ -48,5 +51,45 @@ describe('configuration changes from other processes', () => {
     assert.equal(watcher.changed(7.2), true)
     assert.equal(watcher.changed(7.4), false)
     db.close()
+  })
+})
+
+describe('configuration changes on PostgreSQL, when the listening connection is lost', { skip: postgresSkipReason() ?? false }, () => {
+  it('reloads nothing when it drops, then everything once it listens again; notifications work again', async () => {
+    const databaseUrl = await (await sharedPostgres()).createDatabase()
+    const store = await openStore({ dataDir: tempDir(), databaseUrl })
+    const other = await openStore({ dataDir: tempDir(), databaseUrl })
+    const admin = new pg.Client({ connectionString: databaseUrl })
+    await admin.connect()
+    try {
+      assert.equal(store.config.changed(), true, 'the first check loads')
+      assert.equal(store.config.changed(), false)
+      const listening = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN gw_config'`
+      const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM (${listening}) AS l`)
+      assert.equal(killed.rowCount, 2, "both stores' listeners")
+      // Lost: nothing to read yet (the database may be what is gone).
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      assert.equal(store.config.changed(), false)
+      const deadline = Date.now() + 5000
+      while (!store.config.changed()) {
+        assert.ok(Date.now() < deadline, 'read again within 5 s of the loss')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      // Read again only once listening again (nothing changed for the revision poll to see): both stores listen again.
+      while ((await admin.query(listening)).rowCount !== 2) {
+        assert.ok(Date.now() < deadline, 'both listening again within 5 s of the loss')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      await other.keys.create('made elsewhere')
+      const notified = Date.now() + 5000
+      while (!store.config.changed()) {
+        assert.ok(Date.now() < notified, 'a change made elsewhere is heard of')
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    } finally {
+      await admin.end()
+      await other.close()
+      await store.close()
+    }
   })
 })

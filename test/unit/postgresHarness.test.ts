@@ -111,6 +111,24 @@ describe('throwaway PostgreSQL for tests', { skip: skip ?? false }, () => {
     await server.stop() // a second stop is harmless
   })
 
+  it('stopServer() stops the server keeping its data; startServer() brings it back on the same port', async () => {
+    const server = await startPostgres()
+    try {
+      const url = await server.createDatabase()
+      await query(url, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)`)
+      const pid = Number(fs.readFileSync(path.join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+      await server.stopServer()
+      assert.equal(await gone(pid), true)
+      assert.equal(await accepts('127.0.0.1', server.port), false)
+      await assert.rejects(query(url, 'SELECT 1'), /ECONNREFUSED/)
+      await server.startServer()
+      assert.deepEqual(await query(url, 'SELECT n FROM kept'), [{ n: 7 }])
+    } finally {
+      await server.stop()
+    }
+    assert.equal(fs.existsSync(server.dir), false)
+  })
+
   for (const ending of ['exit', 'SIGTERM'] as const) {
     it(`removes the shared server when its process ends by ${ending === 'exit' ? 'exiting' : 'a SIGTERM'}`, async () => {
       const harness = path.resolve(import.meta.dirname, '../support/postgres.ts')

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import Database from 'better-sqlite3'
 import { openDatabase, type Db } from '../../src/gateway/store/db'
 import { RecordWriter } from '../../src/gateway/store/recordWriter'
+import { RecordQueue } from '../../src/gateway/store/recordQueue'
 import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
@@ -204,5 +205,65 @@ describe('request records written by their own thread', () => {
     clearInterval(ticker)
     assert.deepEqual(storedIds(), ['stalled'])
     assert.deepEqual(errors, [])
+  })
+
+  it('counts what it holds in its backlog until the store has it: queued, and in a batch the thread is writing', async () => {
+    const w = open()
+    w.start()
+    await eventually(threadReady(w))
+    assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null })
+    const other = new Database(db.name)
+    other.exec('BEGIN IMMEDIATE')
+    try {
+      w.push(record('plain'))
+      w.push(record('logged'), null, { request: 'x'.repeat(1000), response: 'y'.repeat(500) })
+      assert.deepEqual(w.backlog(), { records: 2, bytes: 2 * 2048 + 1500, failingSince: null })
+      // The batch goes to the thread after the batch delay, and waits there on the lock: still held.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.deepEqual(storedIds(), [])
+      assert.equal(w.backlog().records, 2)
+    } finally {
+      other.exec('COMMIT')
+      other.close()
+    }
+    await eventually(() => storedIds().length === 2)
+    await eventually(() => w.backlog().records === 0)
+    assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null })
+  })
+})
+
+describe('the record queue', () => {
+  it("hands keys' last-used times over in the order of their ids, whatever the order of the requests", () => {
+    const queue = new RecordQueue(() => {})
+    for (const key of ['key_c', 'key_a', 'key_b', 'key_a']) queue.push(record(`r-${key}-${Math.random()}`, key), null, null)
+    assert.deepEqual(
+      queue.take()!.lastUsed.map(([id]) => id),
+      ['key_a', 'key_b', 'key_c'],
+    )
+    queue.cancel()
+  })
+
+  it('after a failed batch, waits a second before the next try however many records arrive, and says since when it fails', async () => {
+    let due = 0
+    const queue = new RecordQueue(() => due++, { maxDelayMs: 10, maxBatch: 4 })
+    queue.push(record('first'), null, null)
+    const failedAt = Date.now()
+    const batch = queue.take()!
+    queue.putBack(batch.items, batch.lastUsed)
+    const { failingSince } = queue.backlog()
+    assert.ok(failingSince !== null && failingSince >= failedAt, 'failing since the put-back')
+    // Well past maxBatch: without the back-off each of these would make a batch due at once.
+    for (let i = 0; i < 20; i++) queue.push(record(`r${i}`), null, null)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.equal(due, 0, 'no try before the retry delay')
+    const deadline = Date.now() + 5000
+    while (due === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.equal(due, 1, 'one try, with everything waiting')
+    const retried = queue.take()!
+    assert.equal(retried.items.length, 21)
+    assert.equal(queue.backlog().records, 21)
+    queue.settle(retried.items)
+    assert.deepEqual(queue.backlog(), { records: 0, bytes: 0, failingSince: null })
+    queue.cancel()
   })
 })

@@ -21,6 +21,8 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
         [--request-timeout S] [--headers-timeout S]              seconds a client has to send a request, its headers
         [--log-level fatal|error|warn|info|debug|trace|silent] [--log-file FILE]   log: JSON lines (pretty in a terminal)
         [--instance-name NAME]                                   the name its request records carry (default host:port)
+        [--max-queued-records N] [--max-queued-records-mb MB]   records held while the store is unreachable
+                                                                 (default 100000, 256 MB); beyond them: 503
 
   keys create --name NAME [--balance USD] [key settings]     print the new key (shown once)
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting

@@ -18,6 +18,7 @@ import { route, type RoutingDeps } from '../routing/route'
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
+import type { RecordBackpressure } from './recordBackpressure'
 import type { Sink } from './sink'
 import type { Finished, InboundWire } from './wire'
 import { requestedTier } from '../pricing/tiers'
@@ -55,6 +56,7 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   records: RecordSink
   /** The gateway's name, which its records carry. */
   instance: string
+  backpressure: Pick<RecordBackpressure, 'refusal'>
 }
 
 /**
@@ -64,7 +66,8 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
  * client abort). The call's abort ends the upstream call the moment its client goes away. A
  * prepaid charge is in the ledger before the end of the answer goes out (`beforeDelivery`), or
  * at the latest here, before the record is queued. Resolves to the request's context, or null
- * when authentication refused it (nothing recorded, nothing logged).
+ * when authentication or the records' backpressure refused it (nothing recorded; the transport
+ * logs it).
  */
 export async function runInference<B extends Record<string, unknown>>(
   gw: CoreDeps,
@@ -78,6 +81,13 @@ export async function runInference<B extends Record<string, unknown>>(
   } catch (err) {
     if (!(err instanceof ApiError)) throw err
     sink.error(err)
+    return null
+  }
+  // Before anything is spent on it: while the records held for the store reach their bound, a
+  // request is refused, not recorded (see RecordBackpressure).
+  const refused = gw.backpressure.refusal()
+  if (refused) {
+    sink.error(refused)
     return null
   }
   const ctx = new RequestContext(call.id, wire.endpoint, key)

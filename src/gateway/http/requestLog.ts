@@ -7,7 +7,7 @@ import { pathOf } from '../log'
  * An inference request gets its line from the core (logInference), which knows the key, the
  * model, the provider and the cost. Every other request (health checks, the dashboard's API calls
  * and assets, requests refused before they reached a route) gets a short line at info when it
- * failed and at debug otherwise: monitors poll /healthz and the dashboard polls /api, and at info
+ * failed and at debug otherwise: monitors poll /healthz and /readyz and the dashboard polls /api, and at info
  * their successes would bury the inference lines an operator reads the log for.
  */
 export class RequestLog extends LogController {

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors'
+import { storeFailure } from '../store/storeFailure'
 import type { Debit } from '../store/recordBatch'
 import type { Balances, Reservation } from './balances'
 import type { SharedLimits, SharedReservation } from './sharedLimits'
@@ -57,7 +58,7 @@ export async function chargeBeforeDelivery(deps: ChargeDeps, ctx: RequestContext
     throw new ApiError(
       503,
       'server_error',
-      `The charge for this answer could not be stored, so the answer is withheld: ${(err as Error).message}`,
+      `The charge for this answer could not be stored, so the answer is withheld: ${storeFailure(err)}`,
       'ledger_unavailable',
     )
   }

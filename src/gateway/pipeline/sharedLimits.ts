@@ -6,6 +6,7 @@ import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
 import { usdToPico } from '../store/ledgerRepo'
 import { isTransient, type Debit } from '../store/recordBatch'
+import { storeFailure } from '../store/storeFailure'
 import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
 import type { RecordSink } from '../store/store'
 import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
@@ -51,7 +52,7 @@ const unavailable = (keyName: string, err: unknown) =>
   new ApiError(
     503,
     'server_error',
-    `Key "${keyName}" has limits the gateways keep in their database, which cannot be reached now (${(err as Error).message}); try again shortly.`,
+    `Key "${keyName}" has limits the gateways keep in their database, which cannot be reached now (${storeFailure(err)}); try again shortly.`,
     'store_unavailable',
     null,
     { 'retry-after': '2' },

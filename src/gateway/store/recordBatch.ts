@@ -66,7 +66,9 @@ export function recordBatchWriter(db: Db): WriteBatch {
  */
 export function isTransient(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
-  if (typeof code !== 'string') return /Connection terminated|connection timeout/i.test((err as Error | null)?.message ?? '')
+  // pg's own errors carry no code: a connection lost, timed out or broken earlier, or the pool's wait for one.
+  if (typeof code !== 'string')
+    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|is not queryable/i.test((err as Error | null)?.message ?? '')
   return /^(SQLITE_(BUSY|LOCKED|FULL|IOERR|NOMEM|CANTOPEN|PROTOCOL|INTERRUPT)|08|53|57P0|40001|40P01|E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|NETUNREACH)|ENOTFOUND|EAI_AGAIN)/.test(
     code,
   )

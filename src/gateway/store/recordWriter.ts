@@ -6,6 +6,7 @@ import { recordBatchWriter, writeBatchSafely, type Bodies, type Debit, type SetA
 import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type Batch, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
 import type { RequestRecord } from './requestsRepo'
 import { RecordQueue } from './recordQueue'
+import type { RecordBacklog } from './store'
 
 export type { Bodies, Debit } from './recordBatch'
 
@@ -125,6 +126,11 @@ export class RecordWriter {
     return [...sent, ...this.queue.waiting(keyId)]
   }
 
+  backlog(): RecordBacklog {
+    this.settleWritten()
+    return this.queue.backlog()
+  }
+
   async close(): Promise<void> {
     await this.flushed()
     this.closed = true
@@ -168,8 +174,7 @@ export class RecordWriter {
     const batch: Batch = { seq: ++this.seq, ...taken }
     const worker = this.failed ? null : this.ensureWorker()
     if (!worker || !this.isReady()) return this.writeHere([batch])
-    const written = Atomics.load(this.state, WRITTEN)
-    while (this.sent.length > 0 && this.sent[0].seq <= written) this.sent.shift()
+    this.settleWritten()
     this.sent.push(batch)
     worker.postMessage({ type: 'batch', ...batch } satisfies ToWorker)
   }
@@ -241,8 +246,8 @@ export class RecordWriter {
     this.checkpointHere(true)
     if (!this.closed) this.opts.onError?.(new Error(`request records are written on the main thread from now on: ${(err as Error).message}`))
     void worker?.terminate()
-    const written = Atomics.load(this.state, WRITTEN)
-    const unwritten = this.sent.filter((b) => b.seq > written)
+    this.settleWritten()
+    const unwritten = this.sent
     this.sent = []
     this.writeHere(unwritten)
   }
@@ -252,6 +257,7 @@ export class RecordWriter {
     for (const [i, batch] of batches.entries()) {
       try {
         writeBatchSafely(this.local, batch.items, batch.lastUsed, this.setAside)
+        this.queue.settle(batch.items)
       } catch (err) {
         // A transient failure: what could not be written goes back to the queue for the next try.
         const rest = batches.slice(i)
@@ -268,7 +274,14 @@ export class RecordWriter {
   private readonly setAside: SetAside = (id, what, message) => this.opts.onError?.(new Error(`request ${id}: its ${what} could not be stored: ${message}`))
 
   private report(msg: FromWorker): void {
-    if (msg.type === 'dropped') this.setAside(msg.id, msg.what, msg.message)
-    else this.opts.onError?.(new Error(`writing request records failed; will retry: ${msg.message}`))
+    if (msg.type === 'dropped') return this.setAside(msg.id, msg.what, msg.message)
+    this.queue.failed()
+    this.opts.onError?.(new Error(`writing request records failed; will retry: ${msg.message}`))
+  }
+
+  /** Batches the thread reports committed leave `sent` and the backlog. */
+  private settleWritten(): void {
+    const written = Atomics.load(this.state, WRITTEN)
+    while (this.sent.length > 0 && this.sent[0].seq <= written) this.queue.settle(this.sent.shift()!.items)
   }
 }

@@ -19,6 +19,16 @@ import { exportRequests, listRequests, type ListRequestsInput, type Scope } from
 import { groupBy, overview, type GroupByInput, type OverviewInput } from './queries/analyticsQuery'
 import { getSession, listSessions, type GetSessionInput, type ListSessionsInput } from './queries/sessionQuery'
 
+/** Request records held in memory until the store has them. */
+export interface RecordBacklog {
+  /** Records pushed and not yet written (or set aside): queued, or in a batch being written. */
+  records: number
+  /** An estimate of the memory they hold: their logged bodies' text and a fixed share per record. */
+  bytes: number
+  /** Since when (Unix ms) writing has failed for a passing reason with nothing written since; null while writes succeed. */
+  failingSince: number | null
+}
+
 /**
  * Where request records go: queued in memory and written in batches beside the requests' path
  * (SQLite: a thread with its own connection; PostgreSQL: multi-row inserts on a pool connection).
@@ -31,6 +41,8 @@ export interface RecordSink {
   flushed(): Promise<void>
   /** This key's records pushed and not yet known to be committed; what is not listed was committed before a read that begins now. */
   unwritten(keyId: string): RequestRecord[]
+  /** What is held in memory now, for the gateway to stop admitting requests before it grows without bound. */
+  backlog(): RecordBacklog
   close(): Promise<void>
 }
 
@@ -68,7 +80,7 @@ export class Store {
   readonly queries: Queries
 
   constructor(
-    sql: Sql,
+    private readonly sql: Sql,
     /** Tells when any process or gateway changed configuration. */
     readonly config: ConfigWatch,
     readonly records: RecordSink,
@@ -89,6 +101,11 @@ export class Store {
     this.signInFailures = new SignInFailuresRepo(sql)
     this.providerSecrets = new ProviderSecretsRepo(sql)
     this.queries = new Queries(sql)
+  }
+
+  /** Resolves once the database answers a statement (a new connection when none is open), or rejects with why it does not. */
+  async ping(): Promise<void> {
+    await this.sql.get('SELECT 1')
   }
 
   /** Writes what the record writer holds, then closes every connection. */

@@ -13,6 +13,8 @@ export const serve: Command = async (args, io) => {
     'log-file': { type: 'string' },
     'upstream-connections': { type: 'string' },
     'instance-name': { type: 'string' },
+    'max-queued-records': { type: 'string' },
+    'max-queued-records-mb': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -27,6 +29,8 @@ export const serve: Command = async (args, io) => {
       logFile: values['log-file'],
       upstreamConnections: values['upstream-connections'],
       instanceName: values['instance-name'],
+      maxQueuedRecords: values['max-queued-records'],
+      maxQueuedRecordsMb: values['max-queued-records-mb'],
     },
     { env: io.env, secrets: io.secrets },
   )

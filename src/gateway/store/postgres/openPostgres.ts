@@ -55,7 +55,17 @@ export function describeConnectError(url: string, err: unknown): Error {
   return new Error(`cannot open the PostgreSQL store at ${where}: ${(e.code && why[e.code]) ?? e.message}`, { cause: err })
 }
 
-/** The connection settings: the URL (sslmode, password, options…), with the schema as the search_path when one is named. */
+/**
+ * How long opening a connection may take: a server that does not answer (a host down, a network
+ * dropping packets) fails the attempt after this instead of holding its caller for ever.
+ */
+const CONNECT_TIMEOUT_MS = 5000
+
+/**
+ * The connection settings: the URL (sslmode, password, options…), with the schema as the
+ * search_path when one is named; a connect timeout, and TCP keepalive so the operating system
+ * notices a peer that vanished from an open connection.
+ */
 export function postgresClientConfig(o: Pick<PostgresOptions, 'url' | 'schema'>): pg.ClientConfig {
   const url = o.url.trim()
   const problem = postgresUrlProblem(url)
@@ -64,6 +74,8 @@ export function postgresClientConfig(o: Pick<PostgresOptions, 'url' | 'schema'>)
     connectionString: url,
     types: pgTypes,
     application_name: 'gw-gateway',
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     ...(o.schema !== null && { options: `-c search_path=${o.schema}` }),
   }
 }
@@ -121,6 +133,10 @@ function newPool(config: pg.ClientConfig, max: number, keepOpen = false): pg.Poo
   const pool = new pg.Pool({ ...config, max, ...(keepOpen && { idleTimeoutMillis: 0 }) })
   // An idle connection the server drops is replaced by the next query; it must not end the process.
   pool.on('error', () => {})
+  // Nor one lost while it is lent out (a transaction between two statements when the server
+  // restarts): pg emits that on the connection, which the pool listens to only while it is idle.
+  // The caller learns of it from its next statement, which fails, and the pool drops it on release.
+  pool.on('connect', (client) => client.on('error', () => {}))
   return pool
 }
 

@@ -1,4 +1,4 @@
-import type { RecordSink } from '../store'
+import type { RecordBacklog, RecordSink } from '../store'
 import type { RequestRecord } from '../requestsRepo'
 import { bodyValues, dimensionValues, RECORD_ROWS, REQUEST_COLUMNS, requestValues, tagValues } from '../requestsRepo'
 import { writeBatchSafelyAsync, type Bodies, type Debit, type LastUsed, type QueuedRecord, type SetAside } from '../recordBatch'
@@ -69,10 +69,9 @@ export const PARALLEL_BATCHES = 3
  * Request records on PostgreSQL: queued in memory, and every `maxDelayMs` or `maxBatch` records
  * written as one batch (a transaction of multi-row inserts) on a pool connection, up to
  * PARALLEL_BATCHES at a time; the event loop only awaits the database, so no request waits on a
- * record. A row
- * at fault is set aside and reported, the rest of its batch committed; a batch that fails for a
- * passing reason (the database unreachable) goes back to the head of the queue and is tried again
- * a second later.
+ * record. A row at fault is set aside and reported, the rest of its batch committed; a batch that
+ * fails for a passing reason (the database unreachable) goes back to the head of the queue and is
+ * tried again a second later. A record counts in the backlog until its batch is written.
  */
 export class PgRecordWriter implements RecordSink {
   private readonly queue: RecordQueue
@@ -107,6 +106,10 @@ export class PgRecordWriter implements RecordSink {
     return [...sent, ...this.queue.waiting(keyId)]
   }
 
+  backlog(): RecordBacklog {
+    return this.queue.backlog()
+  }
+
   async close(): Promise<void> {
     await this.flushed()
     this.queue.cancel()
@@ -127,6 +130,7 @@ export class PgRecordWriter implements RecordSink {
     else await new Promise<void>((resolve) => this.waiting.push(resolve))
     try {
       await writeBatchSafelyAsync((i, l) => writeBatch(this.sql, i, l), items, lastUsed, this.setAside)
+      this.queue.settle(items)
     } catch (err) {
       // A passing failure: the batch goes back to the head of the queue for the next try.
       this.queue.putBack(items, lastUsed)
