@@ -1,13 +1,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import OpenAI from 'openai'
 import pg from 'pg'
-import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { pgTypes } from '../../src/gateway/store/postgres/pgSql'
-import type { KeyPolicy } from '../../src/contract/keys'
+import { openStore } from '../../src/gateway/store/openStore'
+import type { Store } from '../../src/gateway/store/store'
+import type { KeySettings } from '../../src/gateway/store/keysRepo'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
-import { MemorySecretStore } from '../support/memorySecretStore'
+import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 import { tempDir } from '../support/harness'
 
@@ -17,45 +17,48 @@ const BURST = 240
 const OUTPUT = 200
 
 /**
- * Every limit of a key held across three gateways on one database: a burst of requests spread
- * over them, each held upstream long enough for all to be in flight together, passes a limit no
- * more than one gateway would let it. Each gateway alone would admit the whole limit again, so a
- * limit held in each gateway's memory fails every test here.
+ * Every limit of a key held across three gateway processes on one database: a burst of requests
+ * spread over them, each held upstream long enough for all to be in flight together, passes a
+ * limit no more than one gateway would let it. Each gateway alone would admit the whole limit
+ * again, so a limit held in each gateway's memory fails every test here.
  */
 describe('limits held by three gateways on one PostgreSQL database', { skip: postgresSkipReason() ?? false }, () => {
   let fake: FakeOpenAI
   let databaseUrl: string
-  let gateways: RunningGateway[]
+  let gateways: GatewayProcess[]
+  let store: Store
   let db: pg.Pool
-  const dataDirs: string[] = []
   let n = 0
 
   before(async () => {
     fake = await startFakeOpenAI()
     databaseUrl = await (await sharedPostgres()).createDatabase()
-    const start = () => {
-      const dataDir = tempDir()
-      dataDirs.push(dataDir)
-      return startGateway(
-        { host: '127.0.0.1', port: 0, dataDir, databaseUrl, logLevel: 'silent' },
-        { env: { OPENAI_API_KEY: fake.apiKey }, secrets: new MemorySecretStore(), routing: { maxRetries: 0 } },
-      )
-    }
-    gateways = await Promise.all([start(), start(), start()])
-    await gateways[0].gateway.store.providers.upsert('openai', 'openai', fake.url)
+    store = await openStore({ dataDir: tempDir(), databaseUrl })
+    await store.providers.upsert('openai', 'openai', fake.url)
+    gateways = await startGatewayProcesses(3, { databaseUrl, env: { OPENAI_API_KEY: fake.apiKey } })
     db = new pg.Pool({ connectionString: databaseUrl, types: pgTypes })
   })
   after(async () => {
-    await Promise.all((gateways ?? []).map((g) => g.close()))
+    await Promise.all((gateways ?? []).map((g) => g.kill()))
+    await store?.close()
     await db?.end()
     await fake.close()
-    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true })
   })
 
-  /** A key made through the first gateway, in every gateway's memory before it is used. */
-  const keyWith = async (options: { policy?: KeyPolicy; balanceUsd?: number; daily_limit_usd?: number }) => {
-    const { secret, info } = await gateways[0].gateway.store.keys.create(`team-${++n}`, options)
-    await Promise.all(gateways.map((g) => g.gateway.configChanged()))
+  /**
+   * A key made in the database, as the CLI makes one, in every gateway's memory before it is used:
+   * a free key made after it answers on each gateway, and configuration is read whole.
+   */
+  const keyWith = async (settings: KeySettings & { balanceUsd?: number }) => {
+    const { secret, info } = await store.keys.create(`team-${++n}`, settings)
+    const sentinel = await store.keys.create(`sentinel-${n}`)
+    for (const g of gateways) {
+      for (const start = Date.now(); ; await new Promise((r) => setTimeout(r, 20))) {
+        const res = await fetch(`${g.url}/v1/models`, { headers: { authorization: `Bearer ${sentinel.secret}` } })
+        if (res.status === 200) break
+        assert.ok(Date.now() - start < 1000, `the key reached ${g.url} within a second`)
+      }
+    }
     return { secret, id: info.id }
   }
 
@@ -104,9 +107,19 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
   const costOf = (outcomes: Outcome[]) => served(outcomes)[0].costUsd
   const balanceOf = async (keyId: string) =>
     BigInt((await db.query<{ pico: string }>(`SELECT CAST(COALESCE(SUM(amount_pico), 0) AS TEXT) AS pico FROM ledger WHERE key_id = $1`, [keyId])).rows[0].pico)
-  const spentOf = async (keyId: string) => {
-    await Promise.all(gateways.map((g) => g.gateway.records.flushed()))
-    return (await db.query<{ usd: number }>(`SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM requests WHERE key_id = $1`, [keyId])).rows[0].usd
+  /** What the key's records say it spent, once every answer served has its record. */
+  const spentOf = async (keyId: string, answers: number) => {
+    const read = async () =>
+      (
+        await db.query<{ n: number; usd: number }>(
+          `SELECT count(*) FILTER (WHERE status = 200) AS n, COALESCE(SUM(cost_usd), 0) AS usd FROM requests WHERE key_id = $1`,
+          [keyId],
+        )
+      ).rows[0]
+    for (const start = Date.now(); (await read()).n < answers; await new Promise((r) => setTimeout(r, 50))) {
+      assert.ok(Date.now() - start < 5000, 'every answer is recorded')
+    }
+    return (await read()).usd
   }
   /** One answer's cost in pico-dollars, learnt from a key with no limit. */
   let unitPico = 0n
@@ -164,7 +177,7 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
     const limitUsd = Number(c * 40n) / 1e12
     const { secret, id } = await keyWith({ daily_limit_usd: limitUsd })
     const outcomes = await burst(secret)
-    const spent = await spentOf(id)
+    const spent = await spentOf(id, served(outcomes).length)
     t.diagnostic(`${served(outcomes).length} of ${BURST} served against a daily limit of 40 answers; spent ${spent / (Number(c) / 1e12)} answers' worth`)
     assert.deepEqual(statuses(outcomes), [200, 402])
     assert.ok(spent <= limitUsd + Number(c) / 1e12 + 1e-12, `spent $${spent} against a limit of $${limitUsd}`)
@@ -177,44 +190,46 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
     const limitUsd = Number(c * 30n) / 1e12
     const { secret, id } = await keyWith({ policy: { max_session_usd: limitUsd } })
     const outcomes = await burst(secret, { sessionId: 'team-session-usd' })
-    const spent = await spentOf(id)
+    const spent = await spentOf(id, served(outcomes).length)
     assert.deepEqual(statuses(outcomes), [200, 400])
     assert.ok(spent <= limitUsd + 1e-12, `session spent $${spent} against a cap of $${limitUsd}`)
     assert.ok(served(outcomes).length >= 25, `only ${served(outcomes).length} served of a cap of 30 answers`)
   })
 
-  it('the holds of a gateway gone silent are released by the others within seconds', async (t) => {
+  it('the holds of a gateway killed with SIGKILL are released by the others within seconds', async (t) => {
     const c = await unit()
     // Half an answer: the first request is admitted and holds more than is left.
-    const { secret } = await keyWith({ balanceUsd: Number(c) / 2e12 })
-    const chat = (g: RunningGateway, signal?: AbortSignal) =>
+    const { secret, id } = await keyWith({ balanceUsd: Number(c) / 2e12 })
+    const [doomed] = await startGatewayProcesses(1, { databaseUrl, env: { OPENAI_API_KEY: fake.apiKey } })
+    const chat = (g: GatewayProcess) =>
       new OpenAI({ baseURL: `${g.url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions
-        .create({ model: 'gpt-4o-mini', max_tokens: OUTPUT, messages: [{ role: 'user', content: 'held' }] }, { signal })
+        .create({ model: 'gpt-4o-mini', max_tokens: OUTPUT, messages: [{ role: 'user', content: 'held' }] })
         .then(
           () => 200,
           (err: { status?: number }) => err.status ?? 0,
         )
-    // The third gateway admits a request that reserves the whole balance, held upstream, then
-    // falls silent as a killed gateway would: its heartbeat stops, its hold stays.
+    // A fourth gateway admits a request that reserves the whole balance, held upstream, and is
+    // killed with it in flight: its hold stays in the database, its heartbeat stops.
     fake.script(answer(60_000))
-    const abandon = new AbortController()
-    const held = chat(gateways[2], abandon.signal)
-    for (const start = Date.now(); (await db.query(`SELECT 1 FROM limit_holds`)).rowCount === 0;) {
-      assert.ok(Date.now() - start < 5000, 'the request was admitted')
-      await new Promise((r) => setTimeout(r, 20))
+    const held = chat(doomed)
+    const upstream = () => fake.received.some((r) => JSON.stringify(r.body).includes('"held"'))
+    for (const start = Date.now(); !upstream(); await new Promise((r) => setTimeout(r, 20))) {
+      assert.ok(Date.now() - start < 5000, 'the request was admitted and sent upstream')
     }
-    gateways[2].gateway.shared!.stop()
-    const silentAt = Date.now()
-    assert.equal(await chat(gateways[0]), 402, 'the balance is held by the request in flight')
+    assert.equal((await db.query(`SELECT 1 FROM limit_holds WHERE key_id = $1`, [id])).rowCount, 1, 'its hold is in the database')
+    await doomed.kill('SIGKILL')
+    const killedAt = Date.now()
+    assert.equal(await held, 0, 'the request died with its gateway')
+    assert.equal(await chat(gateways[0]), 402, 'the balance is still held by the dead gateway’s request')
     for (;;) {
-      if ((await chat(gateways[0])) === 200) break
-      assert.ok(Date.now() - silentAt < 15_000, 'the hold was released')
-      await new Promise((r) => setTimeout(r, 500))
+      const sentAt = Date.now()
+      if ((await chat(gateways[0])) === 200) {
+        t.diagnostic(`released ${sentAt - killedAt} ms after the kill (admitted at the next try after it)`)
+        break
+      }
+      assert.ok(sentAt - killedAt < 15_000, 'the hold was released')
+      await new Promise((r) => setTimeout(r, 250))
     }
-    t.diagnostic(`released ${Date.now() - silentAt} ms after the gateway fell silent`)
-    abandon.abort()
-    assert.equal(await held, 0)
-    await gateways[2].gateway.shared!.start()
   })
 
   it('a key with no limit costs no call to the database; a limited key one admission a request, and one settlement when it holds money', async (t) => {
