@@ -1,9 +1,17 @@
+/** One key's events in the order they came, those before `head` aged out. */
+interface Events {
+  at: number[]
+  head: number
+}
+
 /**
  * Events per key over a sliding window, in memory: a key may have `limit` of them within the
  * window, and the next waits until the oldest ages out. Requests per minute count this way.
+ * Events age out from the front of each key's queue, so an event costs the same however many
+ * the window holds (a key at 60,000 a minute filtered its whole minute on every request before).
  */
 export class SlidingWindow {
-  private readonly events = new Map<string, number[]>()
+  private readonly events = new Map<string, Events>()
   private sweptAt = -Infinity
 
   constructor(private readonly windowMs: number) {}
@@ -19,14 +27,26 @@ export class SlidingWindow {
    */
   take(keys: string[], limit: number, now = Date.now()): number {
     this.sweep(now)
-    const recent = keys.map((k) => (this.events.get(k) ?? []).filter((t) => t > now - this.windowMs))
-    const full = recent.filter((r) => r.length >= limit)
-    if (full.length > 0) {
-      keys.forEach((k, i) => this.events.set(k, recent[i]))
-      return Math.max(...full.map((r) => r[0] + this.windowMs - now))
-    }
-    keys.forEach((k, i) => this.events.set(k, [...recent[i], now]))
+    const events = keys.map((k) => this.inWindow(k, now))
+    const full = events.filter((e) => e.at.length - e.head >= limit)
+    if (full.length > 0) return Math.max(...full.map((e) => e.at[e.head] + this.windowMs - now))
+    for (const e of events) e.at.push(now)
     return 0
+  }
+
+  /** The key's events, those aged out by `now` dropped from the front (the array is compacted once half of it is dropped). */
+  private inWindow(key: string, now: number): Events {
+    let e = this.events.get(key)
+    if (!e) {
+      e = { at: [], head: 0 }
+      this.events.set(key, e)
+    }
+    while (e.head < e.at.length && e.at[e.head] <= now - this.windowMs) e.head++
+    if (e.head > 32 && e.head * 2 >= e.at.length) {
+      e.at = e.at.slice(e.head)
+      e.head = 0
+    }
+    return e
   }
 
   /**
@@ -36,6 +56,6 @@ export class SlidingWindow {
   private sweep(now: number): void {
     if (now - this.sweptAt < this.windowMs) return
     this.sweptAt = now
-    for (const [k, times] of this.events) if (times.length === 0 || times[times.length - 1] <= now - this.windowMs) this.events.delete(k)
+    for (const [k, e] of this.events) if (e.at.length === e.head || e.at[e.at.length - 1] <= now - this.windowMs) this.events.delete(k)
   }
 }

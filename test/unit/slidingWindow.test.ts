@@ -22,4 +22,20 @@ describe('a sliding window of events per key', () => {
     w.take(['later'], 5, 2500)
     assert.equal(w.size, 1)
   })
+
+  it('over a long run (its queue dropped from the front and compacted many times) admits exactly while fewer than `limit` are in the window', () => {
+    const w = new SlidingWindow(1000)
+    const admitted: number[] = []
+    for (let t = 0; t < 20_000; t += 3) {
+      const inWindow = admitted.filter((a) => a > t - 1000)
+      const wait = w.take(['busy'], 100, t)
+      if (inWindow.length < 100) {
+        assert.equal(wait, 0, `at ${t}: ${inWindow.length} in the window, admitted`)
+        admitted.push(t)
+      } else {
+        assert.equal(wait, inWindow[0] + 1000 - t, `at ${t}: refused until the oldest ages out`)
+      }
+    }
+    assert.equal(admitted.length, 2000, '100 a second for 20 s')
+  })
 })
