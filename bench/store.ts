@@ -56,10 +56,12 @@ interface StoreTarget extends Call {
   pids: number[]
   /** Whether it runs on PostgreSQL, for the transaction count. */
   postgres: boolean
+  /** Whether its key is the one limited by rpm, for the requests in its minute. */
+  rpm: boolean
 }
 
 /** What one round of a target measured: its load generator's stats and CPU as % of one core. */
-type Round = Stats & { gateway: number; db: number; client: number; machine: number; cpuUsPerRequest: number }
+type Round = Stats & { gateway: number; db: number; client: number; machine: number; cpuUsPerRequest: number; minute: number | null }
 
 say('building the app (skipped when out/ is newer than the sources)')
 buildApp()
@@ -80,13 +82,14 @@ try {
   children.push(second)
 
   const json = { 'content-type': 'application/json' }
-  const target = (name: string, gateways: GatewayChild[], key: string, postgres: boolean): StoreTarget => ({
+  const target = (name: string, gateways: GatewayChild[], key: string, postgres: boolean, rpm = false): StoreTarget => ({
     name,
     origins: gateways.map((g) => g.url),
     path: '/v1/chat/completions',
     headers: { ...json, authorization: `Bearer ${key}` },
     pids: gateways.map((g) => g.pid),
     postgres,
+    rpm,
   })
   const direct: StoreTarget = { ...target('direct', [], 'sk-mock-bench', false), origins: [mock.info.url] }
   const perKey = (store: string, gateways: GatewayChild[], postgres: boolean) => {
@@ -94,13 +97,19 @@ try {
     if (!rpmKey || !prepaidKey) throw new Error(`the gateway of ${store} was started without its limited keys`)
     return [
       target(`${store} free`, gateways, key, postgres),
-      target(`${store} rpm`, gateways, rpmKey, postgres),
+      target(`${store} rpm`, gateways, rpmKey, postgres, true),
       target(`${store} prepaid`, gateways, prepaidKey, postgres),
     ]
   }
   const targets = [...perKey('sqlite', [sqlite], false), ...perKey('postgres', [first], true), ...perKey('postgres x2', [first, second], true)]
   const everything = [direct, ...targets]
   const body = JSON.stringify({ model: MOCK_MODELS.instant, messages: [{ role: 'user', content: 'hi' }] })
+
+  // The database's own counter: every transaction any connection committed.
+  const stats = new pg.Pool({ connectionString: databaseUrl, max: 1 })
+  const commits = async () => Number((await stats.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)).rows[0].xact_commit)
+  // The rpm key's requests in its sliding minute, which its admission counts (gw_admit).
+  const inMinute = async () => Number((await stats.query(`SELECT count(*) AS n FROM rate_events WHERE at > gw_now_ms() - 60000`)).rows[0].n)
 
   /** One closed-loop round of a target, with the CPU every party spent over it. */
   const measure = async (pools: Pool[], t: StoreTarget, c: number): Promise<Round> => {
@@ -120,12 +129,10 @@ try {
       client: pct(client() - before.client),
       machine: pct(machineBusySeconds() - before.machine),
       cpuUsPerRequest: ((spent.gateway + spent.db) / s.count) * 1e6,
+      minute: t.postgres && t.rpm ? await inMinute() : null,
     }
   }
 
-  // The database's own counter: every transaction any connection committed.
-  const stats = new pg.Pool({ connectionString: databaseUrl, max: 1 })
-  const commits = async () => Number((await stats.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)).rows[0].xact_commit)
   // pg_stat_database counts what backends report: a busy one reports at most once a second, an
   // idle one within 10 s (PostgreSQL 15's PGSTAT_IDLE_INTERVAL).
   const settled = () => new Promise((resolve) => setTimeout(resolve, 11_000))
@@ -200,6 +207,7 @@ try {
             client_cpu_pct: mid((s) => s.client),
             machine_cpu_pct: mid((s) => s.machine),
             ...(tx !== undefined ? { db_transactions_per_request: round(tx, 3) } : {}),
+            ...(t.postgres && t.rpm ? { rate_events_in_minute_after_round: mid((s) => s.minute!) } : {}),
           },
         ]
       }),
@@ -247,7 +255,13 @@ try {
     '| connections | target | req/s | added p50 ms | added p99 ms | gateway CPU % | PostgreSQL server CPU % | gateway + PostgreSQL CPU µs per request | load generator + mock CPU % | machine CPU % | PostgreSQL transactions per request |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
-    ...(errors.length ? ['', ...errors] : []),
+    '',
+    ...CONNECTIONS.map((c) => {
+      const r = results[`c${c}`] as Record<string, { rate_events_in_minute_after_round?: number }>
+      const counts = targets.filter((t) => t.postgres && t.rpm).map((t) => `${t.name} ${r[t.name].rate_events_in_minute_after_round}`)
+      return `- ${c} connections: the rpm key's requests in its sliding minute after a round (median), which each of its admissions counts: ${counts.join(', ')}`
+    }),
+    ...errors,
     '',
   ].join('\n')
   fs.writeFileSync(path.join(dir, `${args.name}.md`), md)
