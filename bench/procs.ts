@@ -94,7 +94,10 @@ export async function httpReady(url: string): Promise<boolean> {
 
 const TICK = 100 // USER_HZ on Linux
 
-/** A process's /proc stat fields after its name: [0] state, [1] parent, [11] user and [12] system ticks. */
+/**
+ * A process's /proc stat fields after its name: [0] state, [1] parent, [11] user and [12] system
+ * ticks, [13] and [14] those of its children that ended and were waited for.
+ */
 const statFields = (pid: number | string) => {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -107,11 +110,13 @@ export function cpuSeconds(pid: number): number {
 }
 
 /**
- * CPU seconds a process and its living children have used so far: a PostgreSQL server's
- * postmaster and its backends, and none of another server's on the same machine.
+ * CPU seconds a process and its children have used so far, the living ones and those that ended:
+ * a PostgreSQL server's postmaster and its backends (a pool's idle connection closing takes its
+ * backend's CPU into the postmaster's count), and none of another server's on the same machine.
  */
 export function familyCpuSeconds(pid: number): number {
-  let sum = cpuSeconds(pid)
+  const own = statFields(pid)
+  let sum = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / TICK
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue
     try {
