@@ -14,7 +14,8 @@
  * PostgreSQL, one more round per target between quiet spells counts the database's committed
  * transactions per request (`pg_stat_database.xact_commit`, every connection's, less what the
  * idle gateways commit a second, measured over a quiet spell first: heartbeats, the reaper, the
- * configuration poll). The load average is noted before and after.
+ * configuration poll). Last, one admission of an rpm-only key is timed alone as its minute fills.
+ * The load average is noted before and after.
  * Writes bench/results/<name>.json and .md (default name: store-bench).
  * Options: --reps N  --seconds S  --name NAME
  */
@@ -58,6 +59,39 @@ interface StoreTarget extends Call {
   postgres: boolean
   /** Whether its key is the one limited by rpm, for the requests in its minute. */
   rpm: boolean
+}
+
+/** Requests in a key's minute at which one admission alone is timed. */
+const MINUTES = [600, 10_000, 60_000]
+
+/**
+ * What one `gw_admit` of a key limited by rpm only costs, called one at a time from a connection
+ * set up as the gateways' admissions are (synchronous_commit off), with a bare `SELECT 1` for the
+ * round trip: a probe key of its own, its minute filled with MINUTES[i] requests first (just
+ * inserted, as a busy key's are). Mean milliseconds a call, after a warm-up.
+ */
+async function timeAdmissions(databaseUrl: string): Promise<Record<string, number | null>> {
+  const client = new pg.Client({ connectionString: databaseUrl, options: '-c synchronous_commit=off' })
+  await client.connect()
+  try {
+    const mean = async (calls: number, sql: string, params: (i: number) => unknown[]) => {
+      for (let i = 0; i < 50; i++) await client.query(sql, params(-i - 1))
+      const t0 = performance.now()
+      for (let i = 0; i < calls; i++) await client.query(sql, params(i))
+      return round((performance.now() - t0) / calls, 3)
+    }
+    const times: Record<string, number | null> = { select_1: await mean(500, 'SELECT 1', () => []) }
+    const admit = `SELECT refusal FROM gw_admit($1, 'bench-probe', 'bench-probe', ${RPM}, false, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0)`
+    for (const n of MINUTES) {
+      await client.query(`DELETE FROM rate_events WHERE key_id = 'bench-probe'`)
+      await client.query(`INSERT INTO rate_events (key_id, at) SELECT 'bench-probe', gw_now_ms() - (random() * 50000)::bigint FROM generate_series(1, $1)`, [n])
+      times[`rpm_admit_${n}_in_minute`] = await mean(n > 10_000 ? 100 : 500, admit, (i) => [`probe-${n}-${i}`])
+    }
+    await client.query(`DELETE FROM rate_events WHERE key_id = 'bench-probe'`)
+    return times
+  } finally {
+    await client.end()
+  }
 }
 
 /** What one round of a target measured: its load generator's stats and CPU as % of one core. */
@@ -215,6 +249,7 @@ try {
     await Promise.all([...pools.values()].flat().map((p) => p.close()))
   }
   await stats.end()
+  results.admission_alone_ms = await timeAdmissions(databaseUrl)
   results.idle_transactions_per_second = idlePerSecond
   results.load_before = loadBefore
   results.load_after = load()
@@ -261,6 +296,9 @@ try {
       const counts = targets.filter((t) => t.postgres && t.rpm).map((t) => `${t.name} ${r[t.name].rate_events_in_minute_after_round}`)
       return `- ${c} connections: the rpm key's requests in its sliding minute after a round (median), which each of its admissions counts: ${counts.join(', ')}`
     }),
+    `- One admission of an rpm-only key alone, one call at a time (ms): ${Object.entries(results.admission_alone_ms as Record<string, number>)
+      .map(([k, v]) => `${k.replaceAll('_', ' ')} ${v}`)
+      .join(', ')}`,
     ...errors,
     '',
   ].join('\n')
