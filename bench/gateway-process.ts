@@ -3,7 +3,8 @@
  * alone: `node <flags> out/main/gw.js serve` with the flags of the checkout's `npm run serve`, on a
  * temp data dir prepared with the same CLI (`openai`, and `anthropic` for the Messages row,
  * pointed at the mock, a fresh key, body logging on request), with the provider credentials from
- * OPENAI_API_KEY and ANTHROPIC_API_KEY as on a headless server. SIGTERM closes it cleanly
+ * OPENAI_API_KEY and ANTHROPIC_API_KEY as on a headless server; or, joining a gateway on
+ * PostgreSQL, a second gateway on that one's database and keys. SIGTERM closes it cleanly
  * (flushing records and, under --cpu-prof, writing the profile).
  *
  * A checkout from before the compiled CLI (`--compare DIR` of an older commit) has no
@@ -28,11 +29,18 @@ export interface GatewayChildOptions {
   databaseUrl?: string
   /** Also a key with a prepaid balance of this many USD (`prepaidKey`). */
   prepaidUsd?: number
+  /** Also a key limited by this many requests a minute and nothing else (`rpmKey`). */
+  rpm?: number
+  /**
+   * A gateway already serving a PostgreSQL store: this one serves the same database and keys, as
+   * another gateway of a team does, with no set-up of its own (the options above are not used).
+   */
+  joins?: GatewayChild
 }
 
 const MOCK_KEY = 'sk-mock-bench'
 
-export type GatewayChild = Child & { key: string; url: string; prepaidKey: string | null }
+export type GatewayChild = Child & { key: string; url: string; prepaidKey: string | null; rpmKey: string | null; databaseUrl: string | null }
 
 export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptions): Promise<GatewayChild> {
   const gw = path.join(opts.root, 'out/main/gw.js')
@@ -50,20 +58,18 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
       ],
       { cwd: opts.root },
     )
-    return { ...child, key: child.info.key, url: child.info.url, prepaidKey: null }
+    return { ...child, key: child.info.key, url: child.info.url, prepaidKey: null, rpmKey: null, databaseUrl: null }
   }
+  if (opts.joins && !opts.joins.databaseUrl) throw new Error('only a gateway on PostgreSQL can be joined: on SQLite its data dir is its own')
+  const databaseUrl = opts.joins?.databaseUrl ?? opts.databaseUrl ?? null
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-bench-'))
-  const store = ['--data-dir', dataDir, ...(opts.databaseUrl ? ['--database-url', opts.databaseUrl] : [])]
+  const store = ['--data-dir', dataDir, ...(databaseUrl ? ['--database-url', databaseUrl] : [])]
   const cli = (...args: string[]) => {
     const r = spawnSync(process.execPath, [gw, ...args, ...store], { cwd: opts.root, encoding: 'utf8' })
     if (r.status !== 0) throw new Error(`gw ${args.join(' ')} failed: ${r.stderr}`)
     return r.stdout.trim()
   }
-  cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
-  if (opts.messages) cli('providers', 'set', 'anthropic', '--base-url', `${mockUrl}/v1`)
-  const key = cli('keys', 'create', '--name', 'bench')
-  const prepaidKey = opts.prepaidUsd === undefined ? null : cli('keys', 'create', '--name', 'bench-prepaid', '--balance', String(opts.prepaidUsd))
-  if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
+  const keys = opts.joins ?? setUp(cli, mockUrl, opts)
   const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', ...store], {
     cwd: opts.root,
     // Logged at the default level, as a server runs it, to a file: on standard output its lines
@@ -77,12 +83,25 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
   const stop = child.stop
   return {
     ...child,
-    key,
-    prepaidKey,
+    key: keys.key,
+    prepaidKey: keys.prepaidKey,
+    rpmKey: keys.rpmKey,
+    databaseUrl,
     url: child.info.url,
     stop: async () => {
       await stop()
       fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+/** A new store's providers (at the mock), keys and settings, made with the CLI as an operator would. */
+function setUp(cli: (...args: string[]) => string, mockUrl: string, opts: GatewayChildOptions): Pick<GatewayChild, 'key' | 'prepaidKey' | 'rpmKey'> {
+  cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
+  if (opts.messages) cli('providers', 'set', 'anthropic', '--base-url', `${mockUrl}/v1`)
+  const key = cli('keys', 'create', '--name', 'bench')
+  const prepaidKey = opts.prepaidUsd === undefined ? null : cli('keys', 'create', '--name', 'bench-prepaid', '--balance', String(opts.prepaidUsd))
+  const rpmKey = opts.rpm === undefined ? null : cli('keys', 'create', '--name', 'bench-rpm', '--rpm', String(opts.rpm))
+  if (opts.logBodies) cli('api', 'settings.update', '--input', JSON.stringify({ log_bodies: true }))
+  return { key, prepaidKey, rpmKey }
 }

@@ -6,11 +6,15 @@
  */
 import { Pool } from 'undici'
 
-export interface Target {
-  name: string
-  origin: string
+/** What each request of a run sends, wherever its pool points. */
+export interface Call {
   path: string
   headers: Record<string, string>
+}
+
+export interface Target extends Call {
+  name: string
+  origin: string
 }
 
 export interface Stats {
@@ -58,7 +62,16 @@ export function makePool(origin: string, connections: number): Pool {
   return new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 600_000, headersTimeout: 30_000, bodyTimeout: 30_000 })
 }
 
-async function once(pool: Pool, t: Target, body: string): Promise<{ ok: boolean; error?: string }> {
+/**
+ * One pool per origin of a target served at several (gateways sharing one store), `connections`
+ * split among them: `closedLoop` gives its workers the pools in turn, so connection i goes to
+ * origin i mod n, as a round-robin load balancer would send them.
+ */
+export function makePools(origins: string[], connections: number): Pool[] {
+  return origins.map((o) => makePool(o, Math.ceil(connections / origins.length)))
+}
+
+async function once(pool: Pool, t: Call, body: string): Promise<{ ok: boolean; error?: string }> {
   try {
     const res = await pool.request({ path: t.path, method: 'POST', headers: t.headers, body })
     const text = await res.body.text()
@@ -76,7 +89,7 @@ function tally() {
   let firstError: string | undefined
   return {
     /** Sends one request; its latency counts from `from` (now, or when an open loop meant to send it). */
-    async send(pool: Pool, t: Target, body: string, from = performance.now()): Promise<void> {
+    async send(pool: Pool, t: Call, body: string, from = performance.now()): Promise<void> {
       const r = await once(pool, t, body)
       if (r.ok) lat.push(performance.now() - from)
       else {
@@ -89,22 +102,24 @@ function tally() {
 }
 
 /** One request at a time for `count` requests. */
-export async function sequential(pool: Pool, t: Target, body: string, count: number): Promise<Stats> {
+export async function sequential(pool: Pool, t: Call, body: string, count: number): Promise<Stats> {
   const run = tally()
   const start = performance.now()
   for (let i = 0; i < count; i++) await run.send(pool, t, body)
   return run.stats(start)
 }
 
-/** `connections` workers, each with one request in flight, for `ms`. */
-export async function closedLoop(pool: Pool, t: Target, body: string, connections: number, ms: number): Promise<Stats> {
+/** `connections` workers, each with one request in flight, for `ms`; given several pools, worker i sends through pool i mod n. */
+export async function closedLoop(pool: Pool | Pool[], t: Call, body: string, connections: number, ms: number): Promise<Stats> {
+  const pools = Array.isArray(pool) ? pool : [pool]
   const run = tally()
   const start = performance.now()
   const end = start + ms
-  const worker = async () => {
-    while (performance.now() < end) await run.send(pool, t, body)
+  const worker = async (i: number) => {
+    const own = pools[i % pools.length]
+    while (performance.now() < end) await run.send(own, t, body)
   }
-  await Promise.all(Array.from({ length: connections }, worker))
+  await Promise.all(Array.from({ length: connections }, (_, i) => worker(i)))
   return run.stats(start)
 }
 
@@ -112,7 +127,7 @@ export async function closedLoop(pool: Pool, t: Target, body: string, connection
  * Open loop: request i is due at start + i/rate and is sent then (or as soon as the event loop
  * gets to it); its latency counts from when it was due.
  */
-export async function openLoop(pool: Pool, t: Target, body: string, rate: number, ms: number): Promise<Stats & { achievedRps: number; maxLagMs: number }> {
+export async function openLoop(pool: Pool, t: Call, body: string, rate: number, ms: number): Promise<Stats & { achievedRps: number; maxLagMs: number }> {
   const run = tally()
   let maxLag = 0
   const total = Math.round((rate * ms) / 1000)
@@ -155,7 +170,7 @@ export interface StreamStats {
 type OneStream = { ok: true; ttfc: number; ttlc: number; content: number } | { ok: false; failed: boolean; content: number; error: string }
 
 /** One streamed request: first chunk = first SSE `data:` event, last = `[DONE]`. */
-async function oneStream(pool: Pool, t: Target, body: string, expectedChunks: number): Promise<OneStream> {
+async function oneStream(pool: Pool, t: Call, body: string, expectedChunks: number): Promise<OneStream> {
   const t0 = performance.now()
   let content = 0
   try {
@@ -212,7 +227,7 @@ function streamStats(results: OneStream[], expectedChunks: number): StreamStats 
 }
 
 /** `concurrency` streams started at the same moment: the set-up of all of them queues at once. */
-export async function streams(pool: Pool, t: Target, body: string, concurrency: number, expectedChunks: number): Promise<StreamStats> {
+export async function streams(pool: Pool, t: Call, body: string, concurrency: number, expectedChunks: number): Promise<StreamStats> {
   const results = await Promise.all(Array.from({ length: concurrency }, () => oneStream(pool, t, body, expectedChunks)))
   return streamStats(results, expectedChunks)
 }
@@ -224,7 +239,7 @@ export async function streams(pool: Pool, t: Target, body: string, concurrency: 
  */
 export async function sustainedStreams(
   pool: Pool,
-  t: Target,
+  t: Call,
   body: string,
   concurrency: number,
   expectedChunks: number,

@@ -94,11 +94,45 @@ export async function httpReady(url: string): Promise<boolean> {
 
 const TICK = 100 // USER_HZ on Linux
 
+/**
+ * A process's /proc stat fields after its name: [0] state, [1] parent, [11] user and [12] system
+ * ticks, [13] and [14] those of its children that ended and were waited for.
+ */
+const statFields = (pid: number | string) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+}
+
 /** CPU seconds (user + system) a process has used so far. */
 export function cpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = statFields(pid)
   return (Number(fields[11]) + Number(fields[12])) / TICK
+}
+
+/**
+ * CPU seconds a process and its children have used so far, the living ones and those that ended:
+ * a PostgreSQL server's postmaster and its backends (a pool's idle connection closing takes its
+ * backend's CPU into the postmaster's count), and none of another server's on the same machine.
+ */
+export function familyCpuSeconds(pid: number): number {
+  const own = statFields(pid)
+  let sum = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) / TICK
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const fields = statFields(d)
+      if (Number(fields[1]) === pid) sum += (Number(fields[11]) + Number(fields[12])) / TICK
+    } catch {
+      // It ended between the listing and the read.
+    }
+  }
+  return sum
+}
+
+/** CPU seconds every core of the machine has been busy so far, whoever's processes ran (/proc/stat). */
+export function machineBusySeconds(): number {
+  const [user, nice, system, , , irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  return (user + nice + system + irq + softirq + steal) / TICK
 }
 
 /** Resident set now and its peak over the process's life, in MB. */
