@@ -81,13 +81,15 @@ async function timeAdmissions(databaseUrl: string): Promise<Record<string, numbe
       return round((performance.now() - t0) / calls, 3)
     }
     const times: Record<string, number | null> = { select_1: await mean(500, 'SELECT 1', () => []) }
-    const admit = `SELECT refusal FROM gw_admit($1, 'bench-probe', 'bench-probe', ${RPM}, false, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0)`
+    const admit = `SELECT refusal FROM gw_admit($1, 'bench-probe', 'bench-probe', ${RPM}, false, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, true)`
     for (const n of MINUTES) {
-      await client.query(`DELETE FROM rate_events WHERE key_id = 'bench-probe'`)
-      await client.query(`INSERT INTO rate_events (key_id, at) SELECT 'bench-probe', gw_now_ms() - (random() * 50000)::bigint FROM generate_series(1, $1)`, [n])
+      await client.query(`DELETE FROM rate_buckets WHERE key_id = 'bench-probe'`)
+      await client.query(`INSERT INTO rate_buckets (key_id, second, n) SELECT 'bench-probe', gw_now_ms() / 1000 - s, $1 / 50 FROM generate_series(1, 50) s`, [
+        n,
+      ])
       times[`rpm_admit_${n}_in_minute`] = await mean(n > 10_000 ? 100 : 500, admit, (i) => [`probe-${n}-${i}`])
     }
-    await client.query(`DELETE FROM rate_events WHERE key_id = 'bench-probe'`)
+    await client.query(`DELETE FROM rate_buckets WHERE key_id = 'bench-probe'`)
     return times
   } finally {
     await client.end()
@@ -143,7 +145,8 @@ try {
   const stats = new pg.Pool({ connectionString: databaseUrl, max: 1 })
   const commits = async () => Number((await stats.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)).rows[0].xact_commit)
   // The rpm key's requests in its sliding minute, which its admission counts (gw_admit).
-  const inMinute = async () => Number((await stats.query(`SELECT count(*) AS n FROM rate_events WHERE at > gw_now_ms() - 60000`)).rows[0].n)
+  const inMinute = async () =>
+    Number((await stats.query(`SELECT COALESCE(SUM(n), 0) AS n FROM rate_buckets WHERE second >= gw_now_ms() / 1000 - 60`)).rows[0].n)
 
   /** One closed-loop round of a target, with the CPU every party spent over it. */
   const measure = async (pools: Pool[], t: StoreTarget, c: number): Promise<Round> => {
@@ -241,7 +244,7 @@ try {
             client_cpu_pct: mid((s) => s.client),
             machine_cpu_pct: mid((s) => s.machine),
             ...(tx !== undefined ? { db_transactions_per_request: round(tx, 3) } : {}),
-            ...(t.postgres && t.rpm ? { rate_events_in_minute_after_round: mid((s) => s.minute!) } : {}),
+            ...(t.postgres && t.rpm ? { requests_in_minute_after_round: mid((s) => s.minute!) } : {}),
           },
         ]
       }),
@@ -292,8 +295,8 @@ try {
     ...rows,
     '',
     ...CONNECTIONS.map((c) => {
-      const r = results[`c${c}`] as Record<string, { rate_events_in_minute_after_round?: number }>
-      const counts = targets.filter((t) => t.postgres && t.rpm).map((t) => `${t.name} ${r[t.name].rate_events_in_minute_after_round}`)
+      const r = results[`c${c}`] as Record<string, { requests_in_minute_after_round?: number }>
+      const counts = targets.filter((t) => t.postgres && t.rpm).map((t) => `${t.name} ${r[t.name].requests_in_minute_after_round}`)
       return `- ${c} connections: the rpm key's requests in its sliding minute after a round (median), which each of its admissions counts: ${counts.join(', ')}`
     }),
     `- One admission of an rpm-only key alone, one call at a time (ms): ${Object.entries(results.admission_alone_ms as Record<string, number>)
