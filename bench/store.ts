@@ -297,7 +297,7 @@ try {
     ...CONNECTIONS.map((c) => {
       const r = results[`c${c}`] as Record<string, { requests_in_minute_after_round?: number }>
       const counts = targets.filter((t) => t.postgres && t.rpm).map((t) => `${t.name} ${r[t.name].requests_in_minute_after_round}`)
-      return `- ${c} connections: the rpm key's requests in its sliding minute after a round (median), which each of its admissions counts: ${counts.join(', ')}`
+      return `- ${c} connections: the rpm key's requests in its sliding minute after a round (median; an admission sums at most 61 one-second buckets of them): ${counts.join(', ')}`
     }),
     `- One admission of an rpm-only key alone, one call at a time (ms): ${Object.entries(results.admission_alone_ms as Record<string, number>)
       .map(([k, v]) => `${k.replaceAll('_', ' ')} ${v}`)
