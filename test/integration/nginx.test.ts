@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import dns from 'node:dns'
 import { once } from 'node:events'
 import fs from 'node:fs'
-import net, { type AddressInfo } from 'node:net'
+import type net from 'node:net'
 import path from 'node:path'
 import OpenAI from 'openai'
 import { Agent, fetch as undiciFetch } from 'undici'
@@ -14,6 +14,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 import { tempDir } from '../support/tempDir'
+import { freePort } from '../support/freePort'
 
 const NGINX = '/usr/sbin/nginx'
 /** The configuration docs/team.md shows: this test runs it, so the page cannot drift from what works. */
@@ -22,18 +23,6 @@ const EXAMPLE = path.join(ROOT, 'docs/examples/nginx-gw.conf')
 const SERVER_NAME = 'gw.example.com'
 
 const skip = !fs.existsSync(NGINX) ? `nginx is not installed (${NGINX}; apt-get install nginx)` : (postgresSkipReason() ?? false)
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** The example with the test's addresses: each `server 127.0.0.1:PORT` line one of the gateways, `listen 80` a free loopback port. */
 function exampleFor(ports: number[], listen: number): string {

@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import net, { type AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
+import { freePort } from './freePort'
 
 /**
  * A real, throwaway PostgreSQL server for tests: `initdb` into a fresh temporary directory, a
@@ -188,18 +188,6 @@ function run(s: Setup, program: string, args: string[], cwd: string): Promise<{ 
 function runSync(s: Setup, program: string, args: string[], cwd: string): number | null {
   const [cmd, argv] = command(s, program, args)
   return spawnSync(cmd, argv, { cwd, env: childEnv(), stdio: 'ignore', timeout: TIMEOUT_S * 1000 }).status
-}
-
-/** A port nothing listens on right now (the OS picks it; the server binds it moments later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 function logTail(file: string, lines = 25): string {

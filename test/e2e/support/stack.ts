@@ -1,5 +1,4 @@
 import fs from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
 import type { SecretStore } from '../../../src/gateway/secrets/secretStore'
 import { KeychainSecretStore } from '../../../src/gateway/secrets/secretStore'
@@ -8,17 +7,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai'
 import { tempDir } from '../../support/tempDir'
 import { MemorySecretStore } from '../../support/memorySecretStore'
 import { TEST_SECRET_KEY, testStoreFor } from '../../support/harness'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
+import { freePort } from '../../support/freePort'
 
 export interface Stack {
   url: string
