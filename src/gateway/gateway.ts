@@ -109,11 +109,6 @@ export class Gateway {
     gw.logKeyStore(env)
     try {
       await gw.reload()
-    } catch (err) {
-      await store.close()
-      throw err
-    }
-    try {
       await gw.shared?.start()
     } catch (err) {
       await store.close()

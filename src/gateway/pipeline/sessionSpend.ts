@@ -3,7 +3,7 @@ import type { SessionAlert } from '../../contract/sessionAlerts'
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
 import { usdToPico } from '../store/ledgerRepo'
-import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
+import { isTokenCount, type RequestRecord } from '../store/requestsRepo'
 import { crossedThreshold } from './sessionAlerts'
 import { sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 
@@ -31,8 +31,6 @@ export interface SessionHold {
 
 /** Sessions kept in memory; beyond this, idle ones are dropped and read from the store again when they return. */
 const MAX_SESSIONS = 10_000
-
-const isTokenCount = (r: RequestRecord) => r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT
 
 const keyOf = (keyId: string, sessionId: string) => `${keyId}\n${sessionId}`
 

@@ -7,7 +7,7 @@ import type { KeyRow } from '../store/keysRepo'
 import { usdToPico } from '../store/ledgerRepo'
 import { isTransient, type Debit } from '../store/recordBatch'
 import { storeFailure } from '../store/storeFailure'
-import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, type RequestRecord } from '../store/requestsRepo'
+import { isTokenCount, type RequestRecord } from '../store/requestsRepo'
 import type { RecordSink } from '../store/store'
 import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
 import { startOfUtcDay, startOfUtcMonth, type Reservation } from './balances'
@@ -202,7 +202,7 @@ export class SharedLimits {
       const at = Date.parse(r.created_at)
       if (dayStart !== null && at >= dayStart) u.dayPico += pico
       if (monthStart !== null && at >= monthStart) u.monthPico += pico
-      if (sessionId !== null && r.attribution.session_id === sessionId && r.endpoint !== COUNT_TOKENS_ENDPOINT && r.endpoint !== INPUT_TOKENS_ENDPOINT) {
+      if (sessionId !== null && r.attribution.session_id === sessionId && !isTokenCount(r)) {
         u.sessionPico += pico
         u.sessionRequests++
       }

@@ -15,6 +15,9 @@ const RECORD_BYTES = 2048
 /** A queued record's share of memory, as the backlog counts it. */
 const bytesOf = (item: QueuedRecord): number => RECORD_BYTES + (item.bodies ? (item.bodies.request?.length ?? 0) + (item.bodies.response?.length ?? 0) : 0)
 
+/** The records of one key among queued items (a writer's batches still being written, or those waiting). */
+export const recordsOfKey = (items: QueuedRecord[], keyId: string): RequestRecord[] => items.filter((i) => i.record.key_id === keyId).map((i) => i.record)
+
 /**
  * Records waiting in memory for their batch, with keys' last-used times: a batch is due
  * `maxDelayMs` after the first record of it, or at once when `maxBatch` are waiting. Both record
@@ -93,7 +96,7 @@ export class RecordQueue {
 
   /** This key's waiting records. */
   waiting(keyId: string): RequestRecord[] {
-    return this.items.filter((i) => i.record.key_id === keyId).map((i) => i.record)
+    return recordsOfKey(this.items, keyId)
   }
 
   cancel(): void {

@@ -5,7 +5,7 @@ import type { Db } from './db'
 import { recordBatchWriter, writeBatchSafely, type Bodies, type Debit, type SetAside, type WriteBatch } from './recordBatch'
 import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type Batch, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
 import type { RequestRecord } from './requestsRepo'
-import { RecordQueue } from './recordQueue'
+import { RecordQueue, recordsOfKey } from './recordQueue'
 import type { RecordBacklog } from './store'
 
 export type { Bodies, Debit } from './recordBatch'
@@ -122,7 +122,7 @@ export class RecordWriter {
    */
   unwritten(keyId: string): RequestRecord[] {
     const written = Atomics.load(this.state, WRITTEN)
-    const sent = this.sent.filter((b) => b.seq > written).flatMap((b) => b.items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+    const sent = this.sent.filter((b) => b.seq > written).flatMap((b) => recordsOfKey(b.items, keyId))
     return [...sent, ...this.queue.waiting(keyId)]
   }
 

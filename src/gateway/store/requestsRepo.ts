@@ -28,6 +28,9 @@ export const COUNT_TOKENS_ENDPOINT = 'messages.count_tokens'
 /** The same on the Responses API. */
 export const INPUT_TOKENS_ENDPOINT = 'responses.input_tokens'
 
+/** A token count's record: it counts towards no session's requests or spend (nothing is billed). */
+export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) => r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT
+
 export interface RequestRecord {
   id: string
   created_at: string

@@ -6,7 +6,7 @@ import { TOUCH_KEY_SQL } from '../keysRepo'
 import { DEBIT_ROW, debitValues } from '../ledgerRepo'
 import { placeholders, type Sql, type SqlValue } from '../sql'
 import type { PgSql } from './pgSql'
-import { RecordQueue } from '../recordQueue'
+import { RecordQueue, recordsOfKey } from '../recordQueue'
 
 /** Rows in one INSERT: far below PostgreSQL's 65,535 parameters at the widest row (29 columns). */
 const ROWS_PER_INSERT = 1000
@@ -102,7 +102,7 @@ export class PgRecordWriter implements RecordSink {
   }
 
   unwritten(keyId: string): RequestRecord[] {
-    const sent = [...this.inFlight].flatMap((items) => items.filter((i) => i.record.key_id === keyId).map((i) => i.record))
+    const sent = [...this.inFlight].flatMap((items) => recordsOfKey(items, keyId))
     return [...sent, ...this.queue.waiting(keyId)]
   }
 
