@@ -70,7 +70,16 @@ const postgresSkipReason = () => {
 }
 
 /** Test files that choose their stores themselves (both, or PostgreSQL only): the second pass leaves them out. */
-const BOTH_STORES = ['kill.test.ts', 'nginx.test.ts', 'postgres-connect.test.ts', 'store-copy.test.ts', 'team-faults.test.ts', 'team-limits.test.ts', 'team.test.ts', 'server-provider-keys.test.ts']
+const BOTH_STORES = [
+  'kill.test.ts',
+  'nginx.test.ts',
+  'postgres-connect.test.ts',
+  'store-copy.test.ts',
+  'team-faults.test.ts',
+  'team-limits.test.ts',
+  'team.test.ts',
+  'server-provider-keys.test.ts',
+]
 
 let code = await run(filesOf(targets))
 // The whole run, as CI makes it, also runs the integration and dashboard tests with every test
