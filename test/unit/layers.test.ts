@@ -36,8 +36,6 @@ const ALLOWED: Record<string, string> = {
   // inversion): the core names no wire, and wires implement its ports.
   'wires -> core/wire.ts': 'InboundWire, the port a wire implements',
   'wires -> core/sink.ts': 'Sink, where a wire delivers its answer',
-  // A preset's parameters are chat-completions fields; the pipeline reads their type.
-  'pipeline -> wires/chat/chatBody.ts': 'ChatBody, the type a preset applies to (type only)',
 }
 
 const GATEWAY = path.join(ROOT, 'src/gateway')

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Sink } from '../../src/gateway/core/sink'
 import { ApiError } from '../../src/gateway/errors'
-import { RequestContext } from '../../src/gateway/pipeline/requestContext'
+import { FakeDelivery } from '../support/fakeDelivery'
 import type { NormalizedUsage } from '../../src/gateway/pricing/types'
 import { ZERO_USAGE } from '../../src/gateway/pricing/usage'
 import { anthropicUsage, chatToMessage, stopReason, toolInput } from '../../src/gateway/wires/messages/chatToMessage'
@@ -259,27 +259,11 @@ describe('chat stream → Messages events', () => {
     }
     return { events, sink }
   }
-  const key = {
-    id: 'k',
-    name: 'k',
-    lookup: '',
-    hash: '',
-    last4: '',
-    created_at: 0,
-    revoked_at: null,
-    last_used_at: null,
-    default_preset: null,
-    policy: '{}',
-    prepaid: 0,
-    daily_limit_usd: null,
-    monthly_limit_usd: null,
-    owner_id: null,
-  }
   const delta = (d: object, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] })
 
   it('interleaved fragments of parallel calls reach their own blocks; text after a call opens a new block; blocks close before the next opens', () => {
     const { events, sink } = collect()
-    const enc = new MessagesEvents(new RequestContext('r', 'messages', key), sink, { model: 'claude-x', stopSequences: undefined })
+    const enc = new MessagesEvents(new FakeDelivery(sink), { model: 'claude-x', stopSequences: undefined })
     enc.chunk(delta({ role: 'assistant', content: '' }), undefined, null)
     enc.chunk(delta({ tool_calls: [{ index: 0, id: 'c0', type: 'function', function: { name: 'f', arguments: '{"a"' } }] }), undefined, null)
     enc.chunk(delta({ tool_calls: [{ index: 1, id: 'c1', type: 'function', function: { name: 'g', arguments: '{' } }] }), undefined, null)
@@ -314,7 +298,7 @@ describe('chat stream → Messages events', () => {
 
   it('a stream with no finish reason is not complete', () => {
     const { sink } = collect()
-    const enc = new MessagesEvents(new RequestContext('r', 'messages', key), sink, { model: 'm', stopSequences: undefined })
+    const enc = new MessagesEvents(new FakeDelivery(sink), { model: 'm', stopSequences: undefined })
     enc.chunk(delta({ content: 'cut' }), undefined, null)
     assert.equal(enc.complete, false)
     assert.deepEqual(enc.owed(), [])

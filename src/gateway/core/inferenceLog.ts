@@ -1,12 +1,16 @@
 import type { Logger } from 'pino'
 import type { ApiError } from '../errors'
 import type { RequestContext } from '../pipeline/requestContext'
+import type { Target } from '../pipeline/resolveModel'
+import type { Cost } from '../pricing/types'
 import type { Outcome } from '../store/requestsRepo'
 
 /** The line of one inference request, whatever its outcome: who, what, where, how it ended, how long, how much. */
 export function logInference(
   log: Pick<Logger, 'info'>,
   ctx: RequestContext,
+  target: Target | null,
+  cost: Cost | null,
   status: number,
   outcome: Outcome,
   error: ApiError | null,
@@ -17,11 +21,11 @@ export function logInference(
       endpoint: ctx.endpoint,
       key: ctx.key.name,
       model: ctx.model,
-      provider: ctx.target?.provider.id ?? null,
+      provider: target?.provider.id ?? null,
       status,
       outcome,
       latency_ms: latencyMs,
-      cost_usd: ctx.cost?.final_usd ?? null,
+      cost_usd: cost?.final_usd ?? null,
       ...(error ? { error: error.code ?? error.type } : {}),
     },
     'request',

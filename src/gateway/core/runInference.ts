@@ -2,12 +2,15 @@ import type { Logger } from 'pino'
 import type { Preset } from '../../contract/presets'
 import type { Settings } from '../../contract/settings'
 import { ApiError } from '../errors'
-import { admit, policyRefusal, type AdmitDeps } from '../pipeline/admit'
+import { admit, NOTHING_HELD, policyRefusal, type Admission, type AdmitDeps } from '../pipeline/admit'
 import { resolveAttribution } from '../pipeline/attribution'
 import type { KeyIndex } from '../pipeline/authenticate'
-import { chargeBeforeDelivery, chargesBeforeDelivery, settleCharge } from '../pipeline/charge'
+import { settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../upstream/clientAbort'
-import { pricedIfSentNowhere } from '../pipeline/cost'
+import { countedFree, sentNowhere } from '../pipeline/cost'
+import type { Priced } from '../pricing/priceUsage'
+import type { NormalizedUsage } from '../pricing/types'
+import { CallDelivery, priceOf } from './callDelivery'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
@@ -20,7 +23,7 @@ import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
 import type { RecordBackpressure } from './recordBackpressure'
 import type { Sink } from './sink'
-import type { Finished, InboundWire } from './wire'
+import type { Delivered, Finished, InboundWire } from './wire'
 import { requestedTier } from '../pricing/tiers'
 
 /** nginx's convention for "client closed the request": no response was ever sent. */
@@ -59,22 +62,30 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   backpressure: Pick<RecordBackpressure, 'refusal'>
 }
 
+/** What the core holds of one call while it runs: the stages' results its end needs, whatever happens. */
+interface Running {
+  /** The primary target once resolved, then the one that answered. */
+  target: Target | null
+  admission: Admission
+  /** A call no provider bills (token counting). */
+  free: boolean
+  /** The delivery of the answer, once one began. */
+  delivery: CallDelivery | null
+  /** What the delivery produced, when it returned. */
+  delivered: Delivered | null
+}
+
 /**
  * Runs one inference call through the pipeline (authenticate → attribution → preset → policy
- * and balance → route → the wire's answer and cost) and records it, whatever happens: the record
- * is written for every call that passed authentication (success, caller error, provider failure,
- * client abort). The call's abort ends the upstream call the moment its client goes away. A
- * prepaid charge is in the ledger before the end of the answer goes out (`beforeDelivery`), or
- * at the latest here, before the record is queued. Resolves to the request's context, or null
- * when authentication or the records' backpressure refused it (nothing recorded; the transport
- * logs it).
+ * and balance → route → the wire's answer) and records it, whatever happens: the record is
+ * written for every call that passed authentication (success, caller error, provider failure,
+ * client abort). The call's abort ends the upstream call the moment its client goes away. The
+ * answer is priced once: when its delivery closes it, or here from what the delivery returned.
+ * A prepaid charge is in the ledger before the end of the answer goes out, or at the latest here,
+ * before the record is queued. Resolves to the request's context, or null when authentication
+ * or the records' backpressure refused it (nothing recorded; the transport logs it).
  */
-export async function runInference<B extends Record<string, unknown>>(
-  gw: CoreDeps,
-  wire: InboundWire<B>,
-  call: InferenceCall,
-  sink: Sink,
-): Promise<RequestContext | null> {
+export async function runInference(gw: CoreDeps, wire: InboundWire, call: InferenceCall, sink: Sink): Promise<RequestContext | null> {
   let key: KeyRow
   try {
     key = call.keyId !== undefined ? gw.keyIndex.authenticateById(call.keyId) : gw.keyIndex.authenticate(call.authorization)
@@ -92,9 +103,10 @@ export async function runInference<B extends Record<string, unknown>>(
   }
   const ctx = new RequestContext(call.id, wire.endpoint, key)
   ctx.source = call.source
+  const run: Running = { target: null, admission: NOTHING_HELD, free: false, delivery: null, delivered: null }
   let finished: Finished
   try {
-    finished = await serve(gw, wire, call, ctx, sink)
+    finished = await serve(gw, wire, call, ctx, sink, run)
   } catch (err) {
     if (err instanceof ClientAborted || call.abort.aborted) {
       finished = { status: CLIENT_CLOSED, outcome: 'aborted' }
@@ -105,16 +117,42 @@ export async function runInference<B extends Record<string, unknown>>(
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
-  pricedIfSentNowhere(ctx)
-  const debit = await settleCharge(gw, ctx)
+  const { priced, usage } = finalPrice(ctx, run)
+  const reservation = run.admission.reservation
+  const debit = reservation
+    ? await settleCharge(gw, { reservation, pico: priced?.pico ?? null, anomaly: Boolean(usage?.anomaly), requestId: ctx.id, at: ctx.startedAt.getTime() })
+    : null
   const error = finished.error ?? null
-  const record = ctx.toRecord(finished.status, finished.outcome, error, gw.instance)
-  if (record) gw.records.push(record, debit, gw.settings.log_bodies ? ctx.bodies : null)
-  gw.sessions.recorded(ctx.sessionHold, record)
-  logInference(call.log, ctx, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
+  const cost = priced?.cost ?? null
+  const record = ctx.toRecord(finished.status, finished.outcome, error, gw.instance, {
+    target: run.target,
+    usage,
+    cost,
+    upstreamId: run.delivered?.upstreamId ?? null,
+  })
+  const bodies = ctx.requestBody === null ? null : { request: ctx.requestBody, response: run.delivered?.logged ?? null }
+  if (record) gw.records.push(record, debit, bodies)
+  gw.sessions.recorded(run.admission.sessionHold, record)
+  logInference(call.log, ctx, run.target, cost, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted') sink.abandon()
   else if (error) sink.error(error)
   return ctx
+}
+
+/**
+ * The request's one price: what its delivery closed the answer with; or what the delivery
+ * returned (an answer cut short, charged for what was generated); a token count that reached a
+ * counter is free; a request that reached no provider cost exactly $0, said so; one that reached
+ * a provider and failed before usage stays unpriced, since the provider may bill it.
+ */
+function finalPrice(ctx: RequestContext, run: Running): { priced: Priced | null; usage: NormalizedUsage | null } {
+  const closed = run.delivery?.priced
+  if (closed) return { priced: closed, usage: closed.usage }
+  const delivered = run.delivered
+  if (delivered && run.target) return { priced: priceOf(run.target, ctx.startedAt, run.free, delivered.usage, delivered.estimated), usage: delivered.usage }
+  if (run.free && ctx.sent) return { priced: countedFree(), usage: null }
+  if (!ctx.sent && run.target) return { priced: sentNowhere(), usage: null }
+  return { priced: null, usage: null }
 }
 
 const matchers = new WeakMap<readonly string[], (name: string) => boolean>()
@@ -143,46 +181,51 @@ function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<str
 }
 
 /** The stages, from the body as sent to the answer delivered. */
-async function serve<B extends Record<string, unknown>>(
-  gw: CoreDeps,
-  wire: InboundWire<B>,
-  call: InferenceCall,
-  ctx: RequestContext,
-  sink: Sink,
-): Promise<Finished> {
-  const asSent = wire.read(call.body)
-  ctx.model = asSent.model
-  ctx.stream = asSent.stream
-  const bodySession = wire.bodySession
-  ctx.attribution = resolveAttribution(asSent.envelope, call.rawHeaders, bodySession ? () => bodySession(asSent.body) : null)
-  if (gw.settings.log_bodies) ctx.bodies = { request: call.rawBody ?? JSON.stringify(call.body), response: null }
-  let body = asSent.body
-  const steering = steer(gw.presets, gw.aliases, ctx.key, asSent.model, wire.applyPreset !== undefined, wire.endpoint)
+async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: RequestContext, sink: Sink, run: Running): Promise<Finished> {
+  const wc = wire.read(call.body)
+  ctx.model = wc.model
+  ctx.stream = wc.stream
+  const bodySession = wc.bodySession
+  ctx.attribution = resolveAttribution(wc.envelope, call.rawHeaders, bodySession ? () => bodySession() : null)
+  if (gw.settings.log_bodies) ctx.requestBody = call.rawBody ?? JSON.stringify(call.body)
+  const steering = steer(gw.presets, gw.aliases, ctx.key, wc.model, wc.applyPreset !== undefined, wire.endpoint)
   ctx.preset = steering.preset
   ctx.alias = steering.alias
-  if (ctx.preset && wire.applyPreset) body = wire.applyPreset(body, ctx.preset)
-  ctx.requestedTier = requestedTier(body)
+  if (ctx.preset && wc.applyPreset) wc.applyPreset(ctx.preset)
+  ctx.requestedTier = requestedTier(wc.body)
   const primary = await resolveModel(gw, steering.model)
-  ctx.target = primary
-  if (wire.resolve) await wire.resolve(ctx, body)
-  const control = wire.control(body, ctx)
-  await admit(gw, ctx, body, control)
-  if (chargesBeforeDelivery(ctx.reservation)) ctx.beforeDelivery = () => chargeBeforeDelivery(gw, ctx)
-  const local = wire.answerLocally?.(ctx, body, primary, sink)
-  if (local) return local
+  run.target = primary
+  if (wc.resolve) await wc.resolve(ctx)
+  const control = wc.control()
+  run.free = control.free === true
+  run.admission = await admit(gw, ctx, primary, wc.body, control)
+  if (run.admission.refused) throw run.admission.refused
+  const answering = (target: Target) =>
+    (run.delivery = new CallDelivery(gw, ctx, {
+      target,
+      stream: wc.stream,
+      sink,
+      signal: call.abort,
+      redactor: gw.registry.redactor,
+      logging: ctx.requestBody !== null,
+      free: run.free,
+      admission: run.admission,
+    }))
+  const local = wc.answerLocally?.(answering(primary))
+  if (local) return (run.delivered = await local)
+  run.delivery = null
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
-  const build = (t: Target) => wire.request(ctx, body, t, forwarded)
   const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
   const { target, response } = await route(
     gw,
     ctx,
     candidates,
-    build,
+    (t) => wc.request(ctx, t, forwarded),
     call.abort,
     // The primary passed the policy at admission.
-    (t) => (t === primary ? null : policyRefusal(ctx, t, body, control)),
+    (t) => (t === primary ? null : policyRefusal(ctx, t, wc.body, control)),
   )
-  ctx.target = target
+  run.target = target
   ctx.fallbackUsed = target !== primary
-  return wire.deliver(ctx, body, response, sink, call.abort, gw.registry.redactor)
+  return (run.delivered = await wc.deliver(response, answering(target)))
 }

@@ -20,9 +20,9 @@ export function credentialOf(headers: IncomingHttpHeaders, apiKeyHeader: boolean
  * route's grammar. The client's leaving (the connection closing before the answer was written)
  * aborts the call.
  */
-export async function serveInference<B extends Record<string, unknown>>(
+export async function serveInference(
   gw: CoreDeps,
-  wire: InboundWire<B>,
+  wire: InboundWire,
   req: FastifyRequest,
   reply: FastifyReply,
   grammar: Grammar = openAIGrammar,

@@ -1,11 +1,11 @@
 import { keyPolicy, type KeyPolicy } from '../../contract/keys'
 import type { KeyRow } from '../store/keysRepo'
-import type { Balances } from './balances'
+import type { Balances, Reservation } from './balances'
 import { enforcePolicy, policyViolation } from './enforcePolicy'
 import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
 import type { RequestContext } from './requestContext'
 import type { RateLimiter } from './rateLimiter'
-import type { SessionSpend } from './sessionSpend'
+import type { SessionHold, SessionSpend } from './sessionSpend'
 import type { SharedLimits } from './sharedLimits'
 import type { Target } from './resolveModel'
 
@@ -50,6 +50,17 @@ export interface AdmitOptions {
   free?: boolean
 }
 
+/** What admission holds for a request until it is recorded. */
+export interface Admission {
+  reservation: Reservation | null
+  /** The request's place in its session's limits. */
+  sessionHold: SessionHold | null
+  /** A refusal that came after the session hold was taken: the hold is the record's to release. */
+  refused?: unknown
+}
+
+export const NOTHING_HELD: Admission = { reservation: null, sessionHold: null }
+
 /** The key's policy for one candidate target; also the prepaid rule that a price must be known. */
 function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): void {
   const key = ctx.key
@@ -90,10 +101,12 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
  * policy, balance and spend limits. Any refusal happens here, before a byte goes upstream.
  * `body` is the caller's body after the preset (a max_tokens ceiling may be injected into it).
  */
-export async function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<string, unknown>, opts: AdmitOptions): Promise<void> {
+export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): Promise<Admission> {
   const key = ctx.key
-  const target = ctx.target!
-  if (opts.free) return checkPolicy(ctx, target, body, opts)
+  if (opts.free) {
+    checkPolicy(ctx, target, body, opts)
+    return NOTHING_HELD
+  }
   const policy = policyOf(key)
   const sessionId = ctx.attribution.attribution.session_id
   const shared = deps.shared?.holds(key, policy, sessionId) ? deps.shared : null
@@ -117,7 +130,7 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<s
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
   }
   if (shared) {
-    ctx.reservation = await shared.admit({
+    const reservation = await shared.admit({
       key,
       policy,
       requestId: ctx.id,
@@ -127,7 +140,7 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<s
       tool: ctx.attribution.tool,
       expectedPico: BigInt(expected),
     })
-    return
+    return { reservation, sessionHold: null }
   }
   // A watched session, a key's balance and its period spend are read from the store when not in
   // memory (once a session, after a change, once a period); admission follows in the same turn
@@ -137,7 +150,11 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, body: Record<s
     if (!loading) break
     await loading
   }
-  // Held before the balance is, so a balance refusal still finds the hold on the context to release.
-  ctx.sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected), ctx.endpoint)
-  ctx.reservation = deps.balances.admit(key, BigInt(expected))
+  // Held before the balance is; a balance refusal returns the hold, which the request's record releases.
+  const sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected), ctx.endpoint)
+  try {
+    return { reservation: deps.balances.admit(key, BigInt(expected)), sessionHold }
+  } catch (refused) {
+    return { reservation: null, sessionHold, refused }
+  }
 }

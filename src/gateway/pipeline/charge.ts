@@ -3,26 +3,29 @@ import { storeFailure } from '../store/storeFailure'
 import type { Debit } from '../store/recordBatch'
 import type { Balances, Reservation } from './balances'
 import type { SharedLimits, SharedReservation } from './sharedLimits'
-import type { RequestContext } from './requestContext'
 
 /** No request is priced above 2^53 pico-dollars ($9,007; see priceUsage): a larger figure is never debited. */
 const MAX_CHARGE_PICO = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** One request's charge: what it reserved at admission, what it cost, and who and when it was. */
+export interface Charge {
+  reservation: Reservation
+  /** The priced cost in pico-dollars; null when it is not priced. */
+  pico: bigint | null
+  /** The provider reported usage that cannot be true (so the cost is not priced from it). */
+  anomaly: boolean
+  requestId: string
+  /** The request's time, in ms: the day and month it is counted in. */
+  at: number
+}
 
 /**
  * What a request is charged, in pico-dollars: its priced cost; or, when the provider reported
  * usage that cannot be true, what a prepaid key reserved for it at admission, so an answer is
  * never free because its provider misreported. Null when there is nothing to charge.
  */
-export function chargeOf(ctx: RequestContext): bigint | null {
-  const cost = ctx.cost
-  const r = ctx.reservation
-  let pico: bigint | null = null
-  if (cost?.priced && cost.final_usd !== null) {
-    const n = Math.round(cost.final_usd * 1e12)
-    pico = Number.isSafeInteger(n) ? BigInt(n) : null
-  } else if (ctx.usage?.anomaly && r?.prepaid) {
-    pico = r.pico
-  }
+export function chargeOf(c: Charge): bigint | null {
+  const pico = c.pico ?? (c.anomaly && c.reservation.prepaid ? c.reservation.pico : null)
   return pico !== null && pico > 0n && pico <= MAX_CHARGE_PICO ? pico : null
 }
 
@@ -42,17 +45,16 @@ const isShared = (r: Reservation): r is SharedReservation => 'shared' in r
  * share is settled there too, so the next request on any gateway sees what this one cost; a
  * settlement without a debit that fails is tried again later and the answer still goes out.
  */
-export async function chargeBeforeDelivery(deps: ChargeDeps, ctx: RequestContext): Promise<void> {
-  const r = ctx.reservation
-  if (!r) return
-  const pico = chargeOf(ctx)
+export async function chargeBeforeDelivery(deps: ChargeDeps, c: Charge): Promise<void> {
+  const r = c.reservation
+  const pico = chargeOf(c)
   if (!(r.prepaid && r.debit === 'due' && pico !== null)) {
-    if (isShared(r)) await deps.shared!.settle(r, pico, ctx.startedAt.getTime())
+    if (isShared(r)) await deps.shared!.settle(r, pico, c.at)
     return
   }
   try {
-    if (isShared(r)) await deps.shared!.debitNow(r, pico, ctx.startedAt.getTime())
-    else await deps.balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+    if (isShared(r)) await deps.shared!.debitNow(r, pico, c.at)
+    else await deps.balances.debitNow(r, pico, c.requestId, c.at)
   } catch (err) {
     r.debit = 'waived'
     throw new ApiError(
@@ -72,16 +74,15 @@ export const chargesBeforeDelivery = (r: Reservation | null): boolean => r !== n
  * request that still cost something) and releases the reservation. A debit the store refuses now
  * is returned, to travel with the request's record and be retried with it.
  */
-export async function settleCharge(deps: ChargeDeps, ctx: RequestContext): Promise<Debit | null> {
-  const r = ctx.reservation
-  if (!r) return null
-  const pico = chargeOf(ctx)
-  if (isShared(r)) return deps.shared!.settle(r, pico, ctx.startedAt.getTime())
+export async function settleCharge(deps: ChargeDeps, c: Charge): Promise<Debit | null> {
+  const r = c.reservation
+  const pico = chargeOf(c)
+  if (isShared(r)) return deps.shared!.settle(r, pico, c.at)
   const balances = deps.balances
   let queued: Debit | null = null
   if (r.prepaid && r.debit === 'due' && pico !== null) {
     try {
-      await balances.debitNow(r, pico, ctx.id, ctx.startedAt.getTime())
+      await balances.debitNow(r, pico, c.requestId, c.at)
     } catch {
       queued = { keyId: r.keyId, pico }
     }

@@ -1,37 +1,31 @@
-import { freeCost, priceUsage } from '../pricing/priceUsage'
-import type { Cost, NormalizedUsage } from '../pricing/types'
-import type { RequestContext } from './requestContext'
+import { freeCost, priceInPico, type Priced } from '../pricing/priceUsage'
+import type { NormalizedUsage } from '../pricing/types'
+import type { Target } from './resolveModel'
 import type { RoutingFields } from '../store/requestsRepo'
 
-/** Prices what the provider reported for this request; unknown prices stay visibly unpriced. */
-export function costOf(ctx: RequestContext, usage: NormalizedUsage | null, estimated = false): Cost | null {
-  const t = ctx.target
-  if (!t) return null
-  return priceUsage({
-    model: t.priced?.entry ?? null,
+/** Prices what the provider reported for a request made at `at`; unknown prices stay visibly unpriced. */
+export function costOf(target: Target, at: Date, usage: NormalizedUsage | null, estimated = false): Priced {
+  return priceInPico({
+    model: target.priced?.entry ?? null,
     usage,
-    at: ctx.startedAt,
-    calendar: t.priced?.calendar,
-    source: t.priced?.source ?? 'none',
-    local: t.provider.local && !t.priced,
+    at,
+    calendar: target.priced?.calendar,
+    source: target.priced?.source ?? 'none',
+    local: target.provider.local && !target.priced,
     estimated,
-    unknownReason: `no price known for ${t.provider.id}/${t.upstreamModel}; set one with \`gw prices set ${t.provider.id}/${t.upstreamModel} --input USD --output USD\` (then \`gw prices reprice\` prices this request too)`,
+    unknownReason: `no price known for ${target.provider.id}/${target.upstreamModel}; set one with \`gw prices set ${target.provider.id}/${target.upstreamModel} --input USD --output USD\` (then \`gw prices reprice\` prices this request too)`,
   })
 }
 
 /** A token count costs nothing once it reaches a counter, whatever the counter answers: a failed count is not billed either. */
-export const countedFree = (ctx: RequestContext): void => {
-  ctx.cost = freeCost('free: token counting is not billed')
-}
+export const countedFree = (): Priced => ({ cost: freeCost('free: token counting is not billed'), pico: 0n })
 
 /**
  * A request that ended before anything went to a provider (its providers cooling down, refused
  * by policy, closed by its client) cost exactly $0, said so; one that reached a provider and
  * failed before usage stays unpriced, since the provider may bill it.
  */
-export const pricedIfSentNowhere = (ctx: RequestContext): void => {
-  if (ctx.cost === null && !ctx.sent && ctx.target) ctx.cost = freeCost('free: nothing was sent to any provider')
-}
+export const sentNowhere = (): Priced => ({ cost: freeCost('free: nothing was sent to any provider'), pico: 0n })
 
 /**
  * The `gw` object every successful response carries next to the standard fields. Made of fields
@@ -53,4 +47,5 @@ export function gwBlock(r: RoutingFields) {
   }
 }
 
-export const gwExtension = (ctx: RequestContext) => gwBlock(ctx.routing())
+/** The `gw` block an answer carries. */
+export type GwBlock = ReturnType<typeof gwBlock>

@@ -1,15 +1,13 @@
-import type { Bodies } from '../store/recordBatch'
 import { randomBytes } from 'node:crypto'
 import type { KeyRow } from '../store/keysRepo'
 import type { Attempt, Outcome, RequestRecord, RoutingFields } from '../store/requestsRepo'
-import { ApiError } from '../errors'
+import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
 import type { Target } from './resolveModel'
 import type { Preset } from '../../contract/presets'
 import type { AliasMatch } from './aliases'
-import type { Reservation } from './balances'
-import type { SessionHold } from './sessionSpend'
+import type { AttemptLog } from './attemptLog'
 
 /**
  * Request ids sort by creation time: `req_`, the millisecond in 8 base-62 digits (0-9, A-Z, a-z
@@ -77,8 +75,22 @@ function recordedUsage(u: NormalizedUsage): Record<string, number> {
   }
 }
 
-/** What one request accumulates on its way through the pipeline; becomes its record at the end. */
-export class RequestContext {
+/** What a request's answer came to, as the core found it at the end: who answered, the usage, its one price. */
+export interface Answered {
+  /** The provider and model that answered, or the primary target when none did; null when the model never resolved. */
+  target: Target | null
+  usage: NormalizedUsage | null
+  cost: Cost | null
+  /** The provider's id of an answer it keeps for later retrieval (a Responses response). */
+  upstreamId: string | null
+}
+
+/**
+ * Who is asking and how the request was steered: its identity, its key, its attribution, the
+ * preset or alias that steered it and the attempts routing made. What its answer came to is not
+ * here: the core holds it (`Answered`) and hands both to the record at the end.
+ */
+export class RequestContext implements AttemptLog {
   /**
    * The request's time, as its id carries it: the id is made from the gateway's clock, so a
    * test's clock sets the time every rate (schedules, peak hours, holidays) is chosen by.
@@ -93,35 +105,20 @@ export class RequestContext {
     ignored: [],
     tool: null,
   }
-  target: Target | null = null
   /** A preset fallback served instead of the primary model. */
   fallbackUsed = false
   preset: Preset | null = null
   /** The model alias that steered the request. */
   alias: AliasMatch | null = null
-  reservation: Reservation | null = null
-  /** The request's place in its session's limits, until it is recorded. */
-  sessionHold: SessionHold | null = null
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false
   /** The service tier the body asked for; the one served is in the usage, and is what is billed. */
   requestedTier: string | null = null
-  usage: NormalizedUsage | null = null
-  cost: Cost | null = null
   ttfbMs: number | null = null
   source: 'api' | 'playground' = 'api'
-  /** What the client sent and got (JSON text), kept only when body logging is on. */
-  bodies: Bodies | null = null
-  /** The provider's id of an answer it stored for later retrieval (a Responses response). */
-  upstreamId: string | null = null
-  /**
-   * Called just before the last bytes of a whole answer are written (a prepaid request's debit is
-   * stored there); when it throws, those bytes are withheld and the error is the answer.
-   */
-  beforeDelivery: (() => Promise<void>) | null = null
-  /** Writes the end of the answer waits for (a kept Responses answer). */
-  private held: Promise<unknown>[] | null = null
+  /** What the client sent (JSON text), kept only when body logging is on. */
+  requestBody: string | null = null
   private recorded = false
 
   constructor(
@@ -130,32 +127,6 @@ export class RequestContext {
     readonly key: KeyRow,
   ) {
     this.startedAt = new Date(timeOfRequestId(id) ?? Date.now())
-  }
-
-  /** A write the end of the answer waits for, so what a client received whole is in the store. */
-  hold(write: Promise<unknown>): void {
-    ;(this.held ??= []).push(write)
-  }
-
-  /**
-   * What must be stored before the last bytes of a whole answer go out (held writes, then a
-   * prepaid debit); null when nothing is, as for most requests. Rejects with the ApiError that
-   * replaces the withheld end.
-   */
-  readyToDeliver(): Promise<void> | null {
-    if (!this.held && !this.beforeDelivery) return null
-    return this.storeBeforeDelivery()
-  }
-
-  private async storeBeforeDelivery(): Promise<void> {
-    if (this.held) {
-      try {
-        await Promise.all(this.held)
-      } catch (err) {
-        throw new ApiError(503, 'server_error', `The answer could not be stored, so it is withheld: ${(err as Error).message}`, 'store_unavailable')
-      }
-    }
-    await this.beforeDelivery?.()
   }
 
   elapsedMs(): number {
@@ -167,29 +138,30 @@ export class RequestContext {
   }
 
   /** Where the request went and what it cost, as its record keeps it (and its `gw` block shows it). */
-  routing(): RoutingFields {
+  routing(target: Target | null, cost: Cost | null): RoutingFields {
     return {
       id: this.id,
       model: this.model,
       preset: this.preset?.name ?? null,
       preset_version: this.preset?.version ?? null,
       alias: this.alias === null ? null : { pattern: this.alias.pattern, target: this.alias.target },
-      provider: this.target?.provider.id ?? null,
-      upstream_model: this.target?.upstreamModel ?? null,
+      provider: target?.provider.id ?? null,
+      upstream_model: target?.upstreamModel ?? null,
       attempts: this.attempts,
       fallback_used: this.fallbackUsed,
-      cost: this.cost,
+      cost,
     }
   }
 
   /** The record of this request, made by the gateway named `instance`; null when it was already taken (each request is recorded once). */
-  toRecord(status: number, outcome: Outcome, error: ApiError | null, instance: string): RequestRecord | null {
+  toRecord(status: number, outcome: Outcome, error: ApiError | null, instance: string, answered: Answered): RequestRecord | null {
     if (this.recorded) return null
     this.recorded = true
     const a = this.attribution
+    const usage = answered.usage
     // Fields listed, not `...this.routing()`: with the spread, ~5 KB per request reached the old
     // generation (a mark-compact every 1.7 s at 7,000 req/s; none in 15 s without it).
-    const r = this.routing()
+    const r = this.routing(answered.target, answered.cost)
     return {
       id: r.id,
       model: r.model,
@@ -213,14 +185,14 @@ export class RequestContext {
       attribution: a.attribution,
       dimensions: a.dimensions,
       ignored: a.ignored,
-      usage: this.usage ? recordedUsage(this.usage) : null,
-      ...((this.requestedTier !== null || this.usage?.service_tier || this.usage?.inference_geo) && {
-        tier: { requested: this.requestedTier, served: this.usage?.service_tier ?? null, inference_geo: this.usage?.inference_geo ?? null },
+      usage: usage ? recordedUsage(usage) : null,
+      ...((this.requestedTier !== null || usage?.service_tier || usage?.inference_geo) && {
+        tier: { requested: this.requestedTier, served: usage?.service_tier ?? null, inference_geo: usage?.inference_geo ?? null },
       }),
       latency_ms: this.elapsedMs(),
       ttfb_ms: this.ttfbMs,
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,
-      ...(this.upstreamId !== null && { upstream_id: this.upstreamId }),
+      ...(answered.upstreamId !== null && { upstream_id: answered.upstreamId }),
     }
   }
 }

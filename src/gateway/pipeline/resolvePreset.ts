@@ -2,7 +2,6 @@ import type { Preset } from '../../contract/presets'
 import { invalidRequest, modelNotFound } from '../errors'
 import type { AliasMatch, AliasTable } from './aliases'
 import type { KeyRow } from '../store/keysRepo'
-import type { ChatBody } from '../wires/chat/chatBody'
 
 const PRESET_PREFIXES = ['policy/', '@preset/']
 
@@ -55,18 +54,6 @@ export function steer(presets: Map<string, Preset>, aliases: AliasTable, key: Ke
   if (!withPresets) throw presetsRefused(endpoint)
   const preset = presetNamed(presets, aliased, alias.target)
   return { preset, alias, model: preset.model }
-}
-
-/**
- * The preset's model always applies; its system prompt goes first; each parameter it sets wins;
- * the ones it leaves unset pass through from the caller. A preset's max_tokens replaces whichever
- * token limit field the caller used.
- */
-export function applyPreset(body: ChatBody, preset: Preset): ChatBody {
-  const out: ChatBody = { ...body, model: preset.model }
-  if (preset.system_prompt) out.messages = [{ role: 'system', content: preset.system_prompt }, ...body.messages]
-  const limit = body.max_completion_tokens !== undefined && body.max_tokens === undefined ? 'max_completion_tokens' : 'max_tokens'
-  return withPresetParameters(out, preset, limit)
 }
 
 /** A preset's system prompt before the caller's own system text, when there is any. */

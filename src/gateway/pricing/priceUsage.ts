@@ -147,29 +147,37 @@ export const NOT_PRICED_FROM_ANOMALY = 'not priced from it'
 /** The cost of a call no provider bills (token counting): exactly $0, priced, `price_source` saying why. */
 export const freeCost = (why: string): Cost => cost({ model: null, usage: null, at: new Date(0), source: why }, false, ZERO, null, why)
 
-export function priceUsage(input: PriceInput): Cost {
+/** A cost, and its total as the integer pico-dollars it was summed in (null when not priced): what a charge takes, never read back from the USD figure. */
+export interface Priced {
+  cost: Cost
+  pico: bigint | null
+}
+
+const unpriced = (c: Cost): Priced => ({ cost: c, pico: null })
+
+/** Prices a usage, exact to the token. */
+export const priceUsage = (input: PriceInput): Cost => priceInPico(input).cost
+
+/** Prices a usage, with its total in pico-dollars. */
+export function priceInPico(input: PriceInput): Priced {
   const { model, usage } = input
-  if (input.local) return cost(input, false, ZERO, null, 'local')
-  if (!model) return cost(input, false, null, input.unknownReason ?? 'no price known for this model', null)
-  if (!usage) return cost(input, false, null, 'provider reported no usage', null)
+  if (input.local) return { cost: cost(input, false, ZERO, null, 'local'), pico: 0n }
+  if (!model) return unpriced(cost(input, false, null, input.unknownReason ?? 'no price known for this model', null))
+  if (!usage) return unpriced(cost(input, false, null, 'provider reported no usage', null))
   if (usage.anomaly)
-    return cost(
-      input,
-      false,
-      null,
-      `${usage.anomaly}; ${NOT_PRICED_FROM_ANOMALY} (a prepaid key is charged what was reserved when the request was admitted)`,
-      null,
+    return unpriced(
+      cost(input, false, null, `${usage.anomaly}; ${NOT_PRICED_FROM_ANOMALY} (a prepaid key is charged what was reserved when the request was admitted)`, null),
     )
 
   const { rates, tier, long, listed } = resolve(model, input.at, usage.prompt_tokens, input.calendar ?? null)
   if (rates.output === undefined && usage.completion_tokens > 0) {
-    return cost(input, long, null, `no output price for ${model.provider}/${model.model}`, null)
+    return unpriced(cost(input, long, null, `no output price for ${model.provider}/${model.model}`, null))
   }
   const served = tierPrice(model, listed, usage)
-  if ('unpriced' in served) return cost(input, long, null, served.unpriced, null, usage.service_tier ?? null)
+  if ('unpriced' in served) return unpriced(cost(input, long, null, served.unpriced, null, usage.service_tier ?? null))
   const searches = usage.web_search_calls ?? 0
   const searchFee = webSearchFee(model, listed, searches)
-  if (typeof searchFee !== 'number') return cost(input, long, null, searchFee.unpriced, null, served.tier)
+  if (typeof searchFee !== 'number') return unpriced(cost(input, long, null, searchFee.unpriced, null, served.tier))
   // A tier multiplies every token rate, cache reads and writes included (OpenAI, Anthropic and Google stack them so).
   const m = served.multiplier
   const pico = m === 1 ? usdPer1MToPicoPerToken : (usdPer1M: number) => usdPer1MToPicoPerToken(usdPer1M * m)
@@ -195,12 +203,14 @@ export function priceUsage(input: PriceInput): Cost {
   const finalPico = inputPico + cachedPico + writePico + outputPico + feesPico
   // Past 2^53 pico-dollars ($9,007) sums of pico stop being exact, and no request costs that much.
   if (!Number.isSafeInteger(finalPico) || !Number.isSafeInteger(savingsPico)) {
-    return cost(
-      input,
-      long,
-      null,
-      `a cost beyond $${MAX_PRICED_USD.toLocaleString('en-US')} for one request is not plausible; check the price set for ${model.provider}/${model.model}`,
-      null,
+    return unpriced(
+      cost(
+        input,
+        long,
+        null,
+        `a cost beyond $${MAX_PRICED_USD.toLocaleString('en-US')} for one request is not plausible; check the price set for ${model.provider}/${model.model}`,
+        null,
+      ),
     )
   }
   const amounts: Amounts = {
@@ -213,5 +223,8 @@ export function priceUsage(input: PriceInput): Cost {
     final: picoToUsd(finalPico),
   }
   const labels = [tier, served.label].filter((l) => l !== null)
-  return cost(input, long, amounts, null, labels.length ? `${input.source} (${labels.join(', ')})` : input.source, served.tier)
+  return {
+    cost: cost(input, long, amounts, null, labels.length ? `${input.source} (${labels.join(', ')})` : input.source, served.tier),
+    pico: BigInt(finalPico),
+  }
 }

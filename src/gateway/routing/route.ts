@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { ApiError } from '../errors'
 import type { ClientAbort } from '../upstream/clientAbort'
-import type { RequestContext } from '../pipeline/requestContext'
+import type { AttemptLog } from '../pipeline/attemptLog'
 import type { Target } from '../pipeline/resolveModel'
 import type { SerialisedRequest, UpstreamRequest } from '../providers/adapter'
 import { ClientAborted, ProviderFailure, sendToProvider } from './sendToProvider'
@@ -47,7 +47,7 @@ export interface Routed {
  */
 export async function route(
   deps: RoutingDeps,
-  ctx: RequestContext,
+  log: AttemptLog,
   candidates: Target[],
   build: (target: Target) => UpstreamRequest,
   signal: ClientAbort,
@@ -57,7 +57,7 @@ export async function route(
   let last: ApiError | null = null
   for (const target of candidates) {
     const id = target.provider.id
-    const skipped = (why: string) => ctx.attempts.push({ provider: id, model: target.upstreamModel, status: null, latency_ms: 0, error: `skipped: ${why}` })
+    const skipped = (why: string) => log.attempts.push({ provider: id, model: target.upstreamModel, status: null, latency_ms: 0, error: `skipped: ${why}` })
     const refused = skip(target)
     if (refused) {
       skipped(refused)
@@ -87,7 +87,7 @@ export async function route(
     }
     for (let retry = 0; ; retry++) {
       try {
-        const response = await sendToProvider(deps.registry, ctx, target, request, signal)
+        const response = await sendToProvider(deps.registry, log, target, request, signal)
         deps.cooldown.success(id)
         return { target, response }
       } catch (err) {

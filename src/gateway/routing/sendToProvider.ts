@@ -1,6 +1,6 @@
 import { ApiError } from '../errors'
 import type { ClientAbort } from '../upstream/clientAbort'
-import type { RequestContext } from '../pipeline/requestContext'
+import type { AttemptLog } from '../pipeline/attemptLog'
 import type { Target } from '../pipeline/resolveModel'
 import { envVarFor } from '../secrets/secretStore'
 import { callUpstream, joinUrl, type UpstreamResponse } from '../upstream/client'
@@ -27,12 +27,12 @@ export class ProviderFailure extends Error {
 
 /**
  * One attempt at one provider. Returns the response only when it is a 200; anything else is a
- * ProviderFailure. Every attempt lands in ctx.attempts. The upstream URL always comes from
+ * ProviderFailure. Every attempt lands in log.attempts. The upstream URL always comes from
  * configuration, never from the request.
  */
 export async function sendToProvider(
   registry: ProviderRegistry,
-  ctx: RequestContext,
+  log: AttemptLog,
   target: Target,
   request: SerialisedRequest,
   signal: ClientAbort,
@@ -42,7 +42,7 @@ export async function sendToProvider(
   const credential = await registry.credential(provider.id)
   const started = performance.now()
   const attempt = (status: number | null, error: string | null) =>
-    ctx.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
+    log.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
   if (!credential && !provider.local) {
     const problem = await registry.credentialProblem(provider.id)
     const e = new ApiError(
@@ -59,7 +59,7 @@ export async function sendToProvider(
     throw new ProviderFailure(e, null, null)
   }
   let res: UpstreamResponse
-  ctx.sent = true
+  log.sent = true
   try {
     res = await callUpstream(registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, request.path),

@@ -1,9 +1,8 @@
-import { OK, type InboundWire } from '../core/wire'
+import type { InboundWire } from '../core/wire'
 import { invalidRequest } from '../errors'
-import { costOf } from '../pipeline/cost'
 import { normalizeUsage } from '../pricing/usage'
 import { adapterFor } from '../providers/kinds'
-import { readJson, sendJson } from './answer'
+import { deliverWith, type AnswerGrammar } from './deliver'
 import { checkNumbers } from './numberFields'
 
 type Encoding = 'float' | 'base64'
@@ -57,24 +56,29 @@ function reencode(data: unknown, want: Encoding): void {
 }
 
 /** OpenAI's embeddings: no preset, no stream; the answer comes back in the encoding the client asked for. */
-export const embeddingsWire: InboundWire<EmbeddingsBody> = {
+export const embeddingsWire: InboundWire = {
   endpoint: 'embeddings',
-  read(body) {
-    const { gw: envelope, ...rest } = validateEmbeddingsBody(body)
-    return { body: rest as EmbeddingsBody, model: rest.model as string, stream: false, envelope }
-  },
-  control: (body) => ({ chat: false, prompt: body.input }),
-  request(_ctx, body, target) {
-    const request = adapterFor(target.provider.kind).embeddingsRequest({ ...body, model: target.upstreamModel })
-    if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
-    return request
-  },
-  async deliver(ctx, body, upstream, sink) {
-    const { json } = await readJson(ctx.target!.provider.id, upstream)
-    reencode(json.data, body.encoding_format)
-    ctx.usage = normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
-    ctx.cost = costOf(ctx, ctx.usage)
-    await sendJson(ctx, sink, json)
-    return OK
+  read(sent) {
+    const { gw: envelope, ...rest } = validateEmbeddingsBody(sent)
+    const body = rest as EmbeddingsBody
+    const grammar: AnswerGrammar = {
+      whole({ json }) {
+        reencode(json.data, body.encoding_format)
+        return { body: json, usage: normalizeUsage({ completion_tokens: 0, ...(json.usage as object) }) }
+      },
+    }
+    return {
+      model: body.model,
+      stream: false,
+      envelope,
+      body,
+      control: () => ({ chat: false, prompt: body.input }),
+      request(_ctx, target) {
+        const request = adapterFor(target.provider.kind).embeddingsRequest({ ...body, model: target.upstreamModel })
+        if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
+        return request
+      },
+      deliver: (upstream, out) => deliverWith(grammar, upstream, out),
+    }
   },
 }

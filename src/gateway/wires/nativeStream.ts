@@ -1,14 +1,11 @@
-import type { Sink } from '../core/sink'
-import { OK, type Finished } from '../core/wire'
+import { type Delivered, type Delivery, type Finished } from '../core/wire'
 import type { ApiError } from '../errors'
-import type { ClientAbort } from '../upstream/clientAbort'
-import { costOf, gwExtension } from '../pipeline/cost'
-import type { RequestContext } from '../pipeline/requestContext'
+import type { GwBlock } from '../pipeline/cost'
 import type { NormalizedUsage } from '../pricing/types'
 import type { UpstreamResponse } from '../upstream/client'
 import type { SseEvent } from '../../shared/sse'
 import { upstreamIncomplete } from '../upstream/upstreamErrors'
-import { endStream, failStream, pumpSse } from './pumpSse'
+import { endStream, failStream, pumpSse, type CutShort } from './pumpSse'
 
 /**
  * What one wire's native stream relay knows of its events (Anthropic's Messages, OpenAI's
@@ -28,56 +25,52 @@ export interface NativeEvents {
   /** The usage of a complete stream; null when the ending event never came. */
   final(): { usage: NormalizedUsage | null } | null
   /** What a stream cut short is charged for, and whether it is an estimate. */
-  partial(): { usage: NormalizedUsage | null; estimated: boolean }
+  partial(): CutShort
   /** The last events of a complete, priced stream, `gw` (routing and cost) among them. */
-  last(gw: ReturnType<typeof gwExtension>): object[]
+  last(gw: GwBlock): object[]
   /** How a complete stream ended for the record: OK, or the failure its last event told. */
   outcome(): Finished
+  /** The provider's id of the answer it keeps, once the stream completed; null when it keeps none. */
+  upstreamId?(): string | null
 }
 
 /**
  * Relays a provider's stream in its own wire event by event as the provider wrote it (no parse
  * and no re-encoding, except of what `events` reads). The event that ends it is held back until
  * the answer is priced and a prepaid charge is in the ledger; a stream that ends without it ends
- * with the wire's `error` event, priced on what was generated.
+ * with the wire's `error` event, charged for what was generated.
  */
-export async function relayNativeStream(
-  ctx: RequestContext,
-  sink: Sink,
-  upstream: UpstreamResponse,
-  signal: ClientAbort,
-  events: NativeEvents,
-): Promise<Finished> {
-  const providerId = ctx.target!.provider.id
+export async function relayNativeStream(out: Delivery, upstream: UpstreamResponse, events: NativeEvents): Promise<Delivered> {
+  const sink = out.sink
   sink.open()
   // Only while body logging is on: the events as the client saw them, for the request detail.
-  const logged: string[] | null = ctx.bodies ? [] : null
+  const logged: string[] | null = out.logging ? [] : null
 
-  const partial = () => {
-    const { usage, estimated } = events.partial()
-    ctx.usage = usage
-    ctx.cost = costOf(ctx, usage, estimated)
-  }
-  const fail = (error: ApiError): Finished => failStream(sink, [], error, partial)
-  const handle = (evs: SseEvent[]): Finished | null => {
+  const fail = (error: ApiError): Delivered => failStream(sink, [], error, events.partial())
+  const handle = (evs: SseEvent[]): Delivered | null => {
     for (const ev of evs) {
       const type = events.typeOf(ev)
       if (type === 'error') return fail(events.error(ev.data))
       const held = events.read(type, ev)
       if (logged) logged.push(held ?? ev.data)
       if (held !== undefined) continue
-      ctx.markFirstByte()
+      out.firstByte()
       sink.event({ type }, ev.data)
     }
     return null
   }
 
-  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail, partial })
+  const ended = await pumpSse(upstream, out, { handle, fail, partial: () => events.partial() })
   if (ended) return ended
   const final = events.final()
-  if (final === null) return fail(upstreamIncomplete(providerId))
-  ctx.usage = final.usage
-  ctx.cost = costOf(ctx, final.usage)
-  const done = await endStream(ctx, sink, events.last(gwExtension(ctx)), logged && `[${logged.join(',')}]`, fail)
-  return done === OK ? events.outcome() : done
+  if (final === null) return fail(upstreamIncomplete(out.target.provider.id))
+  const done = await endStream(
+    out,
+    final.usage,
+    (gw) => events.last(gw),
+    () => logged && `[${logged.join(',')}]`,
+    fail,
+  )
+  if (done.outcome !== 'ok') return done
+  return { ...done, ...events.outcome(), upstreamId: events.upstreamId?.() ?? null }
 }

@@ -1,20 +1,26 @@
 import type { Sink } from '../core/sink'
-import { OK, type Finished } from '../core/wire'
+import { OK, type Delivered, type Delivery } from '../core/wire'
 import type { ApiError } from '../errors'
-import type { ClientAbort } from '../upstream/clientAbort'
-import type { RequestContext } from '../pipeline/requestContext'
+import type { GwBlock } from '../pipeline/cost'
+import type { NormalizedUsage } from '../pricing/types'
 import type { UpstreamResponse } from '../upstream/client'
 import { SseParser, type SseEvent } from '../../shared/sse'
 import { upstreamStreamError } from '../upstream/upstreamErrors'
 
+/** What a stream that did not finish is charged for, and whether that is an estimate. */
+export interface CutShort {
+  usage: NormalizedUsage | null
+  estimated: boolean
+}
+
 /** What a stream relay does with the provider's events, whatever its wire. */
 export interface SseHandler {
-  /** Relays what one read held; a Finished when an event ends the stream early. */
-  handle(events: SseEvent[]): Finished | null
-  /** Ends the stream with an error event and prices what was generated. */
-  fail(error: ApiError): Finished
-  /** Prices what was generated when the client went away. */
-  partial(): void
+  /** Relays what one read held; what ended the stream when an event ends it early. */
+  handle(events: SseEvent[]): Delivered | null
+  /** Ends the stream with an error event, charged for what was generated. */
+  fail(error: ApiError): Delivered
+  /** What was generated when the client went away. */
+  partial(): CutShort
 }
 
 /**
@@ -23,12 +29,14 @@ export interface SseHandler {
  * backpressure pauses the upstream as a pipe does. A client that leaves aborts the call
  * (ClientAbort), which ends the body with an error, paused or not.
  */
-export function pumpSse(upstream: UpstreamResponse, sink: Sink, signal: ClientAbort, providerId: string, h: SseHandler): Promise<Finished | null> {
+export function pumpSse(upstream: UpstreamResponse, out: Delivery, h: SseHandler): Promise<Delivered | null> {
+  const { sink, signal } = out
+  const providerId = out.target.provider.id
   const parser = new SseParser()
   const body = upstream.body
-  return new Promise<Finished | null>((resolve) => {
+  return new Promise<Delivered | null>((resolve) => {
     let settled = false
-    const settle = (result: Finished | null) => {
+    const settle = (result: Delivered | null) => {
       if (settled) return
       settled = true
       body.removeListener('data', onData)
@@ -37,10 +45,7 @@ export function pumpSse(upstream: UpstreamResponse, sink: Sink, signal: ClientAb
     const failed = (err: unknown) => {
       // The body destroyed after an error event ends the stream errors too: the answer has ended.
       if (settled) return
-      if (signal.aborted) {
-        h.partial()
-        return settle({ status: 200, outcome: 'aborted' })
-      }
+      if (signal.aborted) return settle({ status: 200, outcome: 'aborted', ...h.partial() })
       settle(h.fail(upstreamStreamError(providerId, err)))
     }
     const resume = () => body.resume()
@@ -72,19 +77,20 @@ export function pumpSse(upstream: UpstreamResponse, sink: Sink, signal: ClientAb
 }
 
 /**
- * The end of a complete, priced stream, the same for every wire: a prepaid charge goes into the
- * ledger before the last events leave, in one write with the stream's end; a charge the store
- * refuses leaves the answer unfinished, ended by `fail` instead. `logged` is the answer as body
- * logging keeps it (null when logging is off).
+ * The end of a complete stream, the same for every wire: the core prices `usage`, and what must be
+ * stored (a kept answer, a prepaid charge) is stored before the last events leave, in one write
+ * with the stream's end; a charge the store refuses leaves the answer unfinished, ended by `fail` instead. `logged`
+ * is the answer as body logging keeps it.
  */
 export async function endStream(
-  ctx: RequestContext,
-  sink: Sink,
-  last: object[],
-  logged: string | null,
-  fail: (error: ApiError) => Finished,
-): Promise<Finished> {
-  const ready = ctx.readyToDeliver()
+  out: Delivery,
+  usage: NormalizedUsage | null,
+  last: (gw: GwBlock) => object[],
+  logged: () => string | null,
+  fail: (error: ApiError) => Delivered,
+): Promise<Delivered> {
+  const events = last(out.close(usage))
+  const ready = out.ready()
   if (ready) {
     try {
       await ready
@@ -92,17 +98,15 @@ export async function endStream(
       return fail(err as ApiError)
     }
   }
-  if (ctx.bodies && logged !== null) ctx.bodies.response = logged
-  sink.end(last, null)
-  return OK
+  out.sink.end(events, null)
+  return { ...OK, usage, logged: out.logging ? logged() : null }
 }
 
 /**
  * A stream that began ends with `error` after `owed` (what the client is owed before it), or with
- * `owed` alone when those events already tell the failure (`told`); priced on what was generated.
+ * `owed` alone when those events already tell the failure (`told`); charged for what was generated.
  */
-export function failStream(sink: Sink, owed: object[], error: ApiError, partial: () => void, told = false): Finished {
+export function failStream(sink: Sink, owed: object[], error: ApiError, cut: CutShort, told = false): Delivered {
   sink.end(owed, told ? null : error)
-  partial()
-  return { status: 200, outcome: 'error', error }
+  return { status: 200, outcome: 'error', error, ...cut }
 }

@@ -1,3 +1,4 @@
+import type { Dropped } from '../core/wire'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
@@ -7,11 +8,7 @@ import { chatRequestFor } from './chat/chatWire'
 /** A JSON object (not an array, not null). */
 export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** A field of the caller's request that was not sent, and why: it goes to the record's `ignored`. */
-export interface Dropped {
-  name: string
-  reason: string
-}
+export type { Dropped }
 
 /** What a translation to chat completions needs to know of the model it is for. */
 export interface ChatTarget {

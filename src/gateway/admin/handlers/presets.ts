@@ -1,6 +1,6 @@
 import type { Preset } from '../../../contract/presets'
 import { PresetValidationError, validatePreset } from '../../presets/validatePreset'
-import { applyPreset } from '../../pipeline/resolvePreset'
+import { applyPreset } from '../../wires/chat/chatBody'
 import { lookupModel } from '../../pipeline/resolveModel'
 import { adapterFor } from '../../providers/kinds'
 import { upstreamChatBody, type ChatBody } from '../../wires/chat/chatBody'

@@ -1,3 +1,5 @@
+import type { Preset } from '../../../contract/presets'
+import { withPresetParameters } from '../../pipeline/resolvePreset'
 import { invalidRequest } from '../../errors'
 import { checkBoolean, checkNumbers, type NumberRule } from '../numberFields'
 
@@ -71,3 +73,15 @@ export function upstreamChatBody(body: ChatBody, upstreamModel: string): Record<
 }
 
 export const clientWantsUsage = (body: ChatBody) => body.stream === true && body.stream_options?.include_usage === true
+
+/**
+ * The preset's model always applies; its system prompt goes first; each parameter it sets wins;
+ * the ones it leaves unset pass through from the caller. A preset's max_tokens replaces whichever
+ * token limit field the caller used.
+ */
+export function applyPreset(body: ChatBody, preset: Preset): ChatBody {
+  const out: ChatBody = { ...body, model: preset.model }
+  if (preset.system_prompt) out.messages = [{ role: 'system', content: preset.system_prompt }, ...body.messages]
+  const limit = body.max_completion_tokens !== undefined && body.max_tokens === undefined ? 'max_completion_tokens' : 'max_tokens'
+  return withPresetParameters(out, preset, limit)
+}

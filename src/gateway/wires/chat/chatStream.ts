@@ -1,10 +1,7 @@
-import type { Sink } from '../../core/sink'
-import type { Finished } from '../../core/wire'
+import type { Delivered, Delivery } from '../../core/wire'
 import type { ApiError } from '../../errors'
 import { upstreamIncomplete } from '../../upstream/upstreamErrors'
-import { costOf, gwExtension } from '../../pipeline/cost'
-import type { ClientAbort } from '../../upstream/clientAbort'
-import type { RequestContext } from '../../pipeline/requestContext'
+import type { GwBlock } from '../../pipeline/cost'
 import type { NormalizedUsage } from '../../pricing/types'
 import { openAIUsage } from '../../pricing/usage'
 import type { Chunk, StreamTranslator } from '../../providers/adapter'
@@ -52,9 +49,6 @@ export function readFirstChoice(chunk: Chunk, reader: ChoiceReader): void {
   if (choice.finish_reason) reader.finished(choice)
 }
 
-/** The `gw` block a finished stream carries. */
-type GwBlock = ReturnType<typeof gwExtension>
-
 /**
  * How the chunks of a relayed chat stream reach the client: as OpenAI chunks (chat completions),
  * or re-encoded as another wire's events (Messages). The relay around it reads the provider,
@@ -92,8 +86,7 @@ export class OpenAIChunks implements ChunkEncoder {
   private lastChunk: Chunk | null = null
 
   constructor(
-    private readonly ctx: RequestContext,
-    private readonly sink: Sink,
+    private readonly out: Delivery,
     private readonly includeUsage: boolean,
   ) {}
 
@@ -112,14 +105,14 @@ export class OpenAIChunks implements ChunkEncoder {
     }
     this.lastChunk = chunk
     if (this.held) {
-      this.sink.event(this.held)
+      this.out.sink.event(this.held)
       this.held = null
     }
     if (chunk.choices?.some((c) => c.finish_reason)) {
       this.held = chunk
     } else {
-      this.ctx.markFirstByte()
-      this.sink.event(chunk, asSent)
+      this.out.firstByte()
+      this.out.sink.event(chunk, asSent)
     }
   }
 
@@ -151,36 +144,31 @@ export class OpenAIChunks implements ChunkEncoder {
 /**
  * Relays a provider stream to the sink through `encoder` (the adapter's translator does the
  * provider's format, the encoder the client's). The end of the answer waits for the usage, so it
- * goes out priced; a stream that breaks off is priced on what was generated.
+ * goes out priced; a stream that breaks off is charged for what was generated, estimated from
+ * `prompt` and the output where the provider reported no usage.
  */
 export async function relayChatStream(
-  ctx: RequestContext,
-  sink: Sink,
+  out: Delivery,
   upstream: UpstreamResponse,
   translator: StreamTranslator,
   encoder: ChunkEncoder,
-  opts: { prompt: unknown; signal: ClientAbort },
-): Promise<Finished> {
-  const { signal } = opts
-  const providerId = ctx.target!.provider.id
+  prompt: unknown,
+): Promise<Delivered> {
+  const sink = out.sink
   sink.open()
 
   let usage: NormalizedUsage | null = null
   let generated = 0
   // Only while body logging is on: the answer as the client saw it, for the request detail.
-  const text: string[] | null = ctx.bodies ? [] : null
+  const text: string[] | null = out.logging ? [] : null
 
   /** A stream that did not finish pays for what was generated (partialUsage); an estimate is flagged. */
-  const partial = () => {
-    const { usage: u, estimated } = partialUsage(usage, opts.prompt, generated)
-    ctx.usage = u
-    ctx.cost = costOf(ctx, u, estimated)
-  }
+  const partial = () => partialUsage(usage, prompt, generated)
 
   /** Ends the stream the wire's way, or with `error` after the events still owed, unless the answer must stay unfinished. */
-  const fail = (error: ApiError, owed = true): Finished => {
+  const fail = (error: ApiError, owed = true): Delivered => {
     const ending = owed ? encoder.failed?.(error) : null
-    return ending ? failStream(sink, ending, error, partial, true) : failStream(sink, owed ? encoder.owed() : [], error, partial)
+    return ending ? failStream(sink, ending, error, partial(), true) : failStream(sink, owed ? encoder.owed() : [], error, partial())
   }
 
   const relay = (chunk: Chunk, asSent?: string) => {
@@ -190,8 +178,8 @@ export async function relayChatStream(
     encoder.chunk(chunk, asSent, usage)
   }
 
-  /** Relays what one read of the upstream held; a Finished when an error event ends the stream. */
-  const handle = (events: SseEvent[]): Finished | null => {
+  /** Relays what one read of the upstream held; what ended the stream when an error event ends it. */
+  const handle = (events: SseEvent[]): Delivered | null => {
     for (const ev of events) {
       const step = translator.event(ev)
       if (step.usage) usage = step.usage
@@ -201,11 +189,16 @@ export async function relayChatStream(
     return null
   }
 
-  const ended = await pumpSse(upstream, sink, signal, providerId, { handle, fail: (error) => fail(error), partial })
+  const ended = await pumpSse(upstream, out, { handle, fail: (error) => fail(error), partial })
   if (ended) return ended
-  if (!encoder.complete) return fail(upstreamIncomplete(providerId))
-  ctx.usage = usage
-  ctx.cost = costOf(ctx, usage)
+  if (!encoder.complete) return fail(upstreamIncomplete(out.target.provider.id))
+  const final = usage
   // A refused charge: nothing of the finishing events is owed.
-  return endStream(ctx, sink, encoder.last(gwExtension(ctx), usage), text ? encoder.logged(text.join('')) : null, (error) => fail(error, false))
+  return endStream(
+    out,
+    final,
+    (gw) => encoder.last(gw, final),
+    () => encoder.logged((text ?? []).join('')),
+    (error) => fail(error, false),
+  )
 }

@@ -1,16 +1,15 @@
-import { OK, type Finished, type InboundWire } from '../../core/wire'
-import { costOf } from '../../pipeline/cost'
-import { applyPreset } from '../../pipeline/resolvePreset'
+import type { InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
 import type { UpstreamRequest } from '../../providers/adapter'
 import { adapterFor } from '../../providers/kinds'
 import { servesChatCompletions } from '../../providers/registry'
-import { readJson, sendJson } from '../answer'
-import { clientWantsUsage, upstreamChatBody, validateChatBody, type ChatBody } from './chatBody'
+import { deliverWith } from '../deliver'
+import { translatedGrammar } from '../translatedAnswer'
+import { applyPreset, clientWantsUsage, upstreamChatBody, validateChatBody, type ChatBody } from './chatBody'
 import { forGemini } from '../../providers/openai/gemini'
-import { OpenAIChunks, relayChatStream } from './chatStream'
+import { OpenAIChunks } from './chatStream'
 
 /**
  * The chat completions request for one target, through its kind's adapter (the chat wire's, and
@@ -31,28 +30,32 @@ export function chatRequestFor(ctx: RequestContext, body: ChatBody, target: Targ
   })
 }
 
+/** OpenAI's chat answer: whole as the provider wrote it where the adapter left it untouched; streamed as OpenAI chunks. */
+const chatGrammar = (body: ChatBody) =>
+  translatedGrammar({
+    whole: (completion, _usage, _out, asSent) => ({ body: completion, asSent }),
+    events: (out) => new OpenAIChunks(out, clientWantsUsage(body)),
+    prompt: body.messages,
+  })
+
 /** OpenAI's chat completions: the body goes to every provider kind through its adapter, and answers come back as OpenAI's. */
-export const chatWire: InboundWire<ChatBody> = {
+export const chatWire: InboundWire = {
   endpoint: 'chat.completions',
-  read(body) {
-    const b = validateChatBody(body)
-    return { body: b, model: b.model, stream: b.stream === true, envelope: b.gw }
-  },
-  applyPreset,
-  control: (body) => ({ chat: true, prompt: body.messages }),
-  request: chatRequestFor,
-  async deliver(ctx, body, upstream, sink, signal, redactor): Promise<Finished> {
-    const providerId = ctx.target!.provider.id
-    const adapter = adapterFor(ctx.target!.provider.kind)
-    if (ctx.stream) {
-      const translator = adapter.streamTranslator(providerId, redactor)
-      return relayChatStream(ctx, sink, upstream, translator, new OpenAIChunks(ctx, sink, clientWantsUsage(body)), { prompt: body.messages, signal })
+  read(sent) {
+    let body = validateChatBody(sent)
+    return {
+      model: body.model,
+      stream: body.stream === true,
+      envelope: body.gw,
+      get body() {
+        return body
+      },
+      applyPreset: (preset) => {
+        body = applyPreset(body, preset)
+      },
+      control: () => ({ chat: true, prompt: body.messages }),
+      request: (ctx, target) => chatRequestFor(ctx, body, target),
+      deliver: (upstream, out) => deliverWith(chatGrammar(body), upstream, out),
     }
-    const answer = await readJson(providerId, upstream)
-    const { completion, usage, untouched } = adapter.chatResponse(answer.json, providerId)
-    ctx.usage = usage
-    ctx.cost = costOf(ctx, usage)
-    await sendJson(ctx, sink, completion, untouched ? answer.text : undefined)
-    return OK
   },
 }

@@ -1,5 +1,4 @@
-import type { Sink } from '../../core/sink'
-import type { RequestContext } from '../../pipeline/requestContext'
+import type { Delivery } from '../../core/wire'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { Chunk } from '../../providers/adapter'
 import { readFirstChoice, type Choice, type ChoiceReader, type ChunkEncoder, type ToolFragment } from '../chat/chatStream'
@@ -25,8 +24,7 @@ export class MessagesEvents implements ChunkEncoder, ChoiceReader {
   private done = false
 
   constructor(
-    private readonly ctx: RequestContext,
-    private readonly sink: Sink,
+    private readonly out: Delivery,
     private readonly opts: { model: string; stopSequences: unknown },
   ) {}
 
@@ -65,7 +63,7 @@ export class MessagesEvents implements ChunkEncoder, ChoiceReader {
   /** Anthropic reports the prompt in message_start; a chat stream only at its end, so what is known now (often nothing). */
   private start(usage: NormalizedUsage | null): void {
     this.started = true
-    this.ctx.markFirstByte()
+    this.out.firstByte()
     this.emit({
       type: 'message_start',
       message: {
@@ -118,6 +116,6 @@ export class MessagesEvents implements ChunkEncoder, ChoiceReader {
   }
 
   private emit(event: object): void {
-    this.sink.event(event)
+    this.out.sink.event(event)
   }
 }

@@ -1,24 +1,20 @@
-import type { Sink } from '../../core/sink'
-import { OK, type Finished, type InboundWire } from '../../core/wire'
+import { OK, type Delivered, type Delivery, type InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
-import type { RequestContext } from '../../pipeline/requestContext'
-import { countedFree } from '../../pipeline/cost'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
-import { gwHeaders, readJson } from '../answer'
-import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
+import { readJson } from '../deliver'
+import { applyMessagesPreset, validateMessagesBody } from './messagesBody'
 import { isNative, messagesWire } from './messagesWire'
 
 /** Says where an answer's count comes from: `provider` (Anthropic counted) or `estimate` (the gateway did, without a tokenizer). */
 const TOKEN_COUNT_HEADER = 'x-gw-token-count'
 
 /** The count goes out as its counter wrote it; nothing of the gateway's is added to the body. */
-async function answer(ctx: RequestContext, text: string, source: 'provider' | 'estimate', sink: Sink): Promise<Finished> {
-  if (ctx.bodies) ctx.bodies.response = text
-  ctx.markFirstByte()
-  await sink.json(text, { ...gwHeaders(ctx), [TOKEN_COUNT_HEADER]: source })
-  return OK
+async function answer(out: Delivery, text: string, source: 'provider' | 'estimate'): Promise<Delivered> {
+  out.firstByte()
+  await out.sink.json(text, { ...out.headers(), [TOKEN_COUNT_HEADER]: source })
+  return { ...OK, usage: null, logged: out.logging ? text : null }
 }
 
 /**
@@ -29,34 +25,41 @@ async function answer(ctx: RequestContext, text: string, source: 'provider' | 'e
  * count_tokens fields); any other provider cannot count, so the gateway estimates from the body
  * and calls nobody. Recorded with cost $0, priced, marked free.
  */
-export const countTokensWire: InboundWire<MessagesBody> = {
+export const countTokensWire: InboundWire = {
   endpoint: COUNT_TOKENS_ENDPOINT,
   forwardHeaders: messagesWire.forwardHeaders,
-  read(body) {
-    const b = validateMessagesBody(body)
-    return { body: b, model: b.model, stream: false, envelope: undefined }
-  },
-  applyPreset: (body, preset) => applyMessagesPreset(body, countingPreset(preset)),
-  control: () => ({ chat: false, prompt: null, free: true }),
-  answerLocally(ctx, body, target, sink) {
-    if (isNative(target)) return null
-    countedFree(ctx)
-    // What the provider would read: the system prompt, the messages and the tools' definitions.
-    const tokens = [body.system, body.messages, body.tools].reduce<number>(
-      (n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)),
-      0,
-    )
-    return answer(ctx, JSON.stringify({ input_tokens: tokens }), 'estimate', sink)
-  },
-  // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
-  request(ctx, body, target, forwarded) {
-    // Only a fallback gets here with another kind: it is passed over.
-    if (!isNative(target)) throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
-    countedFree(ctx)
-    return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
-  },
-  async deliver(ctx, _body, upstream, sink) {
-    const { text } = await readJson(ctx.target!.provider.id, upstream)
-    return answer(ctx, text.trim(), 'provider', sink)
+  read(sent) {
+    let body = validateMessagesBody(sent)
+    return {
+      model: body.model,
+      stream: false,
+      envelope: undefined,
+      get body() {
+        return body
+      },
+      applyPreset: (preset) => {
+        body = applyMessagesPreset(body, countingPreset(preset))
+      },
+      control: () => ({ chat: false, prompt: null, free: true }),
+      answerLocally(out) {
+        if (isNative(out.target)) return null
+        // What the provider would read: the system prompt, the messages and the tools' definitions.
+        const tokens = [body.system, body.messages, body.tools].reduce<number>(
+          (n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)),
+          0,
+        )
+        return answer(out, JSON.stringify({ input_tokens: tokens }), 'estimate')
+      },
+      // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
+      request(_ctx, target, forwarded) {
+        // Only a fallback gets here with another kind: it is passed over.
+        if (!isNative(target)) throw invalidRequest(`${target.provider.id} (kind ${target.provider.kind}) cannot count tokens`, 'model')
+        return { path: 'messages/count_tokens', body: { ...body, model: target.upstreamModel }, ...(forwarded ? { headers: forwarded } : {}) }
+      },
+      async deliver(upstream, out) {
+        const { text } = await readJson(out.target.provider.id, upstream)
+        return answer(out, text.trim(), 'provider')
+      },
+    }
   },
 }

@@ -1,14 +1,10 @@
-import type { Sink } from '../../core/sink'
-import { OK, type Finished } from '../../core/wire'
-import type { ClientAbort } from '../../upstream/clientAbort'
-import type { RequestContext } from '../../pipeline/requestContext'
+import { OK, type Delivery, type Finished } from '../../core/wire'
 import { anthropicStreamError } from '../../providers/anthropic/errors'
 import type { AnthropicUsage } from '../../providers/anthropic/types'
 import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
 import type { Redactor } from '../../secrets/redactor'
-import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../../shared/sse'
-import { relayNativeStream, type NativeEvents } from '../nativeStream'
+import type { NativeEvents } from '../nativeStream'
 
 /** A later report replaces a field only with a number: message_delta may send nulls for what message_start told. */
 function mergeUsage(into: AnthropicUsage, report: AnthropicUsage | undefined): AnthropicUsage {
@@ -55,6 +51,5 @@ class AnthropicEvents implements NativeEvents {
   outcome = (): Finished => OK
 }
 
-/** Relays an Anthropic stream event by event as the provider wrote it. */
-export const relayMessagesStream = (ctx: RequestContext, sink: Sink, upstream: UpstreamResponse, signal: ClientAbort, redactor: Redactor): Promise<Finished> =>
-  relayNativeStream(ctx, sink, upstream, signal, new AnthropicEvents(ctx.target!.provider.id, redactor))
+/** Anthropic's events of one stream, relayed as the provider wrote them. */
+export const anthropicEvents = (out: Delivery): NativeEvents => new AnthropicEvents(out.target.provider.id, out.redactor)

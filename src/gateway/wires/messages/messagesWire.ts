@@ -1,22 +1,17 @@
-import type { Sink } from '../../core/sink'
-import { OK, type Finished, type InboundWire } from '../../core/wire'
-import type { ClientAbort } from '../../upstream/clientAbort'
-import { costOf } from '../../pipeline/cost'
+import type { InboundWire } from '../../core/wire'
 import { sessionOfUserId } from '../../pipeline/recogniseTool'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
 import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
-import { adapterFor } from '../../providers/kinds'
-import type { Redactor } from '../../secrets/redactor'
-import type { UpstreamResponse } from '../../upstream/client'
-import { readJson, sendJson } from '../answer'
-import { relayChatStream } from '../chat/chatStream'
+import { deliverWith, type AnswerGrammar } from '../deliver'
+import { relayNativeStream } from '../nativeStream'
+import { translatedGrammar } from '../translatedAnswer'
 import { noteIgnored, translatedChatRequest } from '../translatedChat'
 import { chatToMessage } from './chatToMessage'
 import { MessagesEvents } from './chatStreamToMessages'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
 import { messagesToChat } from './messagesToChat'
-import { relayMessagesStream } from './messagesStream'
+import { anthropicEvents } from './messagesStream'
 
 /** A provider that speaks Messages itself: the body goes as sent, the answer comes back as written. */
 export const isNative = (target: Target): boolean => target.provider.kind === 'anthropic'
@@ -36,35 +31,29 @@ function nativeBody(ctx: RequestContext, body: MessagesBody, target: Target): Me
   return { ...body, model: target.upstreamModel, max_tokens: limit }
 }
 
-/** A provider's chat answer, JSON or stream, delivered in Messages' shape. */
-async function deliverTranslated(
-  ctx: RequestContext,
-  body: MessagesBody,
-  upstream: UpstreamResponse,
-  sink: Sink,
-  signal: ClientAbort,
-  redactor: Redactor,
-): Promise<Finished> {
-  const providerId = ctx.target!.provider.id
-  const adapter = adapterFor(ctx.target!.provider.kind)
-  const shape = { model: ctx.model ?? body.model, stopSequences: body.stop_sequences }
-  if (ctx.stream) {
-    const events = new MessagesEvents(ctx, sink, shape)
-    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: [body.system, body.messages], signal })
-  }
-  const answer = await readJson(providerId, upstream)
-  const { completion, usage } = adapter.chatResponse(answer.json, providerId)
-  const { message, badArguments } = chatToMessage(completion, usage, shape)
-  for (const i of badArguments) {
-    ctx.attribution.ignored.push({
-      name: `tool_calls[${i}].function.arguments`,
-      reason: `${providerId} sent arguments that are not a JSON object; the tool_use input is {}`,
-    })
-  }
-  ctx.usage = usage
-  ctx.cost = costOf(ctx, usage)
-  await sendJson(ctx, sink, message)
-  return OK
+/** A provider's chat answer, whole or streamed, in Messages' shape. */
+function translatedMessages(body: MessagesBody, model: string): AnswerGrammar {
+  const shape = { model, stopSequences: body.stop_sequences }
+  return translatedGrammar({
+    whole(completion, usage, out) {
+      const { message, badArguments } = chatToMessage(completion, usage, shape)
+      for (const i of badArguments) {
+        out.ignore({
+          name: `tool_calls[${i}].function.arguments`,
+          reason: `${out.target.provider.id} sent arguments that are not a JSON object; the tool_use input is {}`,
+        })
+      }
+      return { body: message }
+    },
+    events: (out) => new MessagesEvents(out, shape),
+    prompt: [body.system, body.messages],
+  })
+}
+
+/** Anthropic's answer as it wrote it: whole, priced from its usage, or its events relayed one by one. */
+const nativeMessages: AnswerGrammar = {
+  whole: (answer) => ({ body: answer.json, asSent: answer.text, usage: normalizeAnthropicUsage((answer.json.usage ?? {}) as object) }),
+  relay: (upstream, out) => relayNativeStream(out, upstream, anthropicEvents(out)),
 }
 
 /**
@@ -75,28 +64,30 @@ async function deliverTranslated(
  * answer back (what has no counterpart is dropped and listed in the record's `ignored`); the
  * version and beta headers stay behind, as they mean nothing there.
  */
-export const messagesWire: InboundWire<MessagesBody> = {
+export const messagesWire: InboundWire = {
   endpoint: 'messages',
   forwardHeaders: ['anthropic-version', 'anthropic-beta'],
-  read(body) {
-    const b = validateMessagesBody(body)
-    // No envelope on this wire: attribution travels in X-Gw-* headers.
-    return { body: b, model: b.model, stream: b.stream === true, envelope: undefined }
-  },
-  bodySession: (body) => sessionOfUserId((body.metadata as { user_id?: unknown } | undefined)?.user_id),
-  applyPreset: applyMessagesPreset,
-  control: (body) => ({ chat: true, prompt: body.system === undefined ? body.messages : [body.system, body.messages] }),
-  request(ctx, body, target, forwarded) {
-    if (!isNative(target)) return translatedChatRequest(ctx, target, (t) => messagesToChat(body, t))
-    return { path: 'messages', body: nativeBody(ctx, body, target), ...(forwarded ? { headers: forwarded } : {}) }
-  },
-  async deliver(ctx, body, upstream, sink, signal, redactor): Promise<Finished> {
-    if (!isNative(ctx.target!)) return deliverTranslated(ctx, body, upstream, sink, signal, redactor)
-    if (ctx.stream) return relayMessagesStream(ctx, sink, upstream, signal, redactor)
-    const answer = await readJson(ctx.target!.provider.id, upstream)
-    ctx.usage = normalizeAnthropicUsage((answer.json.usage ?? {}) as object)
-    ctx.cost = costOf(ctx, ctx.usage)
-    await sendJson(ctx, sink, answer.json, answer.text)
-    return OK
+  read(sent) {
+    let body = validateMessagesBody(sent)
+    const model = body.model
+    return {
+      model,
+      stream: body.stream === true,
+      // No envelope on this wire: attribution travels in X-Gw-* headers.
+      envelope: undefined,
+      get body() {
+        return body
+      },
+      bodySession: () => sessionOfUserId((body.metadata as { user_id?: unknown } | undefined)?.user_id),
+      applyPreset: (preset) => {
+        body = applyMessagesPreset(body, preset)
+      },
+      control: () => ({ chat: true, prompt: body.system === undefined ? body.messages : [body.system, body.messages] }),
+      request(ctx, target, forwarded) {
+        if (!isNative(target)) return translatedChatRequest(ctx, target, (t) => messagesToChat(body, t))
+        return { path: 'messages', body: nativeBody(ctx, body, target), ...(forwarded ? { headers: forwarded } : {}) }
+      },
+      deliver: (upstream, out) => deliverWith(isNative(out.target) ? nativeMessages : translatedMessages(body, model), upstream, out),
+    }
   },
 }

@@ -1,6 +1,5 @@
-import type { Sink } from '../../core/sink'
+import type { Delivery } from '../../core/wire'
 import type { ApiError } from '../../errors'
-import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { Chunk } from '../../providers/adapter'
 import { readFirstChoice, type Choice, type ChoiceReader, type ChunkEncoder, type ToolFragment } from '../chat/chatStream'
@@ -34,8 +33,7 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
   private done = false
 
   constructor(
-    private readonly ctx: RequestContext,
-    private readonly sink: Sink,
+    private readonly out: Delivery,
     private readonly shape: ResponseShape,
   ) {}
 
@@ -95,7 +93,7 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
 
   private start(): void {
     this.started = true
-    this.ctx.markFirstByte()
+    this.out.firstByte()
     const response = this.response('in_progress', null, null)
     this.emit({ type: 'response.created', response })
     this.emit({ type: 'response.in_progress', response })
@@ -186,6 +184,6 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
   }
 
   private emit(event: Obj): void {
-    this.sink.event(this.numbered(event))
+    this.out.sink.event(this.numbered(event))
   }
 }

@@ -14,6 +14,10 @@ const DAY_MS = 86_400_000
 
 /** What a Responses request refers to outside itself, looked up for its key. */
 export interface Conversation {
+  /** The request it was resolved for: its key, its id and its time (what an answer is kept under). */
+  readonly keyId: string
+  readonly requestId: string
+  readonly at: number
   /** `previous_response_id` when the gateway keeps that response. */
   previous: string | null
   /** `previous_response_id` when a provider keeps it (a native answer): the provider that made it. */
@@ -74,32 +78,27 @@ function keptItem(item: Obj): Obj {
   return out
 }
 
+/** The request's input as items (a string is one user message). */
+const inputItems = (body: ResponsesBody): Obj[] =>
+  typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : Array.isArray(body.input) ? (body.input as Obj[]) : []
+
 /**
  * The Responses API's state for the answers the gateway makes itself (on a translated path): the
  * provider keeps none of it, so the gateway does, per key. `resolve` reads what a request refers
- * to and holds it for the rest of the request (`of`); `keep` stores an answer; the routes read and
- * delete.
+ * to (the request's call holds it); `keep` stores an answer; the routes read and delete.
  */
 export class Conversations {
-  /** Each request's conversation, from `resolve` to the end of its delivery. */
-  private readonly resolved = new WeakMap<RequestContext, Conversation>()
-
   constructor(private readonly deps: ConversationDeps) {}
-
-  /** The conversation `resolve` found for this request. */
-  of(ctx: RequestContext): Conversation {
-    return this.resolved.get(ctx)!
-  }
 
   /**
    * What the request continues and refers to, for its key and time. An unknown, expired or
    * other key's `previous_response_id` is refused here; an `item_reference` the gateway does not
    * keep stays, for a provider that keeps its own (a translated path refuses it).
    */
-  async resolve(ctx: RequestContext, body: ResponsesBody): Promise<void> {
+  async resolve(ctx: RequestContext, body: ResponsesBody): Promise<Conversation> {
     const now = ctx.startedAt.getTime()
     const keyId = ctx.key.id
-    const conv: Conversation = { previous: null, upstream: null, context: [], input: [], fromStore: new Set() }
+    const conv: Conversation = { keyId, requestId: ctx.id, at: now, previous: null, upstream: null, context: [], input: [], fromStore: new Set() }
     const prev = body.previous_response_id
     if (prev !== undefined && prev !== null) {
       if (typeof prev !== 'string' || prev === '') {
@@ -116,8 +115,7 @@ export class Conversations {
         conv.upstream = { id: prev, provider: made.provider }
       }
     }
-    const input = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : []
-    for (const item of input) {
+    for (const item of inputItems(body)) {
       if (!isObj(item) || item.type !== 'item_reference' || typeof item.id !== 'string') {
         conv.input.push(item as Obj)
         continue
@@ -126,7 +124,7 @@ export class Conversations {
       if (kept) conv.fromStore.add(kept)
       conv.input.push(kept ?? item)
     }
-    this.resolved.set(ctx, conv)
+    return conv
   }
 
   /** Who made a provider-kept response, and where; a record still queued is waited for once. */
@@ -143,8 +141,7 @@ export class Conversations {
    * the conversation with the gateway's ids left out (they mean nothing to it). A response the
    * provider keeps can be continued only on a route to that provider.
    */
-  bodyFor(ctx: RequestContext, body: ResponsesBody, target: Target, native: boolean): ResponsesBody {
-    const conv = this.of(ctx)
+  bodyFor(conv: Conversation, body: ResponsesBody, target: Target, native: boolean): ResponsesBody {
     if (conv.upstream && (!native || conv.upstream.provider !== target.provider.id)) {
       throw invalidRequest(
         `previous_response_id '${conv.upstream.id}' is a response ${conv.upstream.provider} keeps; it can be continued only on a route to ${conv.upstream.provider}, not ${target.provider.id}. Send the conversation in input instead.`,
@@ -168,13 +165,12 @@ export class Conversations {
   }
 
   /** Keeps a translated answer with the input it answered (each item with an id) under the caller's key. */
-  keep(ctx: RequestContext, response: KeptResponse): Promise<void> {
-    const conv = this.of(ctx)
-    const now = ctx.startedAt.getTime()
+  keep(conv: Conversation, response: KeptResponse): Promise<void> {
+    const now = conv.at
     return this.deps.responses.save({
       id: response.id,
-      key_id: ctx.key.id,
-      request_id: ctx.id,
+      key_id: conv.keyId,
+      request_id: conv.requestId,
       previous_response_id: conv.previous,
       created_at: now,
       expires_at: now + this.deps.retentionDays() * DAY_MS,

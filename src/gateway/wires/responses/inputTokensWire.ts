@@ -1,13 +1,12 @@
-import { OK, type InboundWire } from '../../core/wire'
-import { countedFree } from '../../pipeline/cost'
+import type { InboundWire } from '../../core/wire'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { invalidRequest } from '../../errors'
 import { servesResponses, type Provider } from '../../providers/registry'
-import { readJson, sendJson } from '../answer'
+import { deliverWith, type AnswerGrammar } from '../deliver'
 import { INPUT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
-import { applyResponsesPreset, validateResponsesBody, type ResponsesBody } from './responsesBody'
+import { applyResponsesPreset, validateResponsesBody } from './responsesBody'
 import { nativeRequest } from './responsesNative'
-import type { Conversations } from './conversations'
+import type { Conversation, Conversations } from './conversations'
 import { RESPONSES_FORWARDED } from './responsesWire'
 
 /** Only a provider that serves Responses counts their tokens: another is a 400 naming it. */
@@ -25,27 +24,36 @@ const notServed = (provider: Provider) =>
  * with `gw`. Admitted as a free call (the key's model rules apply; no rate limit, balance or cost
  * ceiling) and recorded at $0, marked free.
  */
-export function inputTokensWire(conversations: Conversations): InboundWire<ResponsesBody> {
+export function inputTokensWire(conversations: Conversations): InboundWire {
   return {
     endpoint: INPUT_TOKENS_ENDPOINT,
     forwardHeaders: RESPONSES_FORWARDED,
-    read(body) {
-      const b = validateResponsesBody(body)
-      return { body: b, model: b.model, stream: false, envelope: b.gw }
-    },
-    applyPreset: (body, preset) => applyResponsesPreset(body, countingPreset(preset)),
-    // A count of a continuation counts the conversation the gateway keeps.
-    resolve: (ctx, body) => conversations.resolve(ctx, body),
-    control: () => ({ chat: false, prompt: null, free: true }),
-    request(ctx, body, target, forwarded) {
-      if (!servesResponses(target.provider)) throw notServed(target.provider)
-      countedFree(ctx)
-      return nativeRequest('responses/input_tokens', conversations.bodyFor(ctx, body, target, true), target, forwarded)
-    },
-    async deliver(ctx, _body, upstream, sink) {
-      const answer = await readJson(ctx.target!.provider.id, upstream)
-      await sendJson(ctx, sink, answer.json, answer.text)
-      return OK
+    read(sent) {
+      let body = validateResponsesBody(sent)
+      // Set by `resolve`, which the core runs before anything reads it.
+      let conv!: Conversation
+      const grammar: AnswerGrammar = { whole: ({ json, text }) => ({ body: json, asSent: text, usage: null }) }
+      return {
+        model: body.model,
+        stream: false,
+        envelope: body.gw,
+        get body() {
+          return body
+        },
+        applyPreset: (preset) => {
+          body = applyResponsesPreset(body, countingPreset(preset))
+        },
+        // A count of a continuation counts the conversation the gateway keeps.
+        async resolve(ctx) {
+          conv = await conversations.resolve(ctx, body)
+        },
+        control: () => ({ chat: false, prompt: null, free: true }),
+        request(_ctx, target, forwarded) {
+          if (!servesResponses(target.provider)) throw notServed(target.provider)
+          return nativeRequest('responses/input_tokens', conversations.bodyFor(conv, body, target, true), target, forwarded)
+        },
+        deliver: (upstream, out) => deliverWith(grammar, upstream, out),
+      }
     },
   }
 }

@@ -1,16 +1,10 @@
-import type { Sink } from '../../core/sink'
-import { OK, type Finished } from '../../core/wire'
-import type { ClientAbort } from '../../upstream/clientAbort'
-import { costOf } from '../../pipeline/cost'
-import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
 import { normalizeResponsesUsage } from '../../pricing/usage'
 import type { UpstreamRequest } from '../../providers/adapter'
-import type { Redactor } from '../../secrets/redactor'
-import type { UpstreamResponse } from '../../upstream/client'
-import { readJson, sendJson } from '../answer'
+import type { AnswerGrammar } from '../deliver'
+import { relayNativeStream } from '../nativeStream'
 import { promptOf, upstreamResponsesBody, type ResponsesBody } from './responsesBody'
-import { relayResponsesStream } from './responsesStream'
+import { responsesEvents } from './responsesStream'
 
 /** The same wire upstream: the body as sent but for the model and the `gw` envelope, with the caller's forwarded headers. */
 export const nativeRequest = (path: string, body: ResponsesBody, target: Target, forwarded: Record<string, string> | null): UpstreamRequest => ({
@@ -23,20 +17,15 @@ export const nativeRequest = (path: string, body: ResponsesBody, target: Target,
  * The provider's answer as it wrote it, priced from its Responses usage, with `gw` on the response
  * object. The id of an answer the provider stores goes into the record, for `GET /v1/responses/{id}`.
  */
-export async function deliverNative(
-  ctx: RequestContext,
-  body: ResponsesBody,
-  upstream: UpstreamResponse,
-  sink: Sink,
-  signal: ClientAbort,
-  redactor: Redactor,
-): Promise<Finished> {
+export function nativeResponses(body: ResponsesBody): AnswerGrammar {
   const stored = body.store !== false
-  if (ctx.stream) return relayResponsesStream(ctx, sink, upstream, { signal, redactor, stored, prompt: promptOf(body) })
-  const answer = await readJson(ctx.target!.provider.id, upstream)
-  if (stored && typeof answer.json.id === 'string') ctx.upstreamId = answer.json.id
-  ctx.usage = normalizeResponsesUsage(answer.json)
-  ctx.cost = costOf(ctx, ctx.usage)
-  await sendJson(ctx, sink, answer.json, answer.text)
-  return OK
+  return {
+    whole: ({ json, text }) => ({
+      body: json,
+      asSent: text,
+      usage: normalizeResponsesUsage(json),
+      upstreamId: stored && typeof json.id === 'string' ? json.id : null,
+    }),
+    relay: (upstream, out) => relayNativeStream(out, upstream, responsesEvents(out, { stored, prompt: promptOf(body) })),
+  }
 }

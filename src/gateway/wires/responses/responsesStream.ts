@@ -1,16 +1,12 @@
-import type { Sink } from '../../core/sink'
-import { OK, type Finished } from '../../core/wire'
+import { OK, type Delivery, type Finished } from '../../core/wire'
 import { ApiError } from '../../errors'
-import type { ClientAbort } from '../../upstream/clientAbort'
-import type { RequestContext } from '../../pipeline/requestContext'
 import type { NormalizedUsage } from '../../pricing/types'
 import { normalizeResponsesUsage } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
-import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../../shared/sse'
 import { parseUpstreamError } from '../../upstream/upstreamErrors'
 import { partialUsage } from '../../pipeline/estimate'
-import { relayNativeStream, type NativeEvents } from '../nativeStream'
+import type { NativeEvents } from '../nativeStream'
 
 /** The events a Responses stream ends with; each carries the whole response, usage included. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed'])
@@ -49,16 +45,21 @@ class ResponsesNativeEvents implements NativeEvents {
   private usage: NormalizedUsage | null = null
   private generated = 0
 
+  private readonly providerId: string
+  private readonly redactor: Redactor
+
   constructor(
-    private readonly ctx: RequestContext,
-    private readonly redactor: Redactor,
-    private readonly opts: { stored: boolean; prompt: unknown },
-  ) {}
+    out: Delivery,
+    private readonly opts: ResponsesStreamOptions,
+  ) {
+    this.providerId = out.target.provider.id
+    this.redactor = out.redactor
+  }
 
   // OpenAI names each event twice (`event:` and the data's `type`); a server that sends only the data has it read there.
   typeOf = (ev: SseEvent) => ev.event ?? (JSON.parse(ev.data) as { type?: string }).type
 
-  error = (data: string) => streamFailure(this.ctx.target!.provider.id, data, this.redactor)
+  error = (data: string) => streamFailure(this.providerId, data, this.redactor)
 
   read(type: string | undefined, ev: SseEvent): string | undefined {
     if (type !== undefined && TERMINAL.has(type)) {
@@ -77,31 +78,30 @@ class ResponsesNativeEvents implements NativeEvents {
   partial = () => partialUsage(this.usage, this.opts.prompt, this.generated)
 
   last(gw: object): object[] {
-    const response = this.terminal!.response!
-    if (this.opts.stored && typeof response.id === 'string') this.ctx.upstreamId = response.id
-    response.gw = gw
+    this.terminal!.response!.gw = gw
     return [this.terminal!]
+  }
+
+  upstreamId(): string | null {
+    const id = this.terminal?.response?.id
+    return this.opts.stored && typeof id === 'string' ? id : null
   }
 
   /** A relayed `response.failed` ended the stream: the record says error, with the provider's. */
   outcome(): Finished {
     const last = this.terminal!
     if (last.type !== 'response.failed') return OK
-    return { status: 200, outcome: 'error', error: streamFailure(this.ctx.target!.provider.id, JSON.stringify(last.response?.error ?? {}), this.redactor) }
+    return { status: 200, outcome: 'error', error: streamFailure(this.providerId, JSON.stringify(last.response?.error ?? {}), this.redactor) }
   }
 }
 
-/** Relays a Responses stream event by event as the provider wrote it (no parse and no re-encoding, but of its last event). */
-export const relayResponsesStream = (
-  ctx: RequestContext,
-  sink: Sink,
-  upstream: UpstreamResponse,
-  opts: {
-    signal: ClientAbort
-    redactor: Redactor
-    /** The provider stores the answer: its id goes into the record. */
-    stored: boolean
-    /** What the prompt is estimated from when the stream ends without its usage. */
-    prompt: unknown
-  },
-): Promise<Finished> => relayNativeStream(ctx, sink, upstream, opts.signal, new ResponsesNativeEvents(ctx, opts.redactor, opts))
+/** What a Responses stream relay is told of its request. */
+export interface ResponsesStreamOptions {
+  /** The provider stores the answer: its id goes into the record. */
+  stored: boolean
+  /** What the prompt is estimated from when the stream ends without its usage. */
+  prompt: unknown
+}
+
+/** The events of one Responses stream, relayed as the provider wrote them (no parse and no re-encoding, but of its last event). */
+export const responsesEvents = (out: Delivery, opts: ResponsesStreamOptions): NativeEvents => new ResponsesNativeEvents(out, opts)

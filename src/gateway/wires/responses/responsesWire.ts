@@ -1,50 +1,29 @@
-import type { Sink } from '../../core/sink'
-import { OK, type Finished, type InboundWire } from '../../core/wire'
-import type { ClientAbort } from '../../upstream/clientAbort'
-import { costOf } from '../../pipeline/cost'
-import type { RequestContext } from '../../pipeline/requestContext'
-import { adapterFor } from '../../providers/kinds'
+import type { InboundWire } from '../../core/wire'
 import { servesResponses } from '../../providers/registry'
-import type { Redactor } from '../../secrets/redactor'
-import type { UpstreamResponse } from '../../upstream/client'
-import { readJson, sendJson } from '../answer'
-import { relayChatStream } from '../chat/chatStream'
+import { deliverWith, type AnswerGrammar } from '../deliver'
+import { translatedGrammar } from '../translatedAnswer'
 import { translatedChatRequest } from '../translatedChat'
 import { ResponsesEvents } from './chatStreamToResponses'
 import { chatToResponse, type KeptResponse, type ResponseShape } from './chatToResponse'
 import type { Conversation, Conversations } from './conversations'
 import { applyResponsesPreset, promptOf, validateResponsesBody, type ResponsesBody } from './responsesBody'
-import { deliverNative, nativeRequest } from './responsesNative'
+import { nativeRequest, nativeResponses } from './responsesNative'
 import { responsesToChat } from './responsesToChat'
 import { translateTools } from './responsesTools'
 
-/** A provider's chat answer, JSON or stream, delivered as a Responses response, kept where the request allows. */
-async function deliverTranslated(
-  ctx: RequestContext,
-  body: ResponsesBody,
-  upstream: UpstreamResponse,
-  sink: Sink,
-  signal: ClientAbort,
-  redactor: Redactor,
-  conv: Conversation,
-  keep: ((response: KeptResponse) => void) | null,
-): Promise<Finished> {
-  const providerId = ctx.target!.provider.id
-  const adapter = adapterFor(ctx.target!.provider.kind)
+/** A provider's chat answer, whole or streamed, as a Responses response, kept where the request allows. */
+function translatedResponses(body: ResponsesBody, model: string, conv: Conversation, keep: ((response: KeptResponse) => void) | null): AnswerGrammar {
   // The names the tools were sent under, to map the model's calls back.
-  const shape: ResponseShape = { model: ctx.model ?? body.model, body, names: translateTools(body).names, keep }
-  if (ctx.stream) {
-    const events = new ResponsesEvents(ctx, sink, shape)
-    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: promptWith(body, conv), signal })
-  }
-  const answer = await readJson(providerId, upstream)
-  const { completion, usage } = adapter.chatResponse(answer.json, providerId)
-  ctx.usage = usage
-  ctx.cost = costOf(ctx, usage)
-  const response = chatToResponse(completion, usage, shape)
-  keep?.(response)
-  await sendJson(ctx, sink, response)
-  return OK
+  const shape: ResponseShape = { model, body, names: translateTools(body).names, keep }
+  return translatedGrammar({
+    whole(completion, usage) {
+      const response = chatToResponse(completion, usage, shape)
+      keep?.(response)
+      return { body: response }
+    },
+    events: (out) => new ResponsesEvents(out, shape),
+    prompt: promptWith(body, conv),
+  })
 }
 
 /** What the prompt is estimated from (a reservation, a stream cut short): the request and the earlier turns it continues. */
@@ -68,31 +47,41 @@ export const RESPONSES_FORWARDED = ['session-id', 'thread-id', 'originator', 'x-
  * (`conversations`): `previous_response_id` and `item_reference` are resolved before routing, and
  * a translated answer is kept unless the request said `store: false`.
  */
-export function responsesWire(conversations: Conversations): InboundWire<ResponsesBody> {
+export function responsesWire(conversations: Conversations): InboundWire {
   return {
     endpoint: 'responses',
     forwardHeaders: RESPONSES_FORWARDED,
-    read(body) {
-      const b = validateResponsesBody(body)
-      return { body: b, model: b.model, stream: b.stream === true, envelope: b.gw }
-    },
-    applyPreset: applyResponsesPreset,
-    resolve: (ctx, body) => conversations.resolve(ctx, body),
-    control: (body, ctx) => ({
-      chat: true,
-      prompt: promptWith(body, conversations.of(ctx)),
-      limitField: 'max_output_tokens',
-    }),
-    request(ctx, body, target, forwarded) {
-      const native = servesResponses(target.provider)
-      const sent = conversations.bodyFor(ctx, body, target, native)
-      if (native) return nativeRequest('responses', sent, target, forwarded)
-      return translatedChatRequest(ctx, target, (t) => responsesToChat(sent, t))
-    },
-    deliver(ctx, body, upstream, sink, signal, redactor) {
-      if (servesResponses(ctx.target!.provider)) return deliverNative(ctx, body, upstream, sink, signal, redactor)
-      const keep = conversations.keeps(body) ? (response: KeptResponse) => ctx.hold(conversations.keep(ctx, response)) : null
-      return deliverTranslated(ctx, body, upstream, sink, signal, redactor, conversations.of(ctx), keep)
+    read(sent) {
+      let body = validateResponsesBody(sent)
+      const model = body.model
+      // Set by `resolve`, which the core runs before anything reads it.
+      let conv!: Conversation
+      return {
+        model,
+        stream: body.stream === true,
+        envelope: body.gw,
+        get body() {
+          return body
+        },
+        applyPreset: (preset) => {
+          body = applyResponsesPreset(body, preset)
+        },
+        async resolve(ctx) {
+          conv = await conversations.resolve(ctx, body)
+        },
+        control: () => ({ chat: true, prompt: promptWith(body, conv), limitField: 'max_output_tokens' }),
+        request(ctx, target, forwarded) {
+          const native = servesResponses(target.provider)
+          const toSend = conversations.bodyFor(conv, body, target, native)
+          if (native) return nativeRequest('responses', toSend, target, forwarded)
+          return translatedChatRequest(ctx, target, (t) => responsesToChat(toSend, t))
+        },
+        deliver(upstream, out) {
+          if (servesResponses(out.target.provider)) return deliverWith(nativeResponses(body), upstream, out)
+          const keep = conversations.keeps(body) ? (response: KeptResponse) => out.hold(conversations.keep(conv, response)) : null
+          return deliverWith(translatedResponses(body, model, conv, keep), upstream, out)
+        },
+      }
     },
   }
 }

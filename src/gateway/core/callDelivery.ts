@@ -1,0 +1,107 @@
+import { ApiError } from '../errors'
+import { chargeBeforeDelivery, chargesBeforeDelivery, type ChargeDeps } from '../pipeline/charge'
+import { costOf, countedFree, gwBlock, type GwBlock } from '../pipeline/cost'
+import type { RequestContext } from '../pipeline/requestContext'
+import type { Target } from '../pipeline/resolveModel'
+import type { Priced } from '../pricing/priceUsage'
+import type { NormalizedUsage } from '../pricing/types'
+import type { Redactor } from '../secrets/redactor'
+import type { ClientAbort } from '../upstream/clientAbort'
+import type { Admission } from '../pipeline/admit'
+import type { Sink } from './sink'
+import type { Delivery, Dropped } from './wire'
+
+/** The one price of a request's usage: nothing for a call no provider bills (token counting), else the target's rates at its time. */
+export const priceOf = (target: Target, at: Date, free: boolean, usage: NormalizedUsage | null, estimated = false): Priced =>
+  free ? countedFree() : costOf(target, at, usage, estimated)
+
+/** How a call is answered, as the core tells its delivery. */
+export interface Answering {
+  target: Target
+  stream: boolean
+  sink: Sink
+  signal: ClientAbort
+  redactor: Redactor
+  logging: boolean
+  /** A call no provider bills. */
+  free: boolean
+  admission: Admission
+}
+
+/**
+ * The core's side of one delivery: it prices the answer once, when the wire closes it, and stores
+ * what must be stored before the answer's end (held writes, then a prepaid charge). What it priced
+ * is the request's cost for its record.
+ */
+export class CallDelivery implements Delivery {
+  readonly target: Target
+  readonly stream: boolean
+  readonly sink: Sink
+  readonly signal: ClientAbort
+  readonly redactor: Redactor
+  readonly logging: boolean
+  /** The usage the answer was closed with, and its price; null until it is closed. */
+  priced: (Priced & { usage: NormalizedUsage | null }) | null = null
+  private held: Promise<unknown>[] | null = null
+
+  constructor(
+    private readonly deps: ChargeDeps,
+    private readonly ctx: RequestContext,
+    private readonly a: Answering,
+  ) {
+    this.target = a.target
+    this.stream = a.stream
+    this.sink = a.sink
+    this.signal = a.signal
+    this.redactor = a.redactor
+    this.logging = a.logging
+  }
+
+  firstByte(): void {
+    this.ctx.markFirstByte()
+  }
+
+  ignore(d: Dropped): void {
+    const ignored = this.ctx.attribution.ignored
+    if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
+  }
+
+  hold(write: Promise<unknown>): void {
+    ;(this.held ??= []).push(write)
+  }
+
+  close(usage: NormalizedUsage | null): GwBlock {
+    const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage)
+    this.priced = { ...priced, usage }
+    return gwBlock(this.ctx.routing(this.target, priced.cost))
+  }
+
+  ready(): Promise<void> | null {
+    if (!this.held && !chargesBeforeDelivery(this.a.admission.reservation)) return null
+    return this.storeBeforeDelivery()
+  }
+
+  headers(): Record<string, string> {
+    const cost = (this.priced ?? (this.a.free ? countedFree() : null))?.cost.final_usd
+    return { 'x-gw-request-id': this.ctx.id, ...(cost !== undefined && cost !== null && { 'x-gw-cost-usd': String(cost) }) }
+  }
+
+  private async storeBeforeDelivery(): Promise<void> {
+    if (this.held) {
+      try {
+        await Promise.all(this.held)
+      } catch (err) {
+        throw new ApiError(503, 'server_error', `The answer could not be stored, so it is withheld: ${(err as Error).message}`, 'store_unavailable')
+      }
+    }
+    const reservation = this.a.admission.reservation
+    if (!reservation || !chargesBeforeDelivery(reservation)) return
+    await chargeBeforeDelivery(this.deps, {
+      reservation,
+      pico: this.priced?.pico ?? null,
+      anomaly: Boolean(this.priced?.usage?.anomaly),
+      requestId: this.ctx.id,
+      at: this.ctx.startedAt.getTime(),
+    })
+  }
+}
