@@ -14,7 +14,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { tempDir } from '../support/tempDir'
 
 /**
- * What the README promises a request record: committed within this long of the end of its
+ * What docs/reliability.md promises a request record: committed within this long of the end of its
  * answer (the writer's 50 ms batch delay plus the batch's write time, with room for a loaded
  * machine). A record missing after a kill must belong to an answer delivered this close to it.
  */
