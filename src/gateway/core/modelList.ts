@@ -1,8 +1,17 @@
-import type { Gateway } from '../gateway'
-import type { PricedModel } from '../pricing/priceBook'
+import type { PriceBook, PricedModel } from '../pricing/priceBook'
 import { listedAt } from '../pricing/priceUsage'
-import type { Provider } from '../providers/registry'
-import type { ProviderStatus } from '../providers/health'
+import type { Provider, ProviderRegistry } from '../providers/registry'
+import type { ProviderHealth, ProviderStatus } from '../providers/health'
+import type { Cooldown } from '../routing/cooldown'
+
+/** What the model list is made from: the providers, what they answer now, their cool-downs, the prices and the clock. */
+export interface ModelListSources {
+  registry: ProviderRegistry
+  health: ProviderHealth
+  cooldown: Pick<Cooldown, 'cooling'>
+  priceBook: PriceBook
+  clock: () => number
+}
 
 export interface ModelEntry {
   id: string
@@ -42,7 +51,7 @@ function pricing(p: PricedModel | null, provider: Provider, now: Date): Record<s
   }
 }
 
-function availability(gw: Gateway, status: ProviderStatus, provider: Provider, model: string) {
+function availability(gw: ModelListSources, status: ProviderStatus, provider: Provider, model: string) {
   if (!status.ok) return { available: false, reason: status.reason }
   const cooling = gw.cooldown.cooling(provider.id)
   if (cooling) {
@@ -59,13 +68,13 @@ function availability(gw: Gateway, status: ProviderStatus, provider: Provider, m
   return { available: true, reason: null }
 }
 
-const catalogCreated = (gw: Gateway) => Math.floor(Date.parse(gw.priceBook.catalog.as_of) / 1000)
+const catalogCreated = (gw: ModelListSources) => Math.floor(Date.parse(gw.priceBook.catalog.as_of) / 1000)
 
 /**
  * The catalog's models for every known provider plus what configured and local providers list
  * themselves, each with prices, limits and whether it can be served now (and why not).
  */
-export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
+export async function listModels(gw: ModelListSources): Promise<ModelEntry[]> {
   const providers = gw.registry.all()
   const statuses = new Map(await Promise.all(providers.map(async (p) => [p.id, await gw.health.status(p)] as const)))
   const entries = new Map<string, ModelEntry>()
