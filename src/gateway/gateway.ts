@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino'
 import type { Settings } from '../contract/settings'
 import type { SessionAlert } from '../contract/sessionAlerts'
 import { instanceName, type GatewayConfig } from './config'
-import { Conversations } from './wires/responses/conversations'
+import { ResponsesApi } from './wires/responses/responsesApi'
 import { AliasTable } from './pipeline/aliases'
 import { openStore } from './store/openStore'
 import type { RecordSink, Store } from './store/store'
@@ -57,7 +57,8 @@ export interface GatewayOptions {
  */
 export class Gateway {
   /** The Responses API's state for what the gateway answers itself. */
-  readonly conversations: Conversations
+  /** The Responses API's wires and the conversations they keep. */
+  readonly responses: ResponsesApi
   readonly balances: Balances
   readonly rateLimiter = new RateLimiter()
   /** Sessions that passed the settings' alert threshold. */
@@ -148,7 +149,7 @@ export class Gateway {
     const alerts = { threshold: () => this.settings.session_alert_usd, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
     this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, alerts)
     this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => this.instance, alerts, logger) : null
-    this.conversations = new Conversations({
+    this.responses = new ResponsesApi({
       responses: this.store.responses,
       requests: this.store.requests,
       records: this.records,

@@ -1,12 +1,11 @@
 import { playgroundBody, type PlaygroundWire } from '../../../contract/playground'
 import { runInference, type CoreDeps, type InferenceCall } from '../../core/runInference'
-import type { Conversations } from '../../wires/responses/conversations'
+import type { ResponsesApi } from '../../wires/responses/responsesApi'
 import type { Sink } from '../../core/sink'
 import type { Chunk } from '../../providers/adapter'
 import { chatWire } from '../../wires/chat/chatWire'
 import { ApiError } from '../../errors'
 import { messagesWire } from '../../wires/messages/messagesWire'
-import { responsesWire } from '../../wires/responses/responsesWire'
 import type { ParsedInput } from '../handlers/types'
 import type { AnswerReader, Reading } from './playgroundSink'
 
@@ -15,7 +14,7 @@ type Gw = Record<string, unknown> | undefined
 
 /** One wire the Playground sends through: the call on that wire, the body it builds from the Playground's fields, how it reads answers. */
 export interface PlaygroundWireUse {
-  run(gw: CoreDeps & { conversations: Conversations }, call: InferenceCall, sink: Sink): Promise<unknown>
+  run(gw: CoreDeps & { responses: ResponsesApi }, call: InferenceCall, sink: Sink): Promise<unknown>
   /** The body as a client of that wire sends it, streaming. */
   body(input: Input): Record<string, unknown>
   reader: AnswerReader
@@ -135,7 +134,7 @@ export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
     reader: messagesReader,
   },
   responses: {
-    run: (gw, call, sink) => runInference(gw, responsesWire(gw.conversations), call, sink),
+    run: (gw, call, sink) => runInference(gw, gw.responses.wire, call, sink),
     body: (input) => ({ ...playgroundBody('responses', input), stream: true }),
     reader: responsesReader,
   },

@@ -35,7 +35,7 @@ function page(items: Obj[], query: Record<string, unknown>): Obj {
  * is kept under the provider account. Not an inference call: nothing is priced or recorded.
  */
 async function askProvider(gw: Gateway, key: KeyRow, req: FastifyRequest, reply: FastifyReply, id: string, tail: string): Promise<FastifyReply> {
-  const made = await gw.conversations.madeUpstream(id)
+  const made = await gw.responses.conversations.madeUpstream(id)
   const provider = made && made.key_id === key.id ? gw.registry.get(made.provider) : undefined
   if (!provider || !servesResponses(provider)) throw responseNotFound(id)
   const adapter = adapterFor(provider.kind)
