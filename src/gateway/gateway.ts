@@ -242,7 +242,8 @@ export class Gateway {
     this.aliases.reload(aliases)
     // Read again before the next admission, once usage debits still queued are committed.
     this.balances.reload()
-    this.registry.reload(providers)
+    // A provider saved again (a new key, another address) starts afresh: its failures were the old one's.
+    for (const id of this.registry.reload(providers)) this.cooldown.clear(id)
     this.priceBook.reload(prices, calendars)
     this.health.clear()
   }

@@ -212,6 +212,35 @@ describe('routing: cool-down and timeouts', () => {
     assert.match(model.gw.availability.reason, /cooling down/)
   })
 
+  it('a provider without a key is never cooled down, however often it is asked: each answer says to give it one', async () => {
+    const gw = t.running.gateway
+    await gw.store.providers.upsert('keyless', 'openai', t.fake.url)
+    await gw.configChanged()
+    for (let i = 0; i < 3; i++) {
+      const err: any = await t.client.chat.completions.create({ model: 'keyless/gpt-4o-mini', messages: hi }).catch((e) => e)
+      assert.equal(err.status, 503)
+      assert.equal(err.code, 'provider_not_configured')
+    }
+    assert.equal(gw.cooldown.cooling('keyless'), null)
+  })
+
+  it('a provider saved again from another process (its address or its key) starts afresh: its cool-down ends', async () => {
+    const gw = t.running.gateway
+    ;(gw.options.env as NodeJS.ProcessEnv).FLAKY_API_KEY = t.fake.apiKey
+    await gw.store.providers.upsert('flaky', 'openai', t.fake.url)
+    await gw.configChanged()
+    t.fake.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 })
+    for (let i = 0; i < 2; i++) await t.client.chat.completions.create({ model: 'flaky/gpt-4o-mini', messages: hi }).catch((e) => e)
+    const cooled: any = await t.client.models.retrieve('flaky/gpt-4o-mini')
+    assert.match(cooled.gw.availability.reason, /flaky is cooling down/)
+
+    await gwCli(['providers', 'set', 'flaky', '--kind', 'openai', '--base-url', t.fake.url], { dataDir: t.dataDir })
+    const fresh: any = await t.client.models.retrieve('flaky/gpt-4o-mini')
+    assert.deepEqual(fresh.gw.availability, { available: true, reason: null })
+    const res = await t.client.chat.completions.create({ model: 'flaky/gpt-4o-mini', messages: hi })
+    assert.equal((res as any).gw.routing.provider, 'flaky')
+  })
+
   it('applies per-provider timeouts set from the CLI (first byte)', async () => {
     await gwCli(['providers', 'set', 'backup', '--kind', 'openai', '--base-url', backup.url, '--first-byte-timeout-ms', '100'], { dataDir: t.dataDir })
     backup.script({ kind: 'delay', ms: 2000 })

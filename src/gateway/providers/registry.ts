@@ -43,6 +43,8 @@ export class ProviderRegistry {
   private providers = new Map<string, Provider>()
   private credentials = new Map<string, Promise<CredentialLookup>>()
   private agents = new Map<string, UpstreamAgent>()
+  /** When each stored provider's settings were last saved, as of the last reload. */
+  private saved = new Map<string, number>()
   /** Problems already told to `onProblem`: a stored key that cannot be read is said once, not at every reload. */
   private readonly told = new Set<string>()
   readonly redactor = new Redactor()
@@ -58,8 +60,15 @@ export class ProviderRegistry {
     this.reload([])
   }
 
-  /** The built-in providers with the stored ones over them. */
-  reload(rows: ProviderRow[]): void {
+  /**
+   * The built-in providers with the stored ones over them. Returns the providers whose stored
+   * settings were saved, added or removed since the last reload, here or in another process: a
+   * key is saved with its provider's settings, so these are also the ones whose key may have changed.
+   */
+  reload(rows: ProviderRow[]): string[] {
+    const saved = new Map(rows.map((r) => [r.id, r.updated_at]))
+    const changed = [...new Set([...this.saved.keys(), ...saved.keys()])].filter((id) => this.saved.get(id) !== saved.get(id))
+    this.saved = saved
     const next = new Map<string, Provider>()
     for (const b of builtinProviders) next.set(b.id, { ...b, wire: b.wire ?? 'chat', stored: false, timeouts: {}, deadlines: defaultDeadlines })
     for (const row of rows) {
@@ -83,6 +92,7 @@ export class ProviderRegistry {
     this.agents.clear()
     // Requests already running or waiting on an old pool finish on it; it closes when they are done.
     for (const a of old) void a.slots.idle().then(() => a.close())
+    return changed
   }
 
   /** The connection pool for a provider: its own when it has its own connect timeout, the shared one otherwise. */

@@ -26,7 +26,8 @@ export class Cooldown {
     this.states.set(providerId, s)
   }
 
-  success(providerId: string): void {
+  /** After a success, or once the provider's settings or key changed: its failures so far no longer say anything. */
+  clear(providerId: string): void {
     this.states.delete(providerId)
   }
 

@@ -26,6 +26,14 @@ function verdict(f: ProviderFailure): Verdict {
   return 'next'
 }
 
+/**
+ * Whether a failure counts toward the provider's cool-down: it did not answer, or answered that it
+ * is failing or overloaded. A provider with no key was never called: it is not failing, and
+ * cooling it would keep it unavailable for a while after its key is saved.
+ */
+const coolsDown = (f: ProviderFailure): boolean =>
+  f.error.code !== 'provider_not_configured' && (f.upstreamStatus === null || f.upstreamStatus >= 500 || f.upstreamStatus === 429)
+
 /** What routing decides with: its settings, the providers' cool-downs, and the providers themselves. */
 export interface RoutingDeps {
   routing: RoutingConfig
@@ -88,14 +96,14 @@ export async function route(
     for (let retry = 0; ; retry++) {
       try {
         const response = await sendToProvider(deps.registry, log, target, request, signal)
-        deps.cooldown.success(id)
+        deps.cooldown.clear(id)
         return { target, response }
       } catch (err) {
         if (err instanceof ClientAborted || !(err instanceof ProviderFailure)) throw err
         const v = verdict(err)
         last = err.error
         if (v === 'stop') throw err.error
-        if (err.upstreamStatus === null || err.upstreamStatus >= 500 || err.upstreamStatus === 429) deps.cooldown.failure(id, err.error.message)
+        if (coolsDown(err)) deps.cooldown.failure(id, err.error.message)
         const wait = err.retryAfterMs ?? backoffMs(config, retry)
         if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || deps.cooldown.cooling(id)) break
         try {

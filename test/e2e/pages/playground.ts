@@ -1,3 +1,4 @@
+import type { Locator } from 'playwright-core'
 import { BasePage } from './base'
 
 export class PlaygroundPage extends BasePage {
@@ -7,6 +8,16 @@ export class PlaygroundPage extends BasePage {
   async choose(keyId: string, model: string): Promise<void> {
     await this.id('pg-key').selectOption(keyId)
     await this.id('pg-model').selectOption(model)
+  }
+  /** A model's entry in the model picker; it is there once the Playground has the gateway's model list. */
+  modelOption(model: string): Locator {
+    return this.id('pg-model').locator(`option[value="${model}"]`)
+  }
+  /** What the model picker says of a model (`(unavailable)` after its id when its provider cannot serve now), once the list is in. */
+  async modelLabel(model: string): Promise<string> {
+    const option = this.modelOption(model)
+    await option.waitFor({ state: 'attached' })
+    return (await option.textContent())!.trim()
   }
   /** Chooses the wire the request goes through. */
   async wire(wire: 'chat' | 'messages' | 'responses'): Promise<void> {

@@ -13,6 +13,13 @@ export class ProvidersPage extends BasePage {
     await card.getByTestId('provider-key-input').fill(key)
     await this.answerOf('providers.set', () => card.getByTestId('provider-key-input').press('Enter'))
   }
+  /** Removes a provider's stored settings and key, confirming, and waits for the list to show it without them. */
+  async remove(id: string): Promise<void> {
+    await this.card(id).getByTestId('provider-remove').click()
+    await this.id('confirm-dialog').waitFor()
+    await this.answerOf('providers.remove', () => this.id('confirm-ok').click())
+    await this.id('confirm-dialog').waitFor({ state: 'detached' })
+  }
   credential(id: string): Locator {
     return this.card(id).getByTestId('provider-credential')
   }

@@ -1,15 +1,16 @@
-import { useState, type FormEvent } from 'react'
+import { useState, type ChangeEvent, type FormEvent } from 'react'
 import { operations, type Input } from '../../../../contract'
-import type { KeyPolicy, KeySummary } from '../../../../contract/keys'
+import type { KeySummary } from '../../../../contract/keys'
 import { call } from '../../api/client'
 import { Checkbox, Field, FormError } from '../../components/Field'
 import { Facts, Section } from '../../components/Page'
 import { useToast } from '../../components/Toasts'
-import { list, numOrNull, numOrUndef, usd } from '../../lib/format'
+import { numOrNull, usd } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
-import { errorAt, useSubmit } from '../../lib/useForm'
+import { errorAt, useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { PresetOptions } from './PresetOptions'
+import { policyDraft, policyOf, type PolicyDraft } from './policyForm'
 
 type Update = Input<'keys.update'>
 
@@ -29,7 +30,7 @@ function useKeyUpdate(k: KeySummary, onSaved: (k: KeySummary) => void, what: str
 
 export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean }) {
   const presets = useQuery(() => call('presets.list', {}), [])
-  const [value, setValue] = useState(k.default_preset ?? '')
+  const { v, set } = useFields({ default_preset: k.default_preset ?? '' })
   const u = useKeyUpdate(k, onSaved, 'Default preset')
   return (
     <Section
@@ -41,16 +42,16 @@ export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onS
         className="inline-form"
         onSubmit={(e) => {
           e.preventDefault()
-          u.save({ default_preset: value || null })
+          u.save({ default_preset: v.default_preset || null })
         }}
       >
         <Field label="Preset" error={u.errors.default_preset}>
-          <select value={value} onChange={(e) => setValue(e.target.value)} disabled={disabled} data-testid="default-preset-select">
+          <select value={v.default_preset} onChange={set('default_preset')} disabled={disabled} data-testid="default-preset-select">
             <option value="">None — use the model each request names</option>
             <PresetOptions presets={presets.data} />
           </select>
         </Field>
-        <button className="btn btn-primary" disabled={disabled || u.busy || value === (k.default_preset ?? '')} data-testid="default-preset-save">
+        <button className="btn btn-primary" disabled={disabled || u.busy || v.default_preset === (k.default_preset ?? '')} data-testid="default-preset-save">
           Save
         </button>
       </form>
@@ -75,6 +76,43 @@ const adminNote = (
 const spentOf = (spent: number, limit: number | null) =>
   limit === null ? `${usd(spent)}, no limit` : `${usd(spent)} of ${usd(limit)} (${Math.min(999, Math.floor((spent / limit) * 100))}%)`
 
+/** A text field of a key's settings, named as the contract's field so that its error finds it. */
+interface TextSpec<N extends string> {
+  name: N
+  label: string
+  hint?: string
+  placeholder: string
+  testId: string
+  inputMode?: 'numeric' | 'decimal'
+}
+
+/** The text fields of one settings form, each with its error. */
+function TextFields<N extends string>(props: {
+  specs: ReadonlyArray<TextSpec<N>>
+  v: Record<N, string>
+  set: (name: N) => (e: ChangeEvent<HTMLInputElement>) => void
+  errorOf: (name: N) => string | undefined
+  disabled: boolean
+}) {
+  return props.specs.map((s) => (
+    <Field key={s.name} label={s.label} error={props.errorOf(s.name)} hint={s.hint}>
+      <input
+        inputMode={s.inputMode}
+        value={props.v[s.name]}
+        onChange={props.set(s.name)}
+        disabled={props.disabled}
+        placeholder={s.placeholder}
+        data-testid={s.testId}
+      />
+    </Field>
+  ))
+}
+
+const LIMITS: ReadonlyArray<TextSpec<'daily_limit_usd' | 'monthly_limit_usd'>> = [
+  { name: 'daily_limit_usd', label: 'Daily limit (USD)', placeholder: 'no limit', testId: 'limit-daily', inputMode: 'decimal' },
+  { name: 'monthly_limit_usd', label: 'Monthly limit (USD)', placeholder: 'no limit', testId: 'limit-monthly', inputMode: 'decimal' },
+]
+
 export function LimitsForm({
   k,
   spent,
@@ -88,8 +126,7 @@ export function LimitsForm({
   disabled: boolean
   adminOnly?: boolean
 }) {
-  const [daily, setDaily] = useState(k.daily_limit_usd?.toString() ?? '')
-  const [monthly, setMonthly] = useState(k.monthly_limit_usd?.toString() ?? '')
+  const { v, set } = useFields({ daily_limit_usd: k.daily_limit_usd?.toString() ?? '', monthly_limit_usd: k.monthly_limit_usd?.toString() ?? '' })
   const u = useKeyUpdate(k, onSaved, 'Spend limits')
   return (
     <Section
@@ -121,29 +158,10 @@ export function LimitsForm({
         className="inline-form"
         onSubmit={(e) => {
           e.preventDefault()
-          u.save({ daily_limit_usd: numOrNull(daily), monthly_limit_usd: numOrNull(monthly) })
+          u.save({ daily_limit_usd: numOrNull(v.daily_limit_usd), monthly_limit_usd: numOrNull(v.monthly_limit_usd) })
         }}
       >
-        <Field label="Daily limit (USD)" error={u.errors.daily_limit_usd}>
-          <input
-            inputMode="decimal"
-            value={daily}
-            onChange={(e) => setDaily(e.target.value)}
-            disabled={disabled}
-            placeholder="no limit"
-            data-testid="limit-daily"
-          />
-        </Field>
-        <Field label="Monthly limit (USD)" error={u.errors.monthly_limit_usd}>
-          <input
-            inputMode="decimal"
-            value={monthly}
-            onChange={(e) => setMonthly(e.target.value)}
-            disabled={disabled}
-            placeholder="no limit"
-            data-testid="limit-monthly"
-          />
-        </Field>
+        <TextFields specs={LIMITS} v={v} set={set} errorOf={(name) => u.errors[name]} disabled={disabled} />
         <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="limits-save">
           Save limits
         </button>
@@ -153,38 +171,58 @@ export function LimitsForm({
   )
 }
 
+const POLICY: ReadonlyArray<TextSpec<keyof PolicyDraft>> = [
+  { name: 'allowed_models', label: 'Allowed models', hint: 'Globs, comma-separated: gpt-4o*, openai/*', placeholder: 'any model', testId: 'policy-models' },
+  {
+    name: 'allowed_providers',
+    label: 'Allowed providers',
+    hint: 'Provider ids or globs: openai, groq',
+    placeholder: 'any provider',
+    testId: 'policy-providers',
+  },
+  {
+    name: 'max_tokens',
+    label: 'Max tokens per request',
+    hint: 'Larger requests are refused; requests without a limit get this one.',
+    placeholder: 'no ceiling',
+    testId: 'policy-max-tokens',
+    inputMode: 'numeric',
+  },
+  {
+    name: 'max_cost_per_request_usd',
+    label: 'Max cost per request (USD)',
+    hint: 'Worst case at list price; unpriced models are refused.',
+    placeholder: 'no ceiling',
+    testId: 'policy-max-cost',
+    inputMode: 'decimal',
+  },
+  { name: 'rpm', label: 'Requests per minute', hint: 'Sliding window; more get 429.', placeholder: 'unlimited', testId: 'policy-rpm', inputMode: 'numeric' },
+  {
+    name: 'max_session_usd',
+    label: 'Max spend per session (USD)',
+    hint: "Per session id (a coding agent's session); requests in flight count.",
+    placeholder: 'no limit',
+    testId: 'policy-session-usd',
+    inputMode: 'decimal',
+  },
+  {
+    name: 'max_session_requests',
+    label: 'Max requests per session',
+    hint: 'Stops a looping agent; requests in flight count.',
+    placeholder: 'no limit',
+    testId: 'policy-session-requests',
+    inputMode: 'numeric',
+  },
+]
+
 export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean; adminOnly?: boolean }) {
-  const p = k.policy
-  const [models, setModels] = useState((p.allowed_models ?? []).join(', '))
-  const [providers, setProviders] = useState((p.allowed_providers ?? []).join(', '))
-  const [presetOnly, setPresetOnly] = useState(!!p.preset_only)
-  const [maxTokens, setMaxTokens] = useState(p.max_tokens?.toString() ?? '')
-  const [maxCost, setMaxCost] = useState(p.max_cost_per_request_usd?.toString() ?? '')
-  const [rpm, setRpm] = useState(p.rpm?.toString() ?? '')
-  const [sessionUsd, setSessionUsd] = useState(p.max_session_usd?.toString() ?? '')
-  const [sessionRequests, setSessionRequests] = useState(p.max_session_requests?.toString() ?? '')
+  const { v, set } = useFields(policyDraft(k.policy))
+  const [presetOnly, setPresetOnly] = useState(!!k.policy.preset_only)
   const u = useKeyUpdate(k, onSaved, 'Policy')
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    const policy: KeyPolicy = {}
-    const m = list(models)
-    const pr = list(providers)
-    if (m.length) policy.allowed_models = m
-    if (pr.length) policy.allowed_providers = pr
-    if (presetOnly) policy.preset_only = true
-    const mt = numOrUndef(maxTokens)
-    const mc = numOrUndef(maxCost)
-    const r = numOrUndef(rpm)
-    const su = numOrUndef(sessionUsd)
-    const sr = numOrUndef(sessionRequests)
-    if (mt !== undefined) policy.max_tokens = mt
-    if (mc !== undefined) policy.max_cost_per_request_usd = mc
-    if (r !== undefined) policy.rpm = r
-    if (su !== undefined) policy.max_session_usd = su
-    if (sr !== undefined) policy.max_session_requests = sr
-    u.save({ policy })
+    u.save({ policy: policyOf(v, presetOnly) })
   }
-  const err = (f: string) => errorAt(u.errors, `policy.${f}`)
   return (
     <Section
       title="Policy"
@@ -194,68 +232,7 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
       {adminOnly && adminNote}
       <form onSubmit={submit} noValidate data-testid="policy-form">
         <div className="form-grid">
-          <Field label="Allowed models" error={err('allowed_models')} hint="Globs, comma-separated: gpt-4o*, openai/*">
-            <input value={models} onChange={(e) => setModels(e.target.value)} disabled={disabled} placeholder="any model" data-testid="policy-models" />
-          </Field>
-          <Field label="Allowed providers" error={err('allowed_providers')} hint="Provider ids or globs: openai, groq">
-            <input
-              value={providers}
-              onChange={(e) => setProviders(e.target.value)}
-              disabled={disabled}
-              placeholder="any provider"
-              data-testid="policy-providers"
-            />
-          </Field>
-          <Field label="Max tokens per request" error={err('max_tokens')} hint="Larger requests are refused; requests without a limit get this one.">
-            <input
-              inputMode="numeric"
-              value={maxTokens}
-              onChange={(e) => setMaxTokens(e.target.value)}
-              disabled={disabled}
-              placeholder="no ceiling"
-              data-testid="policy-max-tokens"
-            />
-          </Field>
-          <Field label="Max cost per request (USD)" error={err('max_cost_per_request_usd')} hint="Worst case at list price; unpriced models are refused.">
-            <input
-              inputMode="decimal"
-              value={maxCost}
-              onChange={(e) => setMaxCost(e.target.value)}
-              disabled={disabled}
-              placeholder="no ceiling"
-              data-testid="policy-max-cost"
-            />
-          </Field>
-          <Field label="Requests per minute" error={err('rpm')} hint="Sliding window; more get 429.">
-            <input
-              inputMode="numeric"
-              value={rpm}
-              onChange={(e) => setRpm(e.target.value)}
-              disabled={disabled}
-              placeholder="unlimited"
-              data-testid="policy-rpm"
-            />
-          </Field>
-          <Field label="Max spend per session (USD)" error={err('max_session_usd')} hint="Per session id (a coding agent's session); requests in flight count.">
-            <input
-              inputMode="decimal"
-              value={sessionUsd}
-              onChange={(e) => setSessionUsd(e.target.value)}
-              disabled={disabled}
-              placeholder="no limit"
-              data-testid="policy-session-usd"
-            />
-          </Field>
-          <Field label="Max requests per session" error={err('max_session_requests')} hint="Stops a looping agent; requests in flight count.">
-            <input
-              inputMode="numeric"
-              value={sessionRequests}
-              onChange={(e) => setSessionRequests(e.target.value)}
-              disabled={disabled}
-              placeholder="no limit"
-              data-testid="policy-session-requests"
-            />
-          </Field>
+          <TextFields specs={POLICY} v={v} set={set} errorOf={(name) => errorAt(u.errors, `policy.${name}`)} disabled={disabled} />
         </div>
         <Checkbox
           label="Presets only (the model must be a preset, or the key's default preset applies)"

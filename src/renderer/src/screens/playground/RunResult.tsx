@@ -1,11 +1,9 @@
-import type { PlaygroundEvent, PlaygroundWire } from '../../../../contract/playground'
+import type { PlaygroundWire } from '../../../../contract/playground'
 import { Badge, Facts } from '../../components/Page'
 import { int, ms, usd } from '../../lib/format'
 import { href } from '../../lib/router'
+import type { Done, Failed } from './useRun'
 import { WIRES } from './wires'
-
-type Done = Extract<PlaygroundEvent, { type: 'done' }>
-type Failed = Extract<PlaygroundEvent, { type: 'error' }>
 
 interface Attempt {
   provider?: string

@@ -1,8 +1,6 @@
-import type { PlaygroundEvent } from '../../../../contract/playground'
 import { CodeBlock } from '../../components/Copy'
+import type { Sent } from './useRun'
 import { WIRES } from './wires'
-
-type Sent = Extract<PlaygroundEvent, { type: 'request' }>
 
 /** The body the Playground sent, as its wire carries it into the gateway (before a preset or alias changes it). */
 export function SentRequest({ sent }: { sent: Sent }) {
