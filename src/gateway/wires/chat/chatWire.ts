@@ -45,11 +45,11 @@ export const chatWire: InboundWire<ChatBody> = {
     const providerId = ctx.target!.provider.id
     const adapter = adapterFor(ctx.target!.provider.kind)
     if (ctx.stream) {
-      const translator = adapter.streamTranslator(providerId, redactor)
+      const translator = adapter.streamTranslator(ctx.target!.provider, redactor)
       return relayChatStream(ctx, sink, upstream, translator, new OpenAIChunks(ctx, sink, clientWantsUsage(body)), { prompt: body.messages, signal })
     }
     const answer = await readJson(providerId, upstream)
-    const { completion, usage, untouched } = adapter.chatResponse(answer.json, providerId)
+    const { completion, usage, untouched } = adapter.chatResponse(answer.json, ctx.target!.provider)
     ctx.usage = usage
     ctx.cost = costOf(ctx, usage)
     await sendJson(ctx, sink, completion, untouched ? answer.text : undefined)

@@ -50,10 +50,13 @@ async function deliverTranslated(
   const shape = { model: ctx.model ?? body.model, stopSequences: body.stop_sequences }
   if (ctx.stream) {
     const events = new MessagesEvents(ctx, sink, shape)
-    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: [body.system, body.messages], signal })
+    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(ctx.target!.provider, redactor), events, {
+      prompt: [body.system, body.messages],
+      signal,
+    })
   }
   const answer = await readJson(providerId, upstream)
-  const { completion, usage } = adapter.chatResponse(answer.json, providerId)
+  const { completion, usage } = adapter.chatResponse(answer.json, ctx.target!.provider)
   const { message, badArguments } = chatToMessage(completion, usage, shape)
   for (const i of badArguments) {
     ctx.attribution.ignored.push({

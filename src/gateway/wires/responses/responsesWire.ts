@@ -35,10 +35,10 @@ async function deliverTranslated(
   const shape: ResponseShape = { model: ctx.model ?? body.model, body, names: translateTools(body).names, keep }
   if (ctx.stream) {
     const events = new ResponsesEvents(ctx, sink, shape)
-    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(providerId, redactor), events, { prompt: promptWith(body, conv), signal })
+    return relayChatStream(ctx, sink, upstream, adapter.streamTranslator(ctx.target!.provider, redactor), events, { prompt: promptWith(body, conv), signal })
   }
   const answer = await readJson(providerId, upstream)
-  const { completion, usage } = adapter.chatResponse(answer.json, providerId)
+  const { completion, usage } = adapter.chatResponse(answer.json, ctx.target!.provider)
   ctx.usage = usage
   ctx.cost = costOf(ctx, usage)
   const response = chatToResponse(completion, usage, shape)
