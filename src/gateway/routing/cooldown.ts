@@ -1,4 +1,18 @@
+import { ApiError } from '../errors'
 import type { RoutingConfig } from './routingConfig'
+
+/**
+ * Whether a failed call says the provider itself is failing, and so counts toward its cool-down:
+ * no answer (connection error, timeout), 429 or a 5xx. Its refusals of one request do not.
+ */
+export const providerFailing = (upstreamStatus: number | null): boolean => upstreamStatus === null || upstreamStatus >= 500 || upstreamStatus === 429
+
+/** What a call to a provider that is cooling down gets: a 503 saying why, and when to try again. */
+export function coolingError(providerId: string, cooling: { until: number; lastError: string }): ApiError {
+  return new ApiError(503, 'server_error', `${providerId} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
+    'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
+  })
+}
 
 interface State {
   failures: number

@@ -7,7 +7,7 @@ import type { SerialisedRequest, UpstreamRequest } from '../providers/adapter'
 import { ClientAborted, ProviderFailure, sendToProvider } from './sendToProvider'
 import type { ProviderRegistry } from '../providers/registry'
 import type { UpstreamResponse } from '../upstream/client'
-import type { Cooldown } from './cooldown'
+import { coolingError, providerFailing, type Cooldown } from './cooldown'
 import { backoffMs, type RoutingConfig } from './routingConfig'
 
 type Verdict = 'retry' | 'next' | 'stop'
@@ -66,9 +66,7 @@ export async function route(
     const cooling = deps.cooldown.cooling(id)
     if (cooling) {
       skipped(`${id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures (${cooling.lastError})`)
-      last ??= new ApiError(503, 'server_error', `${id} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
-        'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
-      })
+      last ??= coolingError(id, cooling)
       continue
     }
     let request: SerialisedRequest
@@ -95,7 +93,7 @@ export async function route(
         const v = verdict(err)
         last = err.error
         if (v === 'stop') throw err.error
-        if (err.upstreamStatus === null || err.upstreamStatus >= 500 || err.upstreamStatus === 429) deps.cooldown.failure(id, err.error.message)
+        if (providerFailing(err.upstreamStatus)) deps.cooldown.failure(id, err.error.message)
         const wait = err.retryAfterMs ?? backoffMs(config, retry)
         if (v !== 'retry' || retry >= config.maxRetries || wait > config.retryAfterCapMs || deps.cooldown.cooling(id)) break
         try {
