@@ -1,4 +1,5 @@
 import type { Gateway } from '../gateway'
+import { presetNameOf } from '../pipeline/resolvePreset'
 import type { PricedModel } from '../pricing/priceBook'
 import { listedAt } from '../pricing/priceUsage'
 import type { Provider } from '../providers/registry'
@@ -102,4 +103,20 @@ export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
     for (const m of status.models) add(provider, m.id, gw.priceBook.lookup(provider.id, m.id), m.created ?? catalogCreated(gw))
   }
   return [...entries.values()]
+}
+
+/**
+ * The listed model an id names: its gateway id (`provider/model`), else a bare upstream id, else
+ * what an alias of that name steers to (its target model, or the model of the preset it targets).
+ */
+export async function findModel(gw: Gateway, id: string): Promise<ModelEntry | undefined> {
+  const models = await listModels(gw)
+  const named = (name: string) => models.find((m) => m.id === name) ?? models.find((m) => m.gw.upstream_model === name)
+  const found = named(id)
+  if (found) return found
+  const target = gw.aliases.match(id)?.target
+  if (target === undefined) return undefined
+  const preset = presetNameOf(target)
+  const model = preset === null ? target : gw.presets.get(preset)?.model
+  return model === undefined ? undefined : named(model)
 }
