@@ -1,4 +1,6 @@
 import type { Gateway } from '../gateway'
+import type { Preset } from '../../contract/presets'
+import type { AliasTable } from '../pipeline/aliases'
 import { presetNameOf } from '../pipeline/resolvePreset'
 import type { PricedModel } from '../pricing/priceBook'
 import { listedAt } from '../pricing/priceUsage'
@@ -105,18 +107,21 @@ export async function listModels(gw: Gateway): Promise<ModelEntry[]> {
   return [...entries.values()]
 }
 
+/** What finding a model takes: the list's sources, and the aliases and presets a name may steer through. */
+export type ModelLookupSources = Parameters<typeof listModels>[0] & { aliases: Pick<AliasTable, 'match'>; presets: ReadonlyMap<string, Preset> }
+
 /**
  * The listed model an id names: its gateway id (`provider/model`), else a bare upstream id, else
  * what an alias of that name steers to (its target model, or the model of the preset it targets).
  */
-export async function findModel(gw: Gateway, id: string): Promise<ModelEntry | undefined> {
-  const models = await listModels(gw)
+export async function findModel(sources: ModelLookupSources, id: string): Promise<ModelEntry | undefined> {
+  const models = await listModels(sources)
   const named = (name: string) => models.find((m) => m.id === name) ?? models.find((m) => m.gw.upstream_model === name)
   const found = named(id)
   if (found) return found
-  const target = gw.aliases.match(id)?.target
+  const target = sources.aliases.match(id)?.target
   if (target === undefined) return undefined
   const preset = presetNameOf(target)
-  const model = preset === null ? target : gw.presets.get(preset)?.model
+  const model = preset === null ? target : sources.presets.get(preset)?.model
   return model === undefined ? undefined : named(model)
 }

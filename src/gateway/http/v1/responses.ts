@@ -33,8 +33,9 @@ function page(items: Obj[], query: Record<string, unknown>): Obj {
 async function askProvider(gw: Gateway, key: KeyRow, req: FastifyRequest, reply: FastifyReply, id: string, tail: '' | '/input_items'): Promise<FastifyReply> {
   const query = req.url.indexOf('?')
   try {
+    const sources = { routing: gw.routing, cooldown: gw.cooldown, registry: gw.registry, conversations: gw.conversations }
     const kept = await retrieveProviderResponse(
-      gw,
+      sources,
       key.id,
       id,
       { method: req.method as 'GET' | 'DELETE', tail, query: query === -1 ? '' : req.url.slice(query) },

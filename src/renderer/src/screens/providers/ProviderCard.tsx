@@ -50,18 +50,16 @@ function TestResult({ s, keyStore }: { s: Status; keyStore: string }) {
   )
 }
 
-/** Which of OpenAI's APIs a provider of kind openai serves natively. */
-export function WireField({
-  value,
-  onChange,
-  error,
-  testId,
-}: {
+/** A provider setting chosen from a list, in the add dialog and on the card alike. */
+interface ChoiceProps {
   value: string
   onChange: (e: ChangeEvent<HTMLSelectElement>) => void
   error?: string
   testId: string
-}) {
+}
+
+/** Which of OpenAI's APIs a provider of kind openai serves natively. */
+export function WireField({ value, onChange, error, testId }: ChoiceProps) {
   return (
     <Field
       label="APIs it serves"
@@ -84,11 +82,7 @@ export function DialectField({
   error,
   testId,
   derived,
-}: {
-  value: string
-  onChange: (e: ChangeEvent<HTMLSelectElement>) => void
-  error?: string
-  testId: string
+}: ChoiceProps & {
   /** Offer "from the base URL" (an added provider before it is saved). */
   derived?: boolean
 }) {
