@@ -17,6 +17,16 @@ const timeouts = z
 export const providerWire = z.enum(['chat', 'responses', 'both'])
 export type ProviderWire = z.infer<typeof providerWire>
 
+/**
+ * Whose variant of OpenAI's chat completions a provider of kind openai speaks, for the quirks that
+ * follow from it: `openai` (OpenAI's API, Azure OpenAI or a proxy in front of them: the token limit
+ * as max_completion_tokens), `gemini` (Gemini's OpenAI layer: tool schemas and thought signatures
+ * as it takes them, reasoning tokens outside completion_tokens), `xai` (reasoning tokens outside
+ * completion_tokens), `generic` (none of these). Unset, it follows from the base URL's host.
+ */
+export const providerDialect = z.enum(['openai', 'gemini', 'xai', 'generic'])
+export type ProviderDialect = z.infer<typeof providerDialect>
+
 export const providerInfo = z.object({
   id: z.string(),
   kind: z.string(),
@@ -30,6 +40,8 @@ export const providerInfo = z.object({
   timeouts,
   /** Null for kinds other than openai. */
   wire: providerWire.nullable(),
+  /** The dialect its quirks follow: the one set for it, else its base URL's; null for kinds other than openai. */
+  dialect: providerDialect.nullable(),
   stored: z.boolean(),
 })
 
@@ -71,6 +83,8 @@ export const providerOps = {
         timeouts: timeouts.optional(),
         /** Kind openai only; unset keeps the stored setting, or the provider's default (chat for an added one). */
         wire: providerWire.optional(),
+        /** Kind openai only; unset keeps the stored setting, or the one its base URL's host implies. */
+        dialect: providerDialect.optional(),
       })
       .strict(),
     output: providerInfo,

@@ -65,6 +65,14 @@ describe('model aliases', () => {
     await cli('aliases', 'remove', 'gpt-4o-m*')
   })
 
+  it('GET /v1/models/{id} shows an alias as the model it steers to: its target, or the model of the preset it targets', async () => {
+    const direct: any = await t.client.models.retrieve('claude-sonnet-9')
+    assert.equal(direct.id, 'openai/gpt-4o')
+    const throughPreset: any = await t.client.models.retrieve('small-model')
+    assert.equal(throughPreset.gw.upstream_model, 'gpt-4o-mini', 'policy/terse runs gpt-4o-mini')
+    await assert.rejects(t.client.models.retrieve('no-alias-matches-this'), (e: any) => e.status === 404 && e.code === 'model_not_found')
+  })
+
   it("a key's default preset comes before aliases; a preset named in the request too", async () => {
     await cli('presets', 'set', 'big', '--model', 'gpt-4.1')
     const { stdout } = await cli('keys', 'create', '--name', 'steered', '--default-preset', 'big')

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { gwCli, readSse, startTestGateway, tempDir, type TestGateway } from '../support/harness'
+import { gwCli, readSse, startTestGateway, tempDir, until, type TestGateway } from '../support/harness'
 import { MAX_SSE_LINE_CHARS } from '../../src/shared/sse'
 
 const chat = (t: TestGateway, init: RequestInit = {}) =>
@@ -11,14 +11,6 @@ const chat = (t: TestGateway, init: RequestInit = {}) =>
     body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true }),
     ...init,
   })
-
-async function until(what: string, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3000
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`not within 3 s: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 describe('a provider that sends an endless SSE line', () => {
   let t: TestGateway

@@ -53,9 +53,11 @@ describe('Gemini 3 through its OpenAI layer: tool schemas it takes, thought sign
     dataDir = tempDir()
     gateway = await startGateway(
       { port: 0, dataDir, logLevel: 'silent' },
-      { env: { GEMINI_API_KEY: gemini.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
+      { env: { GEMINI_API_KEY: gemini.apiKey, GOOGLE_API_KEY: gemini.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
     )
     await gateway.gateway.store.providers.upsert('gemini', 'openai', gemini.url)
+    // Gemini behind another id and an address that says nothing (a proxy in front of it): declared.
+    await gateway.gateway.store.providers.upsert('google', 'openai', gemini.url, {}, undefined, 'gemini')
     secret = (await gateway.gateway.store.keys.create('t')).secret
     await gateway.gateway.configChanged()
   })
@@ -141,5 +143,27 @@ describe('Gemini 3 through its OpenAI layer: tool schemas it takes, thought sign
       ['call_chat', thoughtSignatureOf('call_chat')],
       ['toolu_from_claude', 'skip_thought_signature_validator'],
     ])
+  })
+
+  it('Gemini added under another id, its dialect declared: its tools are taken and a replayed call is signed, as under the id gemini', async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: secret, maxRetries: 0 })
+    gemini.script({ kind: 'reply', toolCalls: [{ id: 'call_google', name: 'weather', arguments: '{"city":"Bergen"}' }] })
+    const model = 'google/gemini-3-pro-preview'
+    const first = await client.messages.create({ model, max_tokens: 200, tools: [weather], messages: [{ role: 'user', content: 'Bergen?' }] })
+    assert.ok(!/\$schema|additionalProperties|propertyNames|exclusiveMinimum|"const"/.test(JSON.stringify(gemini.received.at(-1)!.body.tools)))
+    const use = first.content.find((b) => b.type === 'tool_use')!
+    gemini.script({ kind: 'reply', content: 'Wet.' })
+    const second = await client.messages.create({
+      model,
+      max_tokens: 200,
+      tools: [weather],
+      messages: [
+        { role: 'user', content: 'Bergen?' },
+        { role: 'assistant', content: first.content },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '9 °C' }] },
+      ],
+    })
+    assert.equal((second.content[0] as Anthropic.TextBlock).text, 'Wet.')
+    assert.deepEqual(replayed(), [['call_google', thoughtSignatureOf('call_google')]])
   })
 })

@@ -9,7 +9,7 @@ import OpenAI from 'openai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import type { SecretStore } from '../../src/gateway/secrets/secretStore'
 import { startFakeOpenAI, type FakeOpenAI, type FakeQuirks } from '../support/fake-openai'
-import { tempDir, waitForRecord } from '../support/harness'
+import { gwCli, startTestGateway, tempDir, waitForRecord, type TestGateway } from '../support/harness'
 
 /** No keychain: every credential comes from the environment the gateway is given, so local providers have none. */
 const noSecrets: SecretStore = {
@@ -403,5 +403,78 @@ describe('provider quirks, absorbed by the gateway', () => {
       assert.equal(flagged.code, 'content_policy_violation')
       assert.match(flagged.message, /flagged for "harassment".*\(harassment\)/)
     })
+  })
+})
+
+describe('quirks follow what a provider is, never the id it was added under', () => {
+  let t: TestGateway
+  let xai: FakeOpenAI
+  const cli = (...args: string[]) => gwCli(args, { dataDir: t.dataDir })
+  const messages = (model: string) =>
+    fetch(`${t.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': t.key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] }),
+    })
+
+  before(async () => {
+    t = await startTestGateway()
+    xai = await startFakeOpenAI({ quirks: { xaiUsage: true }, models: ['grok-4.7'] })
+    // OpenAI's API behind another id, as a second region or a proxy in front of OpenAI would be
+    // added: on loopback its host says nothing, so it is declared. Beside it, the same fake under an
+    // id and host that declare nothing; xAI's usage under other ids, declared and not.
+    await cli('providers', 'set', 'openai-eu', '--kind', 'openai', '--base-url', t.fake.url, '--dialect', 'openai')
+    await cli('providers', 'set', 'oai-plain', '--kind', 'openai', '--base-url', t.fake.url)
+    await cli('providers', 'set', 'grok', '--kind', 'openai', '--base-url', xai.url, '--dialect', 'xai')
+    await cli('providers', 'set', 'grok-plain', '--kind', 'openai', '--base-url', xai.url)
+    const gw = t.running.gateway
+    for (const id of ['openai-eu', 'oai-plain']) await gw.secrets.set(id, t.fake.apiKey)
+    for (const id of ['grok', 'grok-plain']) await gw.secrets.set(id, xai.apiKey)
+    await gw.configChanged()
+  })
+  after(async () => {
+    await t?.close()
+    await xai?.close()
+  })
+
+  it("an OpenAI added as openai-eu gets its token limit as max_completion_tokens (which OpenAI's reasoning models require); a server of no known dialect gets max_tokens", async () => {
+    const eu = await messages('openai-eu/gpt-5.1')
+    assert.equal(eu.status, 200, await eu.clone().text())
+    const sent = t.fake.received.at(-1)!
+    assert.equal(sent.path, '/v1/chat/completions')
+    assert.equal(sent.body.max_completion_tokens, 100)
+    assert.equal(sent.body.max_tokens, undefined)
+
+    const plain = await messages('oai-plain/gpt-5.1')
+    assert.equal(plain.status, 200, await plain.clone().text())
+    assert.equal(t.fake.received.at(-1)!.body.max_tokens, 100)
+    assert.equal(t.fake.received.at(-1)!.body.max_completion_tokens, undefined)
+  })
+
+  it("xAI's usage under another id: reasoning reported outside completion_tokens counts as output where the dialect is declared, and is not guessed where it is not", async () => {
+    const usage = { prompt_tokens: 9_339, completion_tokens: 637, reasoning_tokens: 900 }
+    const completionTokens = async (model: string) => {
+      xai.script({ kind: 'reply', usage })
+      const res = await t.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] })
+      return (await t.record((res as any).gw.request_id)).usage?.completion_tokens
+    }
+    assert.equal(await completionTokens('grok/grok-4.7'), 637 + 900)
+    assert.equal(await completionTokens('grok-plain/grok-4.7'), 637)
+  })
+
+  it('gw providers list shows each dialect, set or implied; a dialect is refused for another kind and outside the list, naming the flag', async () => {
+    const listed = JSON.parse((await cli('providers', 'list', '--json')).stdout) as Array<{ id: string; dialect: string | null }>
+    const dialects = Object.fromEntries(listed.map((p) => [p.id, p.dialect]))
+    assert.deepEqual(
+      Object.fromEntries(['openai-eu', 'oai-plain', 'grok', 'openai', 'gemini', 'xai', 'mistral', 'anthropic'].map((id) => [id, dialects[id]])),
+      { 'openai-eu': 'openai', 'oai-plain': 'generic', grok: 'xai', openai: 'openai', gemini: 'gemini', xai: 'xai', mistral: 'generic', anthropic: null },
+    )
+    await assert.rejects(cli('providers', 'set', 'openai-eu', '--dialect', 'klingon'), (e: any) =>
+      /--dialect must be one of openai, gemini, xai, generic/.test(e.stderr),
+    )
+    await assert.rejects(cli('providers', 'set', 'anthropic', '--dialect', 'openai'), (e: any) => /dialect applies to providers of kind openai/.test(e.stderr))
+    // Changing another setting keeps the dialect.
+    await cli('providers', 'set', 'openai-eu', '--kind', 'openai', '--base-url', t.fake.url, '--idle-timeout-ms', '60000')
+    assert.equal((await t.running.gateway.store.providers.all()).find((p) => p.id === 'openai-eu')!.dialect, 'openai')
   })
 })

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
-import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+import { gwCli, startTestGateway, until, type TestGateway } from '../support/harness'
 
 const MODEL = 'openai/gpt-5.1'
 /** gpt-5.1: $1.25 input, $0.125 cached input, $10 output per 1M tokens. */
@@ -408,6 +408,42 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(deleted.status, 404)
   })
 
+  it("a client that leaves during GET of a stored response ends the provider's call", async () => {
+    t.fake.scriptResponses({ kind: 'reply', content: 'Kept.' })
+    const made = await t.client.responses.create({ model: MODEL, input: 'Keep this.' })
+    await t.record((made as any).gw.request_id)
+    t.fake.scriptRetrievals({ kind: 'delay', ms: 60_000 })
+    const seen = t.fake.received.length
+    const leaving = new AbortController()
+    const asked = t.client.responses.retrieve(made.id, {}, { signal: leaving.signal }).catch((e) => e)
+    await until('the provider is asked for the response', () => t.fake.received.length > seen)
+    assert.equal(last().method, 'GET')
+    leaving.abort()
+    // The provider holds its answer for a minute: only the gateway ending the call closes it now.
+    await t.fake.waitForClientClose()
+    assert.ok((await asked) instanceof OpenAI.APIUserAbortError)
+  })
+
+  it("a provider failing a GET of a stored response is reported in the Responses wire's error shape", async () => {
+    t.fake.scriptResponses({ kind: 'reply', content: 'Kept.' })
+    const made = await t.client.responses.create({ model: MODEL, input: 'Keep this.' })
+    await t.record((made as any).gw.request_id)
+    t.fake.scriptRetrievals({ kind: 'status', status: 500 }, { kind: 'status', status: 429, headers: { 'retry-after': '7' } })
+    const res = await fetch(`${t.baseURL}/responses/${made.id}`, { headers: { authorization: `Bearer ${t.key}` } })
+    assert.equal(res.status, 502)
+    const body = (await res.json()) as any
+    assert.deepEqual(Object.keys(body), ['error'])
+    assert.deepEqual(Object.keys(body.error).sort(), ['code', 'message', 'param', 'type'])
+    assert.equal(body.error.type, 'server_error')
+    assert.equal(body.error.code, 'upstream_error')
+    assert.match(body.error.message, /^openai answered 500: /)
+    const limited: any = await t.client.responses.retrieve(made.id).catch((e) => e)
+    assert.ok(limited instanceof OpenAI.RateLimitError)
+    assert.equal(limited.headers.get('retry-after'), '7')
+    // Nothing was kept from the failures: the next GET answers.
+    assert.equal((await t.client.responses.retrieve(made.id)).output_text, 'Kept.')
+  })
+
   it('input_tokens on a provider that does not serve Responses: a 400 naming the provider and the model field, never a 404 (Responses themselves are translated there)', async () => {
     const gw = t.running.gateway
     await gw.store.providers.upsert('mybox', 'openai', t.fake.url)
@@ -483,5 +519,31 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
       gemini: 'chat',
       anthropic: null,
     })
+  })
+})
+
+describe('GET /v1/responses/{id} and the cool-down', () => {
+  let t: TestGateway
+  before(async () => {
+    t = await startTestGateway({}, { cooldownAfterFailures: 2, cooldownMs: 60_000 })
+  })
+  after(() => t.close())
+
+  it('its failures count toward the provider cooling down, which then answers it at once with 503 and retry-after', async () => {
+    t.fake.scriptResponses({ kind: 'reply', content: 'Kept.' })
+    const made = await t.client.responses.create({ model: MODEL, input: 'Keep this.' })
+    await t.record((made as any).gw.request_id)
+    t.fake.scriptRetrievals({ kind: 'status', status: 503 }, { kind: 'status', status: 503 })
+    for (let i = 0; i < 2; i++) assert.equal(((await t.client.responses.retrieve(made.id).catch((e) => e)) as any).status, 503)
+    const seen = t.fake.received.length
+    const cooling: any = await t.client.responses.retrieve(made.id).catch((e) => e)
+    assert.equal(cooling.status, 503)
+    assert.equal(cooling.error.code, 'provider_unavailable')
+    assert.match(cooling.error.message, /openai is cooling down after repeated failures/)
+    assert.ok(Number(cooling.headers.get('retry-after')) > 0)
+    assert.equal(t.fake.received.length, seen, 'the provider was not called')
+    // Inference sees the same cool-down.
+    const chat: any = await t.client.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] }).catch((e) => e)
+    assert.equal(chat.error.code, 'provider_unavailable')
   })
 })

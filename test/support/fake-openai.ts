@@ -136,6 +136,8 @@ export interface FakeOpenAI {
   clearScript(): void
   /** The same for `POST /v1/responses`, on a queue of its own. */
   scriptResponses(...behaviours: Array<ResponsesBehaviour | Extract<Behaviour, { kind: 'status' }>>): void
+  /** The same for `GET` and `DELETE /v1/responses/{id}` (and its input items): a status, or a delay before the stored answer. */
+  scriptRetrievals(...behaviours: Array<Extract<Behaviour, { kind: 'status' | 'delay' }>>): void
   /** Responses the client abandoned before the fake finished writing them (streams, stalled bodies, pending delays). */
   streamsClosedByClient: number
   /** Resolves on the next client close, or at once for one that happened and was not awaited yet. */
@@ -941,6 +943,7 @@ export async function startFakeOpenAI(
   const received: ReceivedRequest[] = []
   const queue: Behaviour[] = []
   const responsesQueue: Array<ResponsesBehaviour | Extract<Behaviour, { kind: 'status' }>> = []
+  const retrievalsQueue: Behaviour[] = []
   const responsesState = { encrypted: new Set<string>(), stored: new Map<string, unknown>() }
   let clientCloses = 0
   let unclaimedCloses = 0
@@ -1042,20 +1045,22 @@ export async function startFakeOpenAI(
     }
     if ((method === 'GET' || method === 'DELETE') && pathname.startsWith('/v1/responses/')) {
       const [id, tail] = decodeURIComponent(pathname.slice('/v1/responses/'.length)).split('/')
-      const found = responsesState.stored.get(id) as Record<string, any> | undefined
-      if (!found || (tail !== undefined && (tail !== 'input_items' || method !== 'GET'))) {
-        return sendError(res, 404, errorBody(`Response with id '${id}' not found.`, 'invalid_request_error', null), quirks)
-      }
-      if (method === 'DELETE') {
-        responsesState.stored.delete(id)
-        return sendJson(res, 200, { id, object: 'response.deleted', deleted: true })
-      }
-      if (tail === 'input_items') {
-        const data = [...found.input_items].reverse()
-        return sendJson(res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false })
-      }
-      const { input_items: _input, ...response } = found
-      return sendJson(res, 200, response)
+      return perform(ex, retrievalsQueue.shift() ?? { kind: 'reply' }, '', apiKey, () => {
+        const found = responsesState.stored.get(id) as Record<string, any> | undefined
+        if (!found || (tail !== undefined && (tail !== 'input_items' || method !== 'GET'))) {
+          return sendError(res, 404, errorBody(`Response with id '${id}' not found.`, 'invalid_request_error', null), quirks)
+        }
+        if (method === 'DELETE') {
+          responsesState.stored.delete(id)
+          return sendJson(res, 200, { id, object: 'response.deleted', deleted: true })
+        }
+        if (tail === 'input_items') {
+          const data = [...found.input_items].reverse()
+          return sendJson(res, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false })
+        }
+        const { input_items: _input, ...response } = found
+        return sendJson(res, 200, response)
+      })
     }
     if (method === 'GET' && pathname === '/v1/models') {
       if (opts.modelsStatus) return sendError(res, opts.modelsStatus, defaultError(opts.modelsStatus, '', apiKey), quirks)
@@ -1085,6 +1090,9 @@ export async function startFakeOpenAI(
     },
     scriptResponses: (...behaviours) => {
       responsesQueue.push(...behaviours)
+    },
+    scriptRetrievals: (...behaviours) => {
+      retrievalsQueue.push(...behaviours)
     },
     get streamsClosedByClient() {
       return clientCloses

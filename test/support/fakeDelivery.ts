@@ -21,6 +21,7 @@ export function fakeTarget(provider: Partial<Target['provider']> = {}, upstreamM
       timeouts: {},
       deadlines: { firstByteMs: 1000, idleMs: 1000 },
       wire: 'chat',
+      dialect: null,
       ...provider,
     },
   }

@@ -9,6 +9,9 @@ import { Redactor } from '../../src/gateway/secrets/redactor'
 
 type Body = Record<string, any>
 
+/** The provider whose answers are read. */
+const ANTHROPIC = { id: 'anthropic', kind: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', dialect: null }
+
 const translate = (body: Body, opts: { stream?: boolean; autoCache?: boolean } = {}) => {
   const req = anthropicAdapter.chatRequest({ model: 'claude-sonnet-4-5', ...body }, { stream: opts.stream ?? false, autoCache: opts.autoCache ?? false })
   assert.equal(req.path, 'messages')
@@ -350,7 +353,7 @@ describe('anthropic response translation', () => {
   })
 
   it('joins text, turns tool_use into tool_calls, drops thinking, and folds cache counts into prompt_tokens', () => {
-    const { completion, usage } = anthropicAdapter.chatResponse(message(), 'anthropic') as { completion: Body; usage: any }
+    const { completion, usage } = anthropicAdapter.chatResponse(message(), ANTHROPIC) as { completion: Body; usage: any }
     assert.equal(completion.id, 'msg_01')
     assert.equal(completion.object, 'chat.completion')
     assert.equal(completion.model, 'claude-sonnet-4-5')
@@ -381,7 +384,7 @@ describe('anthropic response translation', () => {
   it('gives null content for a tool-only answer and no usage when none is reported', () => {
     const { completion, usage } = anthropicAdapter.chatResponse(
       message({ content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }], usage: undefined }),
-      'anthropic',
+      ANTHROPIC,
     ) as { completion: Body; usage: unknown }
     assert.equal(completion.choices[0].message.content, null)
     assert.equal(completion.choices[0].message.tool_calls[0].function.arguments, '{}')
@@ -410,7 +413,7 @@ describe('anthropic stream translation', () => {
   const ev = (type: string, data: Body = {}) => ({ event: type, data: JSON.stringify({ type, ...data }) })
 
   it('translates the event sequence: role first, fixed id, tool calls numbered among tool_use blocks, usage as it grows', () => {
-    const t = anthropicAdapter.streamTranslator('anthropic', new Redactor())
+    const t = anthropicAdapter.streamTranslator(ANTHROPIC, new Redactor())
     const steps = [
       ev('message_start', {
         message: {
@@ -491,7 +494,7 @@ describe('anthropic stream translation', () => {
   })
 
   it('turns error events into ApiErrors: 503 for overloaded, 502 otherwise', () => {
-    const t = anthropicAdapter.streamTranslator('anthropic', new Redactor())
+    const t = anthropicAdapter.streamTranslator(ANTHROPIC, new Redactor())
     const overloaded = t.event(ev('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }))
     assert.equal(overloaded.error!.status, 503)
     assert.match(overloaded.error!.message, /Overloaded/)

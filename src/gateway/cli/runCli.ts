@@ -52,6 +52,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   providers set ID [--kind openai|anthropic] [--base-url URL] [--api-key-stdin]
                 [--connect-timeout-ms N] [--first-byte-timeout-ms N] [--idle-timeout-ms N]
                 [--wire chat|responses|both]                 kind openai: the OpenAI APIs it serves
+                [--dialect openai|gemini|xai|generic]        kind openai: whose quirks it has (unset: its base URL's host's)
   providers test ID [--timeout-ms N]                         the cheapest real call: latency or the exact error (made by
                                                              the gateway running on the data dir, if one is, with its key)
   providers list

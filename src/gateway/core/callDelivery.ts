@@ -16,7 +16,7 @@ export const priceOf = (target: Target, at: Date, free: boolean, usage: Normaliz
   free ? countedFree() : costOf(target, at, usage, estimated)
 
 /** How a call is answered, as the core tells its delivery. */
-export interface Answering {
+export interface DeliverySetup {
   target: Target
   stream: boolean
   sink: Sink
@@ -47,7 +47,7 @@ export class CallDelivery implements Delivery {
   constructor(
     private readonly deps: ChargeDeps,
     private readonly ctx: RequestContext,
-    private readonly a: Answering,
+    private readonly a: DeliverySetup,
   ) {
     this.target = a.target
     this.stream = a.stream

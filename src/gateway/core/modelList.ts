@@ -1,3 +1,6 @@
+import type { Preset } from '../../contract/presets'
+import type { AliasTable } from '../pipeline/aliases'
+import { presetNameOf } from '../pipeline/resolvePreset'
 import type { PriceBook, PricedModel } from '../pricing/priceBook'
 import { listedAt } from '../pricing/priceUsage'
 import type { Provider, ProviderRegistry } from '../providers/registry'
@@ -111,4 +114,23 @@ export async function listModels(gw: ModelListSources): Promise<ModelEntry[]> {
     for (const m of status.models) add(provider, m.id, gw.priceBook.lookup(provider.id, m.id), m.created ?? catalogCreated(gw))
   }
   return [...entries.values()]
+}
+
+/** What finding a model takes: the list's sources, and the aliases and presets a name may steer through. */
+export type ModelLookupSources = Parameters<typeof listModels>[0] & { aliases: Pick<AliasTable, 'match'>; presets: ReadonlyMap<string, Preset> }
+
+/**
+ * The listed model an id names: its gateway id (`provider/model`), else a bare upstream id, else
+ * what an alias of that name steers to (its target model, or the model of the preset it targets).
+ */
+export async function findModel(sources: ModelLookupSources, id: string): Promise<ModelEntry | undefined> {
+  const models = await listModels(sources)
+  const named = (name: string) => models.find((m) => m.id === name) ?? models.find((m) => m.gw.upstream_model === name)
+  const found = named(id)
+  if (found) return found
+  const target = sources.aliases.match(id)?.target
+  if (target === undefined) return undefined
+  const preset = presetNameOf(target)
+  const model = preset === null ? target : sources.presets.get(preset)?.model
+  return model === undefined ? undefined : named(model)
 }

@@ -1,6 +1,7 @@
 import type { ApiError } from '../errors'
 import type { NormalizedUsage } from '../pricing/types'
 import type { Redactor } from '../secrets/redactor'
+import type { Provider } from './registry'
 import type { SseEvent } from '../../shared/sse'
 
 /** An OpenAI `chat.completion.chunk`, as the client receives it. */
@@ -46,6 +47,9 @@ export interface StreamTranslator {
   event(ev: SseEvent): StreamStep
 }
 
+/** What an answer's reading needs of the provider that sent it: its id for messages, what it is for its quirks (`quirksOf`). */
+export type Answering = Pick<Provider, 'id' | 'kind' | 'baseUrl' | 'dialect'>
+
 export interface ChatRequestOptions {
   stream: boolean
   /** `gw.auto_cache`: add prompt-cache breakpoints where the provider needs them. */
@@ -65,8 +69,8 @@ export interface ProviderAdapter {
   /** Throws a 400 ApiError naming the field for input the provider cannot take. */
   chatRequest(body: Record<string, unknown>, opts: ChatRequestOptions): UpstreamRequest
   /** `untouched`: the completion is the provider's answer as parsed, so its text can go out as it came. */
-  chatResponse(json: Record<string, unknown>, providerId: string): { completion: Record<string, unknown>; usage: NormalizedUsage | null; untouched?: boolean }
-  streamTranslator(providerId: string, redactor: Redactor): StreamTranslator
+  chatResponse(json: Record<string, unknown>, provider: Answering): { completion: Record<string, unknown>; usage: NormalizedUsage | null; untouched?: boolean }
+  streamTranslator(provider: Answering, redactor: Redactor): StreamTranslator
   /** Null when the kind has no embeddings endpoint. */
   embeddingsRequest(body: Record<string, unknown>): UpstreamRequest | null
   /** An error answered before the first byte, in OpenAI's shape and status family. */

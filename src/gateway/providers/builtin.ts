@@ -1,4 +1,4 @@
-import type { ProviderWire } from '../../contract/providers'
+import type { ProviderDialect, ProviderWire } from '../../contract/providers'
 
 /** Providers a user can use by adding a key alone; their ids are the prefixes in `<provider-id>/<model>`. */
 export interface ProviderDefinition {
@@ -10,18 +10,23 @@ export interface ProviderDefinition {
   local: boolean
   /** Kind openai: the wires its API serves (chat completions when absent). */
   wire?: ProviderWire
+  /**
+   * Kind openai: the dialect it speaks wherever its base URL points (a proxy, a test's fake);
+   * absent, its base URL's host tells (`dialectOf`).
+   */
+  dialect?: ProviderDialect
 }
 
 export const builtinProviders: ProviderDefinition[] = [
-  { id: 'openai', kind: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', local: false, wire: 'both' },
+  { id: 'openai', kind: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', local: false, wire: 'both', dialect: 'openai' },
   // The native Messages API: prompt caching, cache-write usage and Anthropic's error types need it.
   { id: 'anthropic', kind: 'anthropic', label: 'Anthropic', baseUrl: 'https://api.anthropic.com/v1', local: false },
-  { id: 'gemini', kind: 'openai', label: 'Google Gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', local: false },
+  { id: 'gemini', kind: 'openai', label: 'Google Gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', local: false, dialect: 'gemini' },
   { id: 'mistral', kind: 'openai', label: 'Mistral', baseUrl: 'https://api.mistral.ai/v1', local: false },
   { id: 'deepseek', kind: 'openai', label: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', local: false },
   // xAI recommends its Responses API; Groq's and OpenRouter's are in beta and stateless (no
   // previous_response_id), as are Ollama's (since 0.13.3) and LM Studio's.
-  { id: 'xai', kind: 'openai', label: 'xAI', baseUrl: 'https://api.x.ai/v1', local: false, wire: 'both' },
+  { id: 'xai', kind: 'openai', label: 'xAI', baseUrl: 'https://api.x.ai/v1', local: false, wire: 'both', dialect: 'xai' },
   { id: 'groq', kind: 'openai', label: 'Groq', baseUrl: 'https://api.groq.com/openai/v1', local: false, wire: 'both' },
   { id: 'together', kind: 'openai', label: 'Together', baseUrl: 'https://api.together.xyz/v1', local: false },
   { id: 'openrouter', kind: 'openai', label: 'OpenRouter', baseUrl: 'https://openrouter.ai/api/v1', local: false, wire: 'both' },

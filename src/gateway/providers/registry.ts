@@ -3,7 +3,7 @@ import { createUpstreamAgent, defaultTimeouts, type CallDeadlines, type Upstream
 import { resolveCredential, type Credential, type CredentialLookup, type SecretStore } from '../secrets/secretStore'
 import { Redactor } from '../secrets/redactor'
 import { builtinProviders } from './builtin'
-import type { ProviderWire } from '../../contract/providers'
+import type { ProviderDialect, ProviderWire } from '../../contract/providers'
 
 export interface Provider {
   id: string
@@ -18,6 +18,8 @@ export interface Provider {
   deadlines: CallDeadlines
   /** Kind openai: the OpenAI wires it serves natively (stored, else its default). */
   wire: ProviderWire
+  /** Kind openai: the dialect set for it (stored, else a built-in's own); null to follow its base URL (`dialectOf`). */
+  dialect: ProviderDialect | null
 }
 
 /** Whether a provider takes OpenAI's Responses API (`POST /responses`) as it is. */
@@ -70,7 +72,8 @@ export class ProviderRegistry {
     const changed = [...new Set([...this.saved.keys(), ...saved.keys()])].filter((id) => this.saved.get(id) !== saved.get(id))
     this.saved = saved
     const next = new Map<string, Provider>()
-    for (const b of builtinProviders) next.set(b.id, { ...b, wire: b.wire ?? 'chat', stored: false, timeouts: {}, deadlines: defaultDeadlines })
+    for (const b of builtinProviders)
+      next.set(b.id, { ...b, wire: b.wire ?? 'chat', dialect: b.dialect ?? null, stored: false, timeouts: {}, deadlines: defaultDeadlines })
     for (const row of rows) {
       const builtin = next.get(row.id)
       const timeouts = JSON.parse(row.timeouts) as ProviderTimeouts
@@ -84,6 +87,7 @@ export class ProviderRegistry {
         timeouts,
         deadlines: deadlinesOf(timeouts),
         wire: row.wire ?? builtin?.wire ?? 'chat',
+        dialect: row.dialect ?? builtin?.dialect ?? null,
       })
     }
     this.providers = next

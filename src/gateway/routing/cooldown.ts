@@ -1,4 +1,21 @@
+import { ApiError } from '../errors'
 import type { RoutingConfig } from './routingConfig'
+
+/**
+ * Whether a failed call says the provider itself is failing, and so counts toward its cool-down:
+ * no answer (connection error, timeout), 429 or a 5xx. Its refusals of one request do not, and a
+ * provider with no key was never called: cooling it would keep it unavailable for a while after
+ * its key is saved.
+ */
+export const coolsDown = (f: { error: { code: string | null }; upstreamStatus: number | null }): boolean =>
+  f.error.code !== 'provider_not_configured' && (f.upstreamStatus === null || f.upstreamStatus >= 500 || f.upstreamStatus === 429)
+
+/** What a call to a provider that is cooling down gets: a 503 saying why, and when to try again. */
+export function coolingError(providerId: string, cooling: { until: number; lastError: string }): ApiError {
+  return new ApiError(503, 'server_error', `${providerId} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
+    'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
+  })
+}
 
 interface State {
   failures: number

@@ -7,7 +7,7 @@ import type { SerialisedRequest, UpstreamRequest } from '../providers/adapter'
 import { ClientAborted, ProviderFailure, sendToProvider } from './sendToProvider'
 import type { ProviderRegistry } from '../providers/registry'
 import type { UpstreamResponse } from '../upstream/client'
-import type { Cooldown } from './cooldown'
+import { coolingError, coolsDown, type Cooldown } from './cooldown'
 import { backoffMs, type RoutingConfig } from './routingConfig'
 
 type Verdict = 'retry' | 'next' | 'stop'
@@ -25,14 +25,6 @@ function verdict(f: ProviderFailure): Verdict {
   if (s === 400 || s === 413 || s === 422) return 'stop'
   return 'next'
 }
-
-/**
- * Whether a failure counts toward the provider's cool-down: it did not answer, or answered that it
- * is failing or overloaded. A provider with no key was never called: it is not failing, and
- * cooling it would keep it unavailable for a while after its key is saved.
- */
-const coolsDown = (f: ProviderFailure): boolean =>
-  f.error.code !== 'provider_not_configured' && (f.upstreamStatus === null || f.upstreamStatus >= 500 || f.upstreamStatus === 429)
 
 /** What routing decides with: its settings, the providers' cool-downs, and the providers themselves. */
 export interface RoutingDeps {
@@ -74,9 +66,7 @@ export async function route(
     const cooling = deps.cooldown.cooling(id)
     if (cooling) {
       skipped(`${id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures (${cooling.lastError})`)
-      last ??= new ApiError(503, 'server_error', `${id} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
-        'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
-      })
+      last ??= coolingError(id, cooling)
       continue
     }
     let request: SerialisedRequest

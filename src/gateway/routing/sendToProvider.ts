@@ -8,7 +8,7 @@ import { upstreamNetworkError } from '../upstream/upstreamErrors'
 import { retryAfterMs } from './routingConfig'
 import type { SerialisedRequest } from '../providers/adapter'
 import { adapterFor } from '../providers/kinds'
-import type { ProviderRegistry } from '../providers/registry'
+import type { Provider, ProviderRegistry } from '../providers/registry'
 
 /** Thrown when the client went away: the request is recorded as aborted, nothing is answered. */
 export class ClientAborted extends Error {}
@@ -25,24 +25,37 @@ export class ProviderFailure extends Error {
   }
 }
 
+/** A call to a provider: a path under its configured base URL, never a URL from the request. */
+export interface ProviderCall {
+  method: 'GET' | 'POST' | 'DELETE'
+  path: string
+  /** JSON text, serialised by the caller. */
+  body?: string
+  /** Headers the caller sent for the provider (a wire's pass-through ones); they win over the adapter's. */
+  headers?: Record<string, string>
+}
+
+/** Hears how each attempt went: the provider's status (null when it never answered, or was not called) and the error, if any. */
+export interface AttemptReport {
+  /** The call is about to go out: the provider was reached, or tried (not when no credential stopped it). */
+  sending(): void
+  ended(status: number | null, error: string | null): void
+}
+
 /**
- * One attempt at one provider. Returns the response only when it is a 200; anything else is a
- * ProviderFailure. Every attempt lands in log.attempts. The upstream URL always comes from
- * configuration, never from the request.
+ * One call to one provider, with its credential and its deadlines, ended when the client goes
+ * away. Returns the response only when it is a 200; anything else is a ProviderFailure (a
+ * ClientAborted when the client left). Every attempt is reported to `report`.
  */
-export async function sendToProvider(
+export async function callProvider(
   registry: ProviderRegistry,
-  log: AttemptLog,
-  target: Target,
-  request: SerialisedRequest,
+  provider: Provider,
+  call: ProviderCall,
   signal: ClientAbort,
+  report: AttemptReport,
 ): Promise<UpstreamResponse> {
-  const provider = target.provider
   const adapter = adapterFor(provider.kind)
   const credential = await registry.credential(provider.id)
-  const started = performance.now()
-  const attempt = (status: number | null, error: string | null) =>
-    log.attempts.push({ provider: provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error })
   if (!credential && !provider.local) {
     const problem = await registry.credentialProblem(provider.id)
     const e = new ApiError(
@@ -55,35 +68,55 @@ export async function sendToProvider(
       null,
       { 'x-should-retry': 'false' },
     )
-    attempt(null, e.message)
+    report.ended(null, e.message)
     throw new ProviderFailure(e, null, null)
   }
   let res: UpstreamResponse
-  log.sent = true
+  report.sending()
   try {
     res = await callUpstream(registry.dispatcher(provider), {
-      url: joinUrl(provider.baseUrl, request.path),
-      method: 'POST',
-      headers: request.headers ? { ...adapter.headers(credential?.value ?? null), ...request.headers } : adapter.headers(credential?.value ?? null),
-      body: request.body,
+      url: joinUrl(provider.baseUrl, call.path),
+      method: call.method,
+      headers: call.headers ? { ...adapter.headers(credential?.value ?? null), ...call.headers } : adapter.headers(credential?.value ?? null),
+      body: call.body,
       client: signal,
       deadlines: provider.deadlines,
     })
   } catch (err) {
     if (signal.aborted) {
-      attempt(null, 'client closed the connection')
+      report.ended(null, 'client closed the connection')
       throw new ClientAborted()
     }
     const e = upstreamNetworkError(provider.id, err)
-    attempt(null, e.message)
+    report.ended(null, e.message)
     throw new ProviderFailure(e, null, null)
   }
   if (res.statusCode !== 200) {
     const text = await res.body.text().catch(() => '')
     const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, registry.redactor)
-    attempt(res.statusCode, e.message)
+    report.ended(res.statusCode, e.message)
     throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers))
   }
-  attempt(200, null)
+  report.ended(200, null)
   return res
+}
+
+/**
+ * One inference attempt at one provider (`callProvider`, a POST), noted in the request's attempt log.
+ */
+export function sendToProvider(
+  registry: ProviderRegistry,
+  log: AttemptLog,
+  target: Target,
+  request: SerialisedRequest,
+  signal: ClientAbort,
+): Promise<UpstreamResponse> {
+  const started = performance.now()
+  return callProvider(registry, target.provider, { method: 'POST', ...request }, signal, {
+    sending: () => {
+      log.sent = true
+    },
+    ended: (status, error) =>
+      log.attempts.push({ provider: target.provider.id, model: target.upstreamModel, status, latency_ms: Math.round(performance.now() - started), error }),
+  })
 }

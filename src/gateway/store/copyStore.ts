@@ -90,7 +90,7 @@ const TABLES: readonly Table[] = [
   { name: 'aliases', columns: ['pattern', 'target', 'note', 'created_at', 'updated_at'], key: ['pattern'], noun: ['alias', 'aliases'] },
   {
     name: 'providers',
-    columns: ['id', 'kind', 'base_url', 'created_at', 'updated_at', 'timeouts', 'wire'],
+    columns: ['id', 'kind', 'base_url', 'created_at', 'updated_at', 'timeouts', 'wire', 'dialect'],
     key: ['id'],
     noun: ['provider', 'providers'],
   },

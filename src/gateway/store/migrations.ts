@@ -464,4 +464,13 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    description: 'the dialect of the OpenAI wire a provider speaks, which its quirks follow',
+    up(db) {
+      // Null: the provider's default (a built-in's own, else its base URL's host).
+      db.exec(`ALTER TABLE providers ADD COLUMN dialect TEXT`)
+    },
+    postgres: `ALTER TABLE providers ADD COLUMN dialect text`,
+  },
 ]

@@ -1,6 +1,6 @@
 import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
-import type { ProviderWire } from '../../contract/providers'
+import type { ProviderDialect, ProviderWire } from '../../contract/providers'
 
 export interface ProviderRow {
   id: string
@@ -12,6 +12,8 @@ export interface ProviderRow {
   timeouts: string
   /** Kind openai: the wires it serves; null for the provider's default. */
   wire: ProviderWire | null
+  /** Kind openai: the dialect its quirks follow; null for the provider's default (its base URL's). */
+  dialect: ProviderDialect | null
 }
 
 /** Per-provider overrides of the upstream timeouts, in milliseconds. */
@@ -28,14 +30,22 @@ export class ProvidersRepo {
     return this.sql.all<ProviderRow>(`SELECT * FROM providers ORDER BY id`)
   }
 
-  /** `wire` undefined keeps the stored setting. */
-  upsert(id: string, kind: string, baseUrl: string | null, timeouts: ProviderTimeouts = {}, wire?: ProviderWire, now = Date.now()): Promise<void> {
+  /** `wire` and `dialect` undefined keep the stored setting. */
+  upsert(
+    id: string,
+    kind: string,
+    baseUrl: string | null,
+    timeouts: ProviderTimeouts = {},
+    wire?: ProviderWire,
+    dialect?: ProviderDialect,
+    now = Date.now(),
+  ): Promise<void> {
     return this.sql.write(async (tx) => {
       await tx.run(
-        `INSERT INTO providers (id, kind, base_url, timeouts, wire, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO providers (id, kind, base_url, timeouts, wire, dialect, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, base_url = excluded.base_url, timeouts = excluded.timeouts,
-           wire = COALESCE(excluded.wire, providers.wire), updated_at = excluded.updated_at`,
-        [id, kind, baseUrl, JSON.stringify(timeouts), wire ?? null, now, now],
+           wire = COALESCE(excluded.wire, providers.wire), dialect = COALESCE(excluded.dialect, providers.dialect), updated_at = excluded.updated_at`,
+        [id, kind, baseUrl, JSON.stringify(timeouts), wire ?? null, dialect ?? null, now, now],
       )
       await bumpConfigRev(tx)
     })

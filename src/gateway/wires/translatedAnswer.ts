@@ -21,11 +21,11 @@ export interface ChatEncoding {
 export function translatedGrammar(encoding: ChatEncoding): AnswerGrammar {
   return {
     whole(answer, out) {
-      const { completion, usage, untouched } = adapterFor(out.target.provider.kind).chatResponse(answer.json, out.target.provider.id)
+      const { completion, usage, untouched } = adapterFor(out.target.provider.kind).chatResponse(answer.json, out.target.provider)
       return { ...encoding.whole(completion, usage, out, untouched ? answer.text : undefined), usage }
     },
     relay(upstream, out) {
-      const translator = adapterFor(out.target.provider.kind).streamTranslator(out.target.provider.id, out.redactor)
+      const translator = adapterFor(out.target.provider.kind).streamTranslator(out.target.provider, out.redactor)
       return relayChatStream(out, upstream, translator, encoding.events(out), encoding.prompt)
     },
   }

@@ -2,6 +2,7 @@ import type { Dropped } from '../core/wire'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
+import { quirksOf } from '../providers/quirks'
 import type { ChatBody } from './chat/chatBody'
 import { chatRequestFor } from './chat/chatWire'
 
@@ -17,12 +18,6 @@ export interface ChatTarget {
   /** The field the provider takes the token limit in (default `max_tokens`, which every compatible server knows). */
   limitField?: 'max_tokens' | 'max_completion_tokens'
 }
-
-/**
- * OpenAI's own API takes the token limit as max_completion_tokens on every model and refuses
- * max_tokens on its reasoning models (o-series, gpt-5); other compatible servers know max_tokens.
- */
-const limitField = (target: Target) => (target.provider.id === 'openai' ? 'max_completion_tokens' : 'max_tokens')
 
 /** One entry per field in the record's `ignored`, whatever the number of candidates built. */
 export function noteIgnored(ctx: RequestContext, d: Dropped): void {
@@ -40,7 +35,7 @@ export function translatedChatRequest(
   target: Target,
   translate: (t: ChatTarget) => { chat: ChatBody; dropped: Dropped[] },
 ): UpstreamRequest {
-  const { chat, dropped } = translate({ maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: limitField(target) })
+  const { chat, dropped } = translate({ maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: quirksOf(target.provider).limitField })
   for (const d of dropped) noteIgnored(ctx, d)
   return chatRequestFor(ctx, chat, target)
 }

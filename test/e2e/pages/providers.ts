@@ -1,4 +1,4 @@
-import type { Locator } from 'playwright-core'
+import type { Locator, Response } from 'playwright-core'
 import { BasePage } from './base'
 
 export class ProvidersPage extends BasePage {
@@ -25,6 +25,22 @@ export class ProvidersPage extends BasePage {
   }
   keyInput(id: string): Locator {
     return this.card(id).getByTestId('provider-key-input')
+  }
+  /** Adds a provider of kind openai through the *Add a provider* dialog; `dialect` '' leaves it to the base URL. */
+  async add(p: { id: string; baseUrl: string; apiKey: string; dialect: string }): Promise<Response> {
+    await this.id('add-provider').click()
+    await this.id('add-provider-id').fill(p.id)
+    await this.id('add-provider-url').fill(p.baseUrl)
+    await this.id('add-provider-key').fill(p.apiKey)
+    await this.id('add-provider-dialect').selectOption(p.dialect)
+    return this.answerOf('providers.set', () => this.id('add-provider-submit').click())
+  }
+  dialect(id: string): Locator {
+    return this.card(id).getByTestId('provider-dialect-input')
+  }
+  async setDialect(id: string, dialect: string): Promise<Response> {
+    await this.dialect(id).selectOption(dialect)
+    return this.answerOf('providers.set', () => this.card(id).getByTestId('provider-dialect-save').click())
   }
   async test(id: string): Promise<{ ok: boolean; text: string }> {
     const card = this.card(id)

@@ -1,6 +1,7 @@
 import { builtinProviders } from '../../providers/builtin'
 import { probeProvider } from '../../providers/health'
 import { providerKinds } from '../../providers/kinds'
+import { dialectOf } from '../../providers/quirks'
 import type { Provider } from '../../providers/registry'
 import { envVarFor } from '../../secrets/secretStore'
 import { MissingSecretKey } from '../../secrets/databaseSecretStore'
@@ -21,6 +22,7 @@ async function info(ctx: AdminContext, p: Provider) {
     key_store: ctx.gw.secrets.description,
     timeouts: p.timeouts,
     wire: p.kind === 'openai' ? p.wire : null,
+    dialect: dialectOf(p),
     stored: p.stored,
   }
 }
@@ -37,6 +39,8 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
     const baseUrl = input.base_url === undefined ? (existing?.stored ? existing.baseUrl : null) : input.base_url
     if (!builtin && !baseUrl) throw invalid('base_url', `${input.id} is not a built-in provider: give its base URL`)
     if (input.wire !== undefined && kind !== 'openai') throw invalid('wire', `wire applies to providers of kind openai; ${input.id} is of kind ${kind}`)
+    if (input.dialect !== undefined && kind !== 'openai')
+      throw invalid('dialect', `dialect applies to providers of kind openai; ${input.id} is of kind ${kind}`)
     if (input.api_key !== undefined) {
       try {
         await ctx.gw.secrets.set(input.id, input.api_key)
@@ -50,7 +54,7 @@ export const providerHandlers: Handlers<'providers.list' | 'providers.set' | 'pr
         )
       }
     }
-    await ctx.gw.store.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire)
+    await ctx.gw.store.providers.upsert(input.id, kind, baseUrl, input.timeouts ?? existing?.timeouts ?? {}, input.wire, input.dialect)
     // The keychain changed too, which no revision tells: the credential is read again. (A key in
     // the database bumped the revision itself, which tells every gateway on it.)
     await ctx.gw.configChanged()

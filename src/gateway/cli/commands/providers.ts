@@ -1,5 +1,5 @@
 import type { Output } from '../../../contract'
-import { providerWire } from '../../../contract/providers'
+import { providerDialect, providerWire } from '../../../contract/providers'
 import { envVarFor } from '../../secrets/secretStore'
 import { number, parse, table, type Command } from '../shared'
 import { operate, operating, runningOperator } from './api'
@@ -10,6 +10,7 @@ const FLAGS = {
   kind: '--kind',
   base_url: '--base-url',
   wire: '--wire',
+  dialect: '--dialect',
   api_key: '--api-key-stdin',
   'timeouts.connect_ms': '--connect-timeout-ms',
   'timeouts.first_byte_ms': '--first-byte-timeout-ms',
@@ -26,11 +27,14 @@ export const providersSet: Command = async (args, io) => {
     'first-byte-timeout-ms': { type: 'string' },
     'idle-timeout-ms': { type: 'string' },
     wire: { type: 'string' },
+    dialect: { type: 'string' },
   })
   const id = positionals[0]
   if (!id) throw new Error('providers set needs ID: lower-case letters, digits, - and _ (it becomes the model prefix, ID/model)')
   const wire = values.wire === undefined ? undefined : providerWire.safeParse(values.wire).data
   if (values.wire !== undefined && !wire) throw new Error(`--wire must be one of ${providerWire.options.join(', ')}, got "${values.wire}"`)
+  const dialect = values.dialect === undefined ? undefined : providerDialect.safeParse(values.dialect).data
+  if (values.dialect !== undefined && !dialect) throw new Error(`--dialect must be one of ${providerDialect.options.join(', ')}, got "${values.dialect}"`)
   let secret: string | undefined
   if (values['api-key-stdin']) {
     secret = (await io.readStdin()).trim()
@@ -48,7 +52,7 @@ export const providersSet: Command = async (args, io) => {
     io,
     'providers.set',
     // The flags given are the provider's whole setting, as they always were from the CLI: no --base-url means the built-in's.
-    { id, kind: values.kind, base_url: values['base-url'] ?? null, api_key: secret, timeouts, wire },
+    { id, kind: values.kind, base_url: values['base-url'] ?? null, api_key: secret, timeouts, wire, dialect },
     FLAGS,
   )
   io.out(`provider ${id} saved${secret ? ` (key …${secret.slice(-4)} stored in ${saved.key_store})` : ''}`)
@@ -61,6 +65,7 @@ export const providersList: Command = async (args, io) => {
     id: p.id,
     kind: p.kind,
     wire: p.wire,
+    dialect: p.dialect,
     base_url: p.base_url,
     local: p.local,
     credential: p.credential,
@@ -69,11 +74,12 @@ export const providersList: Command = async (args, io) => {
   else {
     io.out(
       table([
-        ['ID', 'KIND', 'WIRE', 'BASE URL', 'KEY'],
+        ['ID', 'KIND', 'WIRE', 'DIALECT', 'BASE URL', 'KEY'],
         ...providers.map((p) => [
           p.id,
           p.kind,
           p.wire ?? '-',
+          p.dialect ?? '-',
           p.base_url ?? '-',
           p.credential ? `…${p.credential.last4} (${p.credential.source})` : p.local ? 'not needed' : `none (${envVarFor(p.id)})`,
         ]),

@@ -1,21 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Gateway } from '../../gateway'
 import { invalidRequest, modelNotFound } from '../../errors'
-import { presetNameOf } from '../../pipeline/resolvePreset'
 import { credentialOf } from '../serveInference'
-import { listModels, type ModelEntry } from '../../core/modelList'
-
-/** The catalog entry a model id names: its gateway id, else a bare upstream id, else what an alias of that name steers to. */
-function findModel(gw: Gateway, models: ModelEntry[], id: string): ModelEntry | undefined {
-  const named = (name: string) => models.find((m) => m.id === name) ?? models.find((m) => m.gw.upstream_model === name)
-  const found = named(id)
-  if (found) return found
-  const target = gw.aliases.match(id)?.target
-  if (target === undefined) return undefined
-  const preset = presetNameOf(target)
-  const model = preset === null ? target : gw.presets.get(preset)?.model
-  return model === undefined ? undefined : named(model)
-}
+import { findModel, listModels, type ModelEntry } from '../../core/modelList'
 
 /** One model as Anthropic's SDKs read it; the id is the gateway's, so it is usable as `model` on /v1/messages. */
 function anthropicModel(m: ModelEntry) {
@@ -71,7 +58,7 @@ export function modelsRoutes(app: FastifyInstance, gw: Gateway): void {
   app.get('/v1/models/*', async (req) => {
     const anthropic = authenticate(req)
     const id = decodeURIComponent((req.params as { '*': string })['*'])
-    const found = findModel(gw, await listModels(gw), id)
+    const found = await findModel(gw, id)
     if (!found) throw modelNotFound(id)
     return anthropic ? anthropicModel(found) : found
   })

@@ -1,12 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Gateway } from '../../gateway'
+import { retrieveProviderResponse } from '../../core/providerResponses'
 import { invalidRequest } from '../../errors'
-import { adapterFor } from '../../providers/kinds'
-import { servesResponses } from '../../providers/registry'
+import { ClientAborted } from '../../routing/sendToProvider'
 import type { KeyRow } from '../../store/keysRepo'
-import { callUpstream, joinUrl, type UpstreamResponse } from '../../upstream/client'
-import { upstreamNetworkError } from '../../upstream/upstreamErrors'
-import { responseNotFound } from '../../wires/responses/conversations'
+import { abortWhenGone } from '../abortWhenGone'
 
 type Obj = Record<string, unknown>
 
@@ -29,34 +27,25 @@ function page(items: Obj[], query: Record<string, unknown>): Obj {
 }
 
 /**
- * A response a provider keeps, asked of the provider that made it (the request's record keeps the
- * provider's id) and answered as the provider answers, a replayed stream included. Only the key
- * that made it may: the gateway's credential would otherwise let any key read or delete whatever
- * is kept under the provider account. Not an inference call: nothing is priced or recorded.
+ * A response a provider keeps, from the provider that made it (`retrieveProviderResponse`), sent
+ * on as it comes. The client's leaving ends the provider call; then nothing is answered.
  */
-async function askProvider(gw: Gateway, key: KeyRow, req: FastifyRequest, reply: FastifyReply, id: string, tail: string): Promise<FastifyReply> {
-  const made = await gw.responses.conversations.madeUpstream(id)
-  const provider = made && made.key_id === key.id ? gw.registry.get(made.provider) : undefined
-  if (!provider || !servesResponses(provider)) throw responseNotFound(id)
-  const adapter = adapterFor(provider.kind)
-  const credential = await gw.registry.credential(provider.id)
+async function askProvider(gw: Gateway, key: KeyRow, req: FastifyRequest, reply: FastifyReply, id: string, tail: '' | '/input_items'): Promise<FastifyReply> {
   const query = req.url.indexOf('?')
-  let res: UpstreamResponse
   try {
-    res = await callUpstream(gw.registry.dispatcher(provider), {
-      url: joinUrl(provider.baseUrl, `responses/${encodeURIComponent(id)}${tail}`) + (query === -1 ? '' : req.url.slice(query)),
-      method: req.method as 'GET' | 'DELETE',
-      headers: adapter.headers(credential?.value ?? null),
-      deadlines: provider.deadlines,
-    })
+    const sources = { routing: gw.routing, cooldown: gw.cooldown, registry: gw.registry, conversations: gw.responses.conversations }
+    const kept = await retrieveProviderResponse(
+      sources,
+      key.id,
+      id,
+      { method: req.method as 'GET' | 'DELETE', tail, query: query === -1 ? '' : req.url.slice(query) },
+      abortWhenGone(reply.raw),
+    )
+    return reply.type(kept.contentType).send(kept.body)
   } catch (err) {
-    throw upstreamNetworkError(provider.id, err)
+    if (err instanceof ClientAborted) return reply.hijack()
+    throw err
   }
-  if (res.statusCode !== 200) {
-    const text = await res.body.text().catch(() => '')
-    throw adapter.httpError(provider.id, res.statusCode, text, res.headers, gw.registry.redactor)
-  }
-  return reply.type(String(res.headers['content-type'] ?? 'application/json')).send(res.body)
 }
 
 /**

@@ -28,7 +28,7 @@ export const anthropicAdapter: ProviderAdapter = {
   }),
   chatRequest: translateRequest,
   chatResponse: (json) => translateResponse(json),
-  streamTranslator: (providerId, redactor) => new AnthropicStream(providerId, redactor),
+  streamTranslator: (provider, redactor) => new AnthropicStream(provider.id, redactor),
   embeddingsRequest: () => null,
   httpError: anthropicHttpError,
   // The first page holds only 20 models; ask for all of them at once.

@@ -4,23 +4,14 @@ import { normalizeUsage, withServedTier, type ReasoningConvention } from '../../
 import type { Redactor } from '../../secrets/redactor'
 import { parseUpstreamError, upstreamHttpError } from '../../upstream/upstreamErrors'
 import type { SseEvent } from '../../../shared/sse'
-import type { Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
+import type { Answering, Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
+import { quirksOf } from '../quirks'
 import { rememberSignature } from './thoughtSignatures'
 
 type Message = { tool_calls?: Array<{ id?: unknown; extra_content?: { google?: { thought_signature?: unknown } } }>; content?: unknown }
 type Choice = { index?: number; finish_reason?: unknown; message?: Message }
 
 const callId = () => `call_${randomBytes(12).toString('base64url')}`
-
-/**
- * Providers that report reasoning tokens outside `completion_tokens` (and inside `total_tokens`):
- * xAI by its documentation; Gemini's native usage keeps thoughts apart from the answer too, and
- * where its OpenAI layer folds them into `completion_tokens` the total says so and nothing is
- * added. Every other provider counts them inside, as OpenAI does.
- */
-const REASONING_OUTSIDE = new Set(['xai', 'gemini'])
-
-const conventionOf = (providerId: string): ReasoningConvention => (REASONING_OUTSIDE.has(providerId) ? 'outside' : 'inside')
 
 /**
  * Usage where providers put it: OpenAI's `usage`, Groq's `x_groq.usage` on older responses; with
@@ -61,11 +52,14 @@ class OpenAIStream implements StreamTranslator {
   /** The service tier the chunks say serves the answer (OpenAI repeats it on every chunk). */
   private tier: unknown = undefined
 
+  private readonly providerId: string
+
   constructor(
-    private readonly providerId: string,
+    provider: Answering,
     private readonly redactor: Redactor,
   ) {
-    this.reasoning = conventionOf(providerId)
+    this.providerId = provider.id
+    this.reasoning = quirksOf(provider).reasoning
   }
 
   event(ev: SseEvent): StreamStep {
@@ -115,15 +109,15 @@ export const openaiAdapter: ProviderAdapter = {
   kind: 'openai',
   headers: (credential): Record<string, string> => (credential ? { authorization: `Bearer ${credential}` } : {}),
   chatRequest: (body) => ({ path: 'chat/completions', body }),
-  chatResponse(json, providerId) {
+  chatResponse(json, provider) {
     let untouched = true
     for (const c of (json.choices as Choice[] | undefined) ?? []) {
       if (repairChoice(c)) untouched = false
-      for (const call of c.message?.tool_calls ?? []) rememberSignature(providerId, call)
+      for (const call of c.message?.tool_calls ?? []) rememberSignature(provider.id, call)
     }
-    return { completion: json, usage: usageOf(json, conventionOf(providerId)), untouched }
+    return { completion: json, usage: usageOf(json, quirksOf(provider).reasoning), untouched }
   },
-  streamTranslator: (providerId, redactor) => new OpenAIStream(providerId, redactor),
+  streamTranslator: (provider, redactor) => new OpenAIStream(provider, redactor),
   embeddingsRequest: (body) => ({ path: 'embeddings', body }),
   httpError: upstreamHttpError,
   modelsPath: 'models',

@@ -1,6 +1,6 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
-import type { ProviderWire } from '../../../../contract/providers'
+import type { ProviderDialect, ProviderWire } from '../../../../contract/providers'
 import { call } from '../../api/client'
 import { toApiError } from '../../api/errors'
 import { Field, FormError } from '../../components/Field'
@@ -50,18 +50,16 @@ function TestResult({ s, keyStore }: { s: Status; keyStore: string }) {
   )
 }
 
-/** Which of OpenAI's APIs a provider of kind openai serves natively. */
-export function WireField({
-  value,
-  onChange,
-  error,
-  testId,
-}: {
+/** A provider setting chosen from a list, in the add dialog and on the card alike. */
+interface ChoiceProps {
   value: string
   onChange: (e: ChangeEvent<HTMLSelectElement>) => void
   error?: string
   testId: string
-}) {
+}
+
+/** Which of OpenAI's APIs a provider of kind openai serves natively. */
+export function WireField({ value, onChange, error, testId }: ChoiceProps) {
   return (
     <Field
       label="APIs it serves"
@@ -77,26 +75,57 @@ export function WireField({
   )
 }
 
-/** One provider: credential state, key, base URL and wire forms, connection test. */
+/** Whose quirks a provider of kind openai has; an added one follows its base URL's host until one is chosen. */
+export function DialectField({
+  value,
+  onChange,
+  error,
+  testId,
+  derived,
+}: ChoiceProps & {
+  /** Offer "from the base URL" (an added provider before it is saved). */
+  derived?: boolean
+}) {
+  return (
+    <Field
+      label="Dialect"
+      error={error}
+      hint="Which provider's variant of chat completions it speaks: OpenAI's for Azure OpenAI or a proxy in front of OpenAI (token limits as max_completion_tokens)."
+    >
+      <select value={value} onChange={onChange} data-testid={testId}>
+        {derived && <option value="">From the base URL</option>}
+        <option value="openai">OpenAI</option>
+        <option value="gemini">Gemini</option>
+        <option value="xai">xAI</option>
+        <option value="generic">Other OpenAI-compatible</option>
+      </select>
+    </Field>
+  )
+}
+
+/** One provider: credential state, key, base URL, wire and dialect forms, connection test. */
 export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Provider | null) => void }) {
   const toast = useToast()
   const [apiKey, setApiKey] = useState('')
   const [baseUrl, setBaseUrl] = useState(p.base_url)
   const [wire, setWire] = useState(p.wire ?? 'chat')
-  const { errors, formError, busy: saving, submit } = useSubmit<'key' | 'url' | 'wire'>()
+  const [dialect, setDialect] = useState(p.dialect ?? 'generic')
+  const { errors, formError, busy: saving, submit } = useSubmit<'key' | 'url' | 'wire' | 'dialect'>()
   const [testing, setTesting] = useState(false)
   const busy = saving || (testing && 'test')
   const [result, setResult] = useState<Status | null>(null)
   const [removing, setRemoving] = useState(false)
 
-  const save = (what: 'key' | 'url' | 'wire', e: FormEvent) => {
+  const save = (what: 'key' | 'url' | 'wire' | 'dialect', e: FormEvent) => {
     e.preventDefault()
     const input =
       what === 'key'
         ? { id: p.id, api_key: apiKey }
         : what === 'url'
           ? { id: p.id, base_url: baseUrl.trim() || null }
-          : { id: p.id, wire: wire as ProviderWire }
+          : what === 'wire'
+            ? { id: p.id, wire: wire as ProviderWire }
+            : { id: p.id, dialect: dialect as ProviderDialect }
     const errs = validate(operations['providers.set'].input, input)
     if (what === 'key' && !apiKey.trim()) errs.api_key = 'paste the provider’s API key'
     submit(
@@ -105,7 +134,15 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
         const np = await call('providers.set', input)
         if (what === 'key') setApiKey('')
         setResult(null)
-        toast(what === 'key' ? `Key for ${p.label} saved in ${p.key_store}` : what === 'url' ? `Base URL of ${p.label} saved` : `APIs ${p.label} serves saved`)
+        toast(
+          what === 'key'
+            ? `Key for ${p.label} saved in ${p.key_store}`
+            : what === 'url'
+              ? `Base URL of ${p.label} saved`
+              : what === 'wire'
+                ? `APIs ${p.label} serves saved`
+                : `Dialect of ${p.label} saved`,
+        )
         onChanged(np)
       },
       { as: what },
@@ -162,6 +199,19 @@ export function ProviderCard({ p, onChanged }: { p: Provider; onChanged: (p: Pro
           <form className="inline-form" onSubmit={(e) => save('wire', e)} noValidate data-testid="provider-wire-form">
             <WireField value={wire} onChange={(e) => setWire(e.target.value as ProviderWire)} error={errors.wire} testId="provider-wire-input" />
             <button className="btn" disabled={busy !== false || wire === p.wire} data-testid="provider-wire-save">
+              Save
+            </button>
+          </form>
+        )}
+        {p.dialect !== null && (
+          <form className="inline-form" onSubmit={(e) => save('dialect', e)} noValidate data-testid="provider-dialect-form">
+            <DialectField
+              value={dialect}
+              onChange={(e) => setDialect(e.target.value as ProviderDialect)}
+              error={errors.dialect}
+              testId="provider-dialect-input"
+            />
+            <button className="btn" disabled={busy !== false || dialect === p.dialect} data-testid="provider-dialect-save">
               Save
             </button>
           </form>

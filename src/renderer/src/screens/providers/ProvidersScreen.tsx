@@ -9,12 +9,12 @@ import { Field } from '../../components/Field'
 import { PageHeader } from '../../components/Page'
 import { Empty, Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
-import { ProviderCard, WireField } from './ProviderCard'
-import type { ProviderWire } from '../../../../contract/providers'
+import { DialectField, ProviderCard, WireField } from './ProviderCard'
+import type { ProviderDialect, ProviderWire } from '../../../../contract/providers'
 
 function AddProviderDialog({ keyStore, onClose, onAdded }: { keyStore: string | null; onClose: () => void; onAdded: () => void }) {
   const toast = useToast()
-  const { v, set } = useFields({ id: '', kind: 'openai', base_url: '', api_key: '', wire: 'chat' })
+  const { v, set } = useFields({ id: '', kind: 'openai', base_url: '', api_key: '', wire: 'chat', dialect: '' })
   const { errors, formError, busy, submit: send } = useSubmit()
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -24,6 +24,7 @@ function AddProviderDialog({ keyStore, onClose, onAdded }: { keyStore: string | 
       base_url: v.base_url.trim(),
       ...(v.api_key.trim() && { api_key: v.api_key }),
       ...(v.kind === 'openai' && { wire: v.wire as ProviderWire }),
+      ...(v.kind === 'openai' && v.dialect !== '' && { dialect: v.dialect as ProviderDialect }),
     }
     const errs = validate(operations['providers.set'].input, input)
     if (!v.base_url.trim()) errs.base_url = 'is required for an added provider'
@@ -55,6 +56,7 @@ function AddProviderDialog({ keyStore, onClose, onAdded }: { keyStore: string | 
         </select>
       </Field>
       {v.kind === 'openai' && <WireField value={v.wire} onChange={set('wire')} error={errors.wire} testId="add-provider-wire" />}
+      {v.kind === 'openai' && <DialectField value={v.dialect} onChange={set('dialect')} error={errors.dialect} testId="add-provider-dialect" derived />}
       <Field label="Base URL" error={errors.base_url} hint="e.g. http://10.0.0.5:8000/v1">
         <input value={v.base_url} onChange={set('base_url')} data-testid="add-provider-url" />
       </Field>
