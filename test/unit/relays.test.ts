@@ -1,15 +1,17 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { ApiError } from '../../src/gateway/errors'
-import { adapterFor } from '../../src/gateway/providers/kinds'
+import type { Delivery } from '../../src/gateway/core/wire'
 import { ZERO_USAGE } from '../../src/gateway/pricing/usage'
-import { OpenAIChunks, relayChatStream, type ChunkEncoder } from '../../src/gateway/wires/chat/chatStream'
+import { OpenAIChunks, type ChunkEncoder } from '../../src/gateway/wires/chat/chatStream'
+import { deliverWith } from '../../src/gateway/wires/deliver'
 import { MessagesEvents } from '../../src/gateway/wires/messages/chatStreamToMessages'
 import { anthropicEvents } from '../../src/gateway/wires/messages/messagesStream'
 import { relayNativeStream } from '../../src/gateway/wires/nativeStream'
 import { ResponsesEvents } from '../../src/gateway/wires/responses/chatStreamToResponses'
 import { responsesEvents } from '../../src/gateway/wires/responses/responsesStream'
 import { ToolNames } from '../../src/gateway/wires/responses/responsesTools'
+import { translatedGrammar } from '../../src/gateway/wires/translatedAnswer'
 import { FakeDelivery, RecordingSink } from '../support/fakeDelivery'
 import { FakeUpstream, sse } from '../support/fakeUpstream'
 
@@ -41,10 +43,15 @@ function streaming() {
   return { sink, out, upstream }
 }
 
-/** A chat stream from an OpenAI-compatible provider, relayed through `encoder` (made for the delivery). */
-function chatRelay(encoder: (out: FakeDelivery) => ChunkEncoder) {
+/**
+ * A chat stream from an OpenAI-compatible provider, delivered as the chat-completions paths do it
+ * (`deliverWith` a translated grammar, the adapter reading the provider's chunks), the client's
+ * events written by `encoder`.
+ */
+function chatRelay(encoder: (out: Delivery) => ChunkEncoder) {
   const s = streaming()
-  const done = relayChatStream(s.out, s.upstream.response, adapterFor('openai').streamTranslator('p', s.out.redactor), encoder(s.out), PROMPT)
+  const grammar = translatedGrammar({ whole: () => assert.fail('the answer is streamed'), events: encoder, prompt: PROMPT })
+  const done = deliverWith(grammar, s.upstream.response, s.out)
   return { ...s, done }
 }
 
