@@ -1,25 +1,10 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
-import type { KeyRow } from '../../src/gateway/store/keysRepo'
+import { keyRow } from '../support/keyRow'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 
-const key: KeyRow = {
-  id: 'k',
-  name: 'agent',
-  lookup: '',
-  hash: '',
-  last4: '',
-  created_at: 0,
-  revoked_at: null,
-  last_used_at: null,
-  default_preset: null,
-  policy: '{}',
-  prepaid: 0,
-  daily_limit_usd: null,
-  monthly_limit_usd: null,
-  owner_id: null,
-}
+const key = keyRow('k', { name: 'agent' })
 const policy = { max_session_requests: 1 }
 const recordOf = (sessionId: string) =>
   ({
