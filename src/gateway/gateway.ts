@@ -59,7 +59,7 @@ export class Gateway {
   /** The Responses API's state for what the gateway answers itself. */
   readonly conversations: Conversations
   readonly balances: Balances
-  readonly rateLimiter = new RateLimiter()
+  readonly rateLimiter: RateLimiter
   /** Sessions that passed the settings' alert threshold. */
   readonly sessionAlerts = new SessionAlerts()
   readonly sessions: SessionSpend
@@ -135,16 +135,17 @@ export class Gateway {
     this.readiness = new ReadinessCheck(() => this.store.ping(), this.backpressure)
     this.databaseSecrets = options.config.databaseUrl ? new DatabaseSecretStore(store.providerSecrets, secretKey) : null
     this.secrets = this.databaseSecrets ?? options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
+    this.clock = options.clock ?? Date.now
     this.routing = { ...defaultRouting, ...options.routing }
-    this.cooldown = new Cooldown(this.routing)
+    this.cooldown = new Cooldown(this.routing, this.clock)
     this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
     this.registry = new ProviderRegistry(this.secrets, options.env ?? process.env, this.agent, (provider, problem) =>
       logger.warn({ provider }, `provider key not usable: ${problem}`),
     )
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
-    this.clock = options.clock ?? Date.now
-    this.balances = new Balances(this.store.ledger, this.records)
+    this.rateLimiter = new RateLimiter(this.clock)
+    this.balances = new Balances(this.store.ledger, this.records, this.clock)
     const alerts = { threshold: () => this.settings.session_alert_usd, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
     this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, alerts)
     this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => this.instance, alerts, logger) : null

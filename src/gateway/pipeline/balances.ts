@@ -50,10 +50,14 @@ export class Balances {
   /** Debits being written to the ledger, by key. */
   private debiting = new Map<string, bigint>()
 
-  /** `records`: the writer whose queued records (and debits riding with them) the store's sums must include. */
+  /**
+   * `records`: the writer whose queued records (and debits riding with them) the store's sums must
+   * include; `clock`: the gateway's, which says which day and month a request's spend counts in.
+   */
   constructor(
     private readonly ledger: LedgerRepo,
     private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
+    private readonly clock: () => number,
   ) {}
 
   /** After a configuration change (a top-up from another process): balances and spend are read again before the next admission. */
@@ -70,8 +74,9 @@ export class Balances {
    * the store is awaited, never blocked on: other requests are served meanwhile, and what they
    * spend meanwhile is counted too.
    */
-  loading(key: KeyRow, now = Date.now()): Promise<void> | null {
+  loading(key: KeyRow): Promise<void> | null {
     // On every request: no allocation unless something must be read.
+    const now = this.clock()
     const day = key.daily_limit_usd === null ? null : startOfUtcDay(now)
     const month = key.monthly_limit_usd === null ? null : startOfUtcMonth(now)
     if (key.prepaid !== 1 && day === null && month === null) return null
@@ -155,13 +160,14 @@ export class Balances {
     return this.balances.get(keyId) ?? 0n
   }
 
-  admit(key: KeyRow, expectedPico: bigint, now = Date.now()): Reservation {
+  admit(key: KeyRow, expectedPico: bigint): Reservation {
     const prepaid = key.prepaid === 1
     if (prepaid) {
       const balance = this.balanceOf(key.id)
       const inFlight = this.reserved.get(key.id) ?? 0n
       if (balance - inFlight <= 0n) throw noBalanceLeft(key, balance, inFlight)
     }
+    const now = this.clock()
     if (key.daily_limit_usd !== null) this.checkLimit(key, 'daily', key.daily_limit_usd, this.daily, startOfUtcDay(now))
     if (key.monthly_limit_usd !== null) this.checkLimit(key, 'monthly', key.monthly_limit_usd, this.monthly, startOfUtcMonth(now))
     this.reserved.set(key.id, (this.reserved.get(key.id) ?? 0n) + expectedPico)

@@ -13,9 +13,10 @@ interface State {
 export class Cooldown {
   private readonly states = new Map<string, State>()
 
+  /** `now`: the gateway's clock. */
   constructor(
     private readonly config: RoutingConfig,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   failure(providerId: string, error: string): void {

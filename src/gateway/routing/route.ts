@@ -26,11 +26,12 @@ function verdict(f: ProviderFailure): Verdict {
   return 'next'
 }
 
-/** What routing decides with: its settings, the providers' cool-downs, and the providers themselves. */
+/** What routing decides with: its settings, the providers' cool-downs, the providers themselves, and the gateway's clock. */
 export interface RoutingDeps {
   routing: RoutingConfig
   cooldown: Cooldown
   registry: ProviderRegistry
+  clock: () => number
 }
 
 export interface Routed {
@@ -67,7 +68,7 @@ export async function route(
     if (cooling) {
       skipped(`${id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures (${cooling.lastError})`)
       last ??= new ApiError(503, 'server_error', `${id} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
-        'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
+        'retry-after': String(Math.max(1, Math.ceil((cooling.until - deps.clock()) / 1000))),
       })
       continue
     }
@@ -87,7 +88,7 @@ export async function route(
     }
     for (let retry = 0; ; retry++) {
       try {
-        const response = await sendToProvider(deps.registry, log, target, request, signal)
+        const response = await sendToProvider(deps.registry, deps.clock, log, target, request, signal)
         deps.cooldown.success(id)
         return { target, response }
       } catch (err) {

@@ -32,6 +32,7 @@ export class ProviderFailure extends Error {
  */
 export async function sendToProvider(
   registry: ProviderRegistry,
+  clock: () => number,
   log: AttemptLog,
   target: Target,
   request: SerialisedRequest,
@@ -82,7 +83,7 @@ export async function sendToProvider(
     const text = await res.body.text().catch(() => '')
     const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, registry.redactor)
     attempt(res.statusCode, e.message)
-    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers))
+    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers, clock()))
   }
   attempt(200, null)
   return res
