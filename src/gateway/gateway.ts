@@ -11,7 +11,7 @@ import { Balances } from './pipeline/balances'
 import { RateLimiter } from './pipeline/rateLimiter'
 import { SessionSpend } from './pipeline/sessionSpend'
 import { SharedLimits } from './pipeline/sharedLimits'
-import { SessionAlerts } from './pipeline/sessionAlerts'
+import { alertThresholdPico, SessionAlerts } from './pipeline/sessionAlerts'
 import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
 import { DatabaseSecretStore } from './secrets/databaseSecretStore'
 import { SECRET_KEY_VAR, secretKeyFromEnv, type SecretKey } from './secrets/secretKey'
@@ -67,6 +67,8 @@ export class Gateway {
   readonly shared: SharedLimits | null
   /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
   settings!: Settings
+  /** The settings' session alert threshold in pico-dollars, converted as they are read. */
+  private sessionAlertPico: bigint | null = null
   readonly routing: RoutingConfig
   readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
@@ -146,7 +148,7 @@ export class Gateway {
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
     this.rateLimiter = new RateLimiter(this.clock)
     this.balances = new Balances(this.store.ledger, this.records, this.clock)
-    const alerts = { threshold: () => this.settings.session_alert_usd, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
+    const alerts = { threshold: () => this.sessionAlertPico, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
     this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, alerts)
     this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => this.instance, alerts, logger) : null
     this.conversations = new Conversations({
@@ -237,6 +239,7 @@ export class Gateway {
     ])
     // Everything read, the new configuration applies at once: no request sees half of it.
     this.settings = settings
+    this.sessionAlertPico = alertThresholdPico(settings)
     this.keyIndex.reload(keys)
     this.presets = new Map(presets.map((p) => [p.name, p]))
     this.aliases.reload(aliases)

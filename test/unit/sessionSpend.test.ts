@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { rulesOf } from '../../src/gateway/pipeline/keyRules'
 import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
 import type { KeyRow } from '../../src/gateway/store/keysRepo'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
@@ -14,13 +15,13 @@ const key: KeyRow = {
   revoked_at: null,
   last_used_at: null,
   default_preset: null,
-  policy: '{}',
+  policy: JSON.stringify({ max_session_requests: 1 }),
   prepaid: 0,
   daily_limit_usd: null,
   monthly_limit_usd: null,
   owner_id: null,
 }
-const policy = { max_session_requests: 1 }
+const rules = rulesOf(key)
 const recordOf = (sessionId: string) =>
   ({
     key_id: 'k',
@@ -35,15 +36,15 @@ describe('SessionSpend: sessions kept in memory', () => {
     const reads: string[] = []
     const store = new Map<string, number>()
     const spend = new SessionSpend(
-      async (_key, sessionId) => (reads.push(sessionId), { usd: 0, requests: store.get(sessionId) ?? 0 }),
+      async (_key, sessionId) => (reads.push(sessionId), { pico: 0n, requests: store.get(sessionId) ?? 0 }),
       // Nothing is ever left in the writer here.
       { flushed: async () => {}, unwritten: () => [] },
       { threshold: () => null, raise: () => assert.fail('no alert without a threshold') },
     )
     // As the core does: a session not in memory is read before its request is admitted.
     const admit = async (sessionId: string) => {
-      await spend.loading(key, policy, sessionId)
-      return spend.admit(key, policy, sessionId, 0n, 'chat.completions')
+      await spend.loading(key, rules, sessionId)
+      return spend.admit(key, rules, sessionId, 0n, 'chat.completions')
     }
     // The first session stays in flight throughout; the others come and go.
     const held = await admit('s0')
