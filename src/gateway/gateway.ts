@@ -11,7 +11,7 @@ import { Balances } from './pipeline/balances'
 import { RateLimiter } from './pipeline/rateLimiter'
 import { SessionSpend } from './pipeline/sessionSpend'
 import { SharedLimits } from './pipeline/sharedLimits'
-import { SessionAlerts } from './pipeline/sessionAlerts'
+import { alertThresholdPico, SessionAlerts } from './pipeline/sessionAlerts'
 import { KeychainSecretStore, type SecretStore } from './secrets/secretStore'
 import { DatabaseSecretStore } from './secrets/databaseSecretStore'
 import { SECRET_KEY_VAR, secretKeyFromEnv, type SecretKey } from './secrets/secretKey'
@@ -60,7 +60,7 @@ export class Gateway {
   /** The Responses API's wires and the conversations they keep. */
   readonly responses: ResponsesApi
   readonly balances: Balances
-  readonly rateLimiter = new RateLimiter()
+  readonly rateLimiter: RateLimiter
   /** Sessions that passed the settings' alert threshold. */
   readonly sessionAlerts = new SessionAlerts()
   readonly sessions: SessionSpend
@@ -68,6 +68,8 @@ export class Gateway {
   readonly shared: SharedLimits | null
   /** Settings saved from the dashboard over the start-up configuration; reloaded on change. */
   settings!: Settings
+  /** The settings' session alert threshold in pico-dollars, converted as they are read. */
+  private sessionAlertPico: bigint | null = null
   readonly routing: RoutingConfig
   readonly cooldown: Cooldown
   /** Current preset versions by name, reloaded on configuration change. */
@@ -136,17 +138,18 @@ export class Gateway {
     this.readiness = new ReadinessCheck(() => this.store.ping(), this.backpressure)
     this.databaseSecrets = options.config.databaseUrl ? new DatabaseSecretStore(store.providerSecrets, secretKey) : null
     this.secrets = this.databaseSecrets ?? options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
+    this.clock = options.clock ?? Date.now
     this.routing = { ...defaultRouting, ...options.routing }
-    this.cooldown = new Cooldown(this.routing)
+    this.cooldown = new Cooldown(this.routing, this.clock)
     this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
     this.registry = new ProviderRegistry(this.secrets, options.env ?? process.env, this.agent, (provider, problem) =>
       logger.warn({ provider }, `provider key not usable: ${problem}`),
     )
     this.health = new ProviderHealth(this.agent, this.registry)
     this.priceBook = new PriceBook(options.catalog ?? builtinCatalog)
-    this.clock = options.clock ?? Date.now
-    this.balances = new Balances(this.store.ledger, this.records)
-    const alerts = { threshold: () => this.settings.session_alert_usd, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
+    this.rateLimiter = new RateLimiter(this.clock)
+    this.balances = new Balances(this.store.ledger, this.records, this.clock)
+    const alerts = { threshold: () => this.sessionAlertPico, raise: (alert: SessionAlert) => this.sessionAlerts.raise(alert) }
     this.sessions = new SessionSpend((keyId, sessionId) => this.store.requests.sessionTotals(keyId, sessionId), this.records, alerts)
     this.shared = store.limits ? new SharedLimits(store.limits, this.records, () => this.instance, alerts, logger) : null
     this.responses = new ResponsesApi({
@@ -237,6 +240,7 @@ export class Gateway {
     ])
     // Everything read, the new configuration applies at once: no request sees half of it.
     this.settings = settings
+    this.sessionAlertPico = alertThresholdPico(settings)
     this.keyIndex.reload(keys)
     this.presets = new Map(presets.map((p) => [p.name, p]))
     this.aliases.reload(aliases)

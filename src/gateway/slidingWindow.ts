@@ -25,7 +25,7 @@ export class SlidingWindow {
    * Milliseconds until every one of `keys` may have another event, or 0 when they may now: the
    * event is then counted for each of them.
    */
-  take(keys: string[], limit: number, now = Date.now()): number {
+  take(keys: string[], limit: number, now: number): number {
     this.sweep(now)
     const events = keys.map((k) => this.inWindow(k, now))
     const full = events.filter((e) => e.at.length - e.head >= limit)

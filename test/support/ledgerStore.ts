@@ -29,7 +29,7 @@ export async function ledgerStore(): Promise<LedgerStore> {
   return {
     store,
     ledger,
-    balances: new Balances(ledger, nothingQueued),
+    balances: new Balances(ledger, nothingQueued, Date.now),
     key: async (name, settings) => (await keys.byId((await keys.create(name, settings)).info.id))!,
     refuseDebits: async () =>
       void (await store.sql.run(`CREATE TRIGGER ledger_refuses BEFORE INSERT ON ledger BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`)),

@@ -27,9 +27,9 @@ async function admission() {
   const ledger = await ledgerStore()
   const sessionReads: string[] = []
   const deps: AdmitDeps = {
-    rateLimiter: new RateLimiter(),
+    rateLimiter: new RateLimiter(Date.now),
     balances: ledger.balances,
-    sessions: new SessionSpend(async (_keyId, sessionId) => (sessionReads.push(sessionId), { usd: 0, requests: 0 }), nothingQueued, {
+    sessions: new SessionSpend(async (_keyId, sessionId) => (sessionReads.push(sessionId), { pico: 0n, requests: 0 }), nothingQueued, {
       threshold: () => null,
       raise: () => assert.fail('no alert without a threshold'),
     }),

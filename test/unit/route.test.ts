@@ -48,7 +48,7 @@ const build = () => ({ path: 'chat/completions', body: { model: 'gpt-4o-mini', m
 const quick: RoutingConfig = { ...defaultRouting, baseDelayMs: 1, maxDelayMs: 1 }
 
 function routing(config: RoutingConfig = quick) {
-  const deps: RoutingDeps = { routing: config, cooldown: new Cooldown(config), registry }
+  const deps: RoutingDeps = { routing: config, cooldown: new Cooldown(config, Date.now), registry, clock: Date.now }
   const log: AttemptLog = { attempts: [], sent: false }
   return { deps, log }
 }

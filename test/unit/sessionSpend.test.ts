@@ -1,11 +1,12 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { rulesOf } from '../../src/gateway/pipeline/keyRules'
 import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
 import { keyRow } from '../support/keyRow'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 
-const key = keyRow('k', { name: 'agent' })
-const policy = { max_session_requests: 1 }
+const key = keyRow('k', { name: 'agent', policy: JSON.stringify({ max_session_requests: 1 }) })
+const rules = rulesOf(key)
 const recordOf = (sessionId: string) =>
   ({
     key_id: 'k',
@@ -20,15 +21,15 @@ describe('SessionSpend: sessions kept in memory', () => {
     const reads: string[] = []
     const store = new Map<string, number>()
     const spend = new SessionSpend(
-      async (_key, sessionId) => (reads.push(sessionId), { usd: 0, requests: store.get(sessionId) ?? 0 }),
+      async (_key, sessionId) => (reads.push(sessionId), { pico: 0n, requests: store.get(sessionId) ?? 0 }),
       // Nothing is ever left in the writer here.
       { flushed: async () => {}, unwritten: () => [] },
       { threshold: () => null, raise: () => assert.fail('no alert without a threshold') },
     )
     // As the core does: a session not in memory is read before its request is admitted.
     const admit = async (sessionId: string) => {
-      await spend.loading(key, policy, sessionId)
-      return spend.admit(key, policy, sessionId, 0n, 'chat.completions')
+      await spend.loading(key, rules, sessionId)
+      return spend.admit(key, rules, sessionId, 0n, 'chat.completions')
     }
     // The first session stays in flight throughout; the others come and go.
     const held = await admit('s0')

@@ -1,8 +1,7 @@
-import { keyPolicy, type KeyPolicy } from '../../contract/keys'
-import type { KeyRow } from '../store/keysRepo'
 import type { Balances, Reservation } from './balances'
 import { enforcePolicy, policyViolation } from './enforcePolicy'
 import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
+import { rulesOf } from './keyRules'
 import type { RequestContext } from './requestContext'
 import type { RateLimiter } from './rateLimiter'
 import type { SessionHold, SessionSpend } from './sessionSpend'
@@ -13,18 +12,6 @@ import type { Target } from './resolveModel'
 const EXPECTED_OUTPUT_TOKENS = 1024
 /** Output assumed for the cost ceiling when neither the request nor the catalog bounds it. */
 const UNBOUNDED_OUTPUT_TOKENS = 32_768
-
-const policies = new WeakMap<KeyRow, KeyPolicy>()
-
-/** Policies are validated on save; parsing again here guards against a hand-edited store. */
-export function policyOf(key: KeyRow): KeyPolicy {
-  let p = policies.get(key)
-  if (!p) {
-    p = keyPolicy.parse(JSON.parse(key.policy))
-    policies.set(key, p)
-  }
-  return p
-}
 
 /**
  * What admission holds requests against: the keys' request rates, prepaid balances, period spend
@@ -67,7 +54,7 @@ function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, u
   const entry = target.priced?.entry ?? null
   const free = opts.free === true || (target.provider.local && !entry)
   const maxOutput = () => (opts.chat ? (requestedMaxTokens(body, opts.limitField) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
-  enforcePolicy(policyOf(key), {
+  enforcePolicy(rulesOf(key), {
     keyName: key.name,
     requested: ctx.model ?? '',
     target,
@@ -107,13 +94,13 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
     checkPolicy(ctx, target, body, opts)
     return NOTHING_HELD
   }
-  const policy = policyOf(key)
+  const rules = rulesOf(key)
   const sessionId = ctx.attribution.attribution.session_id
-  const shared = deps.shared?.holds(key, policy, sessionId) ? deps.shared : null
-  if (!shared) deps.rateLimiter.check(key.id, key.name, policy.rpm)
+  const shared = deps.shared?.holds(key, rules, sessionId) ? deps.shared : null
+  if (!shared) deps.rateLimiter.check(key.id, key.name, rules.policy.rpm)
   checkPolicy(ctx, target, body, opts)
   const entry = target.priced?.entry ?? null
-  const sessionUsd = sessionId !== null && policy.max_session_usd !== undefined
+  const sessionUsd = sessionId !== null && rules.sessionPico !== null
   if (sessionUsd && !entry && !target.provider.local) {
     throw policyViolation(
       `key "${key.name}" has a per-session spend limit, and ${target.provider.id}/${target.upstreamModel} has no known price; set one with \`gw prices set\` [rule: max_session_usd]`,
@@ -124,7 +111,7 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   // against reservations; estimating one means serialising the whole prompt, which other requests
   // need not pay for.
   let expected = 0
-  const reserves = key.prepaid === 1 || key.daily_limit_usd !== null || key.monthly_limit_usd !== null || sessionUsd
+  const reserves = key.prepaid === 1 || rules.dailyPico !== null || rules.monthlyPico !== null || sessionUsd
   if (reserves && entry) {
     const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
     expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
@@ -132,7 +119,7 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   if (shared) {
     const reservation = await shared.admit({
       key,
-      policy,
+      rules,
       requestId: ctx.id,
       startedAt: ctx.startedAt.getTime(),
       endpoint: ctx.endpoint,
@@ -146,12 +133,12 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   // memory (once a session, after a change, once a period); admission follows in the same turn
   // as the check that all of them are.
   for (;;) {
-    const loading = deps.sessions.loading(key, policy, sessionId) ?? deps.balances.loading(key)
+    const loading = deps.sessions.loading(key, rules, sessionId) ?? deps.balances.loading(key)
     if (!loading) break
     await loading
   }
   // Held before the balance is; a balance refusal returns the hold, which the request's record releases.
-  const sessionHold = deps.sessions.admit(key, policy, sessionId, BigInt(expected), ctx.endpoint)
+  const sessionHold = deps.sessions.admit(key, rules, sessionId, BigInt(expected), ctx.endpoint)
   try {
     return { reservation: deps.balances.admit(key, BigInt(expected)), sessionHold }
   } catch (refused) {

@@ -1,5 +1,7 @@
 import type { KeyRow } from '../store/keysRepo'
-import { picoToUsdNumber, type LedgerRepo } from '../store/ledgerRepo'
+import type { LedgerRepo } from '../store/ledgerRepo'
+import { costPico } from '../store/requestsRepo'
+import { rulesOf } from './keyRules'
 import { noBalanceLeft, periodLimitReached } from './refusals'
 import type { RecordSink } from '../store/store'
 
@@ -16,7 +18,7 @@ export interface Reservation {
 
 interface Spend {
   since: number
-  usd: number
+  pico: bigint
   /** The store's part still being read; admissions wait for it. */
   loading: Promise<void> | null
 }
@@ -29,7 +31,7 @@ export const startOfUtcMonth = (now: number) => {
 }
 
 /**
- * Prepaid balances and period spend, in memory. A request is admitted only while the balance
+ * Prepaid balances and period spend, in memory, in whole pico-dollars. A request is admitted only while the balance
  * minus what requests in flight have reserved is above zero, and it reserves its expected cost;
  * so parallel requests can overdraw a balance by no more than what those already in flight
  * spend beyond their reservation. A prepaid request's charge is written to the ledger before the
@@ -50,10 +52,14 @@ export class Balances {
   /** Debits being written to the ledger, by key. */
   private debiting = new Map<string, bigint>()
 
-  /** `records`: the writer whose queued records (and debits riding with them) the store's sums must include. */
+  /**
+   * `records`: the writer whose queued records (and debits riding with them) the store's sums must
+   * include; `clock`: the gateway's, which says which day and month a request's spend counts in.
+   */
   constructor(
     private readonly ledger: LedgerRepo,
     private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
+    private readonly clock: () => number,
   ) {}
 
   /** After a configuration change (a top-up from another process): balances and spend are read again before the next admission. */
@@ -70,10 +76,12 @@ export class Balances {
    * the store is awaited, never blocked on: other requests are served meanwhile, and what they
    * spend meanwhile is counted too.
    */
-  loading(key: KeyRow, now = Date.now()): Promise<void> | null {
+  loading(key: KeyRow): Promise<void> | null {
     // On every request: no allocation unless something must be read.
-    const day = key.daily_limit_usd === null ? null : startOfUtcDay(now)
-    const month = key.monthly_limit_usd === null ? null : startOfUtcMonth(now)
+    const rules = rulesOf(key)
+    const now = this.clock()
+    const day = rules.dailyPico === null ? null : startOfUtcDay(now)
+    const month = rules.monthlyPico === null ? null : startOfUtcMonth(now)
     if (key.prepaid !== 1 && day === null && month === null) return null
     const dayMissing = day !== null && !loaded(this.daily.get(key.id), day)
     const monthMissing = month !== null && !loaded(this.monthly.get(key.id), month)
@@ -123,11 +131,11 @@ export class Balances {
   private readPeriod(cache: Map<string, Spend>, keyId: string, since: number): Promise<void> {
     const have = cache.get(keyId)
     if (have?.since === since) return have.loading ?? Promise.resolve()
-    const spend: Spend = { since, usd: this.unwrittenSince(keyId, since), loading: null }
+    const spend: Spend = { since, pico: this.unwrittenSince(keyId, since), loading: null }
     cache.set(keyId, spend)
     spend.loading = this.ledger.spendSince(keyId, since).then(
-      (usd) => {
-        spend.usd += usd
+      (pico) => {
+        spend.pico += pico
         spend.loading = null
       },
       (err: unknown) => {
@@ -138,11 +146,11 @@ export class Balances {
     return spend.loading
   }
 
-  private unwrittenSince(keyId: string, since: number): number {
+  private unwrittenSince(keyId: string, since: number): bigint {
     return this.records
       .unwritten(keyId)
       .filter((r) => Date.parse(r.created_at) >= since)
-      .reduce((sum, r) => sum + (r.cost?.final_usd ?? 0), 0)
+      .reduce((sum, r) => sum + costPico(r), 0n)
   }
 
   /** Takes a charge off a balance in memory (a refund is negative), and off the one being read if a read runs. */
@@ -155,15 +163,17 @@ export class Balances {
     return this.balances.get(keyId) ?? 0n
   }
 
-  admit(key: KeyRow, expectedPico: bigint, now = Date.now()): Reservation {
+  admit(key: KeyRow, expectedPico: bigint): Reservation {
     const prepaid = key.prepaid === 1
     if (prepaid) {
       const balance = this.balanceOf(key.id)
       const inFlight = this.reserved.get(key.id) ?? 0n
       if (balance - inFlight <= 0n) throw noBalanceLeft(key, balance, inFlight)
     }
-    if (key.daily_limit_usd !== null) this.checkLimit(key, 'daily', key.daily_limit_usd, this.daily, startOfUtcDay(now))
-    if (key.monthly_limit_usd !== null) this.checkLimit(key, 'monthly', key.monthly_limit_usd, this.monthly, startOfUtcMonth(now))
+    const { dailyPico, monthlyPico } = rulesOf(key)
+    const now = this.clock()
+    if (dailyPico !== null) this.checkLimit(key, 'daily', dailyPico, this.daily, startOfUtcDay(now))
+    if (monthlyPico !== null) this.checkLimit(key, 'monthly', monthlyPico, this.monthly, startOfUtcMonth(now))
     this.reserved.set(key.id, (this.reserved.get(key.id) ?? 0n) + expectedPico)
     return { keyId: key.id, prepaid, pico: expectedPico, debit: 'due' }
   }
@@ -199,23 +209,22 @@ export class Balances {
     else this.reserved.delete(r.keyId)
     if (costPico === null || costPico === 0n || r.debit === 'waived') return
     if (r.prepaid && r.debit === 'due') this.charge(r.keyId, costPico)
-    const spent = picoToUsdNumber(costPico)
     for (const period of [this.daily, this.monthly]) {
       const s = period.get(r.keyId)
-      if (s) s.usd += spent
+      if (s) s.pico += costPico
     }
   }
 
-  private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limit: number, cache: Map<string, Spend>, since: number): void {
+  private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limitPico: bigint, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since || spend.loading) {
       // `loading` filled the cache in this same turn; only a period that began in the microseconds
       // between gets here, when the store holds next to nothing of it: what is queued counts, and
       // the period is read from the store at the next admission.
-      spend = { since, usd: this.unwrittenSince(key.id, since), loading: null }
+      spend = { since, pico: this.unwrittenSince(key.id, since), loading: null }
     }
     const reserved = this.reserved.get(key.id) ?? 0n
-    if (spend.usd + picoToUsdNumber(reserved) >= limit) throw periodLimitReached(key.name, name, limit, spend.usd, reserved, since)
+    if (spend.pico + reserved >= limitPico) throw periodLimitReached(key.name, name, limitPico, spend.pico, reserved, since)
   }
 }
 

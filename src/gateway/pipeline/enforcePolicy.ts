@@ -1,8 +1,8 @@
-import type { KeyPolicy } from '../../contract/keys'
+import { picoToUsdNumber } from '../../contract/money'
 import { globRegex } from './glob'
 import { ApiError } from '../errors'
+import type { KeyRules } from './keyRules'
 import type { Target } from './resolveModel'
-import { picoToUsd } from '../pricing/priceUsage'
 
 export const policyViolation = (message: string, param: string | null = null) => new ApiError(403, 'invalid_request_error', message, 'policy_violation', param)
 
@@ -27,7 +27,8 @@ export interface PolicyInput {
 }
 
 /** A key's rules, checked before anything reaches a provider; the message names the rule broken. */
-export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
+export function enforcePolicy(rules: KeyRules, p: PolicyInput): void {
+  const policy = rules.policy
   const who = `key "${p.keyName}"`
   if (policy.preset_only && !p.presetUsed) {
     throw policyViolation(`${who} may only use presets (model "policy/<name>" or the key's default preset) [rule: preset_only]`, 'model')
@@ -51,14 +52,14 @@ export function enforcePolicy(policy: KeyPolicy, p: PolicyInput): void {
       throw policyViolation(`${who} allows at most ${policy.max_tokens} output tokens, the request asks for ${asked} [rule: max_tokens]`, field)
     }
   }
-  if (policy.max_cost_per_request_usd !== undefined) {
+  if (rules.requestPico !== null) {
     const worst = p.worstCasePico()
     if (worst === null) {
       throw policyViolation(`${who} has a per-request cost ceiling, and ${canonical} has no known price [rule: max_cost_per_request_usd]`, 'model')
     }
-    if (picoToUsd(worst) > policy.max_cost_per_request_usd) {
+    if (BigInt(worst) > rules.requestPico) {
       throw policyViolation(
-        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsd(worst)} (lower ${p.limitField ?? 'max_tokens'}) [rule: max_cost_per_request_usd]`,
+        `${who} allows at most $${policy.max_cost_per_request_usd} per request; this one can cost up to $${picoToUsdNumber(BigInt(worst))} (lower ${p.limitField ?? 'max_tokens'}) [rule: max_cost_per_request_usd]`,
         p.limitField ?? 'max_tokens',
       )
     }

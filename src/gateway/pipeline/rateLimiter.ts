@@ -3,13 +3,15 @@ import { rateLimited } from './refusals'
 
 const WINDOW_MS = 60_000
 
-/** Requests per minute per key over a sliding window, in memory. */
+/** Requests per minute per key over a sliding window, in memory, timed by the gateway's clock. */
 export class RateLimiter {
   private readonly window = new SlidingWindow(WINDOW_MS)
 
-  check(keyId: string, keyName: string, rpm: number | undefined, now = Date.now()): void {
+  constructor(private readonly clock: () => number) {}
+
+  check(keyId: string, keyName: string, rpm: number | undefined): void {
     if (rpm === undefined) return
-    const waitMs = this.window.take([keyId], rpm, now)
+    const waitMs = this.window.take([keyId], rpm, this.clock())
     if (waitMs > 0) throw rateLimited(keyName, rpm, waitMs)
   }
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors'
-import { picoToUsdNumber } from '../store/ledgerRepo'
+import { picoToUsdNumber } from '../../contract/money'
 import type { RequestRecord } from '../store/requestsRepo'
 
 /**
@@ -32,14 +32,14 @@ export function noBalanceLeft(key: { id: string; name: string }, balancePico: bi
 export function periodLimitReached(
   keyName: string,
   period: 'daily' | 'monthly',
-  limitUsd: number,
-  spentUsd: number,
+  limitPico: bigint,
+  spentPico: bigint,
   reservedPico: bigint,
   since: number,
 ): ApiError {
   const flying = reservedPico > 0n ? `, ${usd(reservedPico)} reserved by requests in flight` : ''
   return insufficient(
-    `Key "${keyName}" reached its ${period} spend limit of $${limitUsd} ($${spentUsd.toFixed(6)} spent since ${new Date(since).toISOString()}${flying}).`,
+    `Key "${keyName}" reached its ${period} spend limit of ${usd(limitPico)} (${usd(spentPico)} spent since ${new Date(since).toISOString()}${flying}).`,
   )
 }
 

@@ -1,17 +1,26 @@
 import type { SessionAlert } from '../../contract/sessionAlerts'
-import { usdToPico } from '../store/ledgerRepo'
+import { picoToUsdNumber, usdToPico } from '../../contract/money'
+
+/** The settings' `session_alert_usd` in pico-dollars, converted once as the settings are read; null when alerts are off. */
+export const alertThresholdPico = (settings: { session_alert_usd: number | null }): bigint | null =>
+  settings.session_alert_usd === null ? null : usdToPico(settings.session_alert_usd)
+
+/** Where the stages that count sessions' spend raise alerts. */
+export interface SessionAlertSink {
+  /** The threshold in pico-dollars (`alertThresholdPico`); null when alerts are off. */
+  threshold(): bigint | null
+  raise(alert: SessionAlert): void
+}
 
 /** Where a session's spend went from `beforePico` to `afterPico`: the alert when that crossed the threshold, else null. */
 export function crossedThreshold(
-  thresholdUsd: number | null,
+  thresholdPico: bigint | null,
   beforePico: bigint,
   afterPico: bigint,
   session: Omit<SessionAlert, 'cost_usd' | 'threshold_usd'>,
 ): SessionAlert | null {
-  if (thresholdUsd === null) return null
-  const at = usdToPico(thresholdUsd)
-  if (!(beforePico < at && afterPico >= at)) return null
-  return { ...session, cost_usd: Number(afterPico) / 1e12, threshold_usd: thresholdUsd }
+  if (thresholdPico === null || !(beforePico < thresholdPico && afterPico >= thresholdPico)) return null
+  return { ...session, cost_usd: picoToUsdNumber(afterPico), threshold_usd: picoToUsdNumber(thresholdPico) }
 }
 
 /** Alerts kept for the dashboard to poll; older ones were seen or are stale. */

@@ -1,15 +1,13 @@
-import type { KeyPolicy } from '../../contract/keys'
-import type { SessionAlert } from '../../contract/sessionAlerts'
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
-import { usdToPico } from '../store/ledgerRepo'
-import { isTokenCount, type RequestRecord } from '../store/requestsRepo'
-import { crossedThreshold } from './sessionAlerts'
+import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
+import type { KeyRules } from './keyRules'
+import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 import { sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 
 /** What the store holds of one session on one key: its recorded cost and its requests (token counts aside). */
 export interface SessionTotals {
-  usd: number
+  pico: bigint
   requests: number
 }
 
@@ -49,12 +47,12 @@ export class SessionSpend {
   constructor(
     private readonly totalsOf: (keyId: string, sessionId: string) => Promise<SessionTotals>,
     private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
-    private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
+    private readonly alerts: SessionAlertSink,
   ) {}
 
   /** Whether a request of this session is held against it: its key limits sessions, or sessions raise alerts. */
-  private watches(policy: KeyPolicy, sessionId: string | null): sessionId is string {
-    return sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined || this.alerts.threshold() !== null)
+  private watches(rules: KeyRules, sessionId: string | null): sessionId is string {
+    return sessionId !== null && (rules.sessionPico !== null || rules.policy.max_session_requests !== undefined || this.alerts.threshold() !== null)
   }
 
   /**
@@ -63,8 +61,8 @@ export class SessionSpend {
    * blocked on), counting the session's records still in the writer. A record the thread commits
    * in between is counted twice, which errs towards refusing, never towards passing a limit.
    */
-  loading(key: KeyRow, policy: KeyPolicy, sessionId: string | null): Promise<void> | null {
-    if (!this.watches(policy, sessionId)) return null
+  loading(key: KeyRow, rules: KeyRules, sessionId: string | null): Promise<void> | null {
+    if (!this.watches(rules, sessionId)) return null
     const s = this.sessions.get(keyOf(key.id, sessionId))
     if (s) return s.loading
     return this.records.flushed().then(() => this.read(key, sessionId))
@@ -74,14 +72,14 @@ export class SessionSpend {
    * Admits one request of a session or refuses it (`policy_violation`, naming the rule), and
    * holds its expected cost and its place until it is recorded. Null when the session is not watched.
    */
-  admit(key: KeyRow, policy: KeyPolicy, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
-    if (!this.watches(policy, sessionId)) return null
+  admit(key: KeyRow, rules: KeyRules, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
+    if (!this.watches(rules, sessionId)) return null
     const s = this.session(key, sessionId)
-    const maxRequests = policy.max_session_requests
+    const maxRequests = rules.policy.max_session_requests
     if (maxRequests !== undefined && s.requests + s.inFlight >= maxRequests)
       throw sessionRequestsReached(endpoint, key.name, maxRequests, s.requests, s.inFlight)
-    if (policy.max_session_usd !== undefined) {
-      const limit = usdToPico(policy.max_session_usd)
+    const limit = rules.sessionPico
+    if (limit !== null) {
       const held = s.spentPico + s.reservedPico
       if (held >= limit) throw sessionSpendReached(endpoint, key.name, limit, s.spentPico, s.reservedPico)
       if (held + expectedPico > limit) throw sessionRequestTooDear(endpoint, key.name, limit, s.spentPico, s.reservedPico, expectedPico)
@@ -106,7 +104,7 @@ export class SessionSpend {
     if (!s) return
     const before = s.spentPico
     s.requests++
-    if (record.cost?.final_usd) s.spentPico += usdToPico(record.cost.final_usd)
+    s.spentPico += costPico(record)
     const alert = crossedThreshold(this.alerts.threshold(), before, s.spentPico, {
       at: Date.parse(record.created_at),
       key_id: record.key_id,
@@ -135,13 +133,13 @@ export class SessionSpend {
     const have = this.sessions.get(id)
     if (have) return have.loading ?? Promise.resolve()
     const pending = this.records.unwritten(key.id).filter((r) => r.attribution.session_id === sessionId && !isTokenCount(r))
-    const pendingPico = pending.reduce((sum, r) => sum + (r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n), 0n)
+    const pendingPico = pending.reduce((sum, r) => sum + costPico(r), 0n)
     const s: Session = { keyName: key.name, spentPico: pendingPico, requests: pending.length, reservedPico: 0n, inFlight: 0, loading: null }
     this.evictIdle()
     this.sessions.set(id, s)
     s.loading = this.totalsOf(key.id, sessionId).then(
       (totals) => {
-        s.spentPico += usdToPico(totals.usd)
+        s.spentPico += totals.pico
         s.requests += totals.requests
         s.loading = null
       },

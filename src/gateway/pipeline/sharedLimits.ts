@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
-import type { KeyPolicy } from '../../contract/keys'
-import type { SessionAlert } from '../../contract/sessionAlerts'
 import { ApiError } from '../errors'
 import type { KeyRow } from '../store/keysRepo'
-import { usdToPico } from '../store/ledgerRepo'
 import { isTransient, type Debit } from '../store/recordBatch'
 import { storeFailure } from '../store/storeFailure'
-import { isTokenCount, type RequestRecord } from '../store/requestsRepo'
+import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
 import type { RecordSink } from '../store/store'
 import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
 import { startOfUtcDay, startOfUtcMonth, type Reservation } from './balances'
+import type { KeyRules } from './keyRules'
 import { noBalanceLeft, periodLimitReached, rateLimited, sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
-import { crossedThreshold } from './sessionAlerts'
+import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 
 /** How often a gateway says it is alive, releases dead gateways' holds and retries settlements the store refused. */
 const TICK_MS = 1000
@@ -37,7 +35,7 @@ export interface SharedReservation extends Reservation {
 
 export interface SharedAdmission {
   key: KeyRow
-  policy: KeyPolicy
+  rules: KeyRules
   requestId: string
   startedAt: number
   endpoint: RequestRecord['endpoint']
@@ -76,18 +74,18 @@ export class SharedLimits {
     private readonly store: SharedLimitStore,
     private readonly records: Pick<RecordSink, 'flushed' | 'unwritten'>,
     private readonly instanceName: () => string,
-    private readonly alerts: { threshold(): number | null; raise(alert: SessionAlert): void },
+    private readonly alerts: SessionAlertSink,
     private readonly log: Pick<Logger, 'error'>,
   ) {}
 
   /** Whether this request is held by a limit the gateways share: any of its key's, its session's where it has one. */
-  holds(key: KeyRow, policy: KeyPolicy, sessionId: string | null): boolean {
+  holds(key: KeyRow, rules: KeyRules, sessionId: string | null): boolean {
     return (
       key.prepaid === 1 ||
-      key.daily_limit_usd !== null ||
-      key.monthly_limit_usd !== null ||
-      policy.rpm !== undefined ||
-      (sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined))
+      rules.dailyPico !== null ||
+      rules.monthlyPico !== null ||
+      rules.policy.rpm !== undefined ||
+      (sessionId !== null && (rules.sessionPico !== null || rules.policy.max_session_requests !== undefined))
     )
   }
 
@@ -144,11 +142,12 @@ export class SharedLimits {
 
   /** Admits the request or throws its refusal (503 when the database cannot be reached). */
   async admit(a: SharedAdmission): Promise<SharedReservation> {
-    const { key, policy } = a
-    const session = a.sessionId !== null && (policy.max_session_usd !== undefined || policy.max_session_requests !== undefined) ? a.sessionId : null
-    const dayStart = key.daily_limit_usd === null ? null : startOfUtcDay(a.startedAt)
-    const monthStart = key.monthly_limit_usd === null ? null : startOfUtcMonth(a.startedAt)
-    const sessionLimitPico = session !== null && policy.max_session_usd !== undefined ? usdToPico(policy.max_session_usd) : null
+    const { key, rules } = a
+    const policy = rules.policy
+    const session = a.sessionId !== null && (rules.sessionPico !== null || policy.max_session_requests !== undefined) ? a.sessionId : null
+    const dayStart = rules.dailyPico === null ? null : startOfUtcDay(a.startedAt)
+    const monthStart = rules.monthlyPico === null ? null : startOfUtcMonth(a.startedAt)
+    const sessionLimitPico = session !== null ? rules.sessionPico : null
     const admission = {
       requestId: a.requestId,
       instanceId: this.instanceId,
@@ -157,9 +156,9 @@ export class SharedLimits {
       prepaid: key.prepaid === 1,
       expectedPico: a.expectedPico,
       dayStart,
-      dayLimitPico: key.daily_limit_usd === null ? null : usdToPico(key.daily_limit_usd),
+      dayLimitPico: rules.dailyPico,
       monthStart,
-      monthLimitPico: key.monthly_limit_usd === null ? null : usdToPico(key.monthly_limit_usd),
+      monthLimitPico: rules.monthlyPico,
       sessionId: session,
       sessionRequests: session !== null ? (policy.max_session_requests ?? null) : null,
       sessionLimitPico,
@@ -198,7 +197,7 @@ export class SharedLimits {
   private unwritten(keyId: string, sessionId: string | null, dayStart: number | null, monthStart: number | null): LimitAdmission['unwritten'] {
     const u = { counted: true, dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
     for (const r of this.records.unwritten(keyId)) {
-      const pico = r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n
+      const pico = costPico(r)
       const at = Date.parse(r.created_at)
       if (dayStart !== null && at >= dayStart) u.dayPico += pico
       if (monthStart !== null && at >= monthStart) u.monthPico += pico
@@ -211,7 +210,8 @@ export class SharedLimits {
   }
 
   private refused(a: SharedAdmission, r: LimitRefusal, sessionLimitPico: bigint | null, dayStart: number | null, monthStart: number | null): ApiError {
-    const { key, policy } = a
+    const { key } = a
+    const policy = a.rules.policy
     switch (r.refusal) {
       case 'rpm':
         return rateLimited(key.name, policy.rpm!, Number(r.a))
@@ -225,9 +225,9 @@ export class SharedLimits {
       case 'balance':
         return noBalanceLeft(key, r.a, r.b)
       case 'daily':
-        return periodLimitReached(key.name, 'daily', key.daily_limit_usd!, Number(r.a) / 1e12, r.b, dayStart!)
+        return periodLimitReached(key.name, 'daily', a.rules.dailyPico!, r.a, r.b, dayStart!)
       case 'monthly':
-        return periodLimitReached(key.name, 'monthly', key.monthly_limit_usd!, Number(r.a) / 1e12, r.b, monthStart!)
+        return periodLimitReached(key.name, 'monthly', a.rules.monthlyPico!, r.a, r.b, monthStart!)
       case 'unstarted':
         throw new Error('a counter was not started with what the record writer holds')
     }

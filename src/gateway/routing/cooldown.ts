@@ -11,9 +11,9 @@ export const coolsDown = (f: { error: { code: string | null }; upstreamStatus: n
   f.error.code !== 'provider_not_configured' && (f.upstreamStatus === null || f.upstreamStatus >= 500 || f.upstreamStatus === 429)
 
 /** What a call to a provider that is cooling down gets: a 503 saying why, and when to try again. */
-export function coolingError(providerId: string, cooling: { until: number; lastError: string }): ApiError {
+export function coolingError(providerId: string, cooling: { until: number; lastError: string }, now: number): ApiError {
   return new ApiError(503, 'server_error', `${providerId} is cooling down after repeated failures: ${cooling.lastError}`, 'provider_unavailable', null, {
-    'retry-after': String(Math.max(1, Math.ceil((cooling.until - Date.now()) / 1000))),
+    'retry-after': String(Math.max(1, Math.ceil((cooling.until - now) / 1000))),
   })
 }
 
@@ -30,9 +30,10 @@ interface State {
 export class Cooldown {
   private readonly states = new Map<string, State>()
 
+  /** `now`: the gateway's clock. */
   constructor(
     private readonly config: RoutingConfig,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
   ) {}
 
   failure(providerId: string, error: string): void {

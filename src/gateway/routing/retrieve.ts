@@ -37,9 +37,9 @@ const unrecorded: AttemptReport = { sending() {}, ended() {} }
  */
 export async function retrieve(deps: RoutingDeps, provider: Provider, call: Retrieval, signal: ClientAbort): Promise<Retrieved> {
   const cooling = deps.cooldown.cooling(provider.id)
-  if (cooling) throw coolingError(provider.id, cooling)
+  if (cooling) throw coolingError(provider.id, cooling, deps.clock())
   try {
-    const res = await callProvider(deps.registry, provider, call, signal, unrecorded)
+    const res = await callProvider(deps.registry, deps.clock, provider, call, signal, unrecorded)
     deps.cooldown.clear(provider.id)
     // Each piece of the body restarts the idle deadline, as a relayed answer's does.
     const body = new Transform({

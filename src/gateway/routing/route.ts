@@ -26,11 +26,12 @@ function verdict(f: ProviderFailure): Verdict {
   return 'next'
 }
 
-/** What routing decides with: its settings, the providers' cool-downs, and the providers themselves. */
+/** What routing decides with: its settings, the providers' cool-downs, the providers themselves, and the gateway's clock. */
 export interface RoutingDeps {
   routing: RoutingConfig
   cooldown: Cooldown
   registry: ProviderRegistry
+  clock: () => number
 }
 
 export interface Routed {
@@ -66,7 +67,7 @@ export async function route(
     const cooling = deps.cooldown.cooling(id)
     if (cooling) {
       skipped(`${id} is cooling down until ${new Date(cooling.until).toISOString()} after ${cooling.failures} failures (${cooling.lastError})`)
-      last ??= coolingError(id, cooling)
+      last ??= coolingError(id, cooling, deps.clock())
       continue
     }
     let request: SerialisedRequest
@@ -85,7 +86,7 @@ export async function route(
     }
     for (let retry = 0; ; retry++) {
       try {
-        const response = await sendToProvider(deps.registry, log, target, request, signal)
+        const response = await sendToProvider(deps.registry, deps.clock, log, target, request, signal)
         deps.cooldown.clear(id)
         return { target, response }
       } catch (err) {

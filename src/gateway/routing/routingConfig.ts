@@ -25,8 +25,8 @@ export function backoffMs(config: RoutingConfig, retry: number, random = Math.ra
   return Math.round(exp * (1 - 0.25 * random()))
 }
 
-/** `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date), in milliseconds. */
-export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | null {
+/** `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date, counted from `now`), in milliseconds. */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now: number): number | null {
   const ms = Number(headers['retry-after-ms'])
   if (headers['retry-after-ms'] !== undefined && Number.isFinite(ms) && ms >= 0) return ms
   const v = headers['retry-after']

@@ -49,6 +49,7 @@ export interface AttemptReport {
  */
 export async function callProvider(
   registry: ProviderRegistry,
+  clock: () => number,
   provider: Provider,
   call: ProviderCall,
   signal: ClientAbort,
@@ -95,7 +96,7 @@ export async function callProvider(
     const text = await res.body.text().catch(() => '')
     const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, registry.redactor)
     report.ended(res.statusCode, e.message)
-    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers))
+    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers, clock()))
   }
   report.ended(200, null)
   return res
@@ -106,13 +107,14 @@ export async function callProvider(
  */
 export function sendToProvider(
   registry: ProviderRegistry,
+  clock: () => number,
   log: AttemptLog,
   target: Target,
   request: SerialisedRequest,
   signal: ClientAbort,
 ): Promise<UpstreamResponse> {
   const started = performance.now()
-  return callProvider(registry, target.provider, { method: 'POST', ...request }, signal, {
+  return callProvider(registry, clock, target.provider, { method: 'POST', ...request }, signal, {
     sending: () => {
       log.sent = true
     },

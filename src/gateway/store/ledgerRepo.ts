@@ -1,6 +1,7 @@
 import { placeholders, type Sql, type SqlValue } from './sql'
 import { bumpConfigRev } from './configRev'
 import { picoToUsdNumber } from '../../contract/money'
+import { COST_PICO_SUM } from './requestsRepo'
 
 export type LedgerKind = 'top_up' | 'adjustment' | 'usage'
 
@@ -72,12 +73,9 @@ export class LedgerRepo {
     return rows.map(({ amount_pico, ...r }) => ({ ...r, amount_usd: picoToUsdNumber(BigInt(amount_pico)) }))
   }
 
-  /** Spend of a key since a time, from its priced request records (keys without a balance spend too). */
-  async spendSince(keyId: string, since: number): Promise<number> {
-    const row = await this.sql.get<{ usd: number }>(`SELECT COALESCE(SUM(cost_usd), 0) AS usd FROM requests WHERE key_id = ? AND created_at >= ?`, [
-      keyId,
-      since,
-    ])
-    return row!.usd
+  /** Spend of a key since a time in pico-dollars, from its priced request records (keys without a balance spend too). */
+  async spendSince(keyId: string, since: number): Promise<bigint> {
+    const row = await this.sql.get<{ pico: string }>(`SELECT ${COST_PICO_SUM} AS pico FROM requests WHERE key_id = ? AND created_at >= ?`, [keyId, since])
+    return BigInt(row!.pico)
   }
 }

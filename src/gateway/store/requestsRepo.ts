@@ -1,6 +1,7 @@
 import type { Sql, SqlValue } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Cost } from '../pricing/types'
+import { usdToPico } from '../../contract/money'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
 
@@ -30,6 +31,20 @@ export const INPUT_TOKENS_ENDPOINT = 'responses.input_tokens'
 
 /** A token count's record: it counts towards no session's requests or spend (nothing is billed). */
 export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) => r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT
+
+/**
+ * A record's cost in whole pico-dollars (0 when it has none). A record keeps its cost in USD,
+ * written from whole pico-dollars; this gives them back exactly (for any cost below $8,192).
+ */
+export const costPico = (r: Pick<RequestRecord, 'cost'>): bigint => (r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n)
+
+/**
+ * The exact sum of the selected records' costs in pico-dollars, as text (past 2^53 a JavaScript
+ * number would round it). Each cost is turned back into the whole pico-dollars it was written
+ * from before it is added, as `costPico` does (the two agree for any cost below $4,096), so the
+ * sum is of 64-bit integers: summing the USD values as floats would drift (0.1 + 0.2 ≠ 0.3).
+ */
+export const COST_PICO_SUM = 'CAST(COALESCE(SUM(CAST(round(cost_usd * 1e12) AS BIGINT)), 0) AS TEXT)'
 
 export interface RequestRecord {
   id: string
@@ -206,13 +221,13 @@ export class RequestsRepo {
    * One session's recorded cost and requests on one key, token counts aside (they cost nothing).
    * On SQLite `+key_id` keeps the planner on the session index: by key it would read every request the key made.
    */
-  async sessionTotals(keyId: string, sessionId: string): Promise<{ usd: number; requests: number }> {
-    const row = await this.sql.get<{ usd: number; requests: number }>(
-      `SELECT COALESCE(SUM(cost_usd), 0) AS usd, COUNT(*) AS requests FROM requests
+  async sessionTotals(keyId: string, sessionId: string): Promise<{ pico: bigint; requests: number }> {
+    const row = await this.sql.get<{ pico: string; requests: number }>(
+      `SELECT ${COST_PICO_SUM} AS pico, COUNT(*) AS requests FROM requests
        WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`,
       [sessionId, keyId],
     )
-    return row!
+    return { pico: BigInt(row!.pico), requests: row!.requests }
   }
 
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */

@@ -67,7 +67,10 @@ export const keyHandlers: Handlers<
     // The figures the spend limits are checked against, queued records included.
     await ctx.gw.records.flushed()
     const now = ctx.gw.clock()
-    const spent = { today_usd: await ledger.spendSince(key.id, startOfUtcDay(now)), month_usd: await ledger.spendSince(key.id, startOfUtcMonth(now)) }
+    const spent = {
+      today_usd: picoToUsdNumber(await ledger.spendSince(key.id, startOfUtcDay(now))),
+      month_usd: picoToUsdNumber(await ledger.spendSince(key.id, startOfUtcMonth(now))),
+    }
     return {
       key: await summarize(ctx, key),
       ledger: await ledger.entries(key.id, input.ledger_limit),

@@ -33,7 +33,7 @@ function page(items: Obj[], query: Record<string, unknown>): Obj {
 async function askProvider(gw: Gateway, key: KeyRow, req: FastifyRequest, reply: FastifyReply, id: string, tail: '' | '/input_items'): Promise<FastifyReply> {
   const query = req.url.indexOf('?')
   try {
-    const sources = { routing: gw.routing, cooldown: gw.cooldown, registry: gw.registry, conversations: gw.responses.conversations }
+    const sources = { routing: gw.routing, cooldown: gw.cooldown, registry: gw.registry, conversations: gw.responses.conversations, clock: gw.clock }
     const kept = await retrieveProviderResponse(
       sources,
       key.id,
