@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { postgresBaseline } from './postgres/schema'
-import { sharedLimitsSchema } from './postgres/sharedLimitsSchema'
+import { exactCountersFromRecords, sharedLimitsSchema } from './postgres/sharedLimitsSchema'
 
 export interface Migration {
   version: number
@@ -472,5 +472,13 @@ export const migrations: Migration[] = [
       db.exec(`ALTER TABLE providers ADD COLUMN dialect TEXT`)
     },
     postgres: `ALTER TABLE providers ADD COLUMN dialect text`,
+  },
+  {
+    version: 18,
+    description: "the shared limits' counters start from the records' costs summed exactly, in whole pico-dollars",
+    postgres: exactCountersFromRecords,
+    up() {
+      // SQLite holds limits in the gateway's memory, whose sums were made exact in the same change.
+    },
   },
 ]

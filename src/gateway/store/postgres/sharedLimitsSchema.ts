@@ -17,65 +17,17 @@
  * Times in these functions are the database's clock, so gateways whose clocks disagree still
  * share one minute; period starts come from the gateway (the request's own time, as its record has it).
  */
-export const sharedLimitsSchema = `
-CREATE FUNCTION gw_now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
-  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
-
-CREATE TABLE gateway_instances (
-  id text PRIMARY KEY,
-  name text NOT NULL,
-  started_at bigint NOT NULL,
-  seen_at bigint NOT NULL
-);
-
-CREATE TABLE key_limits (
-  key_id text PRIMARY KEY,
-  balance_pico bigint NOT NULL DEFAULT 0,
-  day_start bigint,
-  day_pico bigint NOT NULL DEFAULT 0,
-  month_start bigint,
-  month_pico bigint NOT NULL DEFAULT 0
-);
-INSERT INTO key_limits (key_id, balance_pico) SELECT key_id, SUM(amount_pico) FROM ledger GROUP BY key_id;
-
-CREATE FUNCTION gw_ledger_balance() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO key_limits AS k (key_id, balance_pico) VALUES (NEW.key_id, NEW.amount_pico)
-  ON CONFLICT (key_id) DO UPDATE SET balance_pico = k.balance_pico + EXCLUDED.balance_pico;
-  RETURN NULL;
-END $$;
-CREATE TRIGGER ledger_balance AFTER INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION gw_ledger_balance();
-
-CREATE TABLE session_limits (
-  key_id text NOT NULL,
-  session_id text NOT NULL,
-  spent_pico bigint NOT NULL,
-  requests bigint NOT NULL,
-  used_at bigint NOT NULL,
-  PRIMARY KEY (key_id, session_id)
-);
-CREATE INDEX session_limits_used ON session_limits (used_at);
-
-CREATE TABLE limit_holds (
-  request_id text PRIMARY KEY,
-  instance_id text NOT NULL,
-  key_id text NOT NULL,
-  session_id text,
-  pico bigint NOT NULL
-);
-CREATE INDEX limit_holds_key ON limit_holds (key_id, session_id);
-
-CREATE TABLE rate_buckets (
-  key_id text NOT NULL,
-  second bigint NOT NULL,
-  n bigint NOT NULL,
-  PRIMARY KEY (key_id, second)
-);
-
+/**
+ * The two functions that start a counter from the records (`gw_spent_since` for a key's day and
+ * month, `gw_admit` for a session), with `sum` as the records' spend in pico-dollars. Migration 14
+ * made them summing the USD costs as floats and rounding the total; migration 18 makes them again
+ * turning each cost into pico-dollars before summing, so a counter starts exact to the pico.
+ */
+const countersFromRecords = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', sum: string) => `
 -- What a key's records say it spent since a time (records not yet written are not in it: the
 -- counters below start from it once, and every settlement adds to them from then on).
-CREATE FUNCTION gw_spent_since(p_key text, p_since bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
-  SELECT COALESCE(round(SUM(cost_usd) * 1e12), 0)::bigint FROM requests WHERE key_id = p_key AND created_at >= p_since
+${create} gw_spent_since(p_key text, p_since bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
+  SELECT ${sum} FROM requests WHERE key_id = p_key AND created_at >= p_since
 $$;
 
 -- Admits one request of a key or says why not: refusal is null when admitted, else one of rpm
@@ -85,7 +37,7 @@ $$;
 -- p_may_start is false (nothing was done: the gateway commits what its record writer holds, then
 -- calls again with p_may_start and what the writer still holds in p_unwritten_). A null limit is
 -- not checked.
-CREATE FUNCTION gw_admit(
+${create} gw_admit(
   p_request text, p_instance text, p_key text, p_rpm bigint,
   p_prepaid boolean, p_expected bigint,
   p_day_start bigint, p_day_limit bigint, p_month_start bigint, p_month_limit bigint,
@@ -145,7 +97,7 @@ BEGIN
     SELECT * INTO s FROM session_limits WHERE key_id = p_key AND session_id = p_session;
     IF NOT FOUND THEN
       INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
-        SELECT p_key, p_session, COALESCE(round(SUM(cost_usd) * 1e12), 0)::bigint + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
+        SELECT p_key, p_session, ${sum} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
         FROM requests
         WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN ('messages.count_tokens', 'responses.input_tokens')
         RETURNING * INTO s;
@@ -210,6 +162,67 @@ BEGIN
   END IF;
   RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint;
 END $$;
+`
+
+/** Migration 18: the counters' starts summed exactly, in whole pico-dollars per record. */
+export const exactCountersFromRecords = countersFromRecords('CREATE OR REPLACE FUNCTION', 'COALESCE(SUM(round(cost_usd * 1e12)::bigint), 0)')
+
+export const sharedLimitsSchema = `
+CREATE FUNCTION gw_now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
+  $$ SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint $$;
+
+CREATE TABLE gateway_instances (
+  id text PRIMARY KEY,
+  name text NOT NULL,
+  started_at bigint NOT NULL,
+  seen_at bigint NOT NULL
+);
+
+CREATE TABLE key_limits (
+  key_id text PRIMARY KEY,
+  balance_pico bigint NOT NULL DEFAULT 0,
+  day_start bigint,
+  day_pico bigint NOT NULL DEFAULT 0,
+  month_start bigint,
+  month_pico bigint NOT NULL DEFAULT 0
+);
+INSERT INTO key_limits (key_id, balance_pico) SELECT key_id, SUM(amount_pico) FROM ledger GROUP BY key_id;
+
+CREATE FUNCTION gw_ledger_balance() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO key_limits AS k (key_id, balance_pico) VALUES (NEW.key_id, NEW.amount_pico)
+  ON CONFLICT (key_id) DO UPDATE SET balance_pico = k.balance_pico + EXCLUDED.balance_pico;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER ledger_balance AFTER INSERT ON ledger FOR EACH ROW EXECUTE FUNCTION gw_ledger_balance();
+
+CREATE TABLE session_limits (
+  key_id text NOT NULL,
+  session_id text NOT NULL,
+  spent_pico bigint NOT NULL,
+  requests bigint NOT NULL,
+  used_at bigint NOT NULL,
+  PRIMARY KEY (key_id, session_id)
+);
+CREATE INDEX session_limits_used ON session_limits (used_at);
+
+CREATE TABLE limit_holds (
+  request_id text PRIMARY KEY,
+  instance_id text NOT NULL,
+  key_id text NOT NULL,
+  session_id text,
+  pico bigint NOT NULL
+);
+CREATE INDEX limit_holds_key ON limit_holds (key_id, session_id);
+
+CREATE TABLE rate_buckets (
+  key_id text NOT NULL,
+  second bigint NOT NULL,
+  n bigint NOT NULL,
+  PRIMARY KEY (key_id, second)
+);
+
+${countersFromRecords('CREATE FUNCTION', 'COALESCE(round(SUM(cost_usd) * 1e12), 0)::bigint')}
 
 -- Settles one admitted request: releases its hold, writes its prepaid debit when asked (the
 -- trigger takes it off the balance), and adds its cost to the periods and the session. Returns
