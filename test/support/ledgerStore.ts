@@ -1,6 +1,7 @@
 import { after } from 'node:test'
 import { Balances } from '../../src/gateway/pipeline/balances'
-import { KeysRepo, type KeyRow, type KeySettings } from '../../src/gateway/store/keysRepo'
+import { KeysRepo, type KeySettings } from '../../src/gateway/store/keysRepo'
+import { parseKey, type Key } from '../../src/gateway/pipeline/keyRules'
 import { LedgerRepo } from '../../src/gateway/store/ledgerRepo'
 import type { RecordSink } from '../../src/gateway/store/store'
 import { storesUnderTest, type TestStore } from './stores'
@@ -17,7 +18,7 @@ export interface LedgerStore {
   ledger: LedgerRepo
   balances: Balances
   /** A key as the key index holds it; `balanceUsd` makes it prepaid with that opening top-up. */
-  key(name: string, settings?: KeySettings & { balanceUsd?: number }): Promise<KeyRow>
+  key(name: string, settings?: KeySettings & { balanceUsd?: number }): Promise<Key>
   /** From now on the store refuses every ledger write (reads still work), as a full disk or a lost connection would. */
   refuseDebits(): Promise<void>
 }
@@ -30,7 +31,7 @@ export async function ledgerStore(): Promise<LedgerStore> {
     store,
     ledger,
     balances: new Balances(ledger, nothingQueued, Date.now),
-    key: async (name, settings) => (await keys.byId((await keys.create(name, settings)).info.id))!,
+    key: async (name, settings) => parseKey((await keys.byId((await keys.create(name, settings)).info.id))!),
     refuseDebits: async () =>
       void (await store.sql.run(`CREATE TRIGGER ledger_refuses BEFORE INSERT ON ledger BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`)),
   }

@@ -7,7 +7,7 @@ import { RateLimiter } from '../../src/gateway/pipeline/rateLimiter'
 import { newRequestId, RequestContext } from '../../src/gateway/pipeline/requestContext'
 import type { Target } from '../../src/gateway/pipeline/resolveModel'
 import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
-import type { KeyRow } from '../../src/gateway/store/keysRepo'
+import type { Key } from '../../src/gateway/pipeline/keyRules'
 import { fakeTarget } from '../support/fakeDelivery'
 import { ledgerStore, nothingQueued } from '../support/ledgerStore'
 
@@ -35,7 +35,7 @@ async function admission() {
     }),
     shared: null,
   }
-  const request = (key: KeyRow, session: string | null = null) => {
+  const request = (key: Key, session: string | null = null) => {
     const ctx = new RequestContext(newRequestId(), 'chat.completions', key)
     ctx.attribution.attribution.session_id = session
     return ctx

@@ -1,12 +1,11 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { rulesOf } from '../../src/gateway/pipeline/keyRules'
 import { SessionSpend } from '../../src/gateway/pipeline/sessionSpend'
 import { keyRow } from '../support/keyRow'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 
 const key = keyRow('k', { name: 'agent', policy: JSON.stringify({ max_session_requests: 1 }) })
-const rules = rulesOf(key)
+const rules = key.rules
 const recordOf = (sessionId: string) =>
   ({
     key_id: 'k',

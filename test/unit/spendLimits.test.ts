@@ -2,7 +2,8 @@ import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { ApiError } from '../../src/gateway/errors'
 import { Balances } from '../../src/gateway/pipeline/balances'
-import { KeysRepo, type KeyRow, type KeySettings } from '../../src/gateway/store/keysRepo'
+import { KeysRepo, type KeySettings } from '../../src/gateway/store/keysRepo'
+import { parseKey, type Key } from '../../src/gateway/pipeline/keyRules'
 import { LedgerRepo, usdToPico } from '../../src/gateway/store/ledgerRepo'
 import { RequestsRepo, type RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { recordFixture } from '../support/recordFixture'
@@ -57,19 +58,19 @@ describeEachStore('daily and monthly spend limits held in memory', (under) => {
     const records = { flushed: async () => {}, unwritten: (keyId: string) => queued.filter((r) => r.key_id === keyId) }
     const balances = new Balances(new LedgerRepo(store.sql), records, () => clock.now)
     /** As admission does: what is not in memory is read first, then the request is admitted in the same turn. */
-    const admit = async (key: KeyRow) => {
+    const admit = async (key: Key) => {
       await balances.loading(key)
       return refusal(() => balances.settle(balances.admit(key, 0n), null))
     }
     /** A request admitted now that was charged `usd`. */
-    const spend = async (key: KeyRow, usd: number) => {
+    const spend = async (key: Key, usd: number) => {
       await balances.loading(key)
       balances.settle(balances.admit(key, 0n), usdToPico(usd))
     }
     /** A key as the store has it, with these limits. */
     const keyWith = async (name: string, limits: KeySettings) => {
       const keys = new KeysRepo(store.sql)
-      return (await keys.byId((await keys.create(name, limits)).info.id))!
+      return parseKey((await keys.byId((await keys.create(name, limits)).info.id))!)
     }
     return { store, clock, queued, balances, admit, spend, keyWith }
   }

@@ -18,7 +18,7 @@ import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
-import type { KeyRow } from '../store/keysRepo'
+import type { Key } from '../pipeline/keyRules'
 import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
 import type { RecordBackpressure } from './recordBackpressure'
@@ -86,7 +86,7 @@ interface Running {
  * or the records' backpressure refused it (nothing recorded; the transport logs it).
  */
 export async function runInference(gw: CoreDeps, wire: InboundWire, call: InferenceCall, sink: Sink): Promise<RequestContext | null> {
-  let key: KeyRow
+  let key: Key
   try {
     key = call.keyId !== undefined ? gw.keyIndex.authenticateById(call.keyId) : gw.keyIndex.authenticate(call.authorization)
   } catch (err) {

@@ -1,7 +1,6 @@
 import type { Balances, Reservation } from './balances'
 import { enforcePolicy, policyViolation } from './enforcePolicy'
 import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
-import { rulesOf } from './keyRules'
 import type { RequestContext } from './requestContext'
 import type { RateLimiter } from './rateLimiter'
 import type { SessionHold, SessionSpend } from './sessionSpend'
@@ -54,7 +53,7 @@ function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, u
   const entry = target.priced?.entry ?? null
   const free = opts.free === true || (target.provider.local && !entry)
   const maxOutput = () => (opts.chat ? (requestedMaxTokens(body, opts.limitField) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
-  enforcePolicy(rulesOf(key), {
+  enforcePolicy(key.rules, {
     keyName: key.name,
     requested: ctx.model ?? '',
     target,
@@ -94,7 +93,7 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
     checkPolicy(ctx, target, body, opts)
     return NOTHING_HELD
   }
-  const rules = rulesOf(key)
+  const rules = key.rules
   const sessionId = ctx.attribution.attribution.session_id
   const shared = deps.shared?.holds(key, rules, sessionId) ? deps.shared : null
   if (!shared) deps.rateLimiter.check(key.id, key.name, rules.policy.rpm)

@@ -1,38 +1,40 @@
 import { invalidApiKey } from '../errors'
 import { hashKey, hashesEqual, isWellFormedKey, keyLookup, maskKey } from '../keys/inferenceKey'
 import type { KeyRow } from '../store/keysRepo'
+import { parseKey, type Key } from './keyRules'
 
-function notRevoked(row: KeyRow): KeyRow {
+function notRevoked(row: Key): Key {
   if (row.revoked_at !== null) {
     throw invalidApiKey(`The API key ${maskKey(row.lookup, row.last4)} was revoked on ${new Date(row.revoked_at).toISOString()}.`)
   }
   return row
 }
 
-/** Keys indexed in memory by their public lookup prefix; the secret part is checked in constant time. */
+/** Keys indexed in memory by their public lookup prefix, each parsed as it is loaded; the secret part is checked in constant time. */
 export class KeyIndex {
-  private byLookup = new Map<string, KeyRow[]>()
-  private byId = new Map<string, KeyRow>()
+  private byLookup = new Map<string, Key[]>()
+  private byId = new Map<string, Key>()
 
   reload(rows: KeyRow[]): void {
-    const next = new Map<string, KeyRow[]>()
-    for (const row of rows) next.set(row.lookup, [...(next.get(row.lookup) ?? []), row])
+    const keys = rows.map(parseKey)
+    const next = new Map<string, Key[]>()
+    for (const key of keys) next.set(key.lookup, [...(next.get(key.lookup) ?? []), key])
     this.byLookup = next
-    this.byId = new Map(rows.map((r) => [r.id, r]))
+    this.byId = new Map(keys.map((k) => [k.id, k]))
   }
 
   /**
    * The Playground's way in: the dashboard already proved who the user is and that the key is
    * theirs, so the key is named by id; a revoked key is refused like any other.
    */
-  authenticateById(id: string): KeyRow {
+  authenticateById(id: string): Key {
     const row = this.byId.get(id)
     if (!row) throw invalidApiKey(`No key ${id}.`)
     return notRevoked(row)
   }
 
   /** The key a request presents, or the 401 it gets: missing, malformed, unknown or revoked. */
-  authenticate(authorization: string | undefined): KeyRow {
+  authenticate(authorization: string | undefined): Key {
     if (!authorization) {
       throw invalidApiKey("You didn't provide an API key. Send your gateway key as `Authorization: Bearer gw-…` (create one with `gw keys create`).")
     }

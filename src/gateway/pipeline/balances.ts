@@ -1,7 +1,6 @@
-import type { KeyRow } from '../store/keysRepo'
 import type { LedgerRepo } from '../store/ledgerRepo'
 import { costPico } from '../store/requestsRepo'
-import { rulesOf } from './keyRules'
+import type { Key } from './keyRules'
 import { noBalanceLeft, periodLimitReached } from './refusals'
 import type { RecordSink } from '../store/store'
 
@@ -76,9 +75,9 @@ export class Balances {
    * the store is awaited, never blocked on: other requests are served meanwhile, and what they
    * spend meanwhile is counted too.
    */
-  loading(key: KeyRow): Promise<void> | null {
+  loading(key: Key): Promise<void> | null {
     // On every request: no allocation unless something must be read.
-    const rules = rulesOf(key)
+    const rules = key.rules
     const now = this.clock()
     const day = rules.dailyPico === null ? null : startOfUtcDay(now)
     const month = rules.monthlyPico === null ? null : startOfUtcMonth(now)
@@ -163,14 +162,14 @@ export class Balances {
     return this.balances.get(keyId) ?? 0n
   }
 
-  admit(key: KeyRow, expectedPico: bigint): Reservation {
+  admit(key: Key, expectedPico: bigint): Reservation {
     const prepaid = key.prepaid === 1
     if (prepaid) {
       const balance = this.balanceOf(key.id)
       const inFlight = this.reserved.get(key.id) ?? 0n
       if (balance - inFlight <= 0n) throw noBalanceLeft(key, balance, inFlight)
     }
-    const { dailyPico, monthlyPico } = rulesOf(key)
+    const { dailyPico, monthlyPico } = key.rules
     const now = this.clock()
     if (dailyPico !== null) this.checkLimit(key, 'daily', dailyPico, this.daily, startOfUtcDay(now))
     if (monthlyPico !== null) this.checkLimit(key, 'monthly', monthlyPico, this.monthly, startOfUtcMonth(now))
@@ -215,7 +214,7 @@ export class Balances {
     }
   }
 
-  private checkLimit(key: KeyRow, name: 'daily' | 'monthly', limitPico: bigint, cache: Map<string, Spend>, since: number): void {
+  private checkLimit(key: Key, name: 'daily' | 'monthly', limitPico: bigint, cache: Map<string, Spend>, since: number): void {
     let spend = cache.get(key.id)
     if (!spend || spend.since !== since || spend.loading) {
       // `loading` filled the cache in this same turn; only a period that began in the microseconds

@@ -17,23 +17,21 @@ export interface KeyRules {
   sessionPico: bigint | null
 }
 
-const rules = new WeakMap<KeyRow, KeyRules>()
-
 const pico = (usd: number | null | undefined) => (usd === null || usd === undefined ? null : usdToPico(usd))
 
 /** Policies are validated on save; parsing again here guards against a hand-edited store. */
-export function rulesOf(key: KeyRow): KeyRules {
-  let r = rules.get(key)
-  if (!r) {
-    const policy = keyPolicy.parse(JSON.parse(key.policy))
-    r = {
-      policy,
-      dailyPico: pico(key.daily_limit_usd),
-      monthlyPico: pico(key.monthly_limit_usd),
-      requestPico: pico(policy.max_cost_per_request_usd),
-      sessionPico: pico(policy.max_session_usd),
-    }
-    rules.set(key, r)
+function rulesOf(key: KeyRow): KeyRules {
+  const policy = keyPolicy.parse(JSON.parse(key.policy))
+  return {
+    policy,
+    dailyPico: pico(key.daily_limit_usd),
+    monthlyPico: pico(key.monthly_limit_usd),
+    requestPico: pico(policy.max_cost_per_request_usd),
+    sessionPico: pico(policy.max_session_usd),
   }
-  return r
 }
+
+/** A key as the pipeline reads it: its row, with its rules parsed once, when the keys are loaded, never per request. */
+export type Key = KeyRow & { readonly rules: KeyRules }
+
+export const parseKey = (row: KeyRow): Key => ({ ...row, rules: rulesOf(row) })

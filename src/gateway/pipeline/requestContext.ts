@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { KeyRow } from '../store/keysRepo'
+import type { Key } from './keyRules'
 import type { Attempt, Outcome, RequestRecord, RoutingFields } from '../store/requestsRepo'
 import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
@@ -124,7 +124,7 @@ export class RequestContext implements AttemptLog {
   constructor(
     readonly id: string,
     readonly endpoint: RequestRecord['endpoint'],
-    readonly key: KeyRow,
+    readonly key: Key,
   ) {
     this.startedAt = new Date(timeOfRequestId(id) ?? Date.now())
   }
