@@ -212,7 +212,9 @@ describe('the chat relay, through a translated encoder', () => {
 
   it('as Responses events: a stream cut short ends the API’s way, with response.failed and no error event', async () => {
     const names = new ToolNames()
-    const { sink, upstream, done } = chatRelay((o) => new ResponsesEvents(o, { model: 'm', body: { model: 'm', input: 'hi' }, names, keep: null }))
+    const { sink, upstream, done } = chatRelay(
+      (o) => new ResponsesEvents(o, { model: 'm', body: { model: 'm', input: 'hi' }, names, createdAt: 1_790_000_000, keep: null }),
+    )
     upstream.send(ROLE, HELLO)
     upstream.end()
     const delivered = await done

@@ -24,7 +24,6 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
   private seq = 0
   private started = false
   private readonly id = responsesId('resp')
-  private readonly createdAt = Math.floor(Date.now() / 1000)
   private readonly output: Obj[] = []
   private open: Item | null = null
   /** The provider's tool-call index → its item. */
@@ -88,7 +87,7 @@ export class ResponsesEvents implements ChunkEncoder, ChoiceReader {
 
   private response(status: string, incomplete_details: unknown, usage: unknown): Obj {
     // A copy: a sink may keep the events it was given while the output grows.
-    return responseObject(this.shape, this.id, this.createdAt, { status, incomplete_details, output: [...this.output], usage })
+    return responseObject(this.shape, this.id, this.shape.createdAt, { status, incomplete_details, output: [...this.output], usage })
   }
 
   private start(): void {

@@ -18,6 +18,8 @@ export interface ResponseShape {
   model: string
   body: ResponsesBody
   names: ToolNames
+  /** When the request was made, in seconds (the response's `created_at`), by the gateway's clock. */
+  createdAt: number
   /** Keeps the finished response before it goes out (so a continuation sent the moment it arrives finds it); null when it is not kept. */
   keep: ((response: KeptResponse) => void) | null
 }
@@ -132,5 +134,5 @@ export function chatToResponse(completion: Obj, usage: NormalizedUsage | null, s
       callItem(shape.names, typeof f.name === 'string' ? f.name : '', callIdOf(call.id), typeof f.arguments === 'string' ? f.arguments : '', 'completed'),
     )
   }
-  return responseObject(shape, responsesId('resp'), Math.floor(Date.now() / 1000), { ...end, output, usage: responsesUsage(usage) }) as KeptResponse
+  return responseObject(shape, responsesId('resp'), shape.createdAt, { ...end, output, usage: responsesUsage(usage) }) as KeptResponse
 }

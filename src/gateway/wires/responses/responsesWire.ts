@@ -14,7 +14,7 @@ import { translateTools } from './responsesTools'
 /** A provider's chat answer, whole or streamed, as a Responses response, kept where the request allows. */
 function translatedResponses(body: ResponsesBody, model: string, conv: Conversation, keep: ((response: KeptResponse) => void) | null): AnswerGrammar {
   // The names the tools were sent under, to map the model's calls back.
-  const shape: ResponseShape = { model, body, names: translateTools(body).names, keep }
+  const shape: ResponseShape = { model, body, names: translateTools(body).names, createdAt: Math.floor(conv.at / 1000), keep }
   return translatedGrammar({
     whole(completion, usage) {
       const response = chatToResponse(completion, usage, shape)
