@@ -2,11 +2,11 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { postgresSkipReason, sharedPostgres, startPostgres } from '../support/postgres'
+import { accepts } from '../support/freePort'
 import { waitUntil } from '../support/waitUntil'
 
 const skip = postgresSkipReason()
@@ -19,20 +19,6 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
   } finally {
     await client.end()
   }
-}
-
-/** Whether a TCP connection to host:port is accepted within two seconds. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 2000 })
-    const done = (ok: boolean) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.once('connect', () => done(true))
-    socket.once('timeout', () => done(false))
-    socket.once('error', () => done(false))
-  })
 }
 
 /** Whether a process runs (a zombie does not: where PID 1 reaps lazily, a stopped postmaster lingers as one). */
