@@ -3,7 +3,6 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { gwCli, readSse, startTestGateway, tempDir, type TestGateway } from '../support/harness'
 import { MAX_SSE_LINE_CHARS } from '../../src/shared/sse'
-import { waitUntil } from '../support/waitUntil'
 
 const chat = (t: TestGateway, init: RequestInit = {}) =>
   fetch(`${t.baseURL}/chat/completions`, {
@@ -12,6 +11,14 @@ const chat = (t: TestGateway, init: RequestInit = {}) =>
     body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }], stream: true }),
     ...init,
   })
+
+async function until(what: string, ok: () => boolean): Promise<void> {
+  const deadline = Date.now() + 3000
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`not within 3 s: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
 
 describe('a provider that sends an endless SSE line', () => {
   let t: TestGateway
@@ -76,7 +83,7 @@ describe('a full upstream pool', () => {
     const slots = t.running.gateway.agent.slots
     const leaver = new AbortController()
     const queued = chat(t, { signal: leaver.signal }).catch((err: Error) => err)
-    await waitUntil(() => slots.waiting(origin) === 1, { what: 'the third request waits for a connection', timeoutMs: 3000 })
+    await until('the third request waits for a connection', () => slots.waiting(origin) === 1)
     leaver.abort()
     assert.equal(((await queued) as Error).name, 'AbortError')
 
