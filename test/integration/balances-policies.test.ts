@@ -7,6 +7,7 @@ import { gwCli, json, startTestGateway, TEST_STORE, type TestGateway } from '../
 import type { KeySettings } from '../../src/gateway/store/keysRepo'
 import { DB_FILE } from '../../src/gateway/store/db'
 import type { RecordWriter } from '../../src/gateway/store/recordWriter'
+import { waitUntil } from '../support/waitUntil'
 
 /** The fake's default usage (12 prompt, 5 completion tokens) on gpt-4o-mini: 12 × $0.15 + 5 × $0.60 per 1M. */
 const C = 0.0000048
@@ -108,14 +109,16 @@ describe('balances', () => {
     await t.records()
     // The thread this is about: until it has started (seconds on a loaded machine), batches are
     // written on the event loop, which the lock below would then stop.
-    await (t.running.gateway.records as RecordWriter).threadStarted()
+    const records = t.running.gateway.records as RecordWriter
+    await records.threadStarted()
     // Another process holds the store's write lock: the record thread waits on it (busy_timeout, 5 s).
     const lock = new Database(path.join(t.dataDir, DB_FILE))
     lock.exec('BEGIN IMMEDIATE')
     let waiting: Promise<unknown> | undefined
     try {
       await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })
-      await new Promise((r) => setTimeout(r, 150))
+      // Its record is pushed once the answer went out, and cannot be committed while the lock is held.
+      await waitUntil(() => records.unwritten(busy.id).length > 0, { what: "the busy key's record waiting to be written" })
       let answered = false
       // The key's first request of the day reads its spend once the records before it are committed.
       // How long the event loop stood still while the spend check waited: a blocking wait would
@@ -128,6 +131,7 @@ describe('balances', () => {
         last = now
       }, 10)
       waiting = limited.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }).then(() => (answered = true))
+      // That no answer comes is what this checks, so it takes a while: a waiting request gives no other sign.
       await new Promise((r) => setTimeout(r, 300))
       assert.equal(answered, false, 'the spend check waits for the record thread')
       const other = await busy.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi })

@@ -2,6 +2,25 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import { readSse, startTestGateway, type TestGateway, json } from '../support/harness'
+import type { FakeOpenAI } from '../support/fake-openai'
+import { waitUntil } from '../support/waitUntil'
+
+/**
+ * Until the provider's body is held back: bytes of it the gateway has not read, and none read for
+ * 100 ms. That is the gateway's writes to a client that stopped reading backing up to the provider.
+ */
+function heldBack(fake: FakeOpenAI): Promise<number> {
+  let last = -1
+  return waitUntil(
+    () => {
+      const unsent = fake.unsentBytes()
+      const still = unsent > 0 && unsent === last
+      last = unsent
+      return still
+    },
+    { what: "the provider's body held back by the gateway", intervalMs: 100 },
+  )
+}
 
 describe('POST /v1/chat/completions through the official SDK', () => {
   let t: TestGateway
@@ -123,8 +142,8 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     const it = stream[Symbol.asyncIterator]()
     const first = await it.next()
     assert.equal(first.done, false)
-    // A slow reader: nothing is read for a while.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // A slow reader: nothing is read until the gateway has stopped reading the provider's body.
+    await heldBack(t.fake)
     let text = ''
     let chunks = 0
     let finish: string | null = null
@@ -364,7 +383,7 @@ describe('errors in OpenAI shape', () => {
     const it = stream[Symbol.asyncIterator]()
     assert.equal((await it.next()).done, false)
     // The gateway's writes back up and it pauses the provider's body; the client then leaves.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await heldBack(t.fake)
     ac.abort()
     const record = await t.record(response.headers.get('x-request-id'))
     assert.equal(record.outcome, 'aborted')
@@ -376,8 +395,11 @@ describe('errors in OpenAI shape', () => {
     t.fake.script({ kind: 'delay', ms: 5000 })
     const ac = new AbortController()
     const closed = t.fake.waitForClientClose(2000)
+    const sent = t.fake.received.length
     const pending = t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'slow' }] }, { signal: ac.signal })
-    setTimeout(() => ac.abort(), 100)
+    // The client leaves while the provider call is under way.
+    await waitUntil(() => t.fake.received.length > sent, { what: 'the request reached the provider' })
+    ac.abort()
     await assert.rejects(pending)
     await closed
     const records = await t.records()

@@ -5,6 +5,8 @@ import { serve } from '../../src/gateway/cli/commands/serve'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { rawRequest, type RawResponse } from '../support/rawHttp'
 import { startTestGateway, tempDir, type TestGateway } from '../support/harness'
+import { waitUntil } from '../support/waitUntil'
+import { accepts } from '../support/freePort'
 
 /** The route's documented error shape: the management API's on /api, OpenAI's elsewhere. */
 function assertManagementError(res: RawResponse | { status: number; body: string; headers: Record<string, string> }, status: number, code?: string) {
@@ -196,6 +198,7 @@ describe('request timeouts', () => {
   it('a kept-alive connection idle longer than the headers timeout still serves its next request', async () => {
     const first = await fetch(`${t.url}/healthz`)
     assert.equal(first.status, 200)
+    // Idle time is what this is about, and Node's server timeouts run on the real clock.
     await new Promise((r) => setTimeout(r, 1200))
     const second = await fetch(`${t.url}/healthz`)
     assert.equal(second.status, 200)
@@ -244,13 +247,15 @@ describe('shutdown', () => {
       const socket = net.connect(Number(port), hostname)
       let received = ''
       socket.on('data', (d: Buffer) => (received += d.toString()))
+      const sent = t.fake.received.length
       socket.write(request('/v1/chat/completions'))
-      await new Promise((r) => setTimeout(r, 200))
+      await waitUntil(() => t.fake.received.length > sent, { what: 'the first request at the provider' })
       const closed = t.running.close()
-      await new Promise((r) => setTimeout(r, 100))
+      // Closing has begun once the gateway takes no new connection (it stops listening after its preClose hooks).
+      await waitUntil(async () => !(await accepts(hostname, Number(port))), { what: 'the gateway closing' })
       socket.write(request('/v1/chat/completions') + request('/api/keys.list'))
       await closed
-      await new Promise((r) => setTimeout(r, 100))
+      await waitUntil(() => socket.readableEnded, { what: 'the connection closed by the gateway' })
       socket.destroy()
       const answers = received.split(/(?=HTTP\/1\.1 )/)
       assert.match(answers[0], /^HTTP\/1\.1 200/)

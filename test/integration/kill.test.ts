@@ -110,6 +110,8 @@ for (const store of STORES)
       const delivered: Delivered[] = []
       const stop = { now: false }
       const clients = load(url, stop, delivered)
+      // The kill's moment after start-up is the case under test (the record thread maybe still
+      // loading, or long up), and a process gives no sign of it: time, not a state, sets it.
       await new Promise((resolve) => setTimeout(resolve, afterMs))
       const killedAt = Date.now()
       await kill('SIGKILL')

@@ -15,6 +15,7 @@ import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayPr
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 import { tempDir } from '../support/tempDir'
 import { freePort } from '../support/freePort'
+import { waitUntil } from '../support/waitUntil'
 
 const NGINX = '/usr/sbin/nginx'
 /** The configuration docs/team.md shows: this test runs it, so the page cannot drift from what works. */
@@ -60,14 +61,16 @@ function nginxConfig(dir: string, site: string): string {
  * within a second: the log is buffered); every request must be in exactly one.
  */
 async function servedBy(gateways: GatewayProcess[], ids: string[]): Promise<number[]> {
-  const deadline = Date.now() + 5000
-  for (;;) {
-    const logs = gateways.map((g) => fs.readFileSync(`${g.dataDir}/gw.log`, 'utf8'))
-    const where = ids.map((id) => logs.flatMap((log, i) => (log.includes(`"request_id":"${id}"`) ? [i] : [])))
-    if (where.every((w) => w.length === 1)) return gateways.map((_, i) => where.filter((w) => w[0] === i).length)
-    if (Date.now() > deadline) assert.fail(`not every request is in exactly one gateway's log: ${JSON.stringify(where)}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  let where: number[][] = []
+  await waitUntil(
+    () => {
+      const logs = gateways.map((g) => fs.readFileSync(`${g.dataDir}/gw.log`, 'utf8'))
+      where = ids.map((id) => logs.flatMap((log, i) => (log.includes(`"request_id":"${id}"`) ? [i] : [])))
+      return where.every((w) => w.length === 1)
+    },
+    { what: () => `every request in exactly one gateway's log (${JSON.stringify(where)})`, intervalMs: 100 },
+  )
+  return gateways.map((_, i) => where.filter((w) => w[0] === i).length)
 }
 
 describe('three gateways on one PostgreSQL behind nginx, configured as docs/examples/nginx-gw.conf', { skip }, () => {
@@ -125,16 +128,14 @@ describe('three gateways on one PostgreSQL behind nginx, configured as docs/exam
       stdio: 'ignore',
     })
     baseURL = `http://${SERVER_NAME}:${listen}/v1`
-    const deadline = Date.now() + 10_000
-    for (;;) {
-      const ok = await undiciFetch(`http://${SERVER_NAME}:${listen}/readyz`, { dispatcher: agent }).then(
-        (r) => r.status === 200,
-        () => false,
-      )
-      if (ok) break
-      assert.ok(Date.now() < deadline, `nginx did not come up in 10 s: ${fs.readFileSync(`${nginxDir}/error.log`, 'utf8')}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await waitUntil(
+      () =>
+        undiciFetch(`http://${SERVER_NAME}:${listen}/readyz`, { dispatcher: agent }).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      { what: () => `nginx up (its error log: ${fs.readFileSync(`${nginxDir}/error.log`, 'utf8')})`, timeoutMs: 10_000, intervalMs: 50 },
+    )
   })
   after(async () => {
     if (nginx && nginx.exitCode === null) {

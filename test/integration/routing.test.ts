@@ -6,6 +6,7 @@ import OpenAI from 'openai'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import type { PresetFields } from '../../src/gateway/store/presetsRepo'
+import { waitUntil } from '../support/waitUntil'
 
 const hi = [{ role: 'user' as const, content: 'hi' }]
 const preset = (name: string, model: string, fallbacks: string[]): PresetFields => ({
@@ -79,11 +80,17 @@ describe('routing: retries, fallbacks, cool-down', () => {
   it('a client that leaves during the wait before a retry ends it: no further attempt, recorded as 499', async () => {
     t.fake.script({ kind: 'status', status: 429, headers: { 'retry-after-ms': '600' } })
     const before = t.fake.received.length
+    // The gateway counts the provider's failure against its cool-down just before it begins to wait.
+    const failures = () => (t.running.gateway.cooldown as unknown as { states: Map<string, { failures: number }> }).states.get('openai')?.failures ?? 0
+    const failed = failures()
     const ac = new AbortController()
     const pending = t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: hi }, { signal: ac.signal, maxRetries: 0 })
-    setTimeout(() => ac.abort(), 100)
+    await waitUntil(() => failures() > failed, { what: 'the gateway waiting to retry after the 429' })
+    ac.abort()
     await assert.rejects(pending)
-    // Past the end of the wait: a retry would have reached the provider by now.
+    // Past the end of the wait: a retry would have reached the provider by now. Time is what this
+    // checks (a retry the abort failed to cancel fires once the 600 ms are up), and the gateway's
+    // wait runs on the real clock.
     await new Promise((r) => setTimeout(r, 800))
     assert.equal(t.fake.received.length - before, 1)
     const aborted = (await t.records()).find((r) => r.status === 499)!

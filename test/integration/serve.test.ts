@@ -7,6 +7,7 @@ import { gwCli } from '../support/harness'
 import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { waitUntil } from '../support/waitUntil'
 
 /** `npm run serve` runs the compiled CLI (out/main/gw.js) with plain Node and its flags, as this test does. */
 describe('gw serve, headless, as a user runs it', () => {
@@ -52,11 +53,7 @@ describe('gw serve, headless, as a user runs it', () => {
   it('records requests, named by its --instance-name, from its record thread while it runs', async () => {
     // Records reach the store without a flush only through the thread, once it is up (or
     // after the gateway fell back to writing them itself, which it reports in its log).
-    const deadline = Date.now() + 20_000
-    while ((await storedOk()) < 20) {
-      assert.ok(Date.now() < deadline, 'records did not reach the store in 20 s')
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await waitUntil(async () => (await storedOk()) >= 20, { what: 'the records in the store', timeoutMs: 20_000, intervalMs: 100 })
     assert.doesNotMatch(fs.readFileSync(logFile(), 'utf8'), /request records/, 'the built record thread was found and used')
   })
 

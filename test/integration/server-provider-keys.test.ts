@@ -10,6 +10,7 @@ import { parseSecretKey } from '../../src/gateway/secrets/secretKey'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { pgDump, postgresSkipReason, sharedPostgres } from '../support/postgres'
+import { waitUntil } from '../support/waitUntil'
 import { gwCli, tempDir } from '../support/harness'
 
 const newKey = () => randomBytes(32).toString('base64')
@@ -30,16 +31,6 @@ function shows(text: string, secret: string): boolean {
 }
 const assertClean = (label: string, text: string) => {
   for (const secret of SECRETS) assert.ok(!shows(text, secret), `${label} shows a secret`)
-}
-
-/** Waits until `ok()` holds, checking every 10 ms; resolves to how long it took, fails after `ms`. */
-async function within(ms: number, ok: () => Promise<boolean>): Promise<number> {
-  const start = performance.now()
-  while (!(await ok())) {
-    if (performance.now() - start > ms) assert.fail(`not within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  return Math.round(performance.now() - start)
 }
 
 /**
@@ -127,7 +118,7 @@ describe('provider keys on a server: encrypted in PostgreSQL under GW_SECRET_KEY
     assert.equal(set.status, 200, JSON.stringify(set.body))
     assert.deepEqual(set.body.credential, { source: 'database', last4: VAULT_KEY.slice(-4) })
     assert.equal(set.body.key_store, 'the database, encrypted under GW_SECRET_KEY')
-    const ms = await within(1000, async () => (await chat(b, 'vault/gpt-4o-mini')).status === 200)
+    const ms = await waitUntil(async () => (await chat(b, 'vault/gpt-4o-mini')).status === 200, { what: 'the key set through A used on B', timeoutMs: 1000 })
     console.log(`# a key set through gateway A answered on gateway B ${ms} ms later`)
     assert.equal(vault.received.at(-1)!.headers.authorization, `Bearer ${VAULT_KEY}`)
     const listed = await api(b, 'providers.list', {})
@@ -150,7 +141,7 @@ describe('provider keys on a server: encrypted in PostgreSQL under GW_SECRET_KEY
     )
     assert.equal(set.code, 0, set.stderr)
     assert.equal(set.stdout.trim(), `provider clibox saved (key …${CLI_KEY.slice(-4)} stored in the database, encrypted under GW_SECRET_KEY)`)
-    const ms = await within(1000, async () => (await chat(b, 'clibox/gpt-4o-mini')).status === 200)
+    const ms = await waitUntil(async () => (await chat(b, 'clibox/gpt-4o-mini')).status === 200, { what: 'the key set by the CLI used on B', timeoutMs: 1000 })
     console.log(`# a key set by the CLI answered on gateway B ${ms} ms later`)
     assert.equal(cliFake.received.at(-1)!.headers.authorization, `Bearer ${CLI_KEY}`)
     const status = await cli(['secrets', 'status', '--json'], { GW_SECRET_KEY: KEY_A })
@@ -253,11 +244,14 @@ describe('provider keys on a server: encrypted in PostgreSQL under GW_SECRET_KEY
 
     // The old key's gateway drops the key it held at the change and says why it has none.
     let refusal = ''
-    const ms = await within(1000, async () => {
-      const r = await chat(a, 'vault/gpt-4o-mini')
-      refusal = r.message
-      return r.status === 503
-    })
+    const ms = await waitUntil(
+      async () => {
+        const r = await chat(a, 'vault/gpt-4o-mini')
+        refusal = r.message
+        return r.status === 503
+      },
+      { what: 'gateway A refusing the rotated key', timeoutMs: 1000 },
+    )
     console.log(`# gateway A (old key) stopped using the rotated key ${ms} ms after the rotation`)
     assert.equal(
       refusal,

@@ -11,6 +11,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { startGatewayProcesses, type GatewayProcess } from '../support/gatewayProcesses'
 import { postgresSkipReason, sharedPostgres, startPostgres, type Postgres } from '../support/postgres'
 import { tempDir } from '../support/tempDir'
+import { waitUntil } from '../support/waitUntil'
 
 /**
  * docs/team.md "Durability": a record is committed within the writer's 50 ms batch delay plus its
@@ -18,17 +19,8 @@ import { tempDir } from '../support/tempDir'
  */
 const RECORD_BOUND_MS = 250
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Waits until `ok()` holds (checking every 50 ms) and says how long that took; fails after `ms`. */
-async function within(ms: number, what: string, ok: () => Promise<boolean>): Promise<number> {
-  const start = Date.now()
-  while (!(await ok())) {
-    if (Date.now() - start > ms) assert.fail(`${what}: not within ${ms} ms`)
-    await pause(50)
-  }
-  return Date.now() - start
-}
+/** Until `ok()` holds, asked every 50 ms (most ask the database or a gateway); resolves to how long that took. */
+const within = (timeoutMs: number, what: string, ok: () => boolean | Promise<boolean>) => waitUntil(ok, { what, timeoutMs, intervalMs: 50 })
 
 interface Keys {
   free: string
@@ -100,6 +92,9 @@ function logLines(gateway: Pick<GatewayProcess, 'dataDir'>): Array<{ level: numb
     .filter(Boolean)
     .map((l) => JSON.parse(l))
 }
+
+/** Whether a gateway logged a batch of records it could not write (it holds them for the next try). */
+const failedToWrite = (gateway: Pick<GatewayProcess, 'dataDir'>) => logLines(gateway).some((l) => l.msg === 'request records: could not write')
 
 /** The messages of a gateway's log lines at warning level or above. */
 const warnings = (gateway: GatewayProcess): string[] =>
@@ -193,7 +188,7 @@ describe('three gateway processes on one PostgreSQL, one killed with SIGKILL und
   })
 })
 
-describe('PostgreSQL stopped for 5 s and started again under load', { skip: postgresSkipReason() ?? false }, () => {
+describe('PostgreSQL stopped and started again under load', { skip: postgresSkipReason() ?? false }, () => {
   let fake: FakeOpenAI
   let postgres: Postgres
   let databaseUrl: string
@@ -234,23 +229,33 @@ describe('PostgreSQL stopped for 5 s and started again under load', { skip: post
         const res = await fetch(`${g.url}/readyz`)
         const body = (await res.json()) as { status: string; reason?: string }
         if (readiness[i].at(-1)?.status !== res.status) readiness[i].push({ at: Date.now(), status: res.status, reason: body.reason })
-        await pause(200)
+        // The balancer's own pace, not a wait for anything.
+        await new Promise((resolve) => setTimeout(resolve, 200))
       }
     })
     const ready = () => gateways.every((_, i) => readiness[i].at(-1)?.status === 200)
+    /** Whether each gateway has answered a request whole since `since`. */
+    const eachAnswered = (since: number) => gateways.every((_, i) => answers.some((a) => a.gateway === i && a.id !== null && a.at > since))
 
-    await pause(1500)
+    await within(10_000, 'every gateway ready and answering', () => ready() && eachAnswered(0))
     const stoppedAt = Date.now()
     await postgres.stopServer()
-    await pause(1000)
+    const saidDown = () => readiness.every((changes) => changes.some((c) => c.status === 503 && c.at > stoppedAt))
+    await within(10_000, "every gateway's /readyz saying 503", saidDown)
     // A key whose limits the database holds cannot be served meanwhile: 503, before any provider sees it.
     const prepaid = clientsFor(gateways, keys.prepaid)
     const refusedPrepaid = await Promise.all([0, 1, 2].map((g) => ask(prepaid[g], g, true, g === 0, `prepaid during the outage ${g}`)))
-    await pause(4000)
+    // Down until every gateway holds records it could not write, and free keys were answered meanwhile.
+    await within(
+      15_000,
+      'every gateway failing to write records, and 30 answers during the outage',
+      () => gateways.every(failedToWrite) && answers.filter((a) => a.at > stoppedAt).length >= 30,
+    )
     await postgres.startServer()
     const startedAt = Date.now()
     const readyAgain = await within(30_000, 'every gateway ready again', async () => ready())
-    await pause(1000)
+    const readyAt = Date.now()
+    await within(10_000, 'every gateway answering again', () => eachAnswered(readyAt))
     stop.now = true
     await Promise.all([load, ...polls])
 
@@ -329,7 +334,7 @@ describe('the bound on records held while PostgreSQL is unreachable', { skip: po
     const sentBefore = fake.received.length
     // One answer first, whose record's batch (due 50 ms later) fails: the gateway knows the store is unreachable.
     const answers: Answer[] = [await ask(client, 0, false, false, 'first')]
-    await pause(1000)
+    await within(5000, 'its record failing to be written', () => failedToWrite(gateway))
     let n = 1
     await Promise.all(
       Array.from({ length: 5 }, async () => {

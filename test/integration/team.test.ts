@@ -11,6 +11,7 @@ import { findRunning, OPERATOR_HEADER } from '../../src/gateway/http/api/running
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
+import { waitUntil } from '../support/waitUntil'
 import { gwCli, tempDir } from '../support/harness'
 
 const LATEST = Math.max(...migrations.map((m) => m.version))
@@ -33,16 +34,6 @@ async function asOperator(gateway: RunningGateway, op: string, input: unknown) {
     body: JSON.stringify(input),
   })
   return { status: res.status, body: (await res.json()) as any }
-}
-
-/** Waits until `ok()` holds, checking every 10 ms, and says how long it took; fails after `ms`. */
-async function within(ms: number, ok: () => Promise<boolean>): Promise<number> {
-  const start = Date.now()
-  while (!(await ok())) {
-    if (Date.now() - start > ms) assert.fail(`not within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  return Date.now() - start
 }
 
 /**
@@ -103,11 +94,11 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
     const [a, b, c] = gateways
     await a.gateway.store.providers.upsert('openai', 'openai', fake.url)
     const { secret, info } = await a.gateway.store.keys.create('team')
-    const reachedB = await within(1000, async () => (await chat(b, secret)) === 200)
-    const reachedC = await within(1000, async () => (await chat(c, secret)) === 200)
+    const reachedB = await waitUntil(async () => (await chat(b, secret)) === 200, { what: 'the new key works on B', timeoutMs: 1000 })
+    const reachedC = await waitUntil(async () => (await chat(c, secret)) === 200, { what: 'the new key works on C', timeoutMs: 1000 })
     await gwCli(['keys', 'revoke', info.id, '--database-url', databaseUrl], { dataDir: dataDirs[0] })
-    const stoppedB = await within(1000, async () => (await chat(b, secret)) === 401)
-    const stoppedA = await within(1000, async () => (await chat(a, secret)) === 401)
+    const stoppedB = await waitUntil(async () => (await chat(b, secret)) === 401, { what: 'the revoked key refused on B', timeoutMs: 1000 })
+    const stoppedA = await waitUntil(async () => (await chat(a, secret)) === 401, { what: 'the revoked key refused on A', timeoutMs: 1000 })
     t.diagnostic(`created: on B after ${reachedB} ms, C after ${reachedC} ms; revoked by the CLI: B refused after ${stoppedB} ms, A after ${stoppedA} ms`)
   })
 
@@ -126,10 +117,10 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
       return fake.received.at(-1)!.body.messages[0].content as string
     }
     await save('first version')
-    await within(1000, async () => (await systemSent(b)) === 'first version')
+    await waitUntil(async () => (await systemSent(b)) === 'first version', { what: 'the first version steers B', timeoutMs: 1000 })
     await save('second version')
-    const onB = await within(1000, async () => (await systemSent(b)) === 'second version')
-    const onC = await within(1000, async () => (await systemSent(c)) === 'second version')
+    const onB = await waitUntil(async () => (await systemSent(b)) === 'second version', { what: 'the second version steers B', timeoutMs: 1000 })
+    const onC = await waitUntil(async () => (await systemSent(c)) === 'second version', { what: 'the second version steers C', timeoutMs: 1000 })
     t.diagnostic(`a preset saved through A steered B's requests after ${onB} ms, C's after ${onC} ms`)
   })
 

@@ -142,6 +142,11 @@ export interface FakeOpenAI {
   streamsClosedByClient: number
   /** Resolves on the next client close, or at once for one that happened and was not awaited yet. */
   waitForClientClose(timeoutMs?: number): Promise<void>
+  /**
+   * Bytes of open responses waiting for the kernel to take them: they stay put while the client
+   * (a gateway whose own client stopped reading) holds the body back.
+   */
+  unsentBytes(): number
   close(): Promise<void>
 }
 
@@ -299,6 +304,15 @@ function echoed(body: unknown, res: ServerResponse, q: FakeQuirks): unknown {
 
 function sendError(res: ServerResponse, status: number, body: unknown, q: FakeQuirks, headers: Record<string, string> = {}) {
   sendJson(res, status, dialectError(status, echoed(body, res, q), q), headers)
+}
+
+/**
+ * The bytes of a response's socket the kernel has not taken: libuv's write queue, Node's only
+ * measure of it (the socket's `writableLength` counts a write in flight whole until its last byte
+ * left, and the fake writes a reply's events at once, so that never shrinks).
+ */
+function queuedInKernelWrites(res: ServerResponse): number {
+  return (res.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle?.writeQueueSize ?? 0
 }
 
 /** One response in flight, with what a behaviour needs to react to the client going away. */
@@ -949,6 +963,8 @@ export async function startFakeOpenAI(
   let unclaimedCloses = 0
   const waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = []
   let shuttingDown = false
+  /** Responses not closed yet. */
+  const open = new Set<ServerResponse>()
 
   const clientClosed = () => {
     clientCloses++
@@ -966,6 +982,7 @@ export async function startFakeOpenAI(
 
     const closeHandlers: Array<() => void> = []
     let droppedByUs = false
+    open.add(res)
     const ex: Exchange = {
       res,
       quirks,
@@ -979,6 +996,7 @@ export async function startFakeOpenAI(
       },
     }
     res.on('close', () => {
+      open.delete(res)
       ex.closed = true
       for (const fn of closeHandlers) fn()
       if (!res.writableEnded && !droppedByUs && !shuttingDown) clientClosed()
@@ -1097,6 +1115,7 @@ export async function startFakeOpenAI(
     get streamsClosedByClient() {
       return clientCloses
     },
+    unsentBytes: () => [...open].reduce((sum, res) => sum + queuedInKernelWrites(res), 0),
     waitForClientClose(timeoutMs = 2000) {
       if (unclaimedCloses > 0) {
         unclaimedCloses--

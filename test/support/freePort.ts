@@ -11,3 +11,17 @@ export function freePort(): Promise<number> {
     })
   })
 }
+
+/** Whether a TCP connection to host:port is accepted within two seconds (the connection is closed at once). */
+export function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 2000 })
+    const done = (ok: boolean) => {
+      socket.destroy()
+      resolve(ok)
+    }
+    socket.once('connect', () => done(true))
+    socket.once('timeout', () => done(false))
+    socket.once('error', () => done(false))
+  })
+}

@@ -12,6 +12,7 @@ import type { RoutingConfig } from '../../src/gateway/routing/routingConfig'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 import { tempDir } from './tempDir'
+import { waitUntil } from './waitUntil'
 import { ROOT } from './build'
 import { sharedPostgres } from './postgres'
 import { databases, databaseUrlOf } from './storeFile'
@@ -154,12 +155,14 @@ export const json = async (res: Response): Promise<any> => res.json()
 
 /** One request's record, once the writer has stored it: a record is queued after the response went out. */
 export async function waitForRecord(gw: Gateway, id: string | null | undefined): Promise<RequestRecord> {
-  const deadline = Date.now() + 3000
-  for (;;) {
-    await gw.records.flushed()
-    const found = id ? await gw.store.requests.get(id) : undefined
-    if (found) return found
-    if (Date.now() > deadline) throw new Error(`no record ${id} after 3 s`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
+  let found: RequestRecord | undefined
+  await waitUntil(
+    async () => {
+      await gw.records.flushed()
+      found = id ? await gw.store.requests.get(id) : undefined
+      return found !== undefined
+    },
+    { what: `record ${id} stored`, timeoutMs: 3000 },
+  )
+  return found!
 }

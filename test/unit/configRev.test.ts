@@ -8,6 +8,7 @@ import { tempDir } from '../support/tempDir'
 import pg from 'pg'
 import { openStore } from '../../src/gateway/store/openStore'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
+import { waitUntil } from '../support/waitUntil'
 
 /** A watcher on its own connection, wired as the store wires it: a change committed through `sql` invalidates it. */
 function watched(dir = tempDir()) {
@@ -67,25 +68,19 @@ describe('configuration changes on PostgreSQL, when the listening connection is 
       const listening = `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN gw_config'`
       const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM (${listening}) AS l`)
       assert.equal(killed.rowCount, 2, "both stores' listeners")
-      // Lost: nothing to read yet (the database may be what is gone).
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      // Lost: nothing to read yet (the database may be what is gone), once the store has seen its listener go.
+      const listener = () => (store.config as unknown as { listener: unknown }).listener
+      await waitUntil(() => listener() === null, { what: "the store saw its listener's connection end" })
       assert.equal(store.config.changed(), false)
-      const deadline = Date.now() + 5000
-      while (!store.config.changed()) {
-        assert.ok(Date.now() < deadline, 'read again within 5 s of the loss')
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+      const lostAt = Date.now()
+      await waitUntil(() => store.config.changed(), { what: 'read again within 5 s of the loss' })
       // Read again only once listening again (nothing changed for the revision poll to see): both stores listen again.
-      while ((await admin.query(listening)).rowCount !== 2) {
-        assert.ok(Date.now() < deadline, 'both listening again within 5 s of the loss')
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+      await waitUntil(async () => (await admin.query(listening)).rowCount === 2, {
+        what: 'both listening again within 5 s of the loss',
+        timeoutMs: lostAt + 5000 - Date.now(),
+      })
       await other.keys.create('made elsewhere')
-      const notified = Date.now() + 5000
-      while (!store.config.changed()) {
-        assert.ok(Date.now() < notified, 'a change made elsewhere is heard of')
-        await new Promise((resolve) => setTimeout(resolve, 5))
-      }
+      await waitUntil(() => store.config.changed(), { what: 'a change made elsewhere is heard of', intervalMs: 5 })
     } finally {
       await admin.end()
       await other.close()

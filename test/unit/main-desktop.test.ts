@@ -17,6 +17,7 @@ import { iconPng } from '../../src/main/icon'
 import { tempDir } from '../support/tempDir'
 import { startFakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore as MemoryStore } from '../support/memorySecretStore'
+import { waitUntil } from '../support/waitUntil'
 
 class FakeApp extends EventEmitter {
   lock = true
@@ -425,7 +426,7 @@ describe('the desktop app (createDesktop)', () => {
     })
     const shown = windows.at(-1)!.shown
     n.emit('click')
-    await new Promise((r) => setImmediate(r))
+    await waitUntil(() => windows.at(-1)!.shown > shown, { what: 'the window shown after the click' })
     assert.equal(windows.at(-1)!.shown, shown + 1, 'the window comes forward')
 
     await desk.setGatewayOn(false)

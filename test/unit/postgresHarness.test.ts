@@ -2,11 +2,12 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { postgresSkipReason, sharedPostgres, startPostgres } from '../support/postgres'
+import { accepts } from '../support/freePort'
+import { waitUntil } from '../support/waitUntil'
 
 const skip = postgresSkipReason()
 
@@ -18,20 +19,6 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
   } finally {
     await client.end()
   }
-}
-
-/** Whether a TCP connection to host:port is accepted within two seconds. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 2000 })
-    const done = (ok: boolean) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.once('connect', () => done(true))
-    socket.once('timeout', () => done(false))
-    socket.once('error', () => done(false))
-  })
 }
 
 /** Whether a process runs (a zombie does not: where PID 1 reaps lazily, a stopped postmaster lingers as one). */
@@ -49,11 +36,8 @@ const alive = (pid: number) => {
   }
 }
 
-/** pg_ctl stop -w returns once postmaster.pid is gone, moments before the postmaster's own exit. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-  return !alive(pid)
-}
+/** Until the postmaster is gone: pg_ctl stop -w returns once postmaster.pid is gone, moments before the postmaster's own exit. */
+const gone = (pid: number) => waitUntil(() => !alive(pid), { what: `postmaster ${pid} stopped`, timeoutMs: 2500, intervalMs: 50 })
 
 describe('throwaway PostgreSQL for tests', { skip: skip ?? false }, () => {
   it('creates distinct, empty databases that each answer a query', async () => {
@@ -106,7 +90,7 @@ describe('throwaway PostgreSQL for tests', { skip: skip ?? false }, () => {
     assert.deepEqual(settings, { fsync: 'on', sc: 'on' })
     await server.stop()
     assert.equal(fs.existsSync(server.dir), false)
-    assert.equal(await gone(pid), true)
+    await gone(pid)
     assert.equal(await accepts('127.0.0.1', server.port), false)
     await server.stop() // a second stop is harmless
   })
@@ -118,7 +102,7 @@ describe('throwaway PostgreSQL for tests', { skip: skip ?? false }, () => {
       await query(url, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)`)
       const pid = Number(fs.readFileSync(path.join(server.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
       await server.stopServer()
-      assert.equal(await gone(pid), true)
+      await gone(pid)
       assert.equal(await accepts('127.0.0.1', server.port), false)
       await assert.rejects(query(url, 'SELECT 1'), /ECONNREFUSED/)
       await server.startServer()
@@ -154,7 +138,7 @@ describe('throwaway PostgreSQL for tests', { skip: skip ?? false }, () => {
       if (ending === 'SIGTERM') child.kill('SIGTERM')
       await exited
       assert.equal(fs.existsSync(dir), false, `${dir} removed`)
-      assert.equal(await gone(pid), true, `postmaster ${pid} stopped`)
+      await gone(pid)
     })
   }
 })

@@ -13,7 +13,9 @@ function backpressureOver(backlog: RecordBacklog) {
 }
 
 describe('readiness', () => {
-  it('asks the store at most once a second, however many checks arrive', async () => {
+  it('asks the store at most once a second, however many checks arrive', async (t) => {
+    // A clock the test moves: the age of the store's answer is what decides, not a second waited out.
+    t.mock.timers.enable({ apis: ['Date'] })
     let pings = 0
     const check = new ReadinessCheck(async () => void pings++, backpressureOver({ records: 0, bytes: 0, failingSince: null }))
     const answers = await Promise.all(Array.from({ length: 20 }, () => check.check()))
@@ -21,7 +23,7 @@ describe('readiness', () => {
     assert.equal(pings, 1, 'concurrent checks share one question')
     await check.check()
     assert.equal(pings, 1, 'an answer is reused within the second')
-    await new Promise((resolve) => setTimeout(resolve, 1100))
+    t.mock.timers.tick(1100)
     await check.check()
     assert.equal(pings, 2)
   })
@@ -43,9 +45,12 @@ describe('readiness', () => {
     assert.deepEqual(await starting.check(), { ready: false, reason: "The gateway's store does not answer (57P03: the database system is starting up)." })
   })
 
-  it('is not ready when the store does not answer within 2 s', async () => {
+  it('is not ready when the store does not answer within 2 s', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] })
     const check = new ReadinessCheck(() => new Promise(() => {}), backpressureOver({ records: 0, bytes: 0, failingSince: null }))
-    assert.deepEqual(await check.check(), { ready: false, reason: "The gateway's store does not answer (no answer in 2 s)." })
+    const readiness = check.check()
+    t.mock.timers.tick(2000)
+    assert.deepEqual(await readiness, { ready: false, reason: "The gateway's store does not answer (no answer in 2 s)." })
   })
 
   it('is not ready while requests are refused for the records held, without asking the store', async () => {

@@ -8,6 +8,7 @@ import { KeysRepo } from '../../src/gateway/store/keysRepo'
 import { SqliteSql } from '../../src/gateway/store/sqliteSql'
 import { tempDir } from '../support/tempDir'
 import { recordFixture } from '../support/recordFixture'
+import { waitUntil } from '../support/waitUntil'
 
 const record = (id: string, key: string | null = null) =>
   recordFixture({ id, at: Date.now(), key }, { model: 'gpt-4o-mini', provider: 'openai', upstreamModel: 'gpt-4o-mini' })
@@ -32,15 +33,15 @@ describe('request records written by their own thread', () => {
       other.close()
     }
   }
-  const eventually = async (check: () => boolean) => {
-    const deadline = Date.now() + 10_000
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error('timed out')
-      await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-  }
-
-  const threadReady = (w: RecordWriter) => () => (w as unknown as { isReady(): boolean }).isReady()
+  /** Until `n` records are committed, as another connection sees them. */
+  const stored = (n: number) => waitUntil(() => storedIds().length === n, { what: `${n} records stored`, timeoutMs: 10_000 })
+  const isReady = (w: RecordWriter) => (w as unknown as { isReady(): boolean }).isReady()
+  /** Until the record thread has loaded and opened its connection. */
+  const threadReady = (w: RecordWriter) => waitUntil(() => isReady(w), { what: 'the record thread ready', timeoutMs: 10_000 })
+  /** Until the writer has reported `n` errors (the thread's reports arrive as messages). */
+  const reported = (n: number) => waitUntil(() => errors.length >= n, { what: `${n} errors reported`, timeoutMs: 10_000 })
+  /** How many batches the writer has taken from its queue (to the thread, or written here). */
+  const batchesTaken = (w: RecordWriter) => (w as unknown as { seq: number }).seq
 
   afterEach(async () => {
     await writer?.close()
@@ -55,7 +56,7 @@ describe('request records written by their own thread', () => {
     assert.deepEqual(storedIds(), ['a'])
     // Without a flush, a record is stored by the thread on its own once it is running.
     w.push(record('b'))
-    await eventually(() => storedIds().length === 2)
+    await stored(2)
     w.push(record('c'))
     w.push(record('d'))
     w.flush()
@@ -66,14 +67,15 @@ describe('request records written by their own thread', () => {
   it('writes on its own connection, while the event loop is busy', async () => {
     const w = open()
     w.start()
-    await eventually(threadReady(w))
+    await threadReady(w)
     const writtenHere = () => db.prepare(`SELECT total_changes()`).pluck().get() as number
     const before = writtenHere()
     w.push(record('warm'))
-    await eventually(() => storedIds().length === 1)
+    await stored(1)
+    const taken = batchesTaken(w)
     for (let i = 0; i < 64; i++) w.push(record(`r${String(i).padStart(2, '0')}`))
     // A full batch is handed over on the next turn of the event loop...
-    await new Promise((resolve) => setTimeout(resolve, 1))
+    await waitUntil(() => batchesTaken(w) > taken, { what: 'the full batch handed to the thread' })
     // ...and stored while this thread spins without yielding.
     const deadline = Date.now() + 10_000
     while (storedIds().length < 65 && Date.now() < deadline) {
@@ -89,7 +91,7 @@ describe('request records written by their own thread', () => {
     const keys = new KeysRepo(new SqliteSql(db))
     const { info } = await keys.create('prepaid')
     w.push(record('warm'))
-    await eventually(() => storedIds().length === 1)
+    await stored(1)
     w.push(record('ok-1', info.id), { keyId: info.id, pico: 5n }, null)
     // A debit naming a key that does not exist breaks the ledger's foreign key.
     w.push(record('orphan-debit', 'key_gone'), { keyId: 'key_gone', pico: 5n }, null)
@@ -98,7 +100,7 @@ describe('request records written by their own thread', () => {
     w.flush()
     assert.deepEqual(storedIds(), ['ok-1', 'ok-2', 'orphan-debit', 'warm'])
     // The thread's reports arrive as messages, after the flush.
-    await eventually(() => errors.length >= 2)
+    await reported(2)
     assert.equal(errors.length, 2, errors.join('\n'))
     assert.match(errors[0], /orphan-debit: its debit and bodies could not be stored: FOREIGN KEY/)
     assert.match(errors[1], /ok-1: its record could not be stored: UNIQUE/)
@@ -119,7 +121,7 @@ describe('request records written by their own thread', () => {
   const assertSetAside = async (w: RecordWriter) => {
     assert.deepEqual(storedIds(), ['good-1', 'good-2', 'poisoned-debit'])
     assert.deepEqual(db.prepare(`SELECT request_id FROM ledger WHERE kind = 'usage'`).pluck().all(), ['good-1'])
-    await eventually(() => errors.length >= 2)
+    await reported(2)
     assert.match(errors[0], /poisoned-debit: its debit and bodies could not be stored: The bound string, buffer, or bigint is too big/)
     assert.match(errors[1], /poisoned-record: its record could not be stored: Cannot mix BigInt/)
     // Not wedged: the next record is stored, and nothing waits for a retry.
@@ -133,7 +135,7 @@ describe('request records written by their own thread', () => {
     const w = open()
     const { info } = await new KeysRepo(new SqliteSql(db)).create('prepaid')
     w.start()
-    await eventually(threadReady(w))
+    await threadReady(w)
     pushPoisoned(w, info.id)
     w.flush()
     await assertSetAside(w)
@@ -145,7 +147,7 @@ describe('request records written by their own thread', () => {
     // Before the thread is ready, batches are written on this connection.
     pushPoisoned(w, info.id)
     w.flush()
-    assert.equal(threadReady(w)(), false, 'written here, not by the thread')
+    assert.equal(isReady(w), false, 'written here, not by the thread')
     await assertSetAside(w)
   })
 
@@ -154,7 +156,7 @@ describe('request records written by their own thread', () => {
     w.start()
     w.push(record('first'))
     const pushed = Date.now()
-    await eventually(() => storedIds().length === 1)
+    await stored(1)
     // The thread needs a while to load its modules and open its connection; the record does not wait for it.
     assert.ok(Date.now() - pushed < 300, `stored after ${Date.now() - pushed} ms`)
   })
@@ -162,7 +164,7 @@ describe('request records written by their own thread', () => {
   it('falls back to writing on the main thread, losing nothing, when the thread dies', async () => {
     const w = open()
     w.push(record('before'))
-    await eventually(() => storedIds().length === 1)
+    await stored(1)
     await (w as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate()
     w.push(record('after'))
     w.flush()
@@ -173,7 +175,7 @@ describe('request records written by their own thread', () => {
   it('close() stores what is queued and ends the thread', async () => {
     const w = open()
     w.push(record('x'))
-    await eventually(() => storedIds().length === 1)
+    await stored(1)
     w.push(record('y'))
     await w.close()
     writer = null
@@ -184,7 +186,7 @@ describe('request records written by their own thread', () => {
   it('flushed() waits for a record thread stalled on a lock without blocking the event loop', async () => {
     const w = open()
     w.start()
-    await eventually(threadReady(w))
+    await threadReady(w)
     // Another process holds the write lock: the thread's insert waits on it (busy_timeout).
     const other = new Database(db.name)
     other.exec('BEGIN IMMEDIATE')
@@ -194,9 +196,9 @@ describe('request records written by their own thread', () => {
     let settled = false
     const flushing = w.flushed().then(() => (settled = true))
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300))
-      assert.equal(settled, false, 'the flush is still waiting for the thread')
-      assert.ok(ticks >= 10, `timers kept firing while the flush waited (${ticks} ticks in 300 ms)`)
+      // Timers keep firing while the flush waits (a blocking wait would stop them for the thread's busy timeout, 5 s).
+      const waited = await waitUntil(() => ticks >= 10, { what: 'ten timer ticks while the flush waited', timeoutMs: 2000 })
+      assert.equal(settled, false, `the flush is still waiting for the thread (after ${waited} ms)`)
     } finally {
       other.exec('COMMIT')
       other.close()
@@ -210,7 +212,7 @@ describe('request records written by their own thread', () => {
   it('counts what it holds in its backlog until the store has it: queued, and in a batch the thread is writing', async () => {
     const w = open()
     w.start()
-    await eventually(threadReady(w))
+    await threadReady(w)
     assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null })
     const other = new Database(db.name)
     other.exec('BEGIN IMMEDIATE')
@@ -219,15 +221,16 @@ describe('request records written by their own thread', () => {
       w.push(record('logged'), null, { request: 'x'.repeat(1000), response: 'y'.repeat(500) })
       assert.deepEqual(w.backlog(), { records: 2, bytes: 2 * 2048 + 1500, failingSince: null })
       // The batch goes to the thread after the batch delay, and waits there on the lock: still held.
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      const taken = batchesTaken(w)
+      await waitUntil(() => batchesTaken(w) > taken, { what: 'the batch handed to the thread' })
       assert.deepEqual(storedIds(), [])
       assert.equal(w.backlog().records, 2)
     } finally {
       other.exec('COMMIT')
       other.close()
     }
-    await eventually(() => storedIds().length === 2)
-    await eventually(() => w.backlog().records === 0)
+    await stored(2)
+    await waitUntil(() => w.backlog().records === 0, { what: 'the backlog empty', timeoutMs: 10_000 })
     assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null })
   })
 })
@@ -243,7 +246,9 @@ describe('the record queue', () => {
     queue.cancel()
   })
 
-  it('after a failed batch, waits a second before the next try however many records arrive, and says since when it fails', async () => {
+  it('after a failed batch, waits a second before the next try however many records arrive, and says since when it fails', (t) => {
+    // A clock the test moves: the retry's delay is what is under test, and no second is waited out.
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: Date.now() })
     let due = 0
     const queue = new RecordQueue(() => due++, { maxDelayMs: 10, maxBatch: 4 })
     queue.push(record('first'), null, null)
@@ -254,10 +259,9 @@ describe('the record queue', () => {
     assert.ok(failingSince !== null && failingSince >= failedAt, 'failing since the put-back')
     // Well past maxBatch: without the back-off each of these would make a batch due at once.
     for (let i = 0; i < 20; i++) queue.push(record(`r${i}`), null, null)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    t.mock.timers.tick(300)
     assert.equal(due, 0, 'no try before the retry delay')
-    const deadline = Date.now() + 5000
-    while (due === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    t.mock.timers.tick(700)
     assert.equal(due, 1, 'one try, with everything waiting')
     const retried = queue.take()!
     assert.equal(retried.items.length, 21)
