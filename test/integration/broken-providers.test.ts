@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { gwCli, readSse, startTestGateway, tempDir, until, type TestGateway } from '../support/harness'
+import { gwCli, readSse, startTestGateway, tempDir, type TestGateway } from '../support/harness'
+import { waitUntil } from '../support/waitUntil'
 import { MAX_SSE_LINE_CHARS } from '../../src/shared/sse'
 
 const chat = (t: TestGateway, init: RequestInit = {}) =>
@@ -75,7 +76,7 @@ describe('a full upstream pool', () => {
     const slots = t.running.gateway.agent.slots
     const leaver = new AbortController()
     const queued = chat(t, { signal: leaver.signal }).catch((err: Error) => err)
-    await until('the third request waits for a connection', () => slots.waiting(origin) === 1)
+    await waitUntil(() => slots.waiting(origin) === 1, { what: 'the third request waits for a connection' })
     leaver.abort()
     assert.equal(((await queued) as Error).name, 'AbortError')
 

@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import OpenAI from 'openai'
-import { gwCli, startTestGateway, until, type TestGateway } from '../support/harness'
+import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
+import { waitUntil } from '../support/waitUntil'
 
 const MODEL = 'openai/gpt-5.1'
 /** gpt-5.1: $1.25 input, $0.125 cached input, $10 output per 1M tokens. */
@@ -416,7 +417,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     const seen = t.fake.received.length
     const leaving = new AbortController()
     const asked = t.client.responses.retrieve(made.id, {}, { signal: leaving.signal }).catch((e) => e)
-    await until('the provider is asked for the response', () => t.fake.received.length > seen)
+    await waitUntil(() => t.fake.received.length > seen, { what: 'the provider is asked for the response' })
     assert.equal(last().method, 'GET')
     leaving.abort()
     // The provider holds its answer for a minute: only the gateway ending the call closes it now.

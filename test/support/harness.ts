@@ -141,15 +141,6 @@ export async function readSse(res: Response): Promise<Array<Record<string, any> 
     })
 }
 
-/** Waits until `ok()` holds, checking every 10 ms; fails after 3 s naming `what`. */
-export async function until(what: string, ok: () => boolean): Promise<void> {
-  const deadline = Date.now() + 3000
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`not within 3 s: ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
 /** Response bodies in tests are read loosely typed: the assertions are the type check. */
 export const json = async (res: Response): Promise<any> => res.json()
 
