@@ -198,14 +198,17 @@ describe('Responses API state on translated paths: previous_response_id, item_re
     }
     const run = async (messages: ModelMessage[]) => {
       const options = { model: provider(model), system: 'Be brief.', messages, tools, stopWhen: stepCountIs(2), maxRetries: 0 }
-      if (!streamed) return generateText(options)
+      // The response's messages are every step's: the tool call, its result, the reply.
+      if (!streamed) {
+        const result = await generateText(options)
+        return { text: result.text, messages: result.response.messages }
+      }
       const result = streamText({ ...options, onError: () => {} })
-      return { text: await result.text, responseMessages: await result.responseMessages }
+      return { text: await result.text, messages: (await result.response).messages }
     }
     const start: ModelMessage[] = [{ role: 'user', content: 'Weather in Paris?' }]
     const first = await run(start)
-    // Every step's messages: the tool call, its result, the reply.
-    const conversation: ModelMessage[] = [...start, ...first.responseMessages, { role: 'user', content: 'And tomorrow?' }]
+    const conversation: ModelMessage[] = [...start, ...first.messages, { role: 'user', content: 'And tomorrow?' }]
     const second = await run(conversation)
     assert.equal(bodies.length, 3)
     const references = bodies[2].input.filter((i: any) => i.type === 'item_reference')
