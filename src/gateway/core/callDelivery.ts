@@ -72,7 +72,7 @@ export class CallDelivery implements Delivery {
 
   close(usage: NormalizedUsage | null): GwBlock {
     const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage)
-    this.priced = { ...priced, usage }
+    this.priced = { cost: priced.cost, pico: priced.pico, usage }
     return gwBlock(this.ctx.routing(this.target, priced.cost))
   }
 

@@ -1,4 +1,4 @@
-import { OK, type Delivered, type Delivery } from '../core/wire'
+import type { Delivered, Delivery } from '../core/wire'
 import { ApiError } from '../errors'
 import type { NormalizedUsage } from '../pricing/types'
 import type { UpstreamResponse } from '../upstream/client'
@@ -36,7 +36,8 @@ export async function deliverWith(grammar: AnswerGrammar, upstream: UpstreamResp
   if (out.stream && grammar.relay) return grammar.relay(upstream, out)
   const whole = grammar.whole(await readJson(out.target.provider.id, upstream), out)
   const logged = await sendJson(out, whole.body, whole.usage, whole.asSent)
-  return { ...OK, usage: whole.usage, logged, upstreamId: whole.upstreamId ?? null }
+  // Literals, not `{ ...OK, … }`: V8 (Node 20) builds a spread through a slow path, on every request.
+  return { status: 200, outcome: 'ok', usage: whole.usage, logged, upstreamId: whole.upstreamId ?? null }
 }
 
 /**
@@ -49,7 +50,8 @@ export async function deliverWith(grammar: AnswerGrammar, upstream: UpstreamResp
  */
 export async function sendJson(out: Delivery, answer: Record<string, unknown>, usage: NormalizedUsage | null, asSent?: string): Promise<string | null> {
   const gw = JSON.stringify(out.close(usage))
-  await out.ready()
+  const ready = out.ready()
+  if (ready) await ready
   // A gateway upstream of this one may have put its own block there; ours replaces it.
   const chained = 'gw' in answer
   if (chained) delete answer.gw

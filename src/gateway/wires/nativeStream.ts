@@ -72,5 +72,6 @@ export async function relayNativeStream(out: Delivery, upstream: UpstreamRespons
     fail,
   )
   if (done.outcome !== 'ok') return done
-  return { ...done, ...events.outcome(), upstreamId: events.upstreamId?.() ?? null }
+  const how = events.outcome()
+  return { status: how.status, outcome: how.outcome, error: how.error, usage: done.usage, logged: done.logged, upstreamId: events.upstreamId?.() ?? null }
 }

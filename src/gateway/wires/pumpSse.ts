@@ -1,5 +1,5 @@
 import type { Sink } from '../core/sink'
-import { OK, type Delivered, type Delivery } from '../core/wire'
+import type { Delivered, Delivery } from '../core/wire'
 import type { ApiError } from '../errors'
 import type { GwBlock } from '../pipeline/cost'
 import type { NormalizedUsage } from '../pricing/types'
@@ -99,7 +99,7 @@ export async function endStream(
     }
   }
   out.sink.end(events, null)
-  return { ...OK, usage, logged: out.logging ? logged() : null }
+  return { status: 200, outcome: 'ok', usage, logged: out.logging ? logged() : null }
 }
 
 /**
@@ -108,5 +108,5 @@ export async function endStream(
  */
 export function failStream(sink: Sink, owed: object[], error: ApiError, cut: CutShort, told = false): Delivered {
   sink.end(owed, told ? null : error)
-  return { status: 200, outcome: 'error', error, ...cut }
+  return { status: 200, outcome: 'error', error, usage: cut.usage, estimated: cut.estimated }
 }

@@ -1,4 +1,7 @@
-import type { InboundWire } from '../../core/wire'
+import type { Preset } from '../../../contract/presets'
+import type { Delivered, Delivery, InboundWire, WireCall } from '../../core/wire'
+import type { AdmitOptions } from '../../pipeline/admit'
+import type { UpstreamResponse } from '../../upstream/client'
 import { invalidRequest } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
@@ -6,10 +9,10 @@ import type { UpstreamRequest } from '../../providers/adapter'
 import { adapterFor } from '../../providers/kinds'
 import { servesChatCompletions } from '../../providers/registry'
 import { deliverWith } from '../deliver'
-import { translatedGrammar } from '../translatedAnswer'
+import { TranslatedGrammar, type ChatEncoding } from '../translatedAnswer'
 import { applyPreset, clientWantsUsage, upstreamChatBody, validateChatBody, type ChatBody } from './chatBody'
 import { forGemini } from '../../providers/openai/gemini'
-import { OpenAIChunks } from './chatStream'
+import { OpenAIChunks, type ChunkEncoder } from './chatStream'
 
 /**
  * The chat completions request for one target, through its kind's adapter (the chat wire's, and
@@ -30,32 +33,53 @@ export function chatRequestFor(ctx: RequestContext, body: ChatBody, target: Targ
   })
 }
 
-/** OpenAI's chat answer: whole as the provider wrote it where the adapter left it untouched; streamed as OpenAI chunks. */
-const chatGrammar = (body: ChatBody) =>
-  translatedGrammar({
-    whole: (completion, _usage, _out, asSent) => ({ body: completion, asSent }),
-    events: (out) => new OpenAIChunks(out, clientWantsUsage(body)),
-    prompt: body.messages,
-  })
+/**
+ * One chat completions call: its body as it changes (a preset), and how its answer is written
+ * (whole as the provider wrote it where the adapter left it untouched; streamed as OpenAI chunks).
+ * A class, so a call makes one object, its methods shared: this wire carries most requests.
+ */
+class ChatCall implements WireCall, ChatEncoding {
+  readonly model: string
+  readonly stream: boolean
+  readonly envelope: unknown
+
+  constructor(public body: ChatBody) {
+    this.model = body.model
+    this.stream = body.stream === true
+    this.envelope = body.gw
+  }
+
+  applyPreset(preset: Preset): void {
+    this.body = applyPreset(this.body, preset)
+  }
+
+  control(): AdmitOptions {
+    return { chat: true, prompt: this.body.messages }
+  }
+
+  request(ctx: RequestContext, target: Target): UpstreamRequest {
+    return chatRequestFor(ctx, this.body, target)
+  }
+
+  deliver(upstream: UpstreamResponse, out: Delivery): Promise<Delivered> {
+    return deliverWith(new TranslatedGrammar(this), upstream, out)
+  }
+
+  whole(completion: Record<string, unknown>, _usage: unknown, _out: Delivery, asSent: string | undefined) {
+    return { body: completion, asSent }
+  }
+
+  events(out: Delivery): ChunkEncoder {
+    return new OpenAIChunks(out, clientWantsUsage(this.body))
+  }
+
+  get prompt(): unknown {
+    return this.body.messages
+  }
+}
 
 /** OpenAI's chat completions: the body goes to every provider kind through its adapter, and answers come back as OpenAI's. */
 export const chatWire: InboundWire = {
   endpoint: 'chat.completions',
-  read(sent) {
-    let body = validateChatBody(sent)
-    return {
-      model: body.model,
-      stream: body.stream === true,
-      envelope: body.gw,
-      get body() {
-        return body
-      },
-      applyPreset: (preset) => {
-        body = applyPreset(body, preset)
-      },
-      control: () => ({ chat: true, prompt: body.messages }),
-      request: (ctx, target) => chatRequestFor(ctx, body, target),
-      deliver: (upstream, out) => deliverWith(chatGrammar(body), upstream, out),
-    }
-  },
+  read: (sent) => new ChatCall(validateChatBody(sent)),
 }

@@ -1,4 +1,4 @@
-import { OK, type Delivered, type Delivery, type InboundWire } from '../../core/wire'
+import type { Delivered, Delivery, InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import { countingPreset } from '../../pipeline/resolvePreset'
@@ -14,7 +14,7 @@ const TOKEN_COUNT_HEADER = 'x-gw-token-count'
 async function answer(out: Delivery, text: string, source: 'provider' | 'estimate'): Promise<Delivered> {
   out.firstByte()
   await out.sink.json(text, { ...out.headers(), [TOKEN_COUNT_HEADER]: source })
-  return { ...OK, usage: null, logged: out.logging ? text : null }
+  return { status: 200, outcome: 'ok', usage: null, logged: out.logging ? text : null }
 }
 
 /**
