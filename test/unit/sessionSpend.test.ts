@@ -5,7 +5,6 @@ import { keyRow } from '../support/keyRow'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 
 const key = keyRow('k', { name: 'agent', policy: JSON.stringify({ max_session_requests: 1 }) })
-const rules = key.rules
 const recordOf = (sessionId: string) =>
   ({
     key_id: 'k',
@@ -27,8 +26,8 @@ describe('SessionSpend: sessions kept in memory', () => {
     )
     // As the core does: a session not in memory is read before its request is admitted.
     const admit = async (sessionId: string) => {
-      await spend.loading(key, rules, sessionId)
-      return spend.admit(key, rules, sessionId, 0n, 'chat.completions')
+      await spend.loading(key, sessionId)
+      return spend.admit(key, sessionId, 0n, 'chat.completions')
     }
     // The first session stays in flight throughout; the others come and go.
     const held = await admit('s0')

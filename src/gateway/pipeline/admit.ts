@@ -95,7 +95,7 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   }
   const rules = key.rules
   const sessionId = ctx.attribution.attribution.session_id
-  const shared = deps.shared?.holds(key, rules, sessionId) ? deps.shared : null
+  const shared = deps.shared?.holds(key, sessionId) ? deps.shared : null
   if (!shared) deps.rateLimiter.check(key.id, key.name, rules.policy.rpm)
   checkPolicy(ctx, target, body, opts)
   const entry = target.priced?.entry ?? null
@@ -118,7 +118,6 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   if (shared) {
     const reservation = await shared.admit({
       key,
-      rules,
       requestId: ctx.id,
       startedAt: ctx.startedAt.getTime(),
       endpoint: ctx.endpoint,
@@ -132,12 +131,12 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   // memory (once a session, after a change, once a period); admission follows in the same turn
   // as the check that all of them are.
   for (;;) {
-    const loading = deps.sessions.loading(key, rules, sessionId) ?? deps.balances.loading(key)
+    const loading = deps.sessions.loading(key, sessionId) ?? deps.balances.loading(key)
     if (!loading) break
     await loading
   }
   // Held before the balance is; a balance refusal returns the hold, which the request's record releases.
-  const sessionHold = deps.sessions.admit(key, rules, sessionId, BigInt(expected), ctx.endpoint)
+  const sessionHold = deps.sessions.admit(key, sessionId, BigInt(expected), ctx.endpoint)
   try {
     return { reservation: deps.balances.admit(key, BigInt(expected)), sessionHold }
   } catch (refused) {

@@ -35,3 +35,6 @@ function rulesOf(key: KeyRow): KeyRules {
 export type Key = KeyRow & { readonly rules: KeyRules }
 
 export const parseKey = (row: KeyRow): Key => ({ ...row, rules: rulesOf(row) })
+
+/** Whether a key limits its sessions (their spend, or their number of requests). */
+export const capsSessions = (r: KeyRules): boolean => r.sessionPico !== null || r.policy.max_session_requests !== undefined

@@ -1,7 +1,7 @@
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
 import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
-import type { KeyRules } from './keyRules'
+import { capsSessions, type Key } from './keyRules'
 import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 import { sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 
@@ -51,8 +51,8 @@ export class SessionSpend {
   ) {}
 
   /** Whether a request of this session is held against it: its key limits sessions, or sessions raise alerts. */
-  private watches(rules: KeyRules, sessionId: string | null): sessionId is string {
-    return sessionId !== null && (rules.sessionPico !== null || rules.policy.max_session_requests !== undefined || this.alerts.threshold() !== null)
+  private watches(key: Key, sessionId: string | null): sessionId is string {
+    return sessionId !== null && (capsSessions(key.rules) || this.alerts.threshold() !== null)
   }
 
   /**
@@ -61,8 +61,8 @@ export class SessionSpend {
    * blocked on), counting the session's records still in the writer. A record the thread commits
    * in between is counted twice, which errs towards refusing, never towards passing a limit.
    */
-  loading(key: KeyRow, rules: KeyRules, sessionId: string | null): Promise<void> | null {
-    if (!this.watches(rules, sessionId)) return null
+  loading(key: Key, sessionId: string | null): Promise<void> | null {
+    if (!this.watches(key, sessionId)) return null
     const s = this.sessions.get(keyOf(key.id, sessionId))
     if (s) return s.loading
     return this.records.flushed().then(() => this.read(key, sessionId))
@@ -72,9 +72,10 @@ export class SessionSpend {
    * Admits one request of a session or refuses it (`policy_violation`, naming the rule), and
    * holds its expected cost and its place until it is recorded. Null when the session is not watched.
    */
-  admit(key: KeyRow, rules: KeyRules, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
-    if (!this.watches(rules, sessionId)) return null
+  admit(key: Key, sessionId: string | null, expectedPico: bigint, endpoint: RequestRecord['endpoint']): SessionHold | null {
+    if (!this.watches(key, sessionId)) return null
     const s = this.session(key, sessionId)
+    const rules = key.rules
     const maxRequests = rules.policy.max_session_requests
     if (maxRequests !== undefined && s.requests + s.inFlight >= maxRequests)
       throw sessionRequestsReached(endpoint, key.name, maxRequests, s.requests, s.inFlight)

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { ApiError } from '../errors'
-import type { KeyRow } from '../store/keysRepo'
 import { isTransient, type Debit } from '../store/recordBatch'
 import { storeFailure } from '../store/storeFailure'
 import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
 import type { RecordSink } from '../store/store'
 import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
 import { startOfUtcDay, startOfUtcMonth, type Reservation } from './balances'
-import type { KeyRules } from './keyRules'
+import { capsSessions, type Key } from './keyRules'
 import { noBalanceLeft, periodLimitReached, rateLimited, sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 
@@ -34,8 +33,7 @@ export interface SharedReservation extends Reservation {
 }
 
 export interface SharedAdmission {
-  key: KeyRow
-  rules: KeyRules
+  key: Key
   requestId: string
   startedAt: number
   endpoint: RequestRecord['endpoint']
@@ -79,13 +77,14 @@ export class SharedLimits {
   ) {}
 
   /** Whether this request is held by a limit the gateways share: any of its key's, its session's where it has one. */
-  holds(key: KeyRow, rules: KeyRules, sessionId: string | null): boolean {
+  holds(key: Key, sessionId: string | null): boolean {
+    const rules = key.rules
     return (
       key.prepaid === 1 ||
       rules.dailyPico !== null ||
       rules.monthlyPico !== null ||
       rules.policy.rpm !== undefined ||
-      (sessionId !== null && (rules.sessionPico !== null || rules.policy.max_session_requests !== undefined))
+      (sessionId !== null && capsSessions(rules))
     )
   }
 
@@ -142,9 +141,10 @@ export class SharedLimits {
 
   /** Admits the request or throws its refusal (503 when the database cannot be reached). */
   async admit(a: SharedAdmission): Promise<SharedReservation> {
-    const { key, rules } = a
+    const key = a.key
+    const rules = key.rules
     const policy = rules.policy
-    const session = a.sessionId !== null && (rules.sessionPico !== null || policy.max_session_requests !== undefined) ? a.sessionId : null
+    const session = a.sessionId !== null && capsSessions(rules) ? a.sessionId : null
     const dayStart = rules.dailyPico === null ? null : startOfUtcDay(a.startedAt)
     const monthStart = rules.monthlyPico === null ? null : startOfUtcMonth(a.startedAt)
     const sessionLimitPico = session !== null ? rules.sessionPico : null
@@ -211,7 +211,7 @@ export class SharedLimits {
 
   private refused(a: SharedAdmission, r: LimitRefusal, sessionLimitPico: bigint | null, dayStart: number | null, monthStart: number | null): ApiError {
     const { key } = a
-    const policy = a.rules.policy
+    const policy = a.key.rules.policy
     switch (r.refusal) {
       case 'rpm':
         return rateLimited(key.name, policy.rpm!, Number(r.a))
@@ -225,9 +225,9 @@ export class SharedLimits {
       case 'balance':
         return noBalanceLeft(key, r.a, r.b)
       case 'daily':
-        return periodLimitReached(key.name, 'daily', a.rules.dailyPico!, r.a, r.b, dayStart!)
+        return periodLimitReached(key.name, 'daily', a.key.rules.dailyPico!, r.a, r.b, dayStart!)
       case 'monthly':
-        return periodLimitReached(key.name, 'monthly', a.rules.monthlyPico!, r.a, r.b, monthStart!)
+        return periodLimitReached(key.name, 'monthly', a.key.rules.monthlyPico!, r.a, r.b, monthStart!)
       case 'unstarted':
         throw new Error('a counter was not started with what the record writer holds')
     }
