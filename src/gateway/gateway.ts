@@ -56,8 +56,7 @@ export interface GatewayOptions {
  * writer. Knows nothing of HTTP or Electron.
  */
 export class Gateway {
-  /** The Responses API's state for what the gateway answers itself. */
-  /** The Responses API's wires and the conversations they keep. */
+  /** The Responses API's wires and the conversations they keep for what the gateway answers itself. */
   readonly responses: ResponsesApi
   readonly balances: Balances
   readonly rateLimiter: RateLimiter

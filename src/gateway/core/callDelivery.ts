@@ -1,13 +1,14 @@
 import { ApiError } from '../errors'
-import { chargeBeforeDelivery, chargesBeforeDelivery, type ChargeDeps } from '../pipeline/charge'
+import { chargeBeforeDelivery, chargesBeforeDelivery, type Charge, type ChargeDeps } from '../pipeline/charge'
+import type { Reservation } from '../pipeline/balances'
 import { costOf, countedFree, gwBlock, type GwBlock } from '../pipeline/cost'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { Priced } from '../pricing/priceUsage'
 import type { NormalizedUsage } from '../pricing/types'
+import type { Admission } from '../pipeline/admit'
 import type { Redactor } from '../secrets/redactor'
 import type { ClientAbort } from '../upstream/clientAbort'
-import type { Admission } from '../pipeline/admit'
 import type { Sink } from './sink'
 import type { Delivery, Dropped } from './wire'
 
@@ -15,14 +16,20 @@ import type { Delivery, Dropped } from './wire'
 export const priceOf = (target: Target, at: Date, free: boolean, usage: NormalizedUsage | null, estimated = false): Priced =>
   free ? countedFree() : costOf(target, at, usage, estimated)
 
-/** How a call is answered, as the core tells its delivery. */
-export interface DeliverySetup {
-  target: Target
-  stream: boolean
-  sink: Sink
-  signal: ClientAbort
-  redactor: Redactor
-  logging: boolean
+/** A price with the usage it was made from. */
+export type PricedUsage = Priced & { usage: NormalizedUsage | null }
+
+/** A request's charge against its reservation, from its price (null: not priced). */
+export const chargeFor = (ctx: RequestContext, reservation: Reservation, p: PricedUsage | null): Charge => ({
+  reservation,
+  pico: p?.pico ?? null,
+  anomaly: Boolean(p?.usage?.anomaly),
+  requestId: ctx.id,
+  at: ctx.startedAt.getTime(),
+})
+
+/** How a call is answered, as the core tells its delivery: the fields it gives the wire, and what pricing and charging need. */
+export interface DeliverySetup extends Pick<Delivery, 'target' | 'stream' | 'sink' | 'signal' | 'redactor' | 'logging'> {
   /** A call no provider bills. */
   free: boolean
   admission: Admission
@@ -41,7 +48,7 @@ export class CallDelivery implements Delivery {
   readonly redactor: Redactor
   readonly logging: boolean
   /** The usage the answer was closed with, and its price; null until it is closed. */
-  priced: (Priced & { usage: NormalizedUsage | null }) | null = null
+  priced: PricedUsage | null = null
   private held: Promise<unknown>[] | null = null
 
   constructor(
@@ -62,8 +69,7 @@ export class CallDelivery implements Delivery {
   }
 
   ignore(d: Dropped): void {
-    const ignored = this.ctx.attribution.ignored
-    if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
+    this.ctx.ignore(d)
   }
 
   hold(write: Promise<unknown>): void {
@@ -96,12 +102,6 @@ export class CallDelivery implements Delivery {
     }
     const reservation = this.a.admission.reservation
     if (!reservation || !chargesBeforeDelivery(reservation)) return
-    await chargeBeforeDelivery(this.deps, {
-      reservation,
-      pico: this.priced?.pico ?? null,
-      anomaly: Boolean(this.priced?.usage?.anomaly),
-      requestId: this.ctx.id,
-      at: this.ctx.startedAt.getTime(),
-    })
+    await chargeBeforeDelivery(this.deps, chargeFor(this.ctx, reservation, this.priced))
   }
 }

@@ -8,9 +8,7 @@ import type { KeyIndex } from '../pipeline/authenticate'
 import { settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../upstream/clientAbort'
 import { countedFree, sentNowhere } from '../pipeline/cost'
-import type { Priced } from '../pricing/priceUsage'
-import type { NormalizedUsage } from '../pricing/types'
-import { CallDelivery, priceOf } from './callDelivery'
+import { CallDelivery, chargeFor, priceOf, type PricedUsage } from './callDelivery'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
@@ -117,16 +115,14 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
-  const { priced, usage } = finalPrice(ctx, run)
+  const priced = finalPrice(ctx, run)
   const reservation = run.admission.reservation
-  const debit = reservation
-    ? await settleCharge(gw, { reservation, pico: priced?.pico ?? null, anomaly: Boolean(usage?.anomaly), requestId: ctx.id, at: ctx.startedAt.getTime() })
-    : null
+  const debit = reservation ? await settleCharge(gw, chargeFor(ctx, reservation, priced)) : null
   const error = finished.error ?? null
   const cost = priced?.cost ?? null
   const record = ctx.toRecord(finished.status, finished.outcome, error, gw.instance, {
     target: run.target,
-    usage,
+    usage: priced?.usage ?? null,
     cost,
     upstreamId: run.delivered?.upstreamId ?? null,
   })
@@ -145,14 +141,14 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
  * counter is free; a request that reached no provider cost exactly $0, said so; one that reached
  * a provider and failed before usage stays unpriced, since the provider may bill it.
  */
-function finalPrice(ctx: RequestContext, run: Running): { priced: Priced | null; usage: NormalizedUsage | null } {
+function finalPrice(ctx: RequestContext, run: Running): PricedUsage | null {
   const closed = run.delivery?.priced
-  if (closed) return { priced: closed, usage: closed.usage }
+  if (closed) return closed
   const delivered = run.delivered
-  if (delivered && run.target) return { priced: priceOf(run.target, ctx.startedAt, run.free, delivered.usage, delivered.estimated), usage: delivered.usage }
-  if (run.free && ctx.sent) return { priced: countedFree(), usage: null }
-  if (!ctx.sent && run.target) return { priced: sentNowhere(), usage: null }
-  return { priced: null, usage: null }
+  if (delivered && run.target) return { ...priceOf(run.target, ctx.startedAt, run.free, delivered.usage, delivered.estimated), usage: delivered.usage }
+  if (run.free && ctx.sent) return { ...countedFree(), usage: null }
+  if (!ctx.sent && run.target) return { ...sentNowhere(), usage: null }
+  return null
 }
 
 const matchers = new WeakMap<readonly string[], (name: string) => boolean>()
@@ -185,8 +181,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   const wc = wire.read(call.body)
   ctx.model = wc.model
   ctx.stream = wc.stream
-  const bodySession = wc.bodySession
-  ctx.attribution = resolveAttribution(wc.envelope, call.rawHeaders, bodySession ? () => bodySession() : null)
+  // Bound: a call may be a class, whose method reads its own fields.
+  ctx.attribution = resolveAttribution(wc.envelope, call.rawHeaders, wc.bodySession?.bind(wc) ?? null)
   if (gw.settings.log_bodies) ctx.requestBody = call.rawBody ?? JSON.stringify(call.body)
   const steering = steer(gw.presets, gw.aliases, ctx.key, wc.model, wc.applyPreset !== undefined, wire.endpoint)
   ctx.preset = steering.preset
@@ -213,7 +209,6 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
     }))
   const local = wc.answerLocally?.(answering(primary))
   if (local) return (run.delivered = await local)
-  run.delivery = null
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
   const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
   const { target, response } = await route(

@@ -2,7 +2,7 @@ import type { Preset } from '../../contract/presets'
 import type { ApiError } from '../errors'
 import type { AdmitOptions } from '../pipeline/admit'
 import type { ClientAbort } from '../upstream/clientAbort'
-import type { RequestContext } from '../pipeline/requestContext'
+import type { Dropped, RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
 import type { NormalizedUsage } from '../pricing/types'
@@ -34,11 +34,7 @@ export interface Delivered extends Finished {
   upstreamId?: string | null
 }
 
-/** A field of the caller's request that was not honoured, and why: it goes to the record's `ignored`. */
-export interface Dropped {
-  name: string
-  reason: string
-}
+export type { Dropped }
 
 /**
  * What the core gives one answer's delivery: the target that answered, where the answer goes, and

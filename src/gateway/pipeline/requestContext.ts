@@ -75,6 +75,12 @@ function recordedUsage(u: NormalizedUsage): Record<string, number> {
   }
 }
 
+/** A field of the caller's request that was not honoured, and why: it goes to the record's `ignored`. */
+export interface Dropped {
+  name: string
+  reason: string
+}
+
 /** What a request's answer came to, as the core found it at the end: who answered, the usage, its one price. */
 export interface Answered {
   /** The provider and model that answered, or the primary target when none did; null when the model never resolved. */
@@ -127,6 +133,12 @@ export class RequestContext implements AttemptLog {
     readonly key: Key,
   ) {
     this.startedAt = new Date(timeOfRequestId(id) ?? Date.now())
+  }
+
+  /** Notes a field the request could not honour, once whatever the number of candidates that dropped it. */
+  ignore(d: Dropped): void {
+    const ignored = this.attribution.ignored
+    if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
   }
 
   elapsedMs(): number {

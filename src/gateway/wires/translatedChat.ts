@@ -1,5 +1,4 @@
-import type { Dropped } from '../core/wire'
-import type { RequestContext } from '../pipeline/requestContext'
+import type { Dropped, RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
 import { quirksOf } from '../providers/quirks'
@@ -19,12 +18,6 @@ export interface ChatTarget {
   limitField?: 'max_tokens' | 'max_completion_tokens'
 }
 
-/** One entry per field in the record's `ignored`, whatever the number of candidates built. */
-export function noteIgnored(ctx: RequestContext, d: Dropped): void {
-  const ignored = ctx.attribution.ignored
-  if (!ignored.some((i) => i.name === d.name)) ignored.push(d)
-}
-
 /**
  * A translated path's request (Messages or Responses to a provider of another wire): chat
  * completions through the provider kind's adapter, so every quirk the chat path handles applies.
@@ -36,7 +29,7 @@ export function translatedChatRequest(
   translate: (t: ChatTarget) => { chat: ChatBody; dropped: Dropped[] },
 ): UpstreamRequest {
   const { chat, dropped } = translate({ maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: quirksOf(target.provider).limitField })
-  for (const d of dropped) noteIgnored(ctx, d)
+  for (const d of dropped) ctx.ignore(d)
   return chatRequestFor(ctx, chat, target)
 }
 

@@ -6,7 +6,7 @@ import { normalizeAnthropicUsage } from '../../providers/anthropic/usage'
 import { deliverWith, type AnswerGrammar } from '../deliver'
 import { relayNativeStream } from '../nativeStream'
 import { translatedGrammar } from '../translatedAnswer'
-import { noteIgnored, translatedChatRequest } from '../translatedChat'
+import { translatedChatRequest } from '../translatedChat'
 import { chatToMessage } from './chatToMessage'
 import { MessagesEvents } from './chatStreamToMessages'
 import { applyMessagesPreset, validateMessagesBody, type MessagesBody } from './messagesBody'
@@ -27,7 +27,7 @@ function nativeBody(ctx: RequestContext, body: MessagesBody, target: Target): Me
   const asked = body.max_tokens
   const steered = ctx.alias !== null || ctx.preset !== null
   if (!steered || limit === undefined || typeof asked !== 'number' || asked <= limit) return { ...body, model: target.upstreamModel }
-  noteIgnored(ctx, { name: 'max_tokens', reason: `${asked} is above ${target.upstreamModel}'s output limit of ${limit}; ${limit} was sent` })
+  ctx.ignore({ name: 'max_tokens', reason: `${asked} is above ${target.upstreamModel}'s output limit of ${limit}; ${limit} was sent` })
   return { ...body, model: target.upstreamModel, max_tokens: limit }
 }
 

@@ -17,6 +17,9 @@ const notServed = (provider: Provider) =>
     'model',
   )
 
+/** The count as the provider wrote it (the core adds `gw`); a count reports no usage to price. */
+const COUNT: AnswerGrammar = { whole: ({ json, text }) => ({ body: json, asSent: text, usage: null }) }
+
 /**
  * `POST /v1/responses/input_tokens`: how many input tokens a Responses request would use, counted
  * by a provider that serves Responses. The body goes as sent but for the model (and a preset's
@@ -32,7 +35,6 @@ export function inputTokensWire(conversations: Conversations): InboundWire {
       let body = validateResponsesBody(sent)
       // Set by `resolve`, which the core runs before anything reads it.
       let conv!: Conversation
-      const grammar: AnswerGrammar = { whole: ({ json, text }) => ({ body: json, asSent: text, usage: null }) }
       return {
         model: body.model,
         stream: false,
@@ -52,7 +54,7 @@ export function inputTokensWire(conversations: Conversations): InboundWire {
           if (!servesResponses(target.provider)) throw notServed(target.provider)
           return nativeRequest('responses/input_tokens', conversations.bodyFor(conv, body, target, true), target, forwarded)
         },
-        deliver: (upstream, out) => deliverWith(grammar, upstream, out),
+        deliver: (upstream, out) => deliverWith(COUNT, upstream, out),
       }
     },
   }
