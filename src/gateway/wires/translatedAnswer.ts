@@ -4,6 +4,36 @@ import { adapterFor } from '../providers/kinds'
 import { relayChatStream, type ChunkEncoder } from './chat/chatStream'
 import type { UpstreamResponse } from '../upstream/client'
 import type { AnswerGrammar, ProviderJson, WholeAnswer } from './deliver'
+import { isObj } from './translatedChat'
+
+type Obj = Record<string, unknown>
+
+/** The text of a chat answer's message: its content (a string, or text parts) and its refusal, as one. */
+export const answerText = (message: Obj): string =>
+  [message.content, message.refusal]
+    .flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter(isObj).map((p) => (typeof p.text === 'string' ? p.text : '')) : []))
+    .join('')
+
+/** A chat answer's tool calls as a wire writes them: each call, its name, and its arguments read as an object (`toolInput`). */
+export function toolCallsOf(message: Obj): Array<{ call: Obj; name: string; input: Obj | null }> {
+  const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Obj[]) : []
+  return calls.map((call) => {
+    const f = isObj(call.function) ? call.function : {}
+    return { call, name: typeof f.name === 'string' ? f.name : '', input: toolInput(f.arguments) }
+  })
+}
+
+/** A tool call's arguments as the object a wire's tool call carries; null when they are not a JSON object. */
+export function toolInput(args: unknown): Obj | null {
+  if (args === undefined || args === null || (typeof args === 'string' && args.trim() === '')) return {}
+  if (typeof args !== 'string') return null
+  try {
+    const input = JSON.parse(args)
+    return isObj(input) ? input : null
+  } catch {
+    return null
+  }
+}
 
 /** How a wire writes a chat completions answer as its own: a whole answer, and a stream's events. */
 export interface ChatEncoding {

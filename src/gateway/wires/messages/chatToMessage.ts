@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { NormalizedUsage } from '../../pricing/types'
+import { answerText, toolCallsOf } from '../translatedAnswer'
 import { isObj } from '../translatedChat'
 
 type Obj = Record<string, unknown>
@@ -51,18 +52,6 @@ export function anthropicUsage(u: NormalizedUsage | null) {
   }
 }
 
-/** A tool call's arguments as Anthropic's input object; null when they are not a JSON object. */
-export function toolInput(args: unknown): Obj | null {
-  if (args === undefined || args === null || (typeof args === 'string' && args.trim() === '')) return {}
-  if (typeof args !== 'string') return null
-  try {
-    const input = JSON.parse(args)
-    return isObj(input) ? input : null
-  } catch {
-    return null
-  }
-}
-
 /**
  * An OpenAI chat completion (as the adapter repaired it) as an Anthropic message. `model` is the
  * one the client asked for. A tool call whose arguments are not a JSON object gets `{}` as input,
@@ -77,17 +66,12 @@ export function chatToMessage(
   const choice = (Array.isArray(completion.choices) ? completion.choices[0] : undefined) as Obj | undefined
   const m = isObj(choice?.message) ? choice.message : {}
   const content: Obj[] = []
-  const text = [m.content, m.refusal]
-    .flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter(isObj).map((p) => (typeof p.text === 'string' ? p.text : '')) : []))
-    .join('')
+  const text = answerText(m)
   if (text) content.push({ type: 'text', text, citations: null })
   const badArguments: number[] = []
-  const calls = Array.isArray(m.tool_calls) ? (m.tool_calls as Obj[]) : []
-  calls.forEach((call, i) => {
-    const f = isObj(call.function) ? call.function : {}
-    const input = toolInput(f.arguments)
+  toolCallsOf(m).forEach(({ call, name, input }, i) => {
     if (input === null) badArguments.push(i)
-    content.push({ type: 'tool_use', id: toolUseId(call.id), name: typeof f.name === 'string' ? f.name : '', input: input ?? {} })
+    content.push({ type: 'tool_use', id: toolUseId(call.id), name, input: input ?? {} })
   })
   const message = {
     id: anthropicId('msg'),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { ResponsesBody } from './responsesBody'
+import { answerText } from '../translatedAnswer'
 import { isObj } from '../translatedChat'
 import type { ToolNames } from './responsesTools'
 
@@ -124,9 +125,7 @@ export function chatToResponse(completion: Obj, usage: NormalizedUsage | null, s
   const end = ending(choice?.finish_reason)
   const itemStatus = end.status === 'completed' ? 'completed' : 'incomplete'
   const output: Obj[] = []
-  const text = [m.content, m.refusal]
-    .flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter(isObj).map((p) => (typeof p.text === 'string' ? p.text : '')) : []))
-    .join('')
+  const text = answerText(m)
   if (text) output.push(messageItem(responsesId('msg'), text, itemStatus))
   for (const call of Array.isArray(m.tool_calls) ? (m.tool_calls as Obj[]) : []) {
     const f = isObj(call.function) ? call.function : {}
