@@ -16,6 +16,12 @@ export interface ChatTarget {
   maxOutputTokens?: number
   /** The field the provider takes the token limit in (default `max_tokens`, which every compatible server knows). */
   limitField?: 'max_tokens' | 'max_completion_tokens'
+  /**
+   * The provider is Gemini's OpenAI layer (`quirks.geminiBody`): it maps `reasoning_effort` onto
+   * every Gemini model's thinking and reads thought signatures on replayed tool calls, which other
+   * providers refuse (OpenAI's non-reasoning models, xAI's) or do not know.
+   */
+  geminiLayer?: boolean
 }
 
 /**
@@ -28,7 +34,12 @@ export function translatedChatRequest(
   target: Target,
   translate: (t: ChatTarget) => { chat: ChatBody; dropped: Dropped[] },
 ): UpstreamRequest {
-  const { chat, dropped } = translate({ maxOutputTokens: target.priced?.entry.max_output_tokens, limitField: quirksOf(target.provider).limitField })
+  const quirks = quirksOf(target.provider)
+  const { chat, dropped } = translate({
+    maxOutputTokens: target.priced?.entry.max_output_tokens,
+    limitField: quirks.limitField,
+    geminiLayer: quirks.geminiBody,
+  })
   for (const d of dropped) ctx.ignore(d)
   return chatRequestFor(ctx, chat, target)
 }
