@@ -12,7 +12,8 @@ const timeouts = z
 
 /**
  * The OpenAI wires a provider of kind openai serves: chat completions, the Responses API, or both.
- * Other kinds speak their own (anthropic: the Messages API).
+ * Other kinds speak their own (anthropic: the Messages API; gemini: Google's native API, and chat
+ * completions through its OpenAI layer).
  */
 export const providerWire = z.enum(['chat', 'responses', 'both'])
 export type ProviderWire = z.infer<typeof providerWire>

@@ -95,7 +95,8 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     const gw = gateway.gateway
     await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     await gw.store.providers.upsert('openai', 'openai', openai.url)
-    await gw.store.providers.upsert('gemini', 'openai', gemini.url)
+    // Google's OpenAI layer as the fake serves it (at /v1, not under Google's version root): declared.
+    await gw.store.providers.upsert('gemini', 'openai', gemini.url, {}, undefined, 'gemini')
     secret = (await gw.store.keys.create('claude-code')).secret
     await gw.configChanged()
   })

@@ -143,7 +143,8 @@ describe(`Codex ${CODEX.version} (the real CLI, codex exec) through the gateway`
     await gw.store.providers.upsert('openai', 'openai', openai.url)
     await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     await gw.store.providers.upsert('mistral', 'openai', chat.url)
-    await gw.store.providers.upsert('gemini', 'openai', gemini.url)
+    // Google's OpenAI layer as the fake serves it (at /v1, not under Google's version root): declared.
+    await gw.store.providers.upsert('gemini', 'openai', gemini.url, {}, undefined, 'gemini')
     secret = (await gw.store.keys.create('codex')).secret
     await gw.configChanged()
   })

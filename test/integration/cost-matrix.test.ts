@@ -43,7 +43,9 @@ describe('cost matrix: reasoning conventions, calendars, history, retired slugs,
         clock: () => now,
       },
     )
-    for (const [id, f] of Object.entries(fakes)) await running.gateway.store.providers.upsert(id, 'openai', f.url)
+    // Gemini's fake is its OpenAI layer (at /v1, not under Google's version root): its dialect declared.
+    for (const [id, f] of Object.entries(fakes))
+      await running.gateway.store.providers.upsert(id, 'openai', f.url, {}, undefined, id === 'gemini' ? 'gemini' : undefined)
     await running.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     key = (await running.gateway.store.keys.create('matrix')).secret
     await running.gateway.configChanged()

@@ -55,7 +55,8 @@ describe('Gemini 3 through its OpenAI layer: tool schemas it takes, thought sign
       { port: 0, dataDir, logLevel: 'silent' },
       { env: { GEMINI_API_KEY: gemini.apiKey, GOOGLE_API_KEY: gemini.apiKey }, routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000 } },
     )
-    await gateway.gateway.store.providers.upsert('gemini', 'openai', gemini.url)
+    // Google's OpenAI layer as the fake serves it (at /v1, not under Google's version root): declared.
+    await gateway.gateway.store.providers.upsert('gemini', 'openai', gemini.url, {}, undefined, 'gemini')
     // Gemini behind another id and an address that says nothing (a proxy in front of it): declared.
     await gateway.gateway.store.providers.upsert('google', 'openai', gemini.url, {}, undefined, 'gemini')
     secret = (await gateway.gateway.store.keys.create('t')).secret

@@ -467,7 +467,7 @@ describe('quirks follow what a provider is, never the id it was added under', ()
     const dialects = Object.fromEntries(listed.map((p) => [p.id, p.dialect]))
     assert.deepEqual(
       Object.fromEntries(['openai-eu', 'oai-plain', 'grok', 'openai', 'gemini', 'xai', 'mistral', 'anthropic'].map((id) => [id, dialects[id]])),
-      { 'openai-eu': 'openai', 'oai-plain': 'generic', grok: 'xai', openai: 'openai', gemini: 'gemini', xai: 'xai', mistral: 'generic', anthropic: null },
+      { 'openai-eu': 'openai', 'oai-plain': 'generic', grok: 'xai', openai: 'openai', gemini: null, xai: 'xai', mistral: 'generic', anthropic: null },
     )
     await assert.rejects(cli('providers', 'set', 'openai-eu', '--dialect', 'klingon'), (e: any) =>
       /--dialect must be one of openai, gemini, xai, generic/.test(e.stderr),

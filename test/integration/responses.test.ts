@@ -517,7 +517,7 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.deepEqual(Object.fromEntries(list.filter((p) => ['wbox', 'openai', 'gemini', 'anthropic'].includes(p.id)).map((p) => [p.id, p.wire])), {
       wbox: 'both',
       openai: 'both',
-      gemini: 'chat',
+      gemini: null,
       anthropic: null,
     })
   })

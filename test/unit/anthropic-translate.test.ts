@@ -544,10 +544,10 @@ describe('anthropic errors, headers and models', () => {
   })
 
   it('sends x-api-key and anthropic-version, overridable by GW_ANTHROPIC_VERSION', () => {
-    assert.deepEqual(anthropicAdapter.headers('sk-ant-1'), { 'x-api-key': 'sk-ant-1', 'anthropic-version': '2023-06-01' })
+    assert.deepEqual(anthropicAdapter.headers('sk-ant-1', 'messages'), { 'x-api-key': 'sk-ant-1', 'anthropic-version': '2023-06-01' })
     process.env.GW_ANTHROPIC_VERSION = '2026-10-21'
     try {
-      assert.equal(anthropicAdapter.headers('sk-ant-1')['anthropic-version'], '2026-10-21')
+      assert.equal(anthropicAdapter.headers('sk-ant-1', 'messages')['anthropic-version'], '2026-10-21')
     } finally {
       delete process.env.GW_ANTHROPIC_VERSION
     }

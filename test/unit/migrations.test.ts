@@ -24,6 +24,9 @@ interface EmptyStore {
   /** Marks the store as written by a build that knows `version`. */
   setVersion(version: number): Promise<void>
   hasTable(name: string): Promise<boolean>
+  /** Runs SQL both engines take (no parameters), and reads rows back. */
+  exec(sql: string): Promise<void>
+  rows(sql: string): Promise<unknown[]>
   close(): Promise<void>
 }
 
@@ -36,6 +39,8 @@ async function emptyStore(name: StoreName): Promise<EmptyStore> {
       version: async () => schemaVersion(db),
       setVersion: async (version) => void db.pragma(`user_version = ${version}`),
       hasTable: async (table) => db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = ?`).pluck().get(table) === 1,
+      exec: async (sql) => void db.exec(sql),
+      rows: async (sql) => db.prepare(sql).all(),
       close: async () => void db.close(),
     }
   }
@@ -53,6 +58,8 @@ async function emptyStore(name: StoreName): Promise<EmptyStore> {
     version,
     setVersion: async (v) => void (await pool.query(`UPDATE meta SET value = $1 WHERE key = 'schema_version'`, [String(v)])),
     hasTable: async (table) => (await pool.query<{ present: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS present`, [table])).rows[0].present,
+    exec: async (sql) => void (await pool.query(sql)),
+    rows: async (sql) => (await pool.query(sql)).rows,
     close: () => pool.end(),
   }
 }
@@ -108,6 +115,58 @@ describeEachStore('store migrations', (under) => {
     assert.equal(await store.version(), latest)
     assert.equal(await store.hasTable('t'), false)
     await store.close()
+  })
+})
+
+describeEachStore('store migrations: version 19', (under) => {
+  const GOOGLE_OPENAI_LAYER = 'https://generativelanguage.googleapis.com/v1beta/openai'
+  const PROXY = 'https://llm-proxy.corp.example/gemini/v1'
+
+  const literal = (v: string | null) => (v === null ? 'NULL' : `'${v}'`)
+
+  /** A store at version 18 with these provider rows (id, kind, base URL, dialect), each with a wire, brought to the latest version. */
+  async function migrated(providers: Array<[string, string, string | null, string | null]>) {
+    const store = await emptyStore(under.name)
+    await store.migrate(migrations.filter((m) => m.version <= 18))
+    for (const [id, kind, baseUrl, dialect] of providers) {
+      await store.exec(
+        `INSERT INTO providers (id, kind, base_url, created_at, updated_at, timeouts, wire, dialect)
+         VALUES ('${id}', '${kind}', ${literal(baseUrl)}, 1, 2, '{"idle_ms":60000}', 'chat', ${literal(dialect)})`,
+      )
+    }
+    assert.equal(await store.migrate(), latest)
+    const rows = await store.rows(`SELECT id, kind, base_url, wire, dialect, timeouts FROM providers ORDER BY id`)
+    await store.close()
+    return rows
+  }
+  const moved = { id: 'gemini', kind: 'gemini', base_url: null, wire: null, dialect: null, timeouts: '{"idle_ms":60000}' }
+  const kept = (id: string, baseUrl: string, dialect: string | null) => ({
+    id,
+    kind: 'openai',
+    base_url: baseUrl,
+    wire: 'chat',
+    dialect,
+    timeouts: '{"idle_ms":60000}',
+  })
+
+  it("moves the built-in gemini's row of kind openai at its built-in address to kind gemini, keeping its timeouts; another id stays", async () => {
+    assert.deepEqual(
+      await migrated([
+        ['gemini', 'openai', null, null],
+        ['google', 'openai', GOOGLE_OPENAI_LAYER, null],
+      ]),
+      [moved, kept('google', GOOGLE_OPENAI_LAYER, null)],
+    )
+  })
+
+  it("moves one set to Google's OpenAI layer by hand, with or without the trailing slash, whatever its dialect", async () => {
+    assert.deepEqual(await migrated([['gemini', 'openai', GOOGLE_OPENAI_LAYER, 'gemini']]), [moved])
+    assert.deepEqual(await migrated([['gemini', 'openai', `${GOOGLE_OPENAI_LAYER}/`, null]]), [moved])
+  })
+
+  it('leaves one pointing elsewhere (a proxy) at its kind and address, with the gemini dialect it had from the built-in unless another was set', async () => {
+    assert.deepEqual(await migrated([['gemini', 'openai', PROXY, null]]), [kept('gemini', PROXY, 'gemini')])
+    assert.deepEqual(await migrated([['gemini', 'openai', PROXY, 'generic']]), [kept('gemini', PROXY, 'generic')])
   })
 })
 

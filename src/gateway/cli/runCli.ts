@@ -49,7 +49,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   balance adjust KEY USD --note TEXT                         negative to take away
   balance show KEY [--limit N]                               balance and ledger
 
-  providers set ID [--kind openai|anthropic] [--base-url URL] [--api-key-stdin]
+  providers set ID [--kind openai|anthropic|gemini] [--base-url URL] [--api-key-stdin]
                 [--connect-timeout-ms N] [--first-byte-timeout-ms N] [--idle-timeout-ms N]
                 [--wire chat|responses|both]                 kind openai: the OpenAI APIs it serves
                 [--dialect openai|gemini|xai|generic]        kind openai: whose quirks it has (unset: its base URL's host's)

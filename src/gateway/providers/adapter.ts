@@ -64,8 +64,8 @@ export interface ChatRequestOptions {
  */
 export interface ProviderAdapter {
   readonly kind: string
-  /** Credential and protocol headers for every call. */
-  headers(credential: string | null): Record<string, string>
+  /** Credential and protocol headers for a call to `path` (under the base URL): a kind serving two APIs authenticates each its own way. */
+  headers(credential: string | null, path: string): Record<string, string>
   /** Throws a 400 ApiError naming the field for input the provider cannot take. */
   chatRequest(body: Record<string, unknown>, opts: ChatRequestOptions): UpstreamRequest
   /** `untouched`: the completion is the provider's answer as parsed, so its text can go out as it came. */

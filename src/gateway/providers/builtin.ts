@@ -21,7 +21,8 @@ export const builtinProviders: ProviderDefinition[] = [
   { id: 'openai', kind: 'openai', label: 'OpenAI', baseUrl: 'https://api.openai.com/v1', local: false, wire: 'both', dialect: 'openai' },
   // The native Messages API: prompt caching, cache-write usage and Anthropic's error types need it.
   { id: 'anthropic', kind: 'anthropic', label: 'Anthropic', baseUrl: 'https://api.anthropic.com/v1', local: false },
-  { id: 'gemini', kind: 'openai', label: 'Google Gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', local: false, dialect: 'gemini' },
+  // Both of Google's APIs under one key: the native one for the Gemini wire, its OpenAI layer for chat.
+  { id: 'gemini', kind: 'gemini', label: 'Google Gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', local: false },
   { id: 'mistral', kind: 'openai', label: 'Mistral', baseUrl: 'https://api.mistral.ai/v1', local: false },
   { id: 'deepseek', kind: 'openai', label: 'DeepSeek', baseUrl: 'https://api.deepseek.com/v1', local: false },
   // xAI recommends its Responses API; Groq's and OpenRouter's are in beta and stateless (no

@@ -38,7 +38,7 @@ export async function probeProvider(
     const res = await callUpstream(agent, {
       url: joinUrl(provider.baseUrl, adapter.modelsPath),
       method: 'GET',
-      headers: adapter.headers(credential?.value ?? null),
+      headers: adapter.headers(credential?.value ?? null, adapter.modelsPath),
       signal: AbortSignal.timeout(timeoutMs),
     })
     const text = await res.body.text()

@@ -1,11 +1,13 @@
 import type { ProviderAdapter } from './adapter'
 import { anthropicAdapter } from './anthropic/adapter'
+import { geminiAdapter } from './gemini/adapter'
 import { openaiAdapter } from './openai/adapter'
 
 /** Provider kinds this build speaks. */
 export const adapters: Record<string, ProviderAdapter> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
+  gemini: geminiAdapter,
 }
 
 export const providerKinds = () => Object.keys(adapters)

@@ -55,15 +55,17 @@ function baseUrlDialect(baseUrl: string): ProviderDialect {
 type QuirkSource = Pick<Provider, 'kind' | 'baseUrl' | 'dialect'>
 
 /**
- * The dialect a provider's quirks follow: none for kinds other than openai (their adapter speaks
- * their own API); else the one set for it (`gw providers set ID --dialect`, or a built-in
+ * The dialect a provider's quirks follow: kind gemini's is gemini (its chat goes to Google's
+ * OpenAI layer, wherever its base URL points); other kinds but openai have none (their adapter
+ * speaks their own API); else the one set for it (`gw providers set ID --dialect`, or a built-in
  * provider's own), which wins because only the user knows what is behind a proxy's address; else
  * the one its base URL's host implies. Never its id: an OpenAI added as `openai-eu` is OpenAI.
  */
 export function dialectOf(p: QuirkSource): ProviderDialect | null {
+  if (p.kind === 'gemini') return 'gemini'
   if (p.kind !== 'openai') return null
   return p.dialect ?? baseUrlDialect(p.baseUrl)
 }
 
-/** The quirks that apply to a provider (a kind other than openai has none of these). */
+/** The quirks that apply to a provider (kinds other than openai and gemini have none of these). */
 export const quirksOf = (p: QuirkSource): Quirks => QUIRKS[dialectOf(p) ?? 'generic']

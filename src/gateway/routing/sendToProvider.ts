@@ -73,12 +73,13 @@ export async function callProvider(
     throw new ProviderFailure(e, null, null)
   }
   let res: UpstreamResponse
+  const own = adapter.headers(credential?.value ?? null, call.path)
   report.sending()
   try {
     res = await callUpstream(registry.dispatcher(provider), {
       url: joinUrl(provider.baseUrl, call.path),
       method: call.method,
-      headers: call.headers ? { ...adapter.headers(credential?.value ?? null), ...call.headers } : adapter.headers(credential?.value ?? null),
+      headers: call.headers ? { ...own, ...call.headers } : own,
       body: call.body,
       client: signal,
       deadlines: provider.deadlines,
@@ -96,7 +97,9 @@ export async function callProvider(
     const text = await res.body.text().catch(() => '')
     const e = adapter.httpError(provider.id, res.statusCode, text, res.headers, registry.redactor)
     report.ended(res.statusCode, e.message)
-    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers, clock()))
+    // A wait the provider gave in its error body instead of a header (Google's RetryInfo) is on the error.
+    const now = clock()
+    throw new ProviderFailure(e, res.statusCode, retryAfterMs(res.headers, now) ?? retryAfterMs(e.headers, now))
   }
   report.ended(200, null)
   return res

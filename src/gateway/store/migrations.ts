@@ -15,6 +15,22 @@ export interface Migration {
 }
 
 /**
+ * Saving a key for the built-in gemini stored a row of its kind then, openai, whose base URL
+ * (null: the built-in's) was Google's OpenAI layer; the kind gemini reaches that layer itself, under
+ * Google's version root. Wire and dialect are settings of kind openai alone. A row pointing
+ * elsewhere (a proxy speaking only the OpenAI layer) is the user's choice and keeps its kind and
+ * address; the gemini dialect it had from the built-in (which has none now) becomes its own.
+ */
+const BUILTIN_GEMINI_TO_ITS_KIND = `
+  UPDATE providers SET kind = 'gemini', base_url = NULL, wire = NULL, dialect = NULL
+  WHERE id = 'gemini' AND kind = 'openai' AND (base_url IS NULL OR base_url IN (
+    'https://generativelanguage.googleapis.com/v1beta/openai',
+    'https://generativelanguage.googleapis.com/v1beta/openai/'
+  ));
+  UPDATE providers SET dialect = 'gemini' WHERE id = 'gemini' AND kind = 'openai' AND dialect IS NULL;
+`
+
+/**
  * One numbered list for both engines. Append-only: a released migration is never edited, a
  * change is a new entry. Times are Unix milliseconds. Attribution columns and the tag/dimension tables exist so that requests can be
  * filtered and grouped through indexes rather than by scanning JSON.
@@ -480,5 +496,13 @@ export const migrations: Migration[] = [
     up() {
       // SQLite holds limits in the gateway's memory, whose sums were made exact in the same change.
     },
+  },
+  {
+    version: 19,
+    description: "the built-in gemini's stored settings on its own kind, which speaks Google's native API beside its OpenAI layer",
+    up(db) {
+      db.exec(BUILTIN_GEMINI_TO_ITS_KIND)
+    },
+    postgres: BUILTIN_GEMINI_TO_ITS_KIND,
   },
 ]

@@ -13,6 +13,8 @@ interface ParsedError {
   param: string | null
   /** Gemini's `details[].reason` values (`API_KEY_INVALID`, …). */
   reasons: string[]
+  /** Gemini's wait before a retry, in its body (a `google.rpc.RetryInfo` detail's `retryDelay`, `"17s"`), in milliseconds. */
+  retryDelayMs: number | null
   /** OpenRouter's moderation verdict (`metadata.reasons` or `flagged_input`): the reasons given, null when there is none. */
   moderation: string[] | null
 }
@@ -29,6 +31,18 @@ const MAX_FIELD = 8000
  */
 const SCRUB_SLACK = 1000
 
+/** A protobuf Duration as JSON (`"17s"`, `"0.5s"`, `"1.000340s"`). */
+const DURATION = /^(\d{1,9}(?:\.\d{1,9})?)s$/
+
+/** The `retryDelay` of the first error detail that has one (`google.rpc.RetryInfo`), in milliseconds. */
+function retryDelayOf(details: unknown[]): number | null {
+  for (const d of details) {
+    const m = isObject(d) && typeof d.retryDelay === 'string' ? DURATION.exec(d.retryDelay) : null
+    if (m) return Math.round(Number(m[1]) * 1000)
+  }
+  return null
+}
+
 /**
  * Reads the error shapes providers use: OpenAI's, Gemini's array, OpenRouter's numeric code,
  * vLLM's flat object, plain text. This is where a provider's error text becomes the gateway's, so
@@ -41,7 +55,15 @@ export function parseUpstreamError(text: string, redactor: Redactor): ParsedErro
   try {
     body = JSON.parse(text)
   } catch {
-    return { message: clean(text.trim(), MAX_EXCERPT) || 'no error message', type: null, code: null, param: null, reasons: [], moderation: null }
+    return {
+      message: clean(text.trim(), MAX_EXCERPT) || 'no error message',
+      type: null,
+      code: null,
+      param: null,
+      reasons: [],
+      retryDelayMs: null,
+      moderation: null,
+    }
   }
   // Gemini: `[{"error": {"code": 400, "message": …, "status": "INVALID_ARGUMENT", "details": […]}}]`.
   if (Array.isArray(body)) body = body.find(isObject) ?? body[0]
@@ -57,6 +79,7 @@ export function parseUpstreamError(text: string, redactor: Redactor): ParsedErro
     code: typeof e.code === 'string' ? clean(e.code) : null,
     param: str(e.param),
     reasons: strings(details.map((d) => (isObject(d) ? d.reason : null))),
+    retryDelayMs: retryDelayOf(details),
     moderation: metadata && (Array.isArray(metadata.reasons) || 'flagged_input' in metadata) ? strings(metadata.reasons) : null,
   }
 }
@@ -112,6 +135,11 @@ export function upstreamHttpError(
     for (const h of ['retry-after', 'retry-after-ms']) {
       const v = headers[h]
       if (typeof v === 'string') retry[h] = v
+    }
+    // Google says how long to wait in its body, not in a header: the client and the routing read it as one.
+    if (Object.keys(retry).length === 0 && e.retryDelayMs !== null) {
+      retry['retry-after-ms'] = String(e.retryDelayMs)
+      retry['retry-after'] = String(Math.ceil(e.retryDelayMs / 1000))
     }
     return new ApiError(429, e.type ?? openAIType(429), from, e.code ?? 'rate_limit_exceeded', null, retry)
   }

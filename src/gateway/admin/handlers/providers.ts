@@ -22,7 +22,8 @@ async function info(ctx: AdminContext, p: Provider) {
     key_store: ctx.gw.secrets.description,
     timeouts: p.timeouts,
     wire: p.kind === 'openai' ? p.wire : null,
-    dialect: dialectOf(p),
+    // A setting of kind openai only: kind gemini's quirks are gemini's, and not for changing.
+    dialect: p.kind === 'openai' ? dialectOf(p) : null,
     stored: p.stored,
   }
 }

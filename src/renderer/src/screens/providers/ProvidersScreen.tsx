@@ -53,6 +53,7 @@ function AddProviderDialog({ keyStore, onClose, onAdded }: { keyStore: string | 
         <select value={v.kind} onChange={set('kind')} data-testid="add-provider-kind">
           <option value="openai">OpenAI-compatible</option>
           <option value="anthropic">Anthropic</option>
+          <option value="gemini">Google Gemini</option>
         </select>
       </Field>
       {v.kind === 'openai' && <WireField value={v.wire} onChange={set('wire')} error={errors.wire} testId="add-provider-wire" />}
