@@ -16,6 +16,7 @@ import { errorReply, requestIdHeaders } from './http/errorShape'
 import { RequestLog } from './http/requestLog'
 import { newRequestId } from './pipeline/requestContext'
 import { inferenceRoutes } from './http/v1/inference'
+import { geminiRoutes } from './http/v1/gemini'
 import { modelsRoutes } from './http/v1/models'
 import { responsesRoutes } from './http/v1/responses'
 
@@ -250,6 +251,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   inferenceRoutes(app, gw)
   modelsRoutes(app, gw)
   responsesRoutes(app, gw)
+  geminiRoutes(app, gw)
   if (options.admin) apiRoutes(app, options.admin, options.operatorToken)
   const dashboard = options.dashboardDir ?? defaultDashboardDir
   if (options.admin && fs.existsSync(path.join(dashboard, 'index.html'))) {

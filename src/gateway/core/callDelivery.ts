@@ -76,8 +76,8 @@ export class CallDelivery implements Delivery {
     ;(this.held ??= []).push(write)
   }
 
-  close(usage: NormalizedUsage | null): GwBlock {
-    const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage)
+  close(usage: NormalizedUsage | null, estimated = false): GwBlock {
+    const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage, estimated)
     this.priced = { cost: priced.cost, pico: priced.pico, usage }
     return gwBlock(this.ctx.routing(this.target, priced.cost))
   }

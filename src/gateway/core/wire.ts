@@ -58,10 +58,10 @@ export interface Delivery {
   /** A write the end of the answer waits for, so what a client received whole is in the store (a kept Responses answer). */
   hold(write: Promise<unknown>): void
   /**
-   * The answer is complete with `usage`: the core prices it (the request's one price) and returns
-   * the `gw` block its end carries.
+   * The answer is complete with `usage` (`estimated` when the provider reported none and it was
+   * reconstructed): the core prices it (the request's one price) and returns the `gw` block its end carries.
    */
-  close(usage: NormalizedUsage | null): GwBlock
+  close(usage: NormalizedUsage | null, estimated?: boolean): GwBlock
   /**
    * What must be stored before the end of a whole answer goes out (held writes, then a prepaid
    * charge); null when nothing is, as for most requests. Rejects with the ApiError that replaces

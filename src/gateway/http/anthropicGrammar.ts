@@ -31,7 +31,7 @@ export function anthropicErrorReply(error: ApiError): ErrorReply {
 
 /** Anthropic's: named events (`event: <type>`), no end marker (message_stop is an event), errors as an `error` event. */
 export const anthropicGrammar: Grammar = {
-  apiKeyHeader: true,
+  apiKeyHeader: 'x-api-key',
   frame: namedFrame,
   done: '',
   streamError: (error) => `event: error\ndata: ${JSON.stringify(anthropicErrorReply(error).body)}\n\n`,

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { ContractError } from '../../contract'
 import type { ApiError, OpenAIErrorBody } from '../errors'
 import { anthropicErrorReply, isMessagesPath } from './anthropicGrammar'
+import { googleErrorReply } from './geminiGrammar'
 import type { ErrorReply } from './replySink'
 
 /** The management API answers in the contract's error shape; every other route in OpenAI's or Anthropic's. */
@@ -15,6 +16,17 @@ const isModelsPath = (url: string): boolean => url === '/v1/models' || url.start
  */
 export const isAnthropicRequest = (url: string, headers: IncomingHttpHeaders): boolean =>
   isMessagesPath(url) || (isModelsPath(url) && headers['anthropic-version'] !== undefined)
+
+/** Google's routes: all of `/v1beta`, and its methods (`models/{model}:{method}`) under `/v1`. */
+const isGeminiPath = (url: string): boolean => url.startsWith('/v1beta/') || url === '/v1beta' || /^\/v1\/models\/[^?]*(:|%3A)/i.test(url)
+
+/**
+ * Whether a request is on Google's wire: its routes always, and the model list when its caller is
+ * a Google client (its SDK sends `x-goog-api-client` and the key in `x-goog-api-key` or `?key=`).
+ * Their errors, the framework's among them, are in Google's shape.
+ */
+export const isGoogleRequest = (url: string, headers: IncomingHttpHeaders): boolean =>
+  isGeminiPath(url) || (isModelsPath(url) && (headers['x-goog-api-key'] !== undefined || headers['x-goog-api-client'] !== undefined || /[?&]key=/.test(url)))
 
 /** The headers that carry a request's id: `x-request-id` on every answer, and `request-id` where Anthropic's SDKs read it. */
 export const requestIdHeaders = (url: string | null, headers: IncomingHttpHeaders | null, id: string): Record<string, string> =>
@@ -35,10 +47,11 @@ function errorBody(url: string | null, e: ApiError): OpenAIErrorBody | Managemen
 
 /**
  * The one rule for which shape an error takes, for every way a request can fail (a route, the
- * framework, the HTTP parser): Anthropic's on Anthropic's wire, the contract's on the management
- * API, OpenAI's everywhere else. `headers` are the request's, when they could be read.
+ * framework, the HTTP parser): Anthropic's on Anthropic's wire, Google's on Google's, the
+ * contract's on the management API, OpenAI's everywhere else. `headers` are the request's, when they could be read.
  */
 export function errorReply(url: string | null, headers: IncomingHttpHeaders | null, e: ApiError): ErrorReply {
   if (url !== null && isAnthropicRequest(url, headers ?? {})) return anthropicErrorReply(e)
+  if (url !== null && isGoogleRequest(url, headers ?? {})) return googleErrorReply(e)
   return { status: e.status, headers: e.headers, body: errorBody(url, e) }
 }

@@ -14,8 +14,12 @@ export interface ErrorReply {
 
 /** How one wire frames its events and tells its errors on HTTP. */
 export interface Grammar {
-  /** The wire's SDKs send the key in `x-api-key` (Anthropic's) rather than `Authorization`. */
-  readonly apiKeyHeader?: boolean
+  /** The header the wire's SDKs send the key in rather than `Authorization` (Anthropic's `x-api-key`, Google's `x-goog-api-key`). */
+  readonly apiKeyHeader?: string
+  /** The wire also takes the key as `?key=` (Google's). */
+  readonly queryKey?: boolean
+  /** A stream's content type, where it is not server-sent events (Google's streamed JSON array). */
+  readonly contentType?: string
   /** One event; `text` is its JSON when untouched since the provider sent it. */
   frame(event: object, text?: string): string
   /** What follows the last event of a complete stream. */
@@ -71,7 +75,7 @@ export class ReplySink implements Sink {
     reply.raw.on('error', ignore)
     reply.raw.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
+      'content-type': this.grammar.contentType ?? 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',

@@ -6,12 +6,13 @@ import { abortWhenGone } from './abortWhenGone'
 import { openAIGrammar, ReplySink, type Grammar } from './replySink'
 
 /**
- * The credential: `Authorization: Bearer`, or `x-api-key` where the wire takes it (Anthropic's: its
- * SDKs send the key there unless given an auth token).
+ * The credential: `Authorization: Bearer`; else the wire's key header where it has one (Anthropic's
+ * SDKs send the key in `x-api-key` unless given an auth token, Google's in `x-goog-api-key`); else
+ * `?key=` where the wire takes it (Google's). The query is never logged: log lines carry the path alone.
  */
-export function credentialOf(headers: IncomingHttpHeaders, apiKeyHeader: boolean): string | undefined {
-  if (headers.authorization !== undefined || !apiKeyHeader) return headers.authorization
-  const key = headers['x-api-key']
+export function credentialOf(headers: IncomingHttpHeaders, grammar: Pick<Grammar, 'apiKeyHeader' | 'queryKey'>, query?: unknown): string | undefined {
+  if (headers.authorization !== undefined || !grammar.apiKeyHeader) return headers.authorization
+  const key = headers[grammar.apiKeyHeader] ?? (grammar.queryKey ? (query as { key?: unknown } | undefined)?.key : undefined)
   return typeof key === 'string' ? `Bearer ${key}` : undefined
 }
 
@@ -26,14 +27,16 @@ export async function serveInference(
   req: FastifyRequest,
   reply: FastifyReply,
   grammar: Grammar = openAIGrammar,
+  /** What the wire reads, where it is more than the body (Google's model and method are in the path). */
+  body: unknown = req.body,
 ): Promise<void> {
   const ctx = await runInference(
     gw,
     wire,
     {
       id: req.id,
-      authorization: credentialOf(req.headers, grammar.apiKeyHeader === true),
-      body: req.body,
+      authorization: credentialOf(req.headers, grammar, req.query),
+      body,
       rawBody: req.rawBody,
       rawHeaders: req.raw.rawHeaders,
       source: 'api',

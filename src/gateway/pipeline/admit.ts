@@ -27,7 +27,7 @@ export interface AdmitDeps {
 export interface AdmitOptions {
   chat: boolean
   prompt: unknown
-  /** The body field of the output-token limit where the wire names it otherwise than chat completions (`max_output_tokens`). */
+  /** The body field of the output-token limit where the wire names it otherwise than chat completions (`max_output_tokens`, or a path: `generationConfig.maxOutputTokens`). */
   limitField?: string
   /**
    * A call no provider bills (token counting): no request rate limit, no balance reservation, no

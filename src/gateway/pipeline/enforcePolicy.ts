@@ -1,5 +1,6 @@
 import { picoToUsdNumber } from '../../contract/money'
 import { globRegex } from './glob'
+import { limitValue, setLimit } from './estimate'
 import { ApiError } from '../errors'
 import type { KeyRules } from './keyRules'
 import type { Target } from './resolveModel'
@@ -46,8 +47,8 @@ export function enforcePolicy(rules: KeyRules, p: PolicyInput): void {
   }
   if (policy.max_tokens !== undefined && p.chat) {
     const field = p.limitField ?? (p.body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens')
-    const asked = p.body[field]
-    if (asked === undefined || asked === null) p.body[field] = policy.max_tokens
+    const asked = limitValue(p.body, field)
+    if (asked === undefined || asked === null) setLimit(p.body, field, policy.max_tokens)
     else if (typeof asked === 'number' && asked > policy.max_tokens) {
       throw policyViolation(`${who} allows at most ${policy.max_tokens} output tokens, the request asks for ${asked} [rule: max_tokens]`, field)
     }

@@ -29,9 +29,37 @@ export function partialUsage(reported: NormalizedUsage | null, prompt: unknown, 
   }
 }
 
+/**
+ * The object holding a limit field and the field's own name: `limitField` may be a path
+ * (Gemini's `generationConfig.maxOutputTokens`). With `create`, a missing parent is made.
+ */
+function limitHolder(body: Record<string, unknown>, limitField: string, create: boolean): [Record<string, unknown> | null, string] {
+  const dot = limitField.indexOf('.')
+  if (dot < 0) return [body, limitField]
+  const parent = limitField.slice(0, dot)
+  const held = body[parent]
+  if (typeof held === 'object' && held !== null && !Array.isArray(held)) return [held as Record<string, unknown>, limitField.slice(dot + 1)]
+  if (!create) return [null, '']
+  const made: Record<string, unknown> = {}
+  body[parent] = made
+  return [made, limitField.slice(dot + 1)]
+}
+
+/** The value of a wire's token-limit field (a name, or a path such as `generationConfig.maxOutputTokens`). */
+export function limitValue(body: Record<string, unknown>, limitField: string): unknown {
+  const [holder, name] = limitHolder(body, limitField, false)
+  return holder?.[name]
+}
+
+/** Puts a token limit into a wire's limit field, making its parent object where the field is a path. */
+export function setLimit(body: Record<string, unknown>, limitField: string, value: number): void {
+  const [holder, name] = limitHolder(body, limitField, true)
+  holder![name] = value
+}
+
 /** The token limit a chat request asked for, whichever field it used. */
 export function requestedMaxTokens(body: Record<string, unknown>, limitField?: string): number | null {
-  const v = limitField ? body[limitField] : (body.max_completion_tokens ?? body.max_tokens)
+  const v = limitField ? limitValue(body, limitField) : (body.max_completion_tokens ?? body.max_tokens)
   return typeof v === 'number' ? v : null
 }
 

@@ -1,5 +1,5 @@
 import { usdToPico } from '../store/ledgerRepo'
-import { COUNT_TOKENS_ENDPOINT, type RequestRecord, type RequestsRepo, type Repricing } from '../store/requestsRepo'
+import { isTokenCount, type RequestRecord, type RequestsRepo, type Repricing } from '../store/requestsRepo'
 import type { PriceBook } from './priceBook'
 import { NOT_PRICED_FROM_ANOMALY, priceUsage } from './priceUsage'
 import type { Cost, NormalizedUsage } from './types'
@@ -57,7 +57,7 @@ const usageOf = (r: RequestRecord, u: Record<string, number>): NormalizedUsage =
  * provider misreported (the record keeps its reason and a prepaid key keeps what it was charged).
  */
 export function costNow(priceBook: PriceBook, r: RequestRecord): Cost | null {
-  if (!r.usage || !r.provider || !r.upstream_model || r.endpoint === COUNT_TOKENS_ENDPOINT) return null
+  if (!r.usage || !r.provider || !r.upstream_model || isTokenCount(r)) return null
   if (r.cost?.price_source === 'local' || r.cost?.unpriced_reason?.includes(NOT_PRICED_FROM_ANOMALY)) return null
   const priced = priceBook.lookup(r.provider, r.upstream_model)
   return priceUsage({

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { postgresBaseline } from './postgres/schema'
-import { exactCountersFromRecords, sharedLimitsSchema } from './postgres/sharedLimitsSchema'
+import { countersWithGeminiCounts, exactCountersFromRecords, sharedLimitsSchema } from './postgres/sharedLimitsSchema'
 
 export interface Migration {
   version: number
@@ -504,5 +504,13 @@ export const migrations: Migration[] = [
       db.exec(BUILTIN_GEMINI_TO_ITS_KIND)
     },
     postgres: BUILTIN_GEMINI_TO_ITS_KIND,
+  },
+  {
+    version: 20,
+    description: "a session's count leaves out Google's countTokens, as it does the other token counts",
+    postgres: countersWithGeminiCounts,
+    up() {
+      // SQLite holds session limits in the gateway's memory, which reads isTokenCount.
+    },
   },
 ]

@@ -28,9 +28,15 @@ export interface Attribution {
 export const COUNT_TOKENS_ENDPOINT = 'messages.count_tokens'
 /** The same on the Responses API. */
 export const INPUT_TOKENS_ENDPOINT = 'responses.input_tokens'
+/** The same on Google's API. */
+export const GEMINI_COUNT_TOKENS_ENDPOINT = 'countTokens'
+
+/** Every token count's endpoint, as SQL leaves them out of a session's count: `'a', 'b'`. */
+export const TOKEN_COUNT_ENDPOINTS_SQL = [COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, GEMINI_COUNT_TOKENS_ENDPOINT].map((e) => `'${e}'`).join(', ')
 
 /** A token count's record: it counts towards no session's requests or spend (nothing is billed). */
-export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) => r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT
+export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) =>
+  r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT || r.endpoint === GEMINI_COUNT_TOKENS_ENDPOINT
 
 /**
  * A record's cost in whole pico-dollars (0 when it has none). A record keeps its cost in USD,
@@ -49,7 +55,16 @@ export const COST_PICO_SUM = 'CAST(COALESCE(SUM(CAST(round(cost_usd * 1e12) AS B
 export interface RequestRecord {
   id: string
   created_at: string
-  endpoint: 'chat.completions' | 'embeddings' | 'messages' | typeof COUNT_TOKENS_ENDPOINT | 'responses' | typeof INPUT_TOKENS_ENDPOINT
+  endpoint:
+    | 'chat.completions'
+    | 'embeddings'
+    | 'messages'
+    | typeof COUNT_TOKENS_ENDPOINT
+    | 'responses'
+    | typeof INPUT_TOKENS_ENDPOINT
+    | 'generateContent'
+    | typeof GEMINI_COUNT_TOKENS_ENDPOINT
+    | 'embedContent'
   /** Where the request came from: an API client, or the dashboard's Playground. */
   source: 'api' | 'playground'
   /** The tool that sent it, as its headers say (`claude-code 2.1.330`); records from before tools were recognised lack it. */
@@ -224,7 +239,7 @@ export class RequestsRepo {
   async sessionTotals(keyId: string, sessionId: string): Promise<{ pico: bigint; requests: number }> {
     const row = await this.sql.get<{ pico: string; requests: number }>(
       `SELECT ${COST_PICO_SUM} AS pico, COUNT(*) AS requests FROM requests
-       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`,
+       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND endpoint NOT IN (${TOKEN_COUNT_ENDPOINTS_SQL})`,
       [sessionId, keyId],
     )
     return { pico: BigInt(row!.pico), requests: row!.requests }

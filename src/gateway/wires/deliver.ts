@@ -16,6 +16,8 @@ export interface WholeAnswer {
   /** The provider's text, when the answer goes out unchanged (no second serialisation). */
   asSent?: string
   usage: NormalizedUsage | null
+  /** The usage was reconstructed (the provider reports none for this call). */
+  estimated?: boolean
   /** The provider's id of an answer it keeps for later retrieval. */
   upstreamId?: string | null
 }
@@ -35,7 +37,7 @@ export interface AnswerGrammar {
 export async function deliverWith(grammar: AnswerGrammar, upstream: UpstreamResponse, out: Delivery): Promise<Delivered> {
   if (out.stream && grammar.relay) return grammar.relay(upstream, out)
   const whole = grammar.whole(await readJson(out.target.provider.id, upstream), out)
-  const logged = await sendJson(out, whole.body, whole.usage, whole.asSent)
+  const logged = await sendJson(out, whole.body, whole.usage, whole.asSent, whole.estimated)
   // Literals, not `{ ...OK, … }`: V8 (Node 20) builds a spread through a slow path, on every request.
   return { status: 200, outcome: 'ok', usage: whole.usage, logged, upstreamId: whole.upstreamId ?? null }
 }
@@ -48,8 +50,14 @@ export async function deliverWith(grammar: AnswerGrammar, upstream: UpstreamResp
  * fields, and the block was over half of a short answer's bytes, which the record thread pays for
  * twice (WAL and checkpoint). `withGwBlock` puts it back when the body is read.
  */
-export async function sendJson(out: Delivery, answer: Record<string, unknown>, usage: NormalizedUsage | null, asSent?: string): Promise<string | null> {
-  const gw = JSON.stringify(out.close(usage))
+export async function sendJson(
+  out: Delivery,
+  answer: Record<string, unknown>,
+  usage: NormalizedUsage | null,
+  asSent?: string,
+  estimated?: boolean,
+): Promise<string | null> {
+  const gw = JSON.stringify(out.close(usage, estimated))
   const ready = out.ready()
   if (ready) await ready
   // A gateway upstream of this one may have put its own block there; ours replaces it.

@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Gateway } from '../../gateway'
 import { invalidRequest, modelNotFound } from '../../errors'
+import { anthropicGrammar } from '../anthropicGrammar'
+import { isGoogleRequest } from '../errorShape'
+import { geminiSseGrammar } from '../geminiGrammar'
+import { openAIGrammar } from '../replySink'
 import { credentialOf } from '../serveInference'
+import { googleModel, googlePage, type GooglePageQuery } from './gemini'
 import { findModel, listModels, type ModelEntry } from '../../core/modelList'
 
 /** One model as Anthropic's SDKs read it; the id is the gateway's, so it is usable as `model` on /v1/messages. */
@@ -40,26 +45,32 @@ function anthropicPage(models: ModelEntry[], query: PageQuery) {
   return { data, has_more: before !== null ? start > 0 : end < listed.length, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }
 }
 
+/** Where each client's SDKs put the key. */
+const GRAMMARS = { anthropic: anthropicGrammar, google: geminiSseGrammar, openai: openAIGrammar }
+
 /**
- * The model list, in OpenAI's shape with the gateway's details, or in Anthropic's for an
- * Anthropic client (a request with `anthropic-version`), which may present its key in `x-api-key`.
+ * The model list, in OpenAI's shape with the gateway's details, in Anthropic's for an Anthropic
+ * client (a request with `anthropic-version`), which may present its key in `x-api-key`, or in
+ * Google's for a Google client (`x-goog-api-key`, `?key=`).
  */
 export function modelsRoutes(app: FastifyInstance, gw: Gateway): void {
-  const authenticate = (req: FastifyRequest) => {
-    const anthropic = req.headers['anthropic-version'] !== undefined
-    gw.keyIndex.authenticate(credentialOf(req.headers, anthropic))
-    return anthropic
+  /** Whose client asks: an Anthropic one sends `anthropic-version`, a Google one its key Google's way. */
+  const authenticate = (req: FastifyRequest): 'anthropic' | 'google' | 'openai' => {
+    const client = req.headers['anthropic-version'] !== undefined ? 'anthropic' : isGoogleRequest(req.url, req.headers) ? 'google' : 'openai'
+    gw.keyIndex.authenticate(credentialOf(req.headers, GRAMMARS[client], req.query))
+    return client
   }
   app.get('/v1/models', async (req) => {
-    const anthropic = authenticate(req)
+    const client = authenticate(req)
     const models = await listModels(gw)
-    return anthropic ? anthropicPage(models, req.query as PageQuery) : { object: 'list', data: models }
+    if (client === 'anthropic') return anthropicPage(models, req.query as PageQuery)
+    return client === 'google' ? googlePage(models, req.query as GooglePageQuery) : { object: 'list', data: models }
   })
   app.get('/v1/models/*', async (req) => {
-    const anthropic = authenticate(req)
+    const client = authenticate(req)
     const id = decodeURIComponent((req.params as { '*': string })['*'])
     const found = await findModel(gw, id)
     if (!found) throw modelNotFound(id)
-    return anthropic ? anthropicModel(found) : found
+    return client === 'anthropic' ? anthropicModel(found) : client === 'google' ? googleModel(found) : found
   })
 }

@@ -1,5 +1,5 @@
 import type { NormalizedUsage } from '../../pricing/types'
-import { TokenCounts } from '../../pricing/usage'
+import { TokenCounts, withExtras } from '../../pricing/usage'
 
 type Obj = Record<string, unknown>
 
@@ -46,4 +46,13 @@ export function geminiSearchCalls(response: unknown): number {
     if (Array.isArray(queries)) n += queries.length
   }
   return n
+}
+
+/**
+ * A native answer's (or chunk's) usage with the searches it ran: its `usageMetadata` and its
+ * grounding queries. Null when it reports no count.
+ */
+export function geminiUsageOf(response: Record<string, unknown>): NormalizedUsage | null {
+  const usage = normalizeGeminiUsage(response.usageMetadata)
+  return usage && withExtras(usage, null, null, geminiSearchCalls(response))
 }

@@ -1,3 +1,4 @@
+import { TOKEN_COUNT_ENDPOINTS_SQL } from '../requestsRepo'
 /**
  * What several gateways on one database need to hold keys' limits together (migration 14): every
  * admission of a limited key is one call of `gw_admit`, which takes the key's row lock, checks
@@ -17,13 +18,16 @@
  * Times in these functions are the database's clock, so gateways whose clocks disagree still
  * share one minute; period starts come from the gateway (the request's own time, as its record has it).
  */
+/** The token counts' endpoints (a session's count leaves them out) when migrations 14 and 18 were written. */
+const FIRST_TOKEN_COUNTS = `'messages.count_tokens', 'responses.input_tokens'`
+
 /**
  * The two functions that start a counter from the records (`gw_spent_since` for a key's day and
  * month, `gw_admit` for a session), with `sum` as the records' spend in pico-dollars. Migration 14
  * made them summing the USD costs as floats and rounding the total; migration 18 makes them again
  * turning each cost into pico-dollars before summing, so a counter starts exact to the pico.
  */
-const countersFromRecords = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', sum: string) => `
+const countersFromRecords = (create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', sum: string, tokenCounts = FIRST_TOKEN_COUNTS) => `
 -- What a key's records say it spent since a time (records not yet written are not in it: the
 -- counters below start from it once, and every settlement adds to them from then on).
 ${create} gw_spent_since(p_key text, p_since bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
@@ -99,7 +103,7 @@ BEGIN
       INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
         SELECT p_key, p_session, ${sum} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
         FROM requests
-        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN ('messages.count_tokens', 'responses.input_tokens')
+        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN (${tokenCounts})
         RETURNING * INTO s;
     END IF;
     IF p_session_requests IS NOT NULL AND s.requests >= p_session_requests THEN
@@ -164,8 +168,13 @@ BEGIN
 END $$;
 `
 
+const EXACT_SUM = 'COALESCE(SUM(round(cost_usd * 1e12)::bigint), 0)'
+
 /** Migration 18: the counters' starts summed exactly, in whole pico-dollars per record. */
-export const exactCountersFromRecords = countersFromRecords('CREATE OR REPLACE FUNCTION', 'COALESCE(SUM(round(cost_usd * 1e12)::bigint), 0)')
+export const exactCountersFromRecords = countersFromRecords('CREATE OR REPLACE FUNCTION', EXACT_SUM)
+
+/** Google's countTokens joins the token counts a session's count leaves out. */
+export const countersWithGeminiCounts = countersFromRecords('CREATE OR REPLACE FUNCTION', EXACT_SUM, TOKEN_COUNT_ENDPOINTS_SQL)
 
 export const sharedLimitsSchema = `
 CREATE FUNCTION gw_now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Sql } from '../sql'
-import { COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT } from '../requestsRepo'
+import { TOKEN_COUNT_ENDPOINTS_SQL } from '../requestsRepo'
 import { invalid } from './invalidQuery'
 import { analyticsOps, type group } from '../../../contract/analytics'
 import type { RequestFilter } from '../../../contract/requests'
@@ -25,7 +25,7 @@ export const MAX_BUCKETS = 10_000
  * Responses API's input_tokens) are in the request list and its total, and left out of these
  * totals, series, percentiles and groups.
  */
-const INFERENCE_ONLY = `r.endpoint NOT IN ('${COUNT_TOKENS_ENDPOINT}', '${INPUT_TOKENS_ENDPOINT}')`
+const INFERENCE_ONLY = `r.endpoint NOT IN (${TOKEN_COUNT_ENDPOINTS_SQL})`
 
 /** The range narrows the filter's own from/to (both are [from, to) in Unix ms). */
 function rangeFilter(from: number, to: number, filter: RequestFilter | undefined): RequestFilter {

@@ -1,21 +1,12 @@
-import type { Delivered, Delivery, InboundWire } from '../../core/wire'
+import type { InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { readJson } from '../deliver'
+import { answerCount } from '../tokenCount'
 import { applyMessagesPreset, validateMessagesBody } from './messagesBody'
 import { isNative, messagesWire } from './messagesWire'
-
-/** Says where an answer's count comes from: `provider` (Anthropic counted) or `estimate` (the gateway did, without a tokenizer). */
-const TOKEN_COUNT_HEADER = 'x-gw-token-count'
-
-/** The count goes out as its counter wrote it; nothing of the gateway's is added to the body. */
-async function answer(out: Delivery, text: string, source: 'provider' | 'estimate'): Promise<Delivered> {
-  out.firstByte()
-  await out.sink.json(text, { ...out.headers(), [TOKEN_COUNT_HEADER]: source })
-  return { status: 200, outcome: 'ok', usage: null, logged: out.logging ? text : null }
-}
 
 /**
  * Anthropic's `POST /v1/messages/count_tokens`. Free at Anthropic, and Claude Code sends many
@@ -48,7 +39,7 @@ export const countTokensWire: InboundWire = {
           (n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)),
           0,
         )
-        return answer(out, JSON.stringify({ input_tokens: tokens }), 'estimate')
+        return answerCount(out, JSON.stringify({ input_tokens: tokens }), 'estimate')
       },
       // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
       request(_ctx, target, forwarded) {
@@ -58,7 +49,7 @@ export const countTokensWire: InboundWire = {
       },
       async deliver(upstream, out) {
         const { text } = await readJson(out.target.provider.id, upstream)
-        return answer(out, text.trim(), 'provider')
+        return answerCount(out, text.trim(), 'provider')
       },
     }
   },
