@@ -75,6 +75,8 @@ export class ReplySink implements Sink {
     reply.raw.on('error', ignore)
     reply.raw.writeHead(200, {
       ...(reply.getHeaders() as Record<string, string>),
+      // As on a whole answer; a stream's cost is known only at its end, in its `gw` block.
+      'x-gw-request-id': reply.request.id,
       'content-type': this.grammar.contentType ?? 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
