@@ -156,6 +156,22 @@ describe('fake Gemini server, through @google/genai', () => {
     assert.deepEqual([role.status, role.error.message], [400, 'Please use a valid role: user, model.'])
   })
 
+  it('blocks a prompt as scripted: no candidates, the reason in promptFeedback; answers late when told to', async () => {
+    fake.script({ kind: 'reply', blockReason: 'SAFETY' }, { kind: 'reply', blockReason: 'PROHIBITED_CONTENT' })
+    const blocked = await ai.models.generateContent({ model: MODEL, contents: 'Something bad' })
+    assert.deepEqual([blocked.candidates, blocked.promptFeedback?.blockReason, blocked.usageMetadata?.candidatesTokenCount], [undefined, 'SAFETY', 0])
+    const chunks = await collect(await ai.models.generateContentStream({ model: MODEL, contents: 'Something bad' }))
+    assert.deepEqual(
+      chunks.map((c) => c.promptFeedback?.blockReason),
+      ['PROHIBITED_CONTENT'],
+    )
+
+    fake.script({ kind: 'delay', ms: 150, then: { kind: 'reply', text: 'Late.' } })
+    const started = Date.now()
+    assert.equal((await ai.models.generateContent({ model: MODEL, contents: 'Hi' })).text, 'Late.')
+    assert.ok(Date.now() - started >= 150, 'answered after the delay')
+  })
+
   it("answers a JSON answer's schema with an instance of it, as structured output does", async () => {
     const res = await ai.models.generateContent({
       model: MODEL,
@@ -274,7 +290,26 @@ describe('fake Gemini server, over raw HTTP', () => {
     assert.ok(chunks.at(-1).usageMetadata && !chunks[0].usageMetadata)
   })
 
-  it('refuses what Google refuses, by name: unknown fields, no contents, empty parts, parts of two kinds; a missing key', async () => {
+  it('counts the tokens of a whole generateContent request, as the API takes it besides bare contents', async () => {
+    const request = { model: `models/${MODEL}`, ...hi, systemInstruction: { parts: [{ text: 'Be brief.' }] } }
+    const res = await post(`/v1beta/models/${MODEL}:countTokens`, { generateContentRequest: request })
+    assert.equal(res.status, 200)
+    assert.equal((await json(res)).totalTokens, fakeGeminiTokenCount(request))
+    const both = await post(`/v1beta/models/${MODEL}:countTokens`, { ...hi, maxOutputTokens: 5 })
+    assert.match((await json(both)).error.message, /Unknown name "maxOutputTokens"/)
+  })
+
+  it('embeds one content with embedContent, and cuts a non-streamed answer halfway when scripted', async () => {
+    const res = await post('/v1beta/models/gemini-embedding-001:embedContent', { content: { parts: [{ text: 'one' }] }, outputDimensionality: 3 })
+    assert.deepEqual(await json(res), { embedding: { values: fakeEmbedding('one', 3) } })
+
+    fake.script({ kind: 'fail-mid-stream', afterChunks: 0, mode: 'drop' })
+    const cut = await post(`/v1beta/models/${MODEL}:generateContent`, hi)
+    assert.equal(cut.status, 200)
+    await assert.rejects(cut.text(), 'the body never completes')
+  })
+
+  it('refuses what Google refuses, by name: unknown fields, no contents, empty parts, parts of two kinds; a missing key, a bearer token', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ ...hi, temperature: 1 }, /^Invalid JSON payload received\. Unknown name "temperature": Cannot find field\.$/],
       [{ ...hi, generationConfig: { max_tokens: 5 } }, /Unknown name "max_tokens" at 'generation_config'/],
@@ -295,6 +330,9 @@ describe('fake Gemini server, over raw HTTP', () => {
     const anonymous = await post(`/v1beta/models/${MODEL}:generateContent`, hi, {})
     assert.equal(anonymous.status, 403)
     assert.equal((await json(anonymous)).error.status, 'PERMISSION_DENIED')
+    const bearer = await post(`/v1beta/models/${MODEL}:generateContent`, hi, { authorization: `Bearer ${fake.apiKey}` })
+    assert.equal(bearer.status, 401, 'a key as a bearer token is taken for an OAuth token')
+    assert.equal((await json(bearer)).error.details[0].reason, 'ACCESS_TOKEN_TYPE_UNSUPPORTED')
   })
 
   it("serves Google's OpenAI layer under /v1beta/openai, Gemini's quirks on, with the same key", async () => {

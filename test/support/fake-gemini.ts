@@ -13,7 +13,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerRespon
 import { randomBytes } from 'node:crypto'
 import { listenOnLoopback, readBody } from './loopbackServer'
 import { contentPieces } from './contentPieces'
-import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from './fake-openai'
+import { fakeEmbedding, GEMINI_KEY_INVALID, GOOGLE_STATUS, startFakeOpenAI, type FakeOpenAI } from './fake-openai'
 
 export interface ReceivedRequest {
   method: string
@@ -111,6 +111,7 @@ export const DEFAULT_GEMINI_MODELS = [
   'gemini-2.5-flash',
   'gemini-2.5-flash-lite',
   'gemini-3.1-pro-preview',
+  'gemini-3.1-pro-preview-customtools',
   'gemini-3.5-flash',
   'gemini-3.8-flash',
   'gemini-3.5-flash-lite',
@@ -121,20 +122,6 @@ const DEFAULT_EMBEDDING_DIMENSIONS = 8
 const MODELS_PAGE = 50
 /** The sentinel Google documents for replaying function calls whose signature was lost. */
 export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
-
-// google.rpc.Code names, by HTTP status.
-const GOOGLE_STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  409: 'ABORTED',
-  429: 'RESOURCE_EXHAUSTED',
-  499: 'CANCELLED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-}
 
 const DEFAULT_MESSAGES: Record<number, string> = {
   400: 'Request contains an invalid argument.',
@@ -236,23 +223,19 @@ const googleError = (code: number, message: string, details?: unknown[]): Google
   error: { code, message, status: GOOGLE_STATUS[code] ?? 'UNKNOWN', ...(details ? { details } : {}) },
 })
 
-const errorInfo = (reason: string, metadata: Record<string, string> = { service: 'generativelanguage.googleapis.com' }) => ({
-  '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-  reason,
-  domain: 'googleapis.com',
-  metadata,
-})
-
-const KEY_INVALID = googleError(400, 'API key not valid. Please pass a valid API key.', [errorInfo('API_KEY_INVALID')])
+/** No key at all: Google cannot tell who calls. */
 const NO_KEY = googleError(
   403,
   "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
 )
+/** An API key sent as a bearer token: Google takes bearer tokens for OAuth only. */
 const BEARER_NOT_OAUTH = googleError(401, DEFAULT_MESSAGES[401], [
-  errorInfo('ACCESS_TOKEN_TYPE_UNSUPPORTED', {
-    method: 'google.ai.generativelanguage.v1beta.GenerativeService.GenerateContent',
-    service: 'generativelanguage.googleapis.com',
-  }),
+  {
+    '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+    reason: 'ACCESS_TOKEN_TYPE_UNSUPPORTED',
+    domain: 'googleapis.com',
+    metadata: { method: 'google.ai.generativelanguage.v1beta.GenerativeService.GenerateContent', service: 'generativelanguage.googleapis.com' },
+  },
 ])
 
 /** "Unknown name" as Google words it, with the BadRequest detail it carries. */
@@ -567,15 +550,15 @@ class ChunkWriter {
   constructor(
     private readonly res: ServerResponse,
     private readonly sse: boolean,
-    private readonly eol: string,
   ) {
     res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json; charset=UTF-8' })
     res.flushHeaders()
   }
 
   chunk(data: unknown) {
-    if (this.sse) this.res.write(`data: ${JSON.stringify(data)}${this.eol}${this.eol}`)
-    else this.res.write(`${this.count === 0 ? '[' : `\n,${this.eol}`}${JSON.stringify(data, null, 2)}`)
+    if (this.sse) this.res.write(`data: ${JSON.stringify(data)}\n\n`)
+    // Google separates the array's elements with a comma on a line of its own.
+    else this.res.write(`${this.count === 0 ? '[' : '\n,\r\n'}${JSON.stringify(data, null, 2)}`)
     this.count++
   }
 
@@ -597,8 +580,6 @@ export async function startFakeGemini(
     models?: string[]
     /** Gemini 3: a replayed model turn whose first function call lacks a signature this fake issued (or the skip sentinel) is a 400. */
     thoughtSignatures?: boolean
-    /** SSE lines end in `\r\n` (Vertex AI's framing) instead of `\n`. */
-    crlf?: boolean
   } = {},
 ): Promise<FakeGemini> {
   const apiKey = opts.apiKey ?? `AIzaFake${randomBytes(16).toString('hex')}`
@@ -611,7 +592,6 @@ export async function startFakeGemini(
     issued.add(sig)
     return sig
   }
-  const eol = opts.crlf ? '\r\n' : '\n'
   const openai = await startFakeOpenAI({
     apiKey,
     models,
@@ -683,7 +663,7 @@ export async function startFakeGemini(
           res.write(text.slice(0, text.length >> 1))
           return drop(res)
         }
-        const w = new ChunkWriter(res, sse, eol)
+        const w = new ChunkWriter(res, sse)
         for (const chunk of chunks.slice(0, b.afterChunks)) w.chunk(chunk)
         if (b.mode === 'drop') return drop(res)
         const status = b.status ?? 503
@@ -696,7 +676,7 @@ export async function startFakeGemini(
           if (b.blockReason !== undefined) return sendJson(res, 200, blocked(model, randomId(), b.blockReason, usage))
           return sendJson(res, 200, responseObject(model, randomId(), replyParts(b, body, issue), b, usage, true))
         }
-        const w = new ChunkWriter(res, sse, eol)
+        const w = new ChunkWriter(res, sse)
         for (const chunk of replyChunks(model, b, body, issue)) w.chunk(chunk)
         return w.end()
       }
@@ -767,7 +747,7 @@ export async function startFakeGemini(
     const header = req.headers['x-goog-api-key']
     const key = typeof header === 'string' && header !== '' ? header : url.searchParams.get('key')
     if (!key) return sendJson(res, req.headers.authorization ? 401 : 403, req.headers.authorization ? BEARER_NOT_OAUTH : NO_KEY)
-    if (key !== apiKey) return sendJson(res, 400, KEY_INVALID)
+    if (key !== apiKey) return sendJson(res, 400, GEMINI_KEY_INVALID[0])
     if (malformed) return sendJson(res, 400, invalid(`Invalid JSON payload received. Unexpected token.\n${String(body).slice(0, 40)}\n^`))
 
     const route = /^\/(v1beta|v1)\/models(?:\/([^:]+)(?::(\w+))?)?$/.exec(pathname)

@@ -8,6 +8,18 @@
  * Without `privacy.usageStatisticsEnabled: false` it resolves play.googleapis.com (its usage
  * statistics); without `security.auth.selectedType` it stops with "Invalid auth method selected."
  * (exit 41); without the folder trusted (here: folder trust off) it refuses to run headless (exit 55).
+ *
+ * What 0.61.0 sends, seen against fake-gemini: `POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`
+ * for each turn (the model as given with `-m`, slashes unencoded: `models/openai/gpt-4o-mini:…`);
+ * without `-m` first one `:generateContent` to `gemini-3.5-flash-lite` (the router: a JSON answer
+ * with a schema, `{complexity_reasoning, complexity_score}`) per prompt, then flash
+ * (`gemini-3.8-flash`) or pro (`gemini-3.1-pro-preview-customtools`). Headers: `x-goog-api-key`,
+ * `user-agent: GeminiCLI-tui/0.61.0/<model> (linux; x64; terminal)`, `x-goog-api-client:
+ * google-genai-sdk/1.30.0 gl-node/<node>`, no session header. No countTokens (only for prompts
+ * with media), no model list, no embeddings. Errors go to stderr, exit 1: 400, 401, 403 and 404
+ * at once; 429 and 5xx retried (5 s, doubling, at most 30 s; a 429's RetryInfo only lengthens it)
+ * up to `general.maxAttempts` attempts (default 10: about 4 minutes; set it for short tests). A
+ * daily-quota 429 is final. It never switches model on a 429 with an API key.
  */
 import fs from 'node:fs'
 import path from 'node:path'
