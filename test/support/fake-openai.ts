@@ -243,8 +243,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text)
 }
 
-// google.rpc.Code names Gemini puts in `status`, by HTTP status.
-const GOOGLE_STATUS: Record<number, string> = {
+/** google.rpc.Code names Gemini puts in `status`, by HTTP status (its OpenAI layer's errors and its native API's). */
+export const GOOGLE_STATUS: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',
@@ -274,8 +274,8 @@ function dialectError(status: number, body: unknown, q: FakeQuirks): unknown {
   return body
 }
 
-/** Gemini refuses a wrong key with a 400, not a 401. */
-const GEMINI_KEY_INVALID = [
+/** Gemini refuses a wrong key with a 400, not a 401 (its native API sends the object inside, unwrapped). */
+export const GEMINI_KEY_INVALID = [
   {
     error: {
       code: 400,
