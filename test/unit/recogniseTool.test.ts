@@ -15,6 +15,7 @@ describe('recognising the tool and its session', () => {
       [{ 'user-agent': 'OpenAI/Python 1.99.1' }, 'openai-python 1.99.1'],
       [{ 'user-agent': 'Anthropic/JS 0.128.0' }, 'anthropic-js 0.128.0'],
       [{ 'user-agent': 'GeminiCLI/0.9.0 (linux; x64)' }, 'gemini-cli 0.9.0'],
+      [{ 'user-agent': 'GeminiCLI-tui/0.61.0/gemini-3.8-flash (linux; x64; terminal)' }, 'gemini-cli 0.61.0'],
       [{ 'user-agent': 'ai-sdk/openai/2.0.30 ai-sdk/provider-utils/3.0.9 runtime/node.js/22' }, 'ai-sdk/openai 2.0.30'],
       [{ 'user-agent': 'curl/8.5.0' }, 'curl 8.5.0'],
       [{ 'user-agent': 'python-requests' }, 'python-requests'],

@@ -33,8 +33,8 @@ const bounded = (s: string | null | undefined): string | null => (s && s.length 
 
 /** The official SDKs: `OpenAI/JS 6.1.0`, `Anthropic/Python 0.70.0`. */
 const SDK = /^(OpenAI|Anthropic)\/(\w+) (\S+)/
-/** Tools whose product token is not the name their users know them by. */
-const KNOWN: Record<string, string> = { 'claude-cli': 'claude-code', GeminiCLI: 'gemini-cli' }
+/** Tools whose product token is not the name their users know them by (Gemini CLI's interactive and headless modes alike). */
+const KNOWN: Record<string, string> = { 'claude-cli': 'claude-code', GeminiCLI: 'gemini-cli', 'GeminiCLI-tui': 'gemini-cli' }
 
 /** The user agent's first product token as `name version` (`curl/8.5.0` → `curl 8.5.0`), named as users know it. */
 function fromUserAgent(ua: string): string | null {
@@ -44,9 +44,13 @@ function fromUserAgent(ua: string): string | null {
   const space = trimmed.search(/\s/)
   const token = space < 0 ? trimmed : trimmed.slice(0, space)
   if (!token) return null
-  const slash = token.lastIndexOf('/')
-  const name = slash > 0 ? token.slice(0, slash) : token
-  const version = slash > 0 ? token.slice(slash + 1) : ''
+  // The version is the first segment after a slash that starts with a digit: a name may hold
+  // slashes (`ai-sdk/openai/2.0.30`), and Gemini CLI puts its model after its version
+  // (`GeminiCLI-tui/0.61.0/gemini-3.8-flash`).
+  const segments = token.split('/')
+  const at = segments.findIndex((seg, i) => i > 0 && /^\d/.test(seg))
+  const name = at > 0 ? segments.slice(0, at).join('/') : token
+  const version = at > 0 ? segments[at] : ''
   return `${KNOWN[name] ?? name}${version ? ` ${version}` : ''}`.slice(0, MAX_LENGTH)
 }
 
