@@ -187,6 +187,53 @@ describe("Google's generateContent API, through @google/genai", () => {
     })
   })
 
+  describe('what every wire has: presets, attribution, policies, balances', () => {
+    it("applies a preset named in the path: its system prompt before the caller's, its parameters in generationConfig", async () => {
+      await running.gateway.store.presets.save(
+        { name: 'terse', model: NATIVE, system_prompt: 'Be terse.', temperature: 0.1, top_p: null, max_tokens: 50, fallbacks: [], description: null },
+        'test',
+      )
+      await running.gateway.configChanged()
+      const res = await ai.models.generateContent({ model: '@preset/terse', contents: 'Hi', config: { systemInstruction: 'Use French.', temperature: 0.9 } })
+      const sent = lastGoogle()
+      assert.equal(sent.path, '/v1beta/models/gemini-2.5-flash:generateContent')
+      assert.deepEqual(sent.body.systemInstruction.parts, [{ text: 'Be terse.' }, { text: 'Use French.' }])
+      assert.equal(sent.body.generationConfig.temperature, 0.1)
+      assert.equal(sent.body.generationConfig.maxOutputTokens, 50)
+      const record = await waitForRecord(running.gateway, requestIdOf(res))
+      assert.equal(record.preset, 'terse')
+    })
+
+    it('reads X-Gw-* attribution, and a max_tokens policy fills generationConfig.maxOutputTokens or refuses more', async () => {
+      const { secret: capped } = await running.gateway.store.keys.create('capped', { policy: { max_tokens: 32 } })
+      await running.gateway.configChanged()
+      const client = new GoogleGenAI({ apiKey: capped, httpOptions: { baseUrl: running.url, headers: { 'X-Gw-User-Id': 'ana', 'X-Gw-Team': 'core' } } })
+      const res = await client.models.generateContent({ model: NATIVE, contents: 'Hi' })
+      assert.equal(lastGoogle().body.generationConfig.maxOutputTokens, 32)
+      const record = await waitForRecord(running.gateway, requestIdOf(res))
+      assert.equal(record.attribution.user_id, 'ana')
+      assert.equal(record.dimensions.team, 'core')
+      const refused = await refusal(client.models.generateContent({ model: NATIVE, contents: 'Hi', config: { maxOutputTokens: 500 } }))
+      assert.equal(refused.status, 403)
+      assert.equal(refused.error.status, 'PERMISSION_DENIED')
+      assert.match(refused.error.message, /at most 32 output tokens/)
+      assert.ok(refused.error.details.some((d: any) => d.fieldViolations?.[0]?.field === 'generationConfig.maxOutputTokens'))
+    })
+
+    it('charges a prepaid key the exact cost, and refuses it with PERMISSION_DENIED once its balance is spent', async () => {
+      const { info, secret: prepaid } = await running.gateway.store.keys.create('prepaid-gemini', { balanceUsd: 0.000621 })
+      await running.gateway.configChanged()
+      const client = new GoogleGenAI({ apiKey: prepaid, httpOptions: { baseUrl: running.url } })
+      google.script({ kind: 'reply', usage: { promptTokenCount: 1000, cachedContentTokenCount: 200, candidatesTokenCount: 100, thoughtsTokenCount: 50 } })
+      await client.models.generateContent({ model: NATIVE, contents: 'Hi', config: { maxOutputTokens: 150 } })
+      assert.equal(await running.gateway.store.ledger.balance(info.id), 0n, 'the balance was exactly the cost')
+      const broke = await refusal(client.models.generateContent({ model: NATIVE, contents: 'Hi', config: { maxOutputTokens: 150 } }))
+      assert.equal(broke.status, 403)
+      assert.equal(broke.error.status, 'PERMISSION_DENIED')
+      assert.match(broke.error.message, /no prepaid balance left/)
+    })
+  })
+
   describe('translated, to chat-completions and Anthropic providers', () => {
     it('answers generateContent from a chat-completions provider, priced from its usage, ignored fields named', async () => {
       const res = await ai.models.generateContent({
