@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
-import { startFakeGemini, type FakeGemini } from '../support/fake-gemini'
+import { DEFAULT_GEMINI_MODELS, startFakeGemini, type FakeGemini } from '../support/fake-gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { TEST_SECRET_KEY, testStoreFor, waitForRecord } from '../support/harness'
@@ -52,7 +52,7 @@ describe("Google's generateContent API, through @google/genai", () => {
   const lastGoogle = () => google.received.at(-1)!
 
   before(async () => {
-    google = await startFakeGemini({ thoughtSignatures: true })
+    google = await startFakeGemini({ thoughtSignatures: true, models: [...DEFAULT_GEMINI_MODELS, 'gemini-3.1-pro-preview-customtools'] })
     openai = await startFakeOpenAI()
     anthropic = await startFakeAnthropic()
     dataDir = tempDir()
@@ -108,6 +108,16 @@ describe("Google's generateContent API, through @google/genai", () => {
         [record.usage?.prompt_tokens, record.usage?.cached_tokens, record.usage?.completion_tokens, record.usage?.reasoning_tokens],
         [1000, 200, 150, 50],
       )
+    })
+
+    it("sends a bare catalog alias as asked (Gemini CLI's pro model), priced as the entry it belongs to", async () => {
+      google.script({ kind: 'reply', usage: { promptTokenCount: 1000, candidatesTokenCount: 100 } })
+      const res = await ai.models.generateContent({ model: 'gemini-3.1-pro-preview-customtools', contents: 'Hi' })
+      assert.equal(lastGoogle().path, '/v1beta/models/gemini-3.1-pro-preview-customtools:generateContent')
+      const record = await waitForRecord(running.gateway, requestIdOf(res))
+      assert.equal(record.upstream_model, 'gemini-3.1-pro-preview-customtools')
+      assert.equal(record.cost?.priced, true)
+      assert.match(record.cost?.price_source ?? '', /catalog/)
     })
 
     it('relays a stream chunk by chunk with usage and gw on the last chunk, and records its cost', async () => {

@@ -33,8 +33,11 @@ const bounded = (s: string | null | undefined): string | null => (s && s.length 
 
 /** The official SDKs: `OpenAI/JS 6.1.0`, `Anthropic/Python 0.70.0`. */
 const SDK = /^(OpenAI|Anthropic)\/(\w+) (\S+)/
-/** Tools whose product token is not the name their users know them by (Gemini CLI's interactive and headless modes alike). */
-const KNOWN: Record<string, string> = { 'claude-cli': 'claude-code', GeminiCLI: 'gemini-cli', 'GeminiCLI-tui': 'gemini-cli' }
+/** Tools whose product token is not the name their users know them by. */
+const KNOWN: Record<string, string> = { 'claude-cli': 'claude-code', GeminiCLI: 'gemini-cli' }
+
+/** The name users know a tool by; Gemini CLI adds its client to its token (`GeminiCLI-tui`, `GeminiCLI-acp-vscode`). */
+const knownName = (name: string): string => KNOWN[name] ?? (name.startsWith('GeminiCLI-') ? 'gemini-cli' : name)
 
 /** The user agent's first product token as `name version` (`curl/8.5.0` → `curl 8.5.0`), named as users know it. */
 function fromUserAgent(ua: string): string | null {
@@ -51,7 +54,7 @@ function fromUserAgent(ua: string): string | null {
   const at = segments.findIndex((seg, i) => i > 0 && /^\d/.test(seg))
   const name = at > 0 ? segments.slice(0, at).join('/') : token
   const version = at > 0 ? segments[at] : ''
-  return `${KNOWN[name] ?? name}${version ? ` ${version}` : ''}`.slice(0, MAX_LENGTH)
+  return `${knownName(name)}${version ? ` ${version}` : ''}`.slice(0, MAX_LENGTH)
 }
 
 /**

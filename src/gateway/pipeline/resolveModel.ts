@@ -59,9 +59,11 @@ export async function resolveModel(sources: ModelSources, model: string): Promis
     .findBare(model)
     .map((priced) => ({ priced, provider: sources.registry.get(priced.entry.provider) }))
     .filter((c): c is { priced: PricedModel; provider: Provider } => c.provider !== undefined)
+  // The provider gets the name asked for: a catalog alias is one of its own ids (a dated snapshot,
+  // Gemini CLI's `gemini-3.1-pro-preview-customtools`), priced as the entry it belongs to.
   for (const c of candidates) {
     if (await sources.registry.credential(c.provider.id)) {
-      return { requested: model, provider: c.provider, upstreamModel: c.priced.entry.model, priced: c.priced }
+      return { requested: model, provider: c.provider, upstreamModel: model, priced: c.priced }
     }
   }
   for (const provider of sources.registry.all().filter((p) => p.local || p.stored)) {
@@ -72,7 +74,7 @@ export async function resolveModel(sources: ModelSources, model: string): Promis
   }
   // Known to the catalog, but no provider for it has a key: route to the first so the error says what to configure.
   if (candidates[0]) {
-    return { requested: model, provider: candidates[0].provider, upstreamModel: candidates[0].priced.entry.model, priced: candidates[0].priced }
+    return { requested: model, provider: candidates[0].provider, upstreamModel: model, priced: candidates[0].priced }
   }
   throw modelNotFound(model, 'use `<provider>/<model>` or a model from GET /v1/models')
 }
