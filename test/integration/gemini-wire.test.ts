@@ -285,6 +285,36 @@ describe("Google's generateContent API, through @google/genai", () => {
       assert.equal(record.provider, 'anthropic')
     })
 
+    it("falls back from Google to a chat-completions provider mid-request: each attempt in its own provider's wire", async () => {
+      await running.gateway.store.presets.save(
+        {
+          name: 'resilient',
+          model: NATIVE,
+          system_prompt: null,
+          temperature: null,
+          top_p: null,
+          max_tokens: null,
+          fallbacks: ['openai/gpt-4o-mini'],
+          description: null,
+        },
+        'test',
+      )
+      await running.gateway.configChanged()
+      google.script({ kind: 'status', status: 503 })
+      const res = await ai.models.generateContent({ model: '@preset/resilient', contents: 'Hi' })
+      assert.ok(res.text && res.text.length > 0)
+      assert.equal(openai.received.at(-1)!.path, '/v1/chat/completions')
+      const record = await waitForRecord(running.gateway, requestIdOf(res))
+      assert.equal(record.fallback_used, true)
+      assert.deepEqual(
+        record.attempts.map((a) => [a.provider, a.status]),
+        [
+          ['gemini', 503],
+          ['openai', 200],
+        ],
+      )
+    })
+
     it('estimates a token count where the provider cannot count, calling nobody', async () => {
       const before = openai.received.length
       const counted = await ai.models.countTokens({ model: 'openai/gpt-4o-mini', contents: 'How many tokens is this?' })
