@@ -71,12 +71,12 @@ export function googleModel(m: ModelEntry) {
 const DEFAULT_PAGE = 50
 const MAX_PAGE = 1000
 
+export type GooglePageQuery = { pageSize?: unknown; pageToken?: unknown }
+
 /**
  * A page of Google's model list: the models that can be served now (the list feeds pickers), in
  * id order, `pageSize` at a time; `nextPageToken` is where the next page starts.
  */
-export type GooglePageQuery = { pageSize?: unknown; pageToken?: unknown }
-
 export function googlePage(models: ModelEntry[], query: GooglePageQuery) {
   const size = query.pageSize === undefined ? DEFAULT_PAGE : Number(query.pageSize)
   if (!Number.isInteger(size) || size < 1) throw invalidRequest('pageSize: must be a positive integer', 'pageSize')
