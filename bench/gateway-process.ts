@@ -1,9 +1,10 @@
 /**
  * The gateway exactly as shipped, in its own process so the benchmark can measure its CPU and RSS
  * alone: `node <flags> out/main/gw.js serve` with the flags of the checkout's `npm run serve`, on a
- * temp data dir prepared with the same CLI (`openai`, and `anthropic` for the Messages row,
- * pointed at the mock, a fresh key, body logging on request), with the provider credentials from
- * OPENAI_API_KEY and ANTHROPIC_API_KEY as on a headless server; or, joining a gateway on
+ * temp data dir prepared with the same CLI (`openai`, `anthropic` for the Messages row and
+ * `gemini` for the Gemini rows, pointed at the mock, a fresh key, body logging on request), with
+ * the provider credentials from OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY as on a
+ * headless server; or, joining a gateway on
  * PostgreSQL, a second gateway on that one's database and keys. SIGTERM closes it cleanly
  * (flushing records and, under --cpu-prof, writing the profile).
  *
@@ -23,6 +24,8 @@ export interface GatewayChildOptions {
   logBodies?: boolean
   /** Also an `anthropic` provider at the mock, for /v1/messages (a checkout from before the Messages API has none). */
   messages?: boolean
+  /** Also a `gemini` provider at the mock, for Google's generateContent API natively (a checkout from before it has none). */
+  gemini?: boolean
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
   /** A PostgreSQL store instead of the data dir's SQLite file. */
@@ -74,7 +77,7 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
     cwd: opts.root,
     // Logged at the default level, as a server runs it, to a file: on standard output its lines
     // would fill the pipe this process reads the start-up line from.
-    env: { OPENAI_API_KEY: MOCK_KEY, ANTHROPIC_API_KEY: MOCK_KEY, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
+    env: { OPENAI_API_KEY: MOCK_KEY, ANTHROPIC_API_KEY: MOCK_KEY, GEMINI_API_KEY: MOCK_KEY, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
     parse: (out) => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
       return m ? { url: m[1] } : null
@@ -99,6 +102,8 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
 function setUp(cli: (...args: string[]) => string, mockUrl: string, opts: GatewayChildOptions): Pick<GatewayChild, 'key' | 'prepaidKey' | 'rpmKey'> {
   cli('providers', 'set', 'openai', '--base-url', `${mockUrl}/v1`)
   if (opts.messages) cli('providers', 'set', 'anthropic', '--base-url', `${mockUrl}/v1`)
+  // Google's version root, as its own base URL is: the gateway asks for models/{model}:… under it.
+  if (opts.gemini) cli('providers', 'set', 'gemini', '--base-url', `${mockUrl}/v1beta`)
   const key = cli('keys', 'create', '--name', 'bench')
   const prepaidKey = opts.prepaidUsd === undefined ? null : cli('keys', 'create', '--name', 'bench-prepaid', '--balance', String(opts.prepaidUsd))
   const rpmKey = opts.rpm === undefined ? null : cli('keys', 'create', '--name', 'bench-rpm', '--rpm', String(opts.rpm))

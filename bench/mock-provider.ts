@@ -3,12 +3,17 @@
  * generator's. Speaks Chat Completions as OpenAI does (ids, usage, usage-only chunk when
  * `stream_options.include_usage` is set, `[DONE]`) on /v1/chat/completions, and Anthropic's
  * Messages API on /v1/messages (usage in message_start and message_delta, named events), with the
- * same text, token counts and timings on both, and the Responses API on /v1/responses (a stream's events all at once). The mode comes from the model name, so every path
- * (direct, gateway, peer) selects it the same way and the gateway still prices the request:
- *   gpt-4o-mini, claude-haiku-4-5    instant reply
- *   gpt-4o, claude-sonnet-4-5        reply after a fixed DELAY_MS (60 ms)
+ * same text, token counts and timings on both, the Responses API on /v1/responses (a stream's events all at once), and
+ * Google's generateContent API on /v1beta/models/{model}:generateContent and
+ * :streamGenerateContent?alt=sse (usageMetadata; a stream's chunks all at once). The mode comes
+ * from the model name (Google's: from the path), so every path (direct, gateway, peer) selects it
+ * the same way and the gateway still prices the request:
+ *   gpt-4o-mini, claude-haiku-4-5,   instant reply
+ *   gemini-2.5-flash
+ *   gpt-4o, claude-sonnet-4-5,       reply after a fixed DELAY_MS (60 ms)
+ *   gemini-2.5-pro
  *   any model with stream:true       STREAM_CHUNKS content chunks, one every STREAM_INTERVAL_MS
- *                                    (Responses: every event at once)
+ *                                    (Responses, streamGenerateContent: every event at once)
  * Usage: node --import tsx bench/mock-provider.ts [--port N]; prints {"url": ...} on stdout.
  */
 import http from 'node:http'
@@ -17,7 +22,9 @@ import { parseArgs } from 'node:util'
 
 export const MOCK_MODELS = { instant: 'gpt-4o-mini', delayed: 'gpt-4o', stream: 'gpt-4o-mini' } as const
 export const MOCK_MESSAGES_MODELS = { instant: 'claude-haiku-4-5', delayed: 'claude-sonnet-4-5', stream: 'claude-haiku-4-5' } as const
-const DELAYED: ReadonlySet<string> = new Set([MOCK_MODELS.delayed, MOCK_MESSAGES_MODELS.delayed])
+/** Google's models in its catalog, so the gateway routes a bare id to its `gemini` provider and prices it. */
+export const MOCK_GEMINI_MODELS = { instant: 'gemini-2.5-flash', delayed: 'gemini-2.5-pro' } as const
+const DELAYED: ReadonlySet<string> = new Set([MOCK_MODELS.delayed, MOCK_MESSAGES_MODELS.delayed, MOCK_GEMINI_MODELS.delayed])
 const TEXT = 'Hello from the mock provider.'
 export const DELAY_MS = 60
 export const STREAM_CHUNKS = 20
@@ -145,6 +152,40 @@ function serveResponses(res: http.ServerResponse, body: Body): void {
   )
 }
 
+/** Google's usageMetadata for the mock's answer: the same token counts as the other wires. */
+const usageMetadata = {
+  promptTokenCount: usage.prompt_tokens,
+  candidatesTokenCount: usage.completion_tokens,
+  totalTokenCount: usage.total_tokens,
+  promptTokensDetails: [{ modality: 'TEXT', tokenCount: usage.prompt_tokens }],
+}
+
+/** One GenerateContentResponse carrying `text`; the last of an answer has its finish reason and usage. */
+function geminiResponse(model: string, responseId: string, text: string, last: boolean) {
+  return {
+    candidates: [{ content: { parts: [{ text }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+    ...(last ? { usageMetadata } : {}),
+    modelVersion: model,
+    responseId,
+  }
+}
+
+/**
+ * Google's generateContent API, the model and method from the path. Streamed (SSE only: the
+ * gateway always asks for it), STREAM_CHUNKS chunks go out at once, the last with the finish
+ * reason and usage: scenario A measures what relaying a Gemini stream adds, as for Responses.
+ */
+function serveGemini(res: http.ServerResponse, model: string, stream: boolean): void {
+  const responseId = `bench${++seq}`
+  if (!stream) {
+    const text = JSON.stringify(geminiResponse(model, responseId, TEXT, true))
+    answer(model, () => res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(text))
+    return
+  }
+  const chunks = Array.from({ length: STREAM_CHUNKS }, (_, i) => geminiResponse(model, responseId, `tok${i + 1} `, i === STREAM_CHUNKS - 1))
+  answer(model, () => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')))
+}
+
 function serveMessages(res: http.ServerResponse, body: Body): void {
   const model = body.model ?? 'unknown'
   if (body.stream !== true) {
@@ -204,21 +245,31 @@ function serve(res: http.ServerResponse, body: Body): void {
   answer(model, () => res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${seq}` }).end(text))
 }
 
+/** `models/{model}:{method}` on Google's paths (the model may come percent-encoded, as the gateway sends it). */
+const GEMINI_PATH = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/
+
+type Route = (res: http.ServerResponse, body: Body) => void
+
+/** What answers a request: a wire's handler by the path's end, or null (a 404). */
+function routeOf(method: string | undefined, url: string | undefined): Route | null {
+  if (method !== 'POST' || !url) return null
+  if (url.endsWith('/chat/completions')) return serve
+  if (url.endsWith('/messages')) return serveMessages
+  if (url.endsWith('/responses')) return serveResponses
+  const { pathname, searchParams } = new URL(url, 'http://mock')
+  const gemini = GEMINI_PATH.exec(pathname)
+  if (!gemini) return null
+  const stream = gemini[2] === 'streamGenerateContent'
+  if (stream && searchParams.get('alt') !== 'sse') return null
+  return (res) => serveGemini(res, decodeURIComponent(gemini[1]), stream)
+}
+
 export function startMock(port = 0): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      const route =
-        req.method !== 'POST'
-          ? null
-          : req.url?.endsWith('/chat/completions')
-            ? serve
-            : req.url?.endsWith('/messages')
-              ? serveMessages
-              : req.url?.endsWith('/responses')
-                ? serveResponses
-                : null
+      const route = routeOf(req.method, req.url)
       let body: Body | null
       try {
         body = route && JSON.parse(Buffer.concat(chunks).toString())

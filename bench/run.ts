@@ -6,8 +6,10 @@
  * load generator (bench/loadgen.ts), targets interleaved and rotated, after a warm-up, REPS
  * repetitions (five by default), medians reported.
  *   A  added latency, one request at a time (median of round medians), on chat completions and,
- *      in the same rounds, on Anthropic's Messages API to an `anthropic` provider and on the
- *      Responses API, not streamed and streamed (the native paths)
+ *      in the same rounds, on Anthropic's Messages API to an `anthropic` provider, on the
+ *      Responses API and on Google's generateContent API to a `gemini` provider, the last two not
+ *      streamed and streamed (the native paths), and on generateContent translated to chat
+ *      completions
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
  *      then body logging's cost from rounds of each gateway and its logging twin back to back
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
@@ -26,7 +28,7 @@ import { closedLoop, makePool, median, openLoop, sequential, streams, sustainedS
 import { cpuSeconds, httpReady, memoryMb, resetPeakRss, ROOT, startChild, type Child } from './procs'
 import { startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { DELAY_MS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
+import { DELAY_MS, MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
   options: {
@@ -88,9 +90,9 @@ children.push(mock)
 const mockUrl = mock.info.url
 const nodeProxy = await startChild(['bench/node-proxy.mjs', '--upstream', mockUrl])
 children.push(nodeProxy)
-const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true })
+const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true, gemini: true })
 children.push(gateway)
-const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true, messages: true })
+const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true, messages: true, gemini: true })
 children.push(gatewayLogs)
 let compare: GatewayChild | null = null
 let compareLogs: GatewayChild | null = null
@@ -157,17 +159,25 @@ if (peer) {
     pid: peer.pid,
   })
 }
+/** This checkout's gateways: the only targets that translate one wire to another. */
+const GATEWAYS = new Set(['gateway', 'gateway+logs'])
 /**
- * The same targets on /v1/messages, as Claude Code calls them (bearer key, anthropic-version):
- * direct to the mock, through the bare proxy, and through this gateway natively to its
- * `anthropic` provider. The peer and a --compare checkout have no row.
+ * The targets with rows on the Messages and Gemini wires: direct to the mock, through the bare
+ * proxy, and through this gateway natively to its `anthropic` and `gemini` providers. The peer
+ * and a --compare checkout have none.
  */
-const MESSAGES_TARGETS = new Set(['direct', 'node proxy', 'gateway', 'gateway+logs'])
+const NATIVE_TARGETS = new Set(['direct', 'node proxy', ...GATEWAYS])
+/** The same targets on /v1/messages, as Claude Code calls them (bearer key, anthropic-version). */
 const messagesTargets = new Map(
   targets
-    .filter((t) => MESSAGES_TARGETS.has(t.name))
+    .filter((t) => NATIVE_TARGETS.has(t.name))
     .map((t) => [t.name, { ...t, path: '/v1/messages', headers: { ...t.headers, 'anthropic-version': '2023-06-01' } }]),
 )
+/** A target called as Gemini CLI and `@google/genai` call Google: the key in x-goog-api-key, at `models/{model}:{method}`. */
+const asGoogleClient = (t: Target, model: string, method: string): Target => {
+  const { authorization, ...headers } = t.headers
+  return { ...t, path: `/v1beta/models/${model}:${method}`, headers: { ...headers, 'x-goog-api-key': authorization.slice('Bearer '.length) } }
+}
 const messages = [
   { role: 'system', content: 'You are a terse assistant.' },
   { role: 'user', content: 'Say hello in one short sentence.' },
@@ -192,6 +202,12 @@ const bodies = {
     store: false,
     stream: true,
   }),
+  /** Google's wire names the model and whether to stream in the path: one body for all its rows. */
+  gemini: JSON.stringify({
+    systemInstruction: { parts: [{ text: messages[0].content }] },
+    contents: [{ role: 'user', parts: [{ text: messages[1].content }] }],
+    generationConfig: { maxOutputTokens: 64 },
+  }),
 }
 
 /** Each repetition visits the targets in a rotated order so none always runs first or last. */
@@ -211,26 +227,46 @@ const started = Date.now()
 // ---------- A: one request at a time ----------
 if (SCEN.has('A')) {
   say(
-    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses, Responses streamed)`,
+    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses, Responses streamed, Gemini, Gemini streamed, Gemini translated)`,
   )
-  /** The native Messages and Responses paths of a target, where it carries them (the peer speaks chat completions only). */
-  const nativeWires = (t: Target) => {
+  /**
+   * A target's other wires, where it carries them: the native Messages, Responses and Gemini
+   * paths (the peer speaks chat completions only), and the Gemini wire translated onto the mock's
+   * chat completions, through this gateway only (a bare proxy cannot translate); that row's
+   * direct path is the chat request it becomes, the floor its added latency is measured from.
+   */
+  const otherWires = (t: Target) => {
     const m = messagesTargets.get(t.name)
+    const native = NATIVE_TARGETS.has(t.name)
     return {
       messages: m ? { target: m, body: bodies.messagesInstant } : null,
       responses: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responses },
       responsesStream: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responsesStream },
+      gemini: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'generateContent'), body: bodies.gemini } : null,
+      geminiStream: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'streamGenerateContent?alt=sse'), body: bodies.gemini } : null,
+      geminiTranslated:
+        t.name === 'direct'
+          ? { target: t, body: bodies.instant }
+          : GATEWAYS.has(t.name)
+            ? { target: asGoogleClient(t, MOCK_MODELS.instant, 'generateContent'), body: bodies.gemini }
+            : null,
     }
   }
-  type Wire = 'chat' | 'messages' | 'responses' | 'responsesStream'
+  const OTHER_WIRES = ['messages', 'responses', 'responsesStream', 'gemini', 'geminiStream', 'geminiTranslated'] as const
+  type Wire = 'chat' | (typeof OTHER_WIRES)[number]
   const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
-    const n = nativeWires(t)
-    return [
-      { wire: 'chat' as const, target: t, body: bodies.instant },
-      ...(['messages', 'responses', 'responsesStream'] as const).flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : [])),
-    ]
+    const n = otherWires(t)
+    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...OTHER_WIRES.flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]
   }
-  const rounds: Record<Wire, Record<string, Stats[]>> = { chat: {}, messages: {}, responses: {}, responsesStream: {} }
+  const rounds: Record<Wire, Record<string, Stats[]>> = {
+    chat: {},
+    messages: {},
+    responses: {},
+    responsesStream: {},
+    gemini: {},
+    geminiStream: {},
+    geminiTranslated: {},
+  }
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
   const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
   for (const t of targets) for (const w of wiresOf(t)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
@@ -259,7 +295,7 @@ if (SCEN.has('A')) {
   }
   const chatA = Object.fromEntries(targets.map((t) => [t.name, summary(rounds.chat, t.name)]))
   results.A = chatA
-  /** A native wire's summary, with its added latency as a multiple of chat's in the same rounds. */
+  /** Another wire's summary, with its added latency as a multiple of chat's in the same rounds. */
   const versusChat = (wire: Wire) =>
     Object.fromEntries(
       Object.keys(rounds[wire]).map((n) => {
@@ -271,6 +307,9 @@ if (SCEN.has('A')) {
   results.A_messages = versusChat('messages')
   results.A_responses = versusChat('responses')
   results.A_responses_stream = versusChat('responsesStream')
+  results.A_gemini = versusChat('gemini')
+  results.A_gemini_stream = versusChat('geminiStream')
+  results.A_gemini_translated = versusChat('geminiTranslated')
 }
 
 // ---------- B: closed loop ----------
@@ -446,16 +485,17 @@ function markdown(r: typeof report): string {
   if (R.A) {
     row('A: p50, one at a time (ms)', (n) => f(R.A[n].p50_ms, 3))
     row('A: **added p50** (ms)', (n) => (n === 'direct' ? '—' : f(R.A[n].added_p50_ms, 3)))
-    const native = (M: Record<string, { p50_ms: number; added_p50_ms: number; added_p50_vs_chat: number | null; errors: number }>, label: string) => {
+    const wireRows = (M: Record<string, { p50_ms: number; added_p50_ms: number; added_p50_vs_chat: number | null; errors: number }>, label: string) => {
       const err = (n: string) => (M[n]?.errors ? ` (${M[n].errors} err)` : '')
-      row(`A: p50, ${label} (native), one at a time (ms)`, (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
-      row(`A: **added p50, ${label} (native)** (ms; × chat's)`, (n) =>
-        n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`,
-      )
+      row(`A: p50, ${label}, one at a time (ms)`, (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
+      row(`A: **added p50, ${label}** (ms; × chat's)`, (n) => (n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`))
     }
-    native(R.A_messages, 'Messages')
-    native(R.A_responses, 'Responses')
-    if (R.A_responses_stream) native(R.A_responses_stream, 'Responses streamed')
+    wireRows(R.A_messages, 'Messages (native)')
+    wireRows(R.A_responses, 'Responses (native)')
+    wireRows(R.A_responses_stream, 'Responses streamed (native)')
+    wireRows(R.A_gemini, 'Gemini (native)')
+    wireRows(R.A_gemini_stream, 'Gemini streamed (native)')
+    wireRows(R.A_gemini_translated, 'Gemini (translated to chat)')
   }
   if (R.B) {
     for (const c of CFG.bConnections) {
@@ -494,6 +534,9 @@ function markdown(r: typeof report): string {
       R.A_messages?.[n]?.firstError,
       R.A_responses?.[n]?.firstError,
       R.A_responses_stream?.[n]?.firstError,
+      R.A_gemini?.[n]?.firstError,
+      R.A_gemini_stream?.[n]?.firstError,
+      R.A_gemini_translated?.[n]?.firstError,
       R.B && R.B.c10[n]?.firstError,
       R.C && R.C.r100[n]?.firstError,
       R.D && R.D[n]?.firstError,
