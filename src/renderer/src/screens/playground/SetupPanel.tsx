@@ -48,7 +48,7 @@ export function SetupPanel(props: {
           value={v.wire}
           onChange={setWire}
           testId="pg-wire"
-          fill
+          columns={2}
           options={playgroundWire.options.map((w) => ({ value: w, label: WIRES[w].name }))}
         />
         <div className="field-hint" data-testid="pg-wire-hint">
