@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
 import { waitForRecord } from '../support/harness'
-import { axe, describeViolations, launch, openPage, screenshot, serious, skipReason, type WatchedPage } from './support/browser'
+import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
-import { AuthPage } from './pages/auth'
+import { shots, signedIn } from './support/views'
 import { Shell } from './pages/shell'
 import { KeysPage } from './pages/keys'
 import { PlaygroundPage } from './pages/playground'
@@ -23,12 +23,8 @@ describe("the Playground on Google's generateContent wire", { skip: skip ?? fals
     buildApp()
     stack = await startStack()
     browser = await launch()
-    w = await openPage(browser, stack.url)
+    w = await signedIn(stack, browser)
     ;[shell, keys, playground] = [new Shell(w.page), new KeysPage(w.page), new PlaygroundPage(w.page)]
-    const auth = new AuthPage(w.page)
-    await auth.open()
-    await auth.setupOwner('owner', 'owner-password-123')
-    await shell.waitForSignedIn('owner')
     await shell.nav('keys')
     keyId = (await keys.create('gemini-cli')).id
     await keys.closeSecret()
@@ -81,19 +77,23 @@ describe("the Playground on Google's generateContent wire", { skip: skip ?? fals
     const record = await waitForRecord(stack.running.gateway, requestId)
     assert.deepEqual([record.endpoint, record.source, record.outcome, record.model], ['generateContent', 'playground', 'ok', 'openai/gpt-4o-mini'])
 
-    for (const width of [1280, 390]) {
-      await w.page.setViewportSize({ width, height: 900 })
-      for (const theme of ['light', 'dark'] as const) {
-        await w.page.emulateMedia({ colorScheme: theme })
-        await screenshot(w.page, `playground-gemini-${width}-${theme}`)
+    await shots(
+      w.page,
+      'playground-gemini',
+      () => playground.id('run-result').waitFor(),
+      async (width, theme) => {
         const violations = serious(await axe(w.page))
         assert.deepEqual(violations, [], `${width} ${theme}: ${describeViolations(violations)}`)
-      }
-      // The four wires side by side, none cut off.
-      const toggle = await playground.id('pg-wire').boundingBox()
-      assert.ok(toggle && toggle.x >= 0 && toggle.x + toggle.width <= width, `the wire toggle fits at ${width} px`)
-    }
-    await w.page.emulateMedia({ colorScheme: 'light' })
-    await w.page.setViewportSize({ width: 1360, height: 900 })
+        // The four wires' names, none cut off.
+        const toggle = await playground.id('pg-wire').boundingBox()
+        assert.ok(toggle && toggle.x >= 0 && toggle.x + toggle.width <= width, `the wire toggle fits at ${width} px`)
+        type Label = { scrollWidth: number; clientWidth: number; textContent: string | null }
+        const clipped = await playground
+          .id('pg-wire')
+          .locator('span')
+          .evaluateAll((labels) => (labels as unknown as Label[]).filter((l) => l.scrollWidth > l.clientWidth).map((l) => l.textContent))
+        assert.deepEqual(clipped, [], `no wire's name overflows its segment at ${width} px`)
+      },
+    )
   })
 })

@@ -17,6 +17,14 @@ type Sent = Extract<PlaygroundEvent, { type: 'request' }>
 
 const run = promisify(execFile)
 
+/** A conversation of a few turns, with a system message. */
+const CONVERSATION = [
+  { role: 'system', content: 'Answer in French.' },
+  { role: 'user', content: 'Hello' },
+  { role: 'assistant', content: 'Bonjour.' },
+  { role: 'user', content: 'Again' },
+]
+
 /**
  * The Playground as the browser dashboard drives it: `POST /api/playground.chat` with a session
  * cookie, events read off the SSE body, on the Messages wire to a fake Anthropic provider, on the
@@ -204,12 +212,7 @@ describe('Playground over the admin HTTP transport, on the Messages, Responses a
       await post({
         wire: 'responses',
         model: 'openai/gpt-5.1',
-        messages: [
-          { role: 'system', content: 'Answer in French.' },
-          { role: 'user', content: 'Hello' },
-          { role: 'assistant', content: 'Bonjour.' },
-          { role: 'user', content: 'Again' },
-        ],
+        messages: CONVERSATION,
         temperature: 0.3,
         max_tokens: 300,
       }),
@@ -313,12 +316,7 @@ describe('Playground over the admin HTTP transport, on the Messages, Responses a
       await post({
         wire: 'gemini',
         model: 'openai/gpt-4o-mini',
-        messages: [
-          { role: 'system', content: 'Answer in French.' },
-          { role: 'user', content: 'Hello' },
-          { role: 'assistant', content: 'Bonjour.' },
-          { role: 'user', content: 'Again' },
-        ],
+        messages: CONVERSATION,
         temperature: 0.3,
         top_p: 0.9,
         max_tokens: 300,
@@ -338,12 +336,7 @@ describe('Playground over the admin HTTP transport, on the Messages, Responses a
     })
     const received = openai.received.at(-1)!
     assert.equal(received.path, '/v1/chat/completions', 'translated for a provider that does not speak Google’s API')
-    assert.deepEqual(received.body.messages, [
-      { role: 'system', content: 'Answer in French.' },
-      { role: 'user', content: 'Hello' },
-      { role: 'assistant', content: 'Bonjour.' },
-      { role: 'user', content: 'Again' },
-    ])
+    assert.deepEqual(received.body.messages, CONVERSATION)
     assert.deepEqual([received.body.model, received.body.temperature, received.body.top_p, received.body.stream], ['gpt-4o-mini', 0.3, 0.9, true])
 
     assert.equal(text(evs), 'Bonjour, from Gemini’s wire.')
