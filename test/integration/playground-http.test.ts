@@ -7,6 +7,7 @@ import type { PlaygroundEvent } from '../../src/contract/playground'
 import { curlSnippet, jsSnippet, type SnippetInput } from '../../src/renderer/src/lib/snippets'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeGemini, type FakeGemini } from '../support/fake-gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
@@ -28,13 +29,14 @@ const CONVERSATION = [
 /**
  * The Playground as the browser dashboard drives it: `POST /api/playground.chat` with a session
  * cookie, events read off the SSE body, on the Messages wire to a fake Anthropic provider, on the
- * Responses wire to a fake OpenAI that serves it, on Google's generateContent wire translated to
- * the fake OpenAI's chat completions (and the chat wire for Stop, against a fake OpenAI stream
- * that never ends by itself).
+ * Responses wire to a fake OpenAI that serves it, on Google's generateContent wire to a fake Google
+ * server natively and translated to the fake OpenAI's chat completions (and the chat wire for
+ * Stop, against a fake OpenAI stream that never ends by itself).
  */
 describe('Playground over the admin HTTP transport, on the Messages, Responses and Gemini wires', () => {
   let anthropic: FakeAnthropic
   let openai: FakeOpenAI
+  let google: FakeGemini
   let gateway: RunningGateway
   let dataDir: string
   let cookie: string
@@ -66,13 +68,15 @@ describe('Playground over the admin HTTP transport, on the Messages, Responses a
   before(async () => {
     anthropic = await startFakeAnthropic()
     openai = await startFakeOpenAI()
+    google = await startFakeGemini()
     dataDir = tempDir()
     gateway = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
+      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey, GEMINI_API_KEY: google.apiKey }, routing: { maxRetries: 0 } },
     )
     await gateway.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
+    await gateway.gateway.store.providers.upsert('gemini', 'gemini', `${google.url}/v1beta`)
     await gateway.gateway.configChanged()
     const setup = await fetch(`${gateway.url}/api/auth.setup`, {
       method: 'POST',
@@ -95,6 +99,7 @@ describe('Playground over the admin HTTP transport, on the Messages, Responses a
     await gateway.close()
     await anthropic.close()
     await openai.close()
+    await google.close()
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -354,6 +359,39 @@ describe('Playground over the admin HTTP transport, on the Messages, Responses a
       [record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider, record.model],
       ['generateContent', 'playground', 'ok', 200, true, 'openai', 'openai/gpt-4o-mini'],
     )
+  })
+
+  it('on Gemini, a provider of kind gemini gets the body as shown and answers as Google writes: its thoughts not shown, its usage priced', async () => {
+    // gemini-2.5-flash: 1000 × $0.3/M + (200 + 100 thought) × $2.5/M
+    google.script({
+      kind: 'reply',
+      thought: 'A greeting: answer in French.',
+      text: 'Bonjour, from Google.',
+      usage: { promptTokenCount: 1000, candidatesTokenCount: 200, thoughtsTokenCount: 100 },
+    })
+    const evs = await events(await post({ wire: 'gemini', model: 'gemini/gemini-2.5-flash', messages: CONVERSATION, temperature: 0.3 }))
+    const sent = evs[0] as Sent
+    assert.equal(sent.path, '/v1beta/models/gemini/gemini-2.5-flash:streamGenerateContent?alt=sse')
+    const received = google.received.at(-1)!
+    assert.equal(received.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
+    assert.deepEqual(received.body, sent.body, 'the provider got the body the Playground showed')
+
+    assert.equal(text(evs), 'Bonjour, from Google.', 'the thought summary is not the answer')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.finish_reason, 'STOP')
+    assert.equal((done.gw.routing as { provider: string }).provider, 'gemini')
+    const cost = done.gw.cost as { final_usd: number }
+    assert.ok(Math.abs(cost.final_usd - 0.00105) < 1e-12, String(cost.final_usd))
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome, record.provider], ['generateContent', 'playground', 'ok', 'gemini'])
+
+    // Without a thought, Google's text comes in several chunks, each shown as it arrives.
+    google.script({ kind: 'reply', text: 'Bonjour, from Google, in several pieces.' })
+    const pieces = await events(await post({ wire: 'gemini', model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hello' }] }))
+    assert.ok(pieces.filter((e) => e.type === 'delta').length >= 2, 'the text arrives in pieces')
+    assert.equal(text(pieces), 'Bonjour, from Google, in several pieces.')
+    assert.equal((pieces.at(-1) as Done).finish_reason, 'STOP')
   })
 
   it('on Gemini, an answer cut by the token limit ends with MAX_TOKENS; a provider failing mid-stream shows the text so far, then one error event', async () => {
