@@ -85,7 +85,7 @@ describe('the Playground on the OpenAI Responses wire', { skip: skip ?? false },
         const violations = serious(await axe(w.page))
         assert.deepEqual(violations, [], `${width} ${theme}: ${describeViolations(violations)}`)
       }
-      // The three wires side by side, none cut off.
+      // The wires side by side, none cut off.
       const toggle = await playground.id('pg-wire').boundingBox()
       assert.ok(toggle && toggle.x >= 0 && toggle.x + toggle.width <= width, `the wire toggle fits at ${width} px`)
     }

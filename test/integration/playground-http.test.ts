@@ -1,9 +1,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import fs from 'node:fs'
+import { promisify } from 'node:util'
 import type { PlaygroundEvent } from '../../src/contract/playground'
+import { curlSnippet, jsSnippet, type SnippetInput } from '../../src/renderer/src/lib/snippets'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeGemini, type FakeGemini } from '../support/fake-gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
@@ -12,19 +16,32 @@ type Done = Extract<PlaygroundEvent, { type: 'done' }>
 type Failed = Extract<PlaygroundEvent, { type: 'error' }>
 type Sent = Extract<PlaygroundEvent, { type: 'request' }>
 
+const run = promisify(execFile)
+
+/** A conversation of a few turns, with a system message. */
+const CONVERSATION = [
+  { role: 'system', content: 'Answer in French.' },
+  { role: 'user', content: 'Hello' },
+  { role: 'assistant', content: 'Bonjour.' },
+  { role: 'user', content: 'Again' },
+]
+
 /**
  * The Playground as the browser dashboard drives it: `POST /api/playground.chat` with a session
  * cookie, events read off the SSE body, on the Messages wire to a fake Anthropic provider, on the
- * Responses wire to a fake OpenAI that serves it (and the chat wire for Stop, against a fake
- * OpenAI stream that never ends by itself).
+ * Responses wire to a fake OpenAI that serves it, on Google's generateContent wire to a fake Google
+ * server natively and translated to the fake OpenAI's chat completions (and the chat wire for
+ * Stop, against a fake OpenAI stream that never ends by itself).
  */
-describe('Playground over the admin HTTP transport, on the Messages and Responses wires', () => {
+describe('Playground over the admin HTTP transport, on the Messages, Responses and Gemini wires', () => {
   let anthropic: FakeAnthropic
   let openai: FakeOpenAI
+  let google: FakeGemini
   let gateway: RunningGateway
   let dataDir: string
   let cookie: string
   let keyId: string
+  let secret: string
 
   const post = (input: Record<string, unknown>, signal?: AbortSignal) =>
     fetch(`${gateway.url}/api/playground.chat`, {
@@ -51,13 +68,15 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
   before(async () => {
     anthropic = await startFakeAnthropic()
     openai = await startFakeOpenAI()
+    google = await startFakeGemini()
     dataDir = tempDir()
     gateway = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent' },
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 } },
+      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey, GEMINI_API_KEY: google.apiKey }, routing: { maxRetries: 0 } },
     )
     await gateway.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
+    await gateway.gateway.store.providers.upsert('gemini', 'gemini', `${google.url}/v1beta`)
     await gateway.gateway.configChanged()
     const setup = await fetch(`${gateway.url}/api/auth.setup`, {
       method: 'POST',
@@ -71,12 +90,16 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
       headers: { 'content-type': 'application/json', cookie },
       body: JSON.stringify({ name: 'playground' }),
     })
-    keyId = ((await key.json()) as { key: { id: string } }).key.id
+    ;({
+      key: { id: keyId },
+      secret,
+    } = (await key.json()) as { key: { id: string }; secret: string })
   })
   after(async () => {
     await gateway.close()
     await anthropic.close()
     await openai.close()
+    await google.close()
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -194,12 +217,7 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
       await post({
         wire: 'responses',
         model: 'openai/gpt-5.1',
-        messages: [
-          { role: 'system', content: 'Answer in French.' },
-          { role: 'user', content: 'Hello' },
-          { role: 'assistant', content: 'Bonjour.' },
-          { role: 'user', content: 'Again' },
-        ],
+        messages: CONVERSATION,
         temperature: 0.3,
         max_tokens: 300,
       }),
@@ -294,6 +312,140 @@ describe('Playground over the admin HTTP transport, on the Messages and Response
     assert.equal(error.type, 'error')
     const broken = await waitForRecord(gateway.gateway, error.request_id!)
     assert.deepEqual([broken.endpoint, broken.outcome], ['responses', 'error'])
+  })
+
+  it('sends a generateContent body (contents with the model role, systemInstruction, generationConfig) to the path naming the model, streams the text as deltas, ends with the finishReason and the cost', async () => {
+    // gpt-4o-mini: 1000 × $0.15/M + 200 × $0.6/M
+    openai.script({ kind: 'reply', content: 'Bonjour, from Gemini’s wire.', usage: { prompt_tokens: 1000, completion_tokens: 200 } })
+    const evs = await events(
+      await post({
+        wire: 'gemini',
+        model: 'openai/gpt-4o-mini',
+        messages: CONVERSATION,
+        temperature: 0.3,
+        top_p: 0.9,
+        max_tokens: 300,
+      }),
+    )
+    const sent = evs[0] as Sent
+    assert.equal(sent.wire, 'gemini')
+    assert.equal(sent.path, '/v1beta/models/openai/gpt-4o-mini:streamGenerateContent?alt=sse', 'the model is in the path, as Gemini CLI sends it')
+    assert.deepEqual(sent.body, {
+      contents: [
+        { role: 'user', parts: [{ text: 'Hello' }] },
+        { role: 'model', parts: [{ text: 'Bonjour.' }] },
+        { role: 'user', parts: [{ text: 'Again' }] },
+      ],
+      systemInstruction: { parts: [{ text: 'Answer in French.' }] },
+      generationConfig: { temperature: 0.3, topP: 0.9, maxOutputTokens: 300 },
+    })
+    const received = openai.received.at(-1)!
+    assert.equal(received.path, '/v1/chat/completions', 'translated for a provider that does not speak Google’s API')
+    assert.deepEqual(received.body.messages, CONVERSATION)
+    assert.deepEqual([received.body.model, received.body.temperature, received.body.top_p, received.body.stream], ['gpt-4o-mini', 0.3, 0.9, true])
+
+    assert.equal(text(evs), 'Bonjour, from Gemini’s wire.')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.request_id, sent.request_id)
+    assert.equal(done.finish_reason, 'STOP', 'Google’s own finish reason')
+    assert.equal(done.gw.request_id, done.request_id)
+    const cost = done.gw.cost as { final_usd: number; prompt_tokens: number; completion_tokens: number }
+    assert.ok(Math.abs(cost.final_usd - 0.00027) < 1e-12, String(cost.final_usd))
+    assert.deepEqual([cost.prompt_tokens, cost.completion_tokens], [1000, 200])
+
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual(
+      [record.endpoint, record.source, record.outcome, record.status, record.stream, record.provider, record.model],
+      ['generateContent', 'playground', 'ok', 200, true, 'openai', 'openai/gpt-4o-mini'],
+    )
+  })
+
+  it('on Gemini, a provider of kind gemini gets the body as shown and answers as Google writes: its thoughts not shown, its usage priced', async () => {
+    // gemini-2.5-flash: 1000 × $0.3/M + (200 + 100 thought) × $2.5/M
+    google.script({
+      kind: 'reply',
+      thought: 'A greeting: answer in French.',
+      text: 'Bonjour, from Google.',
+      usage: { promptTokenCount: 1000, candidatesTokenCount: 200, thoughtsTokenCount: 100 },
+    })
+    const evs = await events(await post({ wire: 'gemini', model: 'gemini/gemini-2.5-flash', messages: CONVERSATION, temperature: 0.3 }))
+    const sent = evs[0] as Sent
+    assert.equal(sent.path, '/v1beta/models/gemini/gemini-2.5-flash:streamGenerateContent?alt=sse')
+    const received = google.received.at(-1)!
+    assert.equal(received.path, '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
+    assert.deepEqual(received.body, sent.body, 'the provider got the body the Playground showed')
+
+    assert.equal(text(evs), 'Bonjour, from Google.', 'the thought summary is not the answer')
+    const done = evs.at(-1) as Done
+    assert.equal(done.type, 'done')
+    assert.equal(done.finish_reason, 'STOP')
+    assert.equal((done.gw.routing as { provider: string }).provider, 'gemini')
+    const cost = done.gw.cost as { final_usd: number }
+    assert.ok(Math.abs(cost.final_usd - 0.00105) < 1e-12, String(cost.final_usd))
+    const record = await waitForRecord(gateway.gateway, done.request_id)
+    assert.deepEqual([record.endpoint, record.source, record.outcome, record.provider], ['generateContent', 'playground', 'ok', 'gemini'])
+
+    // Without a thought, Google's text comes in several chunks, each shown as it arrives.
+    google.script({ kind: 'reply', text: 'Bonjour, from Google, in several pieces.' })
+    const pieces = await events(await post({ wire: 'gemini', model: 'gemini/gemini-2.5-flash', messages: [{ role: 'user', content: 'Hello' }] }))
+    assert.ok(pieces.filter((e) => e.type === 'delta').length >= 2, 'the text arrives in pieces')
+    assert.equal(text(pieces), 'Bonjour, from Google, in several pieces.')
+    assert.equal((pieces.at(-1) as Done).finish_reason, 'STOP')
+  })
+
+  it('on Gemini, an answer cut by the token limit ends with MAX_TOKENS; a provider failing mid-stream shows the text so far, then one error event', async () => {
+    openai.script({ kind: 'reply', content: 'Cut sh', finishReason: 'length' })
+    const cut = await events(
+      await post({ wire: 'gemini', model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Tell me everything' }], max_tokens: 2 }),
+    )
+    assert.equal(text(cut), 'Cut sh')
+    assert.equal((cut.at(-1) as Done).finish_reason, 'MAX_TOKENS')
+
+    openai.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'error-event' })
+    const failed = await events(await post({ wire: 'gemini', model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }))
+    assert.ok(text(failed).length > 0, 'the text before the failure is shown')
+    assert.ok(!failed.some((e) => e.type === 'done'))
+    assert.equal(failed.filter((e) => e.type === 'error').length, 1)
+    const error = failed.at(-1) as Failed
+    assert.equal(error.type, 'error')
+    const record = await waitForRecord(gateway.gateway, error.request_id!)
+    assert.deepEqual([record.endpoint, record.source, record.outcome], ['generateContent', 'playground', 'error'])
+  })
+
+  it('the Gemini wire’s code runs as written: curl and @google/genai stream the answer from the gateway', async () => {
+    const input: SnippetInput = {
+      baseUrl: `${gateway.url}/v1`,
+      wire: 'gemini',
+      model: 'openai/gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello' },
+      ],
+      params: { temperature: 0.2, max_tokens: 50 },
+    }
+    const env = { ...process.env, GW_KEY: secret }
+
+    openai.script({ kind: 'reply', content: 'Hi from curl.' })
+    // failglob: an unquoted `?` in the URL fails, as in zsh, macOS's shell.
+    const curl = await run('bash', ['-O', 'failglob', '-c', curlSnippet(input)], { env })
+    const chunks = curl.stdout
+      .split('\n\n')
+      .filter(Boolean)
+      .map((block) => JSON.parse(block.slice('data: '.length)) as { candidates: Array<{ content: { parts: Array<{ text?: string }> } }>; gw?: unknown })
+    assert.equal(chunks.flatMap((c) => c.candidates[0].content.parts.map((p) => p.text ?? '')).join(''), 'Hi from curl.')
+    assert.ok(chunks.at(-1)!.gw, 'the gateway’s routing and cost on the last chunk')
+    assert.deepEqual(openai.received.at(-1)!.body.messages, [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hello' },
+    ])
+
+    // Run from the repository, where @google/genai is installed.
+    openai.script({ kind: 'reply', content: 'Hi from the SDK.', usage: { prompt_tokens: 7, completion_tokens: 4 } })
+    const js = await run(process.execPath, ['--input-type=module', '-e', jsSnippet(input)], { env })
+    assert.equal(js.stdout, 'Hi from the SDK.\ntokens: 11\n')
+    const sent = openai.received.at(-1)!.body
+    assert.deepEqual([sent.messages[0], sent.temperature], [{ role: 'system', content: 'Be brief.' }, 0.2])
   })
 
   it('Stop (the dashboard closing the connection) ends the provider call and the record says aborted', async () => {

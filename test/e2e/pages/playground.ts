@@ -1,4 +1,5 @@
 import type { Locator } from 'playwright-core'
+import type { PlaygroundWire } from '../../../src/contract/playground'
 import { BasePage } from './base'
 
 export class PlaygroundPage extends BasePage {
@@ -20,7 +21,7 @@ export class PlaygroundPage extends BasePage {
     return (await option.textContent())!.trim()
   }
   /** Chooses the wire the request goes through. */
-  async wire(wire: 'chat' | 'messages' | 'responses'): Promise<void> {
+  async wire(wire: PlaygroundWire): Promise<void> {
     await this.id(`pg-wire-${wire}`).check()
   }
   /** Types a message and presses Enter; resolves once it is streaming. */

@@ -21,14 +21,23 @@ export async function assertNoSideScroll(page: Page, what: string): Promise<void
   assert.ok(fits, `${what} is ${width} px wide at 390 px`)
 }
 
-/** Screenshots of the current screen at 1280 and 390 px, light and dark; ends at 1280 px, light. */
-export async function shots(page: Page, name: string, waitFor: () => Promise<void>): Promise<void> {
+/**
+ * Screenshots of the current screen at 1280 and 390 px, light and dark, each once `waitFor` is
+ * done and then `check`ed (what must hold at every width and theme); ends at 1280 px, light.
+ */
+export async function shots(
+  page: Page,
+  name: string,
+  waitFor: () => Promise<void>,
+  check?: (width: number, theme: 'light' | 'dark') => Promise<void>,
+): Promise<void> {
   for (const width of [1280, PHONE.width]) {
     await page.setViewportSize({ width, height: PHONE.height })
     for (const theme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: theme })
       await waitFor()
       await screenshot(page, `${name}-${width}-${theme}`)
+      await check?.(width, theme)
     }
   }
   await page.emulateMedia({ colorScheme: 'light' })

@@ -1,3 +1,4 @@
+import { playgroundPath } from '../../../contract/playground'
 import { newRequestId } from '../../pipeline/requestContext'
 import { forbidden } from '../adminError'
 import type { AdminContext } from '../context'
@@ -8,7 +9,7 @@ import type { Handlers } from './types'
 
 /**
  * The Playground runs its request through the same core as API calls, on the wire the user chose
- * (what OpenAI SDKs send, or what Claude Code sends), under one of the user's keys: the same
+ * (what OpenAI SDKs, Claude Code, Codex or Gemini CLI send), under one of the user's keys: the same
  * presets, policies, balance and record, the record marked as from the Playground. The body is
  * shown first, as that wire carries it; the caller's Stop ends the upstream call.
  */
@@ -19,7 +20,7 @@ export const playgroundHandlers: Handlers<'playground.chat'> = {
     const use = playgroundWires[input.wire]
     const body = use.body(input)
     const id = newRequestId(ctx.gw.clock())
-    ctx.emit({ type: 'request', request_id: id, wire: input.wire, body })
+    ctx.emit({ type: 'request', request_id: id, wire: input.wire, path: playgroundPath(input.wire, input.model), body })
     await use.run(
       ctx.gw,
       {
@@ -33,6 +34,7 @@ export const playgroundHandlers: Handlers<'playground.chat'> = {
         log: ctx.gw.logger.child({ request_id: id }),
       },
       new PlaygroundSink(use.reader, id, ctx.emit),
+      input.model,
     )
   },
 }

@@ -6,6 +6,7 @@ import type { Chunk } from '../../providers/adapter'
 import { chatWire } from '../../wires/chat/chatWire'
 import { ApiError } from '../../errors'
 import { messagesWire } from '../../wires/messages/messagesWire'
+import { streamGenerateContent, type GeminiCall } from '../../wires/gemini/geminiWire'
 import type { ParsedInput } from '../handlers/types'
 import type { AnswerReader, Reading } from './playgroundSink'
 
@@ -14,7 +15,8 @@ type Gw = Record<string, unknown> | undefined
 
 /** One wire the Playground sends through: the call on that wire, the body it builds from the Playground's fields, how it reads answers. */
 export interface PlaygroundWireUse {
-  run(gw: CoreDeps & { responses: ResponsesApi }, call: InferenceCall, sink: Sink): Promise<unknown>
+  /** The call, its body built by `body`; `model` is the one chosen, for a wire that names it outside the body. */
+  run(gw: CoreDeps & { responses: ResponsesApi }, call: InferenceCall, sink: Sink, model: string): Promise<unknown>
   /** The body as a client of that wire sends it, streaming. */
   body(input: Input): Record<string, unknown>
   reader: AnswerReader
@@ -122,6 +124,28 @@ const responsesReader: AnswerReader = {
   answer: (json) => readResponse(json as ResponseObject),
 }
 
+interface GeminiChunk {
+  candidates?: Array<{ content?: { parts?: Array<{ text?: unknown; thought?: unknown }> }; finishReason?: unknown }>
+  gw?: Gw
+}
+
+/** A GenerateContentResponse, a chunk or whole: its first candidate's text (thought summaries are not the answer's), its finishReason, and `gw` where the gateway put it. */
+function readGemini(r: GeminiChunk): Reading {
+  const candidate = r.candidates?.[0]
+  const text = (candidate?.content?.parts ?? []).map((part) => (part.thought !== true && typeof part.text === 'string' ? part.text : '')).join('')
+  return { text, stop: typeof candidate?.finishReason === 'string' ? candidate.finishReason : undefined, gw: r.gw }
+}
+
+/**
+ * Google's chunks: every one a whole GenerateContentResponse with no event name, so each is
+ * parsed; the last carries the finishReason and the gateway's `gw`. A provider's error chunk never
+ * reaches a sink: the relay ends the stream with it as an ApiError.
+ */
+const geminiReader: AnswerReader = {
+  event: (data, text) => readGemini((text === undefined ? data : JSON.parse(text)) as GeminiChunk),
+  answer: (json) => readGemini(json as GeminiChunk),
+}
+
 export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
   chat: {
     run: (gw, call, sink) => runInference(gw, chatWire, call, sink),
@@ -137,5 +161,11 @@ export const playgroundWires: Record<PlaygroundWire, PlaygroundWireUse> = {
     run: (gw, call, sink) => runInference(gw, gw.responses.wire, call, sink),
     body: (input) => ({ ...playgroundBody('responses', input), stream: true }),
     reader: responsesReader,
+  },
+  gemini: {
+    // The model is in the path on Google's API: the call carries it beside the body, as its route does.
+    run: (gw, call, sink, model) => runInference(gw, streamGenerateContent, { ...call, body: { model, body: call.body } satisfies GeminiCall }, sink),
+    body: (input) => playgroundBody('gemini', input),
+    reader: geminiReader,
   },
 }

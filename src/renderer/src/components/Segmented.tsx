@@ -1,8 +1,9 @@
-import { useId } from 'react'
+import { useId, type CSSProperties } from 'react'
 
 /**
  * A small radio group drawn as buttons (ranges, tabs of snippets). Arrow keys move between
- * options. `fill` spreads it over its container's width, options in equal parts.
+ * options. `columns` spreads it over its container's width, that many options a row in equal
+ * parts, so long labels keep room on a narrow panel.
  */
 export function Segmented<T extends string>(props: {
   label: string
@@ -10,11 +11,17 @@ export function Segmented<T extends string>(props: {
   options: Array<{ value: T; label: string }>
   onChange: (v: T) => void
   testId?: string
-  fill?: boolean
+  columns?: number
 }) {
   const name = useId()
   return (
-    <div className={props.fill ? 'segmented segmented-fill' : 'segmented'} role="radiogroup" aria-label={props.label} data-testid={props.testId}>
+    <div
+      className={props.columns ? 'segmented segmented-grid' : 'segmented'}
+      style={props.columns ? ({ '--columns': props.columns } as CSSProperties) : undefined}
+      role="radiogroup"
+      aria-label={props.label}
+      data-testid={props.testId}
+    >
       {props.options.map((o) => (
         <label key={o.value} className={o.value === props.value ? 'seg seg-on' : 'seg'}>
           <input

@@ -1,5 +1,6 @@
 import { useMemo } from 'react'
 import type { Output } from '../../../../contract'
+import { playgroundPath } from '../../../../contract/playground'
 import { call } from '../../api/client'
 import { useQuery, type Query } from '../../lib/useQuery'
 import { useRoute } from '../../lib/router'
@@ -14,7 +15,6 @@ import { SetupPanel } from './SetupPanel'
 import { MessageList } from './MessageList'
 import { RunOutcome } from './RunOutcome'
 import { Composer } from './Composer'
-import { WIRES } from './wires'
 
 type Key = Output<'keys.list'>[number]
 
@@ -97,6 +97,8 @@ function Playground({ keys, models, presets, status }: { keys: Key[] } & Queries
     void run.start(chatInput(keyId, wire, model, messages, params))
   }
 
+  // The code's model when none is chosen yet: an example, as the code is meant to be edited.
+  const codeModel = model || 'gpt-4o-mini'
   const pending = conversationOf(form.v.system, conversation.messages, conversation.drafted())
   const snippetMessages = pending.some((m) => m.role !== 'system') ? pending : [...pending, { role: 'user' as const, content: 'Hello' }]
 
@@ -140,9 +142,9 @@ function Playground({ keys, models, presets, status }: { keys: Key[] } & Queries
         <Section
           title="Copy as code"
           testId="pg-code"
-          description={`The same request from your own code, to ${WIRES[wire].path}. Put your key in GW_KEY (the gateway never shows it again).`}
+          description={`The same request from your own code, to ${playgroundPath(wire, codeModel)}. Put your key in GW_KEY (the gateway never shows it again).`}
         >
-          <Snippets input={{ baseUrl: status.data.base_url, wire, model: model || 'gpt-4o-mini', messages: snippetMessages, params }} testId="pg-snippet" />
+          <Snippets input={{ baseUrl: status.data.base_url, wire, model: codeModel, messages: snippetMessages, params }} testId="pg-snippet" />
         </Section>
       )}
     </>

@@ -1,15 +1,14 @@
 import { CodeBlock } from '../../components/Copy'
 import type { Sent } from './useRun'
-import { WIRES } from './wires'
 
-/** The body the Playground sent, as its wire carries it into the gateway (before a preset or alias changes it). */
+/** The body the Playground sent and where, as its wire carries it into the gateway (before a preset or alias changes it). */
 export function SentRequest({ sent }: { sent: Sent }) {
   return (
     <details className="run-request" data-testid="pg-request">
       <summary>
-        Request <span className="muted">POST {WIRES[sent.wire].path}</span>
+        Request <span className="muted">POST {sent.path}</span>
       </summary>
-      <CodeBlock code={JSON.stringify(sent.body, null, 2)} testId="pg-request-body" label={`Request body sent to ${WIRES[sent.wire].path}`} />
+      <CodeBlock code={JSON.stringify(sent.body, null, 2)} testId="pg-request-body" label={`Request body sent to ${sent.path}`} />
     </details>
   )
 }

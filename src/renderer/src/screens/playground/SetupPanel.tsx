@@ -1,4 +1,4 @@
-import { MESSAGES_DEFAULT_MAX_TOKENS, type PlaygroundWire } from '../../../../contract/playground'
+import { MESSAGES_DEFAULT_MAX_TOKENS, playgroundWire, type PlaygroundWire } from '../../../../contract/playground'
 import type { Output } from '../../../../contract'
 import type { ApiError } from '../../api/errors'
 import { Field } from '../../components/Field'
@@ -48,12 +48,8 @@ export function SetupPanel(props: {
           value={v.wire}
           onChange={setWire}
           testId="pg-wire"
-          fill
-          options={[
-            { value: 'chat', label: WIRES.chat.name },
-            { value: 'messages', label: WIRES.messages.name },
-            { value: 'responses', label: WIRES.responses.name },
-          ]}
+          columns={2}
+          options={playgroundWire.options.map((w) => ({ value: w, label: WIRES[w].name }))}
         />
         <div className="field-hint" data-testid="pg-wire-hint">
           {WIRES[v.wire].hint}
