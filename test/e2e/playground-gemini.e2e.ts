@@ -72,6 +72,7 @@ describe("the Playground on Google's generateContent wire", { skip: skip ?? fals
     await playground.waitForText(playground.id('pg-snippet'), 'generateContentStream')
     assert.match(await playground.id('pg-snippet').innerText(), /new GoogleGenAI\(\{ apiKey: process\.env\.GW_KEY, httpOptions: \{ baseUrl: '/)
     await playground.id('pg-snippet-lang-curl').check()
+    await playground.waitForText(playground.id('pg-snippet'), 'curl -N')
 
     const requestId = (await playground.id('run-request-link').innerText()).trim()
     const record = await waitForRecord(stack.running.gateway, requestId)
@@ -80,7 +81,10 @@ describe("the Playground on Google's generateContent wire", { skip: skip ?? fals
     await shots(
       w.page,
       'playground-gemini',
-      () => playground.id('run-result').waitFor(),
+      async () => {
+        await playground.id('run-result').waitFor()
+        await playground.waitForText(playground.id('pg-snippet'), 'curl -N')
+      },
       async (width, theme) => {
         const violations = serious(await axe(w.page))
         assert.deepEqual(violations, [], `${width} ${theme}: ${describeViolations(violations)}`)
