@@ -140,6 +140,14 @@ describe("Google's generateContent API, through @google/genai", () => {
       assert.equal(record.stream, true)
     })
 
+    it('times the first byte of a stream that is one chunk, as Google streams a function call', async () => {
+      google.script({ kind: 'reply', functionCalls: [{ name: 'read_file', args: { path: 'a.txt' } }] })
+      const chunks = await collect(await ai.models.generateContentStream({ model: NATIVE, contents: 'Read a.txt' }))
+      assert.equal(chunks.length, 1)
+      const record = await waitForRecord(running.gateway, requestIdOf(chunks[0]))
+      assert.equal(typeof record.ttfb_ms, 'number')
+    })
+
     it("puts gw on a stream's last SSE chunk, and streams one JSON array without alt=sse, the colon encoded", async () => {
       const headers = { 'x-goog-api-key': secret, 'content-type': 'application/json' }
       const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] })

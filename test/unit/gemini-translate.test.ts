@@ -317,6 +317,16 @@ describe('generateContent → chat completions (request)', () => {
         json_schema: { name: 'output', schema: { type: 'object', properties: { n: { type: 'number' } } } },
       },
     )
+    // Gemini CLI's router asks in responseJsonSchema with Google's upper-case types, which Google takes and chat providers refuse.
+    assert.deepEqual(
+      chat({
+        generationConfig: {
+          responseMimeType: 'application/json',
+          responseJsonSchema: { type: 'OBJECT', properties: { score: { type: 'INTEGER' } }, required: ['score'] },
+        },
+      }).response_format,
+      { type: 'json_schema', json_schema: { name: 'output', schema: { type: 'object', properties: { score: { type: 'integer' } }, required: ['score'] } } },
+    )
     assert.deepEqual(chat({ generationConfig: { responseMimeType: 'application/json' } }).response_format, { type: 'json_object' })
     assert.equal(chat({ generationConfig: { responseMimeType: 'text/plain' } }).response_format, undefined)
     refuses({ generationConfig: { candidateCount: 2 } }, 'generationConfig.candidateCount')

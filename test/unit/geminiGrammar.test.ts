@@ -39,6 +39,22 @@ describe("Google's wire grammar", () => {
     assert.equal(googleErrorReply(new ApiError(503, 'server_error', 'busy')).status, 503)
   })
 
+  it('gives what no retry can fix (x-should-retry: false) FAILED_PRECONDITION, not a status Gemini CLI asks again after', () => {
+    const noRetry = { 'x-should-retry': 'false' }
+    for (const e of [
+      new ApiError(502, 'upstream_error', "openai answered 401: the gateway's credential was refused", 'provider_auth_failed', null, noRetry),
+      new ApiError(429, 'insufficient_quota', 'openai answered 429: out of credit', 'provider_insufficient_quota', null, noRetry),
+      new ApiError(503, 'server_error', 'The gateway has no API key for provider openai.', 'provider_not_configured', null, noRetry),
+    ]) {
+      const reply = googleErrorReply(e)
+      const { error } = reply.body as { error: { status: string; code: number } }
+      assert.deepEqual([reply.status, error.code, error.status], [400, 400, 'FAILED_PRECONDITION'], e.code!)
+    }
+    // Refusals Google has a final status for keep it.
+    assert.equal(googleErrorReply(noBalanceLeft({ id: 'k1', name: 'ci' }, 0n, 0n)).status, 403)
+    assert.equal(googleErrorReply(new ApiError(502, 'server_error', 'bad gateway')).status, 503)
+  })
+
   it("frames SSE as data lines with no end marker, and an error inside the stream as Google's body", () => {
     assert.equal(geminiSseGrammar.frame({ a: 1 }), 'data: {"a":1}\n\n')
     assert.equal(geminiSseGrammar.frame({ a: 1 }, '{"a": 1}'), 'data: {"a": 1}\n\n')

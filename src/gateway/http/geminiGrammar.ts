@@ -20,7 +20,17 @@ const STATUSES: Record<number, [status: string, code: number]> = {
   504: ['DEADLINE_EXCEEDED', 504],
 }
 
-const googleStatus = (status: number): [string, number] => STATUSES[status] ?? (status >= 500 ? ['UNAVAILABLE', 503] : ['INVALID_ARGUMENT', 400])
+/**
+ * Google's status for the gateway's error. One the gateway knows no retry can fix (`x-should-retry:
+ * false`: a provider refusing the gateway's own credential, out of credit, or without a key) is
+ * FAILED_PRECONDITION, as Google answers when billing must be set up first: Gemini CLI reads no
+ * header and asks again after every 429 and 5xx, ten times over about four minutes by default.
+ */
+function googleStatus(error: ApiError): [string, number] {
+  const [status, code] = STATUSES[error.status] ?? (error.status >= 500 ? ['UNAVAILABLE', 503] : ['INVALID_ARGUMENT', 400])
+  const retried = code === 429 || code >= 500
+  return retried && error.headers['x-should-retry'] === 'false' ? ['FAILED_PRECONDITION', 400] : [status, code]
+}
 
 /** `type.googleapis.com/google.rpc.RetryInfo`, from the gateway's retry-after, where it gives one. */
 function details(error: ApiError): object[] | undefined {
@@ -39,12 +49,12 @@ function details(error: ApiError): object[] | undefined {
 
 /** `{"error":{"code","message","status","details"}}` with Google's status for the gateway's. */
 export function googleErrorBody(error: ApiError): { error: Record<string, unknown> } {
-  const [status, code] = googleStatus(error.status)
+  const [status, code] = googleStatus(error)
   return { error: { code, message: error.message, status, details: details(error) } }
 }
 
 export function googleErrorReply(error: ApiError): ErrorReply {
-  return { status: googleStatus(error.status)[1], headers: error.headers, body: googleErrorBody(error) }
+  return { status: googleStatus(error)[1], headers: error.headers, body: googleErrorBody(error) }
 }
 
 const dataFrame = (event: object, text?: string) => `data: ${text !== undefined && !text.includes('\n') ? text : JSON.stringify(event)}\n\n`

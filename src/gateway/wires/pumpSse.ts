@@ -98,6 +98,8 @@ export async function endStream(
       return fail(err as ApiError)
     }
   }
+  // A stream whose every event is its last (Google's one-chunk function call) sends its first byte here.
+  out.firstByte()
   out.sink.end(events, null)
   return { status: 200, outcome: 'ok', usage, logged: out.logging ? logged() : null }
 }

@@ -421,7 +421,8 @@ function responseFormat(config: GenerationConfig, drops: Drops): Obj {
     )
   }
   if (schemaField === null) return { response_format: { type: 'json_object' } }
-  const schema = schemaField === 'responseJsonSchema' ? config.responseJsonSchema : jsonSchemaOf(config.responseSchema)
+  // Through jsonSchemaOf either way: Google takes its upper-case types in a JSON Schema too, and Gemini CLI's router sends them there.
+  const schema = jsonSchemaOf(schemaField === 'responseJsonSchema' ? config.responseJsonSchema : config.responseSchema)
   if (!isObj(schema)) throw invalidRequest(`generationConfig.${schemaField}: must be a schema object`, `generationConfig.${schemaField}`)
   return { response_format: { type: 'json_schema', json_schema: { name: 'output', schema } } }
 }
