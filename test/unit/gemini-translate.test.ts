@@ -87,6 +87,18 @@ describe('generateContent → chat completions (request)', () => {
     assert.deepEqual(openai.ignored.sort(), ['generationConfig.thinkingConfig', 'thoughtSignature'])
   })
 
+  it("leaves Google's no-signature sentinel (Gemini CLI's on calls it replays unsigned) out without naming it", () => {
+    const body = validateGeminiBody({
+      contents: [
+        model({ functionCall: { id: 'c1', name: 'f', args: {} }, thoughtSignature: 'skip_thought_signature_validator' }),
+        user({ functionResponse: { id: 'c1', name: 'f', response: {} } }),
+      ],
+    })
+    const { chat, dropped } = geminiToChat(body, 'gpt-4o-mini', {})
+    assert.equal((chat.messages[0] as Body).tool_calls[0].extra_content, undefined)
+    assert.deepEqual(dropped, [])
+  })
+
   it('inline images as data URLs and inline text as text; a PDF or a file by URI is refused naming the part', () => {
     const out = chat({
       contents: [

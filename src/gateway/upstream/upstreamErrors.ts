@@ -119,7 +119,7 @@ export function upstreamHttpError(
     return new ApiError(
       502,
       'upstream_error',
-      `${from}. The gateway's credential for ${providerId} was refused; replace it with \`gw providers set ${providerId} --api-key-stdin\` or ${envVarFor(providerId)}.`,
+      `${from.replace(/\.$/, '')}. The gateway's credential for ${providerId} was refused; replace it with \`gw providers set ${providerId} --api-key-stdin\` or ${envVarFor(providerId)}.`,
       'provider_auth_failed',
       null,
       { 'x-should-retry': 'false' },

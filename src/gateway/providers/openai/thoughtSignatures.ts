@@ -10,7 +10,7 @@ type Call = { id?: unknown; extra_content?: { google?: { thought_signature?: unk
  * history made by another model, or older than what is remembered) gets the sentinel Google
  * documents for that case.
  */
-const SENTINEL = 'skip_thought_signature_validator'
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator'
 
 /** The newest signatures, oldest dropped first: a conversation's tool calls are replayed within it. */
 const LIMIT = 20_000
@@ -43,7 +43,7 @@ export function withThoughtSignatures(messages: unknown, providerId: string, ups
     const calls = m?.role === 'assistant' && Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : null
     const first = calls?.[0]
     if (!first || typeof signatureOf(first) === 'string') return m
-    const sig = (typeof first.id === 'string' && remembered.get(keyOf(providerId, first.id))) || (strict ? SENTINEL : null)
+    const sig = (typeof first.id === 'string' && remembered.get(keyOf(providerId, first.id))) || (strict ? SKIP_SIGNATURE : null)
     if (!sig) return m
     changed = true
     const signed = { ...first, extra_content: { ...first.extra_content, google: { ...first.extra_content?.google, thought_signature: sig } } }

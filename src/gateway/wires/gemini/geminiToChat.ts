@@ -2,6 +2,7 @@ import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
 import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
 import type { GeminiBody, GeminiContent, GeminiPart, GenerationConfig } from './geminiBody'
+import { SKIP_SIGNATURE } from '../../providers/openai/thoughtSignatures'
 
 type Obj = Record<string, unknown>
 
@@ -115,9 +116,13 @@ function partExtras(p: GeminiPart, at: string, drops: Drops): void {
 /** Why thought parts never go on. */
 const THOUGHTS = 'thought summaries are not replayed; the turns read the same without them'
 
-/** A part's signature, where it does not ride on a tool call to Gemini's OpenAI layer: counted with the others. */
+/**
+ * A part's signature, where it does not ride on a tool call to Gemini's OpenAI layer: counted with
+ * the others. Google's "no signature" sentinel, which Gemini CLI puts on calls it replays unsigned,
+ * carries nothing, so leaving it out is not worth a word.
+ */
 const signatureDropped = (p: GeminiPart, at: string, drops: Drops) => {
-  if (p.thoughtSignature !== undefined) {
+  if (p.thoughtSignature !== undefined && p.thoughtSignature !== SKIP_SIGNATURE) {
     drops.part(
       'thoughtSignature',
       at,
