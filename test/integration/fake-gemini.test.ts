@@ -6,30 +6,14 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai'
+import { ApiError, GoogleGenAI } from '@google/genai'
 import OpenAI from 'openai'
 import { fakeEmbedding } from '../support/fake-openai'
 import { json } from '../support/harness'
 import { fakeGeminiTokenCount, geminiSignatureOf, startFakeGemini, SKIP_SIGNATURE, type FakeGemini } from '../support/fake-gemini'
+import { collect, refusal } from '../support/genai'
 
 const MODEL = 'gemini-2.5-flash'
-
-/** What a call refused with: its status and Google's error object (the SDK puts the body in the message). */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; error: Record<string, any> }> {
-  try {
-    await call
-  } catch (err) {
-    assert.ok(err instanceof ApiError, `an ApiError, not ${String(err)}`)
-    return { status: err.status, error: JSON.parse(err.message).error }
-  }
-  assert.fail('the call succeeded')
-}
-
-async function collect(stream: AsyncGenerator<GenerateContentResponse>): Promise<GenerateContentResponse[]> {
-  const chunks: GenerateContentResponse[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return chunks
-}
 
 describe('fake Gemini server, through @google/genai', () => {
   let fake: FakeGemini

@@ -11,7 +11,7 @@
  * turn; with `-m`, the stream calls alone. A function call it runs (`--yolo`) and sends back as a
  * `functionResponse` in the next turn, the call replayed with its `thoughtSignature`, or with
  * `skip_thought_signature_validator` where the answer had none (a translated one: the gateway
- * drops it for other providers and names it in the record's `ignored`). A refusal it prints to
+ * leaves that sentinel out for other providers, as it carries nothing). A refusal it prints to
  * stderr as the gateway's Google-shaped body (followed by "An unexpected critical error
  * occurred:[object Object]") and exits 1: at once for 400, 401, 403 and 404; a 429 or 5xx it asks
  * again, at least 5 s later (a RetryInfo delay only lengthens that), up to `general.maxAttempts`
@@ -219,10 +219,8 @@ describe(`Gemini CLI ${GEMINI_CLI.version} (the real CLI, headless) through the 
         ['generateContent', 'openai/gpt-4o-mini', 'openai', 'gpt-4o-mini', 200, TOOL, keyId],
       ],
     )
-    assert.ok(
-      records[1].ignored.some((d) => d.name === 'thoughtSignature'),
-      "the CLI's placeholder signature named, not sent",
-    )
+    assert.ok(!records[1].ignored.some((d) => d.name === 'thoughtSignature'), "the CLI's placeholder signature left out without a word")
+    assert.equal(asked.tool_calls[0].extra_content, undefined)
     // gpt-4o-mini per million: $0.15 input, $0.075 cached, $0.60 output.
     // 6,000 × 0.15 + 3,000 × 0.075 + 25 × 0.60 = 900 + 225 + 15 = 1,140 → 0.00114 USD
     assertUsd(records[0].cost?.final_usd, 0.00114, 'tool call')

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai'
+import { GoogleGenAI, type GenerateContentResponse } from '@google/genai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { DEFAULT_GEMINI_MODELS, startFakeGemini, type FakeGemini } from '../support/fake-gemini'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
@@ -14,25 +14,9 @@ import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropi
 import { TEST_SECRET_KEY, testStoreFor, waitForRecord } from '../support/harness'
 import { databases } from '../support/storeFile'
 import { tempDir } from '../support/tempDir'
+import { collect, refusal } from '../support/genai'
 
 const NATIVE = 'gemini/gemini-2.5-flash'
-
-/** What a call refused with: its status and Google's error object (the SDK puts the body in its message). */
-async function refusal(call: Promise<unknown>): Promise<{ status: number; error: Record<string, any> }> {
-  try {
-    await call
-  } catch (err) {
-    assert.ok(err instanceof ApiError, `an ApiError, not ${String(err)}`)
-    return { status: err.status, error: JSON.parse(err.message).error }
-  }
-  assert.fail('the call succeeded')
-}
-
-async function collect(stream: AsyncGenerator<GenerateContentResponse>): Promise<GenerateContentResponse[]> {
-  const chunks: GenerateContentResponse[] = []
-  for await (const chunk of stream) chunks.push(chunk)
-  return chunks
-}
 
 /** The gateway's request id of an SDK answer: its `sdkHttpResponse` headers keep the gateway's. */
 const requestIdOf = (res: GenerateContentResponse): string => {

@@ -78,7 +78,8 @@ describe('the chat relay, as OpenAI chunks', () => {
     )
     assert.equal(sink.ended?.error, null)
     assert.deepEqual(sink.ended?.last, [{ ...envelope, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], gw: FakeDelivery.gw }])
-    assert.equal(out.firstBytes, 2)
+    // Each write told: the two events, and the end (which is the first byte of a stream whose every event is its last).
+    assert.equal(out.firstBytes, 3)
   })
 
   it('with include_usage, the provider’s usage chunk follows the finish and carries the gw block', async () => {
