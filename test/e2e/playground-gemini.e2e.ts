@@ -5,9 +5,7 @@ import { buildApp } from '../support/build'
 import { waitForRecord } from '../support/harness'
 import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
-import { shots, signedIn } from './support/views'
-import { Shell } from './pages/shell'
-import { KeysPage } from './pages/keys'
+import { playgroundWithKey, shots } from './support/views'
 import { PlaygroundPage } from './pages/playground'
 
 const skip = skipReason()
@@ -16,20 +14,14 @@ describe("the Playground on Google's generateContent wire", { skip: skip ?? fals
   let stack: Stack
   let browser: Browser
   let w: WatchedPage
-  let shell: Shell, keys: KeysPage, playground: PlaygroundPage
+  let playground: PlaygroundPage
   let keyId: string
 
   before(async () => {
     buildApp()
     stack = await startStack()
     browser = await launch()
-    w = await signedIn(stack, browser)
-    ;[shell, keys, playground] = [new Shell(w.page), new KeysPage(w.page), new PlaygroundPage(w.page)]
-    await shell.nav('keys')
-    keyId = (await keys.create('gemini-cli')).id
-    await keys.closeSecret()
-    await shell.nav('playground')
-    await playground.waitForReady()
+    ;({ w, playground, keyId } = await playgroundWithKey(stack, browser, 'gemini-cli'))
   })
   afterEach(() => w.assertNoConsoleErrors())
   after(async () => {

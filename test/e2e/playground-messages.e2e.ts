@@ -4,11 +4,9 @@ import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { waitForRecord } from '../support/harness'
-import { axe, describeViolations, launch, openPage, screenshot, serious, skipReason, type WatchedPage } from './support/browser'
+import { axe, describeViolations, launch, screenshot, serious, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
-import { AuthPage } from './pages/auth'
-import { Shell } from './pages/shell'
-import { KeysPage } from './pages/keys'
+import { playgroundWithKey } from './support/views'
 import { PlaygroundPage } from './pages/playground'
 
 const skip = skipReason()
@@ -18,7 +16,7 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
   let anthropic: FakeAnthropic
   let browser: Browser
   let w: WatchedPage
-  let shell: Shell, keys: KeysPage, playground: PlaygroundPage
+  let playground: PlaygroundPage
   let keyId: string
 
   before(async () => {
@@ -30,17 +28,7 @@ describe('the Playground on the Anthropic Messages wire', { skip: skip ?? false 
     await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     await gw.configChanged()
     browser = await launch()
-    w = await openPage(browser, stack.url)
-    ;[shell, keys, playground] = [new Shell(w.page), new KeysPage(w.page), new PlaygroundPage(w.page)]
-    const auth = new AuthPage(w.page)
-    await auth.open()
-    await auth.setupOwner('owner', 'owner-password-123')
-    await shell.waitForSignedIn('owner')
-    await shell.nav('keys')
-    keyId = (await keys.create('claude-code')).id
-    await keys.closeSecret()
-    await shell.nav('playground')
-    await playground.waitForReady()
+    ;({ w, playground, keyId } = await playgroundWithKey(stack, browser, 'claude-code'))
   })
   afterEach(() => w.assertNoConsoleErrors())
   after(async () => {

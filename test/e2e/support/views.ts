@@ -5,6 +5,8 @@ import { openPage, screenshot, type WatchedPage } from './browser'
 import type { Stack } from './stack'
 import { AuthPage } from '../pages/auth'
 import { Shell } from '../pages/shell'
+import { KeysPage } from '../pages/keys'
+import { PlaygroundPage } from '../pages/playground'
 
 export const PHONE = { width: 390, height: 844 }
 
@@ -51,4 +53,24 @@ export async function signedIn(stack: Stack, browser: Browser): Promise<WatchedP
   await auth.setupOwner('owner', 'owner-password-123')
   await new Shell(w.page).waitForSignedIn('owner')
   return w
+}
+
+/** The Playground, signed in as the owner, with a key made for it: where each wire's e2e starts. */
+export interface PlaygroundSession {
+  w: WatchedPage
+  shell: Shell
+  keys: KeysPage
+  playground: PlaygroundPage
+  keyId: string
+}
+
+export async function playgroundWithKey(stack: Stack, browser: Browser, keyName: string): Promise<PlaygroundSession> {
+  const w = await signedIn(stack, browser)
+  const [shell, keys, playground] = [new Shell(w.page), new KeysPage(w.page), new PlaygroundPage(w.page)]
+  await shell.nav('keys')
+  const keyId = (await keys.create(keyName)).id
+  await keys.closeSecret()
+  await shell.nav('playground')
+  await playground.waitForReady()
+  return { w, shell, keys, playground, keyId }
 }
