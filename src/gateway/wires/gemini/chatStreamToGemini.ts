@@ -75,7 +75,9 @@ export class GeminiEvents implements ChunkEncoder, ChoiceReader {
     if (typeof args === 'string') call.args += args
     const signature = signatureOf(fragment as Obj)
     if (signature !== undefined) call.signature = signature
-    if (call.sent || call.args.trim() === '') return
+    // An object is whole only once it ends in `}`: only then is it worth parsing (a long argument
+    // comes in many fragments, and parsing each prefix would be quadratic).
+    if (call.sent || !call.args.trimEnd().endsWith('}')) return
     const input = toolInput(call.args)
     if (input !== null) this.send(call, input)
   }
