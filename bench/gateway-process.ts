@@ -1,10 +1,10 @@
 /**
  * The gateway exactly as shipped, in its own process so the benchmark can measure its CPU and RSS
  * alone: `node <flags> out/main/gw.js serve` with the flags of the checkout's `npm run serve`, on a
- * temp data dir prepared with the same CLI (`openai`, `anthropic` for the Messages row and
- * `gemini` for the Gemini rows, pointed at the mock, a fresh key, body logging on request), with
- * the provider credentials from OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY as on a
- * headless server; or, joining a gateway on
+ * temp data dir prepared with the same CLI (`openai`, `anthropic` for the Messages row,
+ * `gemini` for the Gemini rows and `openai-chat` for the Responses API translated, pointed at the
+ * mock, a fresh key, body logging on request), with the provider credentials from the environment
+ * (OPENAI_API_KEY, ANTHROPIC_API_KEY…) as on a headless server; or, joining a gateway on
  * PostgreSQL, a second gateway on that one's database and keys. SIGTERM closes it cleanly
  * (flushing records and, under --cpu-prof, writing the profile).
  *
@@ -17,6 +17,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { startChild, type Child } from './procs'
 import { serveNodeArgs } from '../test/support/build'
+import { envVarFor } from '../src/gateway/secrets/secretStore'
+import { MOCK_MODELS } from './mock-provider'
 
 export interface GatewayChildOptions {
   /** The checkout to run (this one by default). */
@@ -26,6 +28,11 @@ export interface GatewayChildOptions {
   messages?: boolean
   /** Also a `gemini` provider at the mock, for Google's generateContent API natively (a checkout from before it has none). */
   gemini?: boolean
+  /**
+   * Also `openai-chat` (`CHAT_ONLY_PROVIDER`): OpenAI's API at the mock taking chat completions
+   * only (`--wire chat`), priced as `openai`'s models, so the Responses API to it is translated.
+   */
+  chatOnly?: boolean
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
   /** A PostgreSQL store instead of the data dir's SQLite file. */
@@ -42,6 +49,8 @@ export interface GatewayChildOptions {
 }
 
 const MOCK_KEY = 'sk-mock-bench'
+/** A provider of OpenAI's kind that serves chat completions alone, as Mistral's, DeepSeek's and Together's APIs do. */
+export const CHAT_ONLY_PROVIDER = 'openai-chat'
 
 export type GatewayChild = Child & { key: string; url: string; prepaidKey: string | null; rpmKey: string | null; databaseUrl: string | null }
 
@@ -77,7 +86,10 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
     cwd: opts.root,
     // Logged at the default level, as a server runs it, to a file: on standard output its lines
     // would fill the pipe this process reads the start-up line from.
-    env: { OPENAI_API_KEY: MOCK_KEY, ANTHROPIC_API_KEY: MOCK_KEY, GEMINI_API_KEY: MOCK_KEY, GW_LOG_FILE: path.join(dataDir, 'gw.log') },
+    env: {
+      ...Object.fromEntries(['openai', 'anthropic', 'gemini', CHAT_ONLY_PROVIDER].map((id) => [envVarFor(id), MOCK_KEY])),
+      GW_LOG_FILE: path.join(dataDir, 'gw.log'),
+    },
     parse: (out) => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
       return m ? { url: m[1] } : null
@@ -104,6 +116,12 @@ function setUp(cli: (...args: string[]) => string, mockUrl: string, opts: Gatewa
   if (opts.messages) cli('providers', 'set', 'anthropic', '--base-url', `${mockUrl}/v1`)
   // Google's version root, as its own base URL is: the gateway asks for models/{model}:… under it.
   if (opts.gemini) cli('providers', 'set', 'gemini', '--base-url', `${mockUrl}/v1beta`)
+  if (opts.chatOnly) {
+    cli('providers', 'set', CHAT_ONLY_PROVIDER, '--kind', 'openai', '--wire', 'chat', '--dialect', 'openai', '--base-url', `${mockUrl}/v1`)
+    // `openai`'s price row for the model, so the chat row and the translated one differ by the translation alone.
+    const { row } = JSON.parse(cli('api', 'prices.get', '--input', JSON.stringify({ model: `openai/${MOCK_MODELS.instant}` })))
+    cli('api', 'prices.set', '--input', JSON.stringify({ model: `${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`, row }))
+  }
   const key = cli('keys', 'create', '--name', 'bench')
   const prepaidKey = opts.prepaidUsd === undefined ? null : cli('keys', 'create', '--name', 'bench-prepaid', '--balance', String(opts.prepaidUsd))
   const rpmKey = opts.rpm === undefined ? null : cli('keys', 'create', '--name', 'bench-rpm', '--rpm', String(opts.rpm))

@@ -3,13 +3,14 @@
  * generator's. Speaks Chat Completions as OpenAI does (ids, usage, usage-only chunk when
  * `stream_options.include_usage` is set, `[DONE]`) on /v1/chat/completions, and Anthropic's
  * Messages API on /v1/messages (usage in message_start and message_delta, named events), with the
- * same text, token counts and timings on both, the Responses API on /v1/responses (a stream's events all at once), and
+ * same text, token counts and timings on both, the Responses API on /v1/responses (a stream's events all at once),
+ * OpenAI's embeddings on /v1/embeddings (a small fixed vector of floats, with usage), and
  * Google's generateContent API on /v1beta/models/{model}:generateContent and
  * :streamGenerateContent?alt=sse (usageMetadata; a stream's chunks all at once). The mode comes
  * from the model name (Google's: from the path), so every path (direct, gateway, peer) selects it
  * the same way and the gateway still prices the request:
  *   gpt-4o-mini, claude-haiku-4-5,   instant reply
- *   gemini-2.5-flash
+ *   gemini-2.5-flash, any embedding
  *   gpt-4o, claude-sonnet-4-5,       reply after a fixed DELAY_MS (60 ms)
  *   gemini-2.5-pro
  *   any model with stream:true       STREAM_CHUNKS content chunks, one every STREAM_INTERVAL_MS
@@ -20,7 +21,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { parseArgs } from 'node:util'
 
-export const MOCK_MODELS = { instant: 'gpt-4o-mini', delayed: 'gpt-4o', stream: 'gpt-4o-mini' } as const
+export const MOCK_MODELS = { instant: 'gpt-4o-mini', delayed: 'gpt-4o', stream: 'gpt-4o-mini', embeddings: 'text-embedding-3-small' } as const
 export const MOCK_MESSAGES_MODELS = { instant: 'claude-haiku-4-5', delayed: 'claude-sonnet-4-5', stream: 'claude-haiku-4-5' } as const
 /** Google's models in its catalog, so the gateway routes a bare id to its `gemini` provider and prices it. */
 export const MOCK_GEMINI_MODELS = { instant: 'gemini-2.5-flash', delayed: 'gemini-2.5-pro' } as const
@@ -152,6 +153,23 @@ function serveResponses(res: http.ServerResponse, body: Body): void {
   )
 }
 
+/**
+ * The mock's embedding, eight floats: the row measures the gateway's work per request. A real one
+ * (1,536 floats and more, ~20 KB of JSON) adds its size to the answer the gateway parses and writes again.
+ */
+const EMBEDDING = [0.0123, -0.0456, 0.0789, -0.0012, 0.0345, -0.0678, 0.0901, -0.0234]
+
+/** OpenAI's embeddings answer for one input (what the bench sends), as floats (the encoding it asks for), with usage. */
+function serveEmbeddings(res: http.ServerResponse, body: Body): void {
+  const text = JSON.stringify({
+    object: 'list',
+    data: [{ object: 'embedding', index: 0, embedding: EMBEDDING }],
+    model: body.model ?? 'unknown',
+    usage: { prompt_tokens: usage.prompt_tokens, total_tokens: usage.prompt_tokens },
+  })
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_mock${++seq}` }).end(text)
+}
+
 /** Google's usageMetadata for the mock's answer: the same token counts as the other wires. */
 const usageMetadata = {
   promptTokenCount: usage.prompt_tokens,
@@ -256,6 +274,7 @@ function routeOf(method: string | undefined, url: string | undefined): Route | n
   if (url.endsWith('/chat/completions')) return serve
   if (url.endsWith('/messages')) return serveMessages
   if (url.endsWith('/responses')) return serveResponses
+  if (url.endsWith('/embeddings')) return serveEmbeddings
   const { pathname, searchParams } = new URL(url, 'http://mock')
   const gemini = GEMINI_PATH.exec(pathname)
   if (!gemini) return null

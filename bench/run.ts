@@ -6,10 +6,10 @@
  * load generator (bench/loadgen.ts), targets interleaved and rotated, after a warm-up, REPS
  * repetitions (five by default), medians reported.
  *   A  added latency, one request at a time (median of round medians), on chat completions and,
- *      in the same rounds, on Anthropic's Messages API to an `anthropic` provider, on the
- *      Responses API and on Google's generateContent API to a `gemini` provider, the last two not
- *      streamed and streamed (the native paths), and on generateContent translated to chat
- *      completions
+ *      in the same rounds, on every other wire: Anthropic's Messages API to an `anthropic`
+ *      provider, the Responses API and Google's generateContent API to a `gemini` provider, the
+ *      last two not streamed and streamed (the native paths); the Messages, Responses and
+ *      generateContent APIs translated to chat completions; and embeddings
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
  *      then body logging's cost from rounds of each gateway and its logging twin back to back
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util'
 import type { Pool } from 'undici'
 import { closedLoop, makePool, median, openLoop, sequential, streams, sustainedStreams, type Stats, type StreamStats, type Target } from './loadgen'
 import { cpuSeconds, httpReady, memoryMb, resetPeakRss, ROOT, startChild, type Child } from './procs'
-import { startGatewayChild, type GatewayChild } from './gateway-process'
+import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { DELAY_MS, MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
@@ -90,9 +90,9 @@ children.push(mock)
 const mockUrl = mock.info.url
 const nodeProxy = await startChild(['bench/node-proxy.mjs', '--upstream', mockUrl])
 children.push(nodeProxy)
-const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true, gemini: true })
+const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true, gemini: true, chatOnly: true })
 children.push(gateway)
-const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true, messages: true, gemini: true })
+const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true, messages: true, gemini: true, chatOnly: true })
 children.push(gatewayLogs)
 let compare: GatewayChild | null = null
 let compareLogs: GatewayChild | null = null
@@ -182,26 +182,24 @@ const messages = [
   { role: 'system', content: 'You are a terse assistant.' },
   { role: 'user', content: 'Say hello in one short sentence.' },
 ]
+/** The same turn on Anthropic's Messages API, as Claude Code sends it. */
+const messagesBody = (model: string) =>
+  JSON.stringify({ model, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, metadata: { user_id: 'bench' } })
+/** The same turn on the Responses API, as Codex sends it (streamed, as Codex always asks) or not, kept nowhere (`store: false`). */
+const responsesBody = (model: string, stream: boolean) =>
+  JSON.stringify({ model, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false, ...(stream ? { stream } : {}) })
 const bodies = {
   instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
-  messagesInstant: JSON.stringify({
-    model: MOCK_MESSAGES_MODELS.instant,
-    system: messages[0].content,
-    messages: messages.slice(1),
-    max_tokens: 64,
-    metadata: { user_id: 'bench' },
-  }),
+  messagesInstant: messagesBody(MOCK_MESSAGES_MODELS.instant),
+  /** An OpenAI model on the Messages API: the gateway translates it to chat completions for the `openai` provider. */
+  messagesTranslated: messagesBody(MOCK_MODELS.instant),
   delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
   stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
-  responses: JSON.stringify({ model: MOCK_MODELS.instant, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false }),
-  responsesStream: JSON.stringify({
-    model: MOCK_MODELS.instant,
-    instructions: messages[0].content,
-    input: messages[1].content,
-    max_output_tokens: 64,
-    store: false,
-    stream: true,
-  }),
+  responses: responsesBody(MOCK_MODELS.instant, false),
+  responsesStream: responsesBody(MOCK_MODELS.instant, true),
+  /** To the provider that takes chat completions only: the gateway translates it. */
+  responsesTranslated: responsesBody(`${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`, false),
+  embeddings: JSON.stringify({ model: MOCK_MODELS.embeddings, input: messages[1].content }),
   /** Google's wire names the model and whether to stream in the path: one body for all its rows. */
   gemini: JSON.stringify({
     systemInstruction: { parts: [{ text: messages[0].content }] },
@@ -209,6 +207,19 @@ const bodies = {
     generationConfig: { maxOutputTokens: 64 },
   }),
 }
+
+/** Scenario A's wires beyond chat, in the report's order: each one's row label and results key. */
+const A_WIRES = [
+  { wire: 'messages', key: 'A_messages', label: 'Messages (native)' },
+  { wire: 'messagesTranslated', key: 'A_messages_translated', label: 'Messages (translated to chat)' },
+  { wire: 'responses', key: 'A_responses', label: 'Responses (native)' },
+  { wire: 'responsesTranslated', key: 'A_responses_translated', label: 'Responses (translated to chat)' },
+  { wire: 'responsesStream', key: 'A_responses_stream', label: 'Responses streamed (native)' },
+  { wire: 'gemini', key: 'A_gemini', label: 'Gemini (native)' },
+  { wire: 'geminiStream', key: 'A_gemini_stream', label: 'Gemini streamed (native)' },
+  { wire: 'geminiTranslated', key: 'A_gemini_translated', label: 'Gemini (translated to chat)' },
+  { wire: 'embeddings', key: 'A_embeddings', label: 'Embeddings' },
+] as const
 
 /** Each repetition visits the targets in a rotated order so none always runs first or last. */
 const rotation = (rep: number) => targets.map((_, i) => targets[(i + rep) % targets.length])
@@ -227,46 +238,41 @@ const started = Date.now()
 // ---------- A: one request at a time ----------
 if (SCEN.has('A')) {
   say(
-    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, Messages, Responses, Responses streamed, Gemini, Gemini streamed, Gemini translated)`,
+    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, ${A_WIRES.map((w) => w.label).join(', ')})`,
   )
+  type Wire = 'chat' | (typeof A_WIRES)[number]['wire']
+  type WireCall = { target: Target; body: string } | null
   /**
    * A target's other wires, where it carries them: the native Messages, Responses and Gemini
-   * paths (the peer speaks chat completions only), and the Gemini wire translated onto the mock's
-   * chat completions, through this gateway only (a bare proxy cannot translate); that row's
-   * direct path is the chat request it becomes, the floor its added latency is measured from.
+   * paths and embeddings (the peer speaks chat completions only), and the Messages, Responses and
+   * Gemini wires translated onto the mock's chat completions, through this gateway only (a bare
+   * proxy cannot translate); a translated row's direct path is the chat request it becomes, the
+   * floor its added latency is measured from.
    */
-  const otherWires = (t: Target) => {
+  const otherWires = (t: Target): Record<Exclude<Wire, 'chat'>, WireCall> => {
     const m = messagesTargets.get(t.name)
     const native = NATIVE_TARGETS.has(t.name)
+    const openai = t.name !== 'peer'
+    const responses = { ...t, path: '/v1/responses' }
+    const translated = (target: Target, body: string): WireCall =>
+      t.name === 'direct' ? { target: t, body: bodies.instant } : GATEWAYS.has(t.name) ? { target, body } : null
     return {
       messages: m ? { target: m, body: bodies.messagesInstant } : null,
-      responses: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responses },
-      responsesStream: t.name === 'peer' ? null : { target: { ...t, path: '/v1/responses' }, body: bodies.responsesStream },
+      messagesTranslated: m ? translated(m, bodies.messagesTranslated) : null,
+      responses: openai ? { target: responses, body: bodies.responses } : null,
+      responsesTranslated: translated(responses, bodies.responsesTranslated),
+      responsesStream: openai ? { target: responses, body: bodies.responsesStream } : null,
       gemini: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'generateContent'), body: bodies.gemini } : null,
       geminiStream: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'streamGenerateContent?alt=sse'), body: bodies.gemini } : null,
-      geminiTranslated:
-        t.name === 'direct'
-          ? { target: t, body: bodies.instant }
-          : GATEWAYS.has(t.name)
-            ? { target: asGoogleClient(t, MOCK_MODELS.instant, 'generateContent'), body: bodies.gemini }
-            : null,
+      geminiTranslated: translated(asGoogleClient(t, MOCK_MODELS.instant, 'generateContent'), bodies.gemini),
+      embeddings: openai ? { target: { ...t, path: '/v1/embeddings' }, body: bodies.embeddings } : null,
     }
   }
-  const OTHER_WIRES = ['messages', 'responses', 'responsesStream', 'gemini', 'geminiStream', 'geminiTranslated'] as const
-  type Wire = 'chat' | (typeof OTHER_WIRES)[number]
   const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
     const n = otherWires(t)
-    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...OTHER_WIRES.flatMap((w) => (n[w] ? [{ wire: w, ...n[w] }] : []))]
+    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...A_WIRES.flatMap(({ wire }) => (n[wire] ? [{ wire, ...n[wire] }] : []))]
   }
-  const rounds: Record<Wire, Record<string, Stats[]>> = {
-    chat: {},
-    messages: {},
-    responses: {},
-    responsesStream: {},
-    gemini: {},
-    geminiStream: {},
-    geminiTranslated: {},
-  }
+  const rounds = Object.fromEntries(['chat', ...A_WIRES.map((w) => w.wire)].map((w) => [w, {}])) as Record<Wire, Record<string, Stats[]>>
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
   const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
   for (const t of targets) for (const w of wiresOf(t)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
@@ -304,12 +310,7 @@ if (SCEN.has('A')) {
         return [n, { ...m, added_p50_vs_chat: n === 'direct' || m.added_p50_ms === null || !chatAdded ? null : round(m.added_p50_ms / chatAdded, 2) }]
       }),
     )
-  results.A_messages = versusChat('messages')
-  results.A_responses = versusChat('responses')
-  results.A_responses_stream = versusChat('responsesStream')
-  results.A_gemini = versusChat('gemini')
-  results.A_gemini_stream = versusChat('geminiStream')
-  results.A_gemini_translated = versusChat('geminiTranslated')
+  for (const w of A_WIRES) results[w.key] = versusChat(w.wire)
 }
 
 // ---------- B: closed loop ----------
@@ -490,12 +491,7 @@ function markdown(r: typeof report): string {
       row(`A: p50, ${label}, one at a time (ms)`, (n) => (M[n] ? `${f(M[n].p50_ms, 3)}${err(n)}` : '—'))
       row(`A: **added p50, ${label}** (ms; × chat's)`, (n) => (n === 'direct' || !M[n] ? '—' : `${f(M[n].added_p50_ms, 3)} (${f(M[n].added_p50_vs_chat)}×)`))
     }
-    wireRows(R.A_messages, 'Messages (native)')
-    wireRows(R.A_responses, 'Responses (native)')
-    wireRows(R.A_responses_stream, 'Responses streamed (native)')
-    wireRows(R.A_gemini, 'Gemini (native)')
-    wireRows(R.A_gemini_stream, 'Gemini streamed (native)')
-    wireRows(R.A_gemini_translated, 'Gemini (translated to chat)')
+    for (const w of A_WIRES) wireRows(R[w.key], w.label)
   }
   if (R.B) {
     for (const c of CFG.bConnections) {
@@ -531,12 +527,7 @@ function markdown(r: typeof report): string {
   const notes: string[] = []
   for (const n of names) {
     const errs = [
-      R.A_messages?.[n]?.firstError,
-      R.A_responses?.[n]?.firstError,
-      R.A_responses_stream?.[n]?.firstError,
-      R.A_gemini?.[n]?.firstError,
-      R.A_gemini_stream?.[n]?.firstError,
-      R.A_gemini_translated?.[n]?.firstError,
+      ...A_WIRES.map((w) => R[w.key]?.[n]?.firstError),
       R.B && R.B.c10[n]?.firstError,
       R.C && R.C.r100[n]?.firstError,
       R.D && R.D[n]?.firstError,
