@@ -2,7 +2,7 @@
  * Where the gateway's time goes: runs the gateway child under `--cpu-prof`, drives it closed-loop
  * (instant mock, 10 connections) and optionally with streams, stops it, and prints the top
  * self-time functions and packages of the .cpuprofile.
- * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--top 30]
+ * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated] [--top 30]
  *        node --import tsx bench/profile.ts --read file.cpuprofile
  */
 import fs from 'node:fs'
@@ -10,7 +10,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
-import { startGatewayChild } from './gateway-process'
+import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
@@ -19,6 +19,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '8' },
     streams: { type: 'boolean', default: false },
     'log-bodies': { type: 'boolean', default: false },
+    // The Responses API translated to a chat-only provider (scenario A's costliest whole answer), instead of chat.
+    'responses-translated': { type: 'boolean', default: false },
     top: { type: 'string', default: '30' },
     read: { type: 'string' },
   },
@@ -101,11 +103,17 @@ fs.mkdirSync(dir, { recursive: true })
 const before = new Set(fs.readdirSync(dir))
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 buildApp()
-const gw = await startGatewayChild(mock.info.url, { root: ROOT, logBodies: args['log-bodies'], nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
+const translated = args['responses-translated']
+const gw = await startGatewayChild(mock.info.url, {
+  root: ROOT,
+  logBodies: args['log-bodies'],
+  chatOnly: translated,
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+})
 const target = {
   name: 'gateway',
   origin: gw.url,
-  path: '/v1/chat/completions',
+  path: translated ? '/v1/responses' : '/v1/chat/completions',
   headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
 }
 const messages = [
@@ -118,7 +126,17 @@ if (args.streams) {
   const s = await sustainedStreams(pool, target, body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, Number(args.seconds) * 1000)
   console.error(`200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`)
 } else {
-  const body = JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' })
+  const body = JSON.stringify(
+    translated
+      ? {
+          model: `${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`,
+          instructions: messages[0].content,
+          input: messages[1].content,
+          max_output_tokens: 64,
+          store: false,
+        }
+      : { model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' },
+  )
   const s = await closedLoop(pool, target, body, 10, Number(args.seconds) * 1000)
   console.error(`closed loop: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`)
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomText } from '../../randomText'
 import { ApiError } from '../../errors'
 import { openAIUsage } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
@@ -25,7 +25,7 @@ interface StreamEvent {
  * Anthropic's block index.
  */
 export class AnthropicStream implements StreamTranslator {
-  private id = `chatcmpl-${randomBytes(12).toString('base64url')}`
+  private id = `chatcmpl-${randomText(12, 'base64url')}`
   private readonly created = Math.floor(Date.now() / 1000)
   private model: unknown = null
   /** Anthropic's counts so far: message_start has input and cache counts, message_delta the output. */

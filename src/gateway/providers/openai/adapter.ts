@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomText } from '../../randomText'
 import { ApiError } from '../../errors'
 import { normalizeUsage, withServedTier, type ReasoningConvention } from '../../pricing/usage'
 import type { Redactor } from '../../secrets/redactor'
@@ -11,7 +11,7 @@ import { rememberSignature } from './thoughtSignatures'
 type Message = { tool_calls?: Array<{ id?: unknown; extra_content?: { google?: { thought_signature?: unknown } } }>; content?: unknown }
 type Choice = { index?: number; finish_reason?: unknown; message?: Message }
 
-const callId = () => `call_${randomBytes(12).toString('base64url')}`
+const callId = () => `call_${randomText(12, 'base64url')}`
 
 /**
  * Usage where providers put it: OpenAI's `usage`, Groq's `x_groq.usage` on older responses; with

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomText } from '../../randomText'
 import type { NormalizedUsage } from '../../pricing/types'
 import { answerText, toolCallsOf } from '../translatedAnswer'
 import { isObj, type Dropped } from '../translatedChat'
@@ -45,7 +45,7 @@ export function geminiUsage(u: NormalizedUsage | null): Obj | undefined {
 }
 
 /** The provider's answer id as the response id; one made up, shaped as Google's, if it gave none. */
-export const responseIdOf = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : randomBytes(16).toString('base64url'))
+export const responseIdOf = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : randomText(16, 'base64url'))
 
 /** The reasoning text a provider put beside the answer (DeepSeek's `reasoning_content`, OpenRouter's and Groq's `reasoning`). */
 export function reasoningOf(m: Obj | undefined): string {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomText } from '../../randomText'
 import type { NormalizedUsage } from '../../pricing/types'
 import { answerText, toolCallsOf } from '../translatedAnswer'
 import { isObj } from '../translatedChat'
@@ -6,7 +6,7 @@ import { isObj } from '../translatedChat'
 type Obj = Record<string, unknown>
 
 /** Ids shaped as Anthropic's (`msg_…`, `toolu_…`), for what the provider did not name. */
-export const anthropicId = (prefix: 'msg' | 'toolu') => `${prefix}_${randomBytes(18).toString('base64url')}`
+export const anthropicId = (prefix: 'msg' | 'toolu') => `${prefix}_${randomText(18, 'base64url')}`
 
 /** A tool call's id as the tool_use id (the client sends it back in its tool_result); one made up if the provider gave none. */
 export const toolUseId = (id: unknown): string => (typeof id === 'string' && id !== '' ? id : anthropicId('toolu'))

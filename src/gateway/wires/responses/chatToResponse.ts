@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomText } from '../../randomText'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { ResponsesBody } from './responsesBody'
 import { answerText } from '../translatedAnswer'
@@ -8,7 +8,7 @@ import type { ToolNames } from './responsesTools'
 type Obj = Record<string, unknown>
 
 /** Ids shaped as OpenAI's (`resp_…`, `msg_…`, `fc_…`, `ctc_…`, `call_…`), for what the gateway makes. */
-export const responsesId = (prefix: string) => `${prefix}_${randomBytes(24).toString('hex')}`
+export const responsesId = (prefix: string) => `${prefix}_${randomText(24, 'hex')}`
 
 /** A finished response object, as the gateway keeps it. */
 export type KeptResponse = Obj & { id: string; output: Obj[] }
