@@ -29,7 +29,19 @@ const LAYERS: Array<{ name: string; modules: string[] }> = [
 ]
 
 /** Importable from any layer; they import nothing of the layers themselves. */
-const SHARED = ['../contract', '../shared', 'errors.ts', 'log.ts', 'config.ts', 'version.ts', 'boundedJson.ts', 'slidingWindow.ts', 'randomText.ts', 'keys', 'pricing/types.ts']
+const SHARED = [
+  '../contract',
+  '../shared',
+  'errors.ts',
+  'log.ts',
+  'config.ts',
+  'version.ts',
+  'boundedJson.ts',
+  'slidingWindow.ts',
+  'randomText.ts',
+  'keys',
+  'pricing/types.ts',
+]
 
 /**
  * Upward imports that stay, each for its reason. A new entry needs one as good.
