@@ -31,12 +31,13 @@ export const INPUT_TOKENS_ENDPOINT = 'responses.input_tokens'
 /** The same on Google's API. */
 export const GEMINI_COUNT_TOKENS_ENDPOINT = 'countTokens'
 
+const TOKEN_COUNT_ENDPOINTS: ReadonlySet<string> = new Set([COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, GEMINI_COUNT_TOKENS_ENDPOINT])
+
 /** Every token count's endpoint, as SQL leaves them out of a session's count: `'a', 'b'`. */
-export const TOKEN_COUNT_ENDPOINTS_SQL = [COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT, GEMINI_COUNT_TOKENS_ENDPOINT].map((e) => `'${e}'`).join(', ')
+export const TOKEN_COUNT_ENDPOINTS_SQL = [...TOKEN_COUNT_ENDPOINTS].map((e) => `'${e}'`).join(', ')
 
 /** A token count's record: it counts towards no session's requests or spend (nothing is billed). */
-export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) =>
-  r.endpoint === COUNT_TOKENS_ENDPOINT || r.endpoint === INPUT_TOKENS_ENDPOINT || r.endpoint === GEMINI_COUNT_TOKENS_ENDPOINT
+export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) => TOKEN_COUNT_ENDPOINTS.has(r.endpoint)
 
 /**
  * A record's cost in whole pico-dollars (0 when it has none). A record keeps its cost in USD,

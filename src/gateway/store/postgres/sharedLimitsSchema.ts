@@ -1,4 +1,3 @@
-import { TOKEN_COUNT_ENDPOINTS_SQL } from '../requestsRepo'
 /**
  * What several gateways on one database need to hold keys' limits together (migration 14): every
  * admission of a limited key is one call of `gw_admit`, which takes the key's row lock, checks
@@ -18,8 +17,13 @@ import { TOKEN_COUNT_ENDPOINTS_SQL } from '../requestsRepo'
  * Times in these functions are the database's clock, so gateways whose clocks disagree still
  * share one minute; period starts come from the gateway (the request's own time, as its record has it).
  */
-/** The token counts' endpoints (a session's count leaves them out) when migrations 14 and 18 were written. */
+
+/**
+ * The token counts' endpoints (a session's count leaves them out) as each migration wrote them:
+ * literals, since a released migration never changes, whatever endpoints come later.
+ */
 const FIRST_TOKEN_COUNTS = `'messages.count_tokens', 'responses.input_tokens'`
+const WITH_GEMINI_COUNTS = `'messages.count_tokens', 'responses.input_tokens', 'countTokens'`
 
 /**
  * The two functions that start a counter from the records (`gw_spent_since` for a key's day and
@@ -173,8 +177,8 @@ const EXACT_SUM = 'COALESCE(SUM(round(cost_usd * 1e12)::bigint), 0)'
 /** Migration 18: the counters' starts summed exactly, in whole pico-dollars per record. */
 export const exactCountersFromRecords = countersFromRecords('CREATE OR REPLACE FUNCTION', EXACT_SUM)
 
-/** Google's countTokens joins the token counts a session's count leaves out. */
-export const countersWithGeminiCounts = countersFromRecords('CREATE OR REPLACE FUNCTION', EXACT_SUM, TOKEN_COUNT_ENDPOINTS_SQL)
+/** Migration 20: Google's countTokens joins the token counts a session's count leaves out. */
+export const countersWithGeminiCounts = countersFromRecords('CREATE OR REPLACE FUNCTION', EXACT_SUM, WITH_GEMINI_COUNTS)
 
 export const sharedLimitsSchema = `
 CREATE FUNCTION gw_now_ms() RETURNS bigint LANGUAGE sql VOLATILE AS
