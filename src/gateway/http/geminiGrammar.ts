@@ -102,6 +102,3 @@ export class GeminiArrayGrammar implements Grammar {
 
   errorReply = googleErrorReply
 }
-
-/** Google's whole answers and errors (generateContent, countTokens, embeddings). */
-export const geminiGrammar: Grammar = geminiSseGrammar

@@ -48,11 +48,11 @@ export function geminiSearchCalls(response: unknown): number {
   return n
 }
 
-/**
- * A native answer's (or chunk's) usage with the searches it ran: its `usageMetadata` and its
- * grounding queries. Null when it reports no count.
- */
-export function geminiUsageOf(response: Record<string, unknown>): NormalizedUsage | null {
-  const usage = normalizeGeminiUsage(response.usageMetadata)
-  return usage && withExtras(usage, null, null, geminiSearchCalls(response))
+/** A `usageMetadata` with the Google Search queries billed beside it; null when it reports no count. */
+export function geminiUsage(usageMetadata: unknown, searches: number): NormalizedUsage | null {
+  const usage = normalizeGeminiUsage(usageMetadata)
+  return usage && withExtras(usage, null, null, searches)
 }
+
+/** A native answer's usage with the searches it ran. */
+export const geminiUsageOf = (response: Record<string, unknown>): NormalizedUsage | null => geminiUsage(response.usageMetadata, geminiSearchCalls(response))

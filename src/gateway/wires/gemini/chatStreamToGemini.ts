@@ -107,7 +107,6 @@ export class GeminiEvents implements ChunkEncoder, ChoiceReader {
   }
 
   last(gw: GwBlock, usage: NormalizedUsage | null): object[] {
-    if (!this.started) this.out.firstByte()
     return [{ ...geminiResponse([], this.shape, this.responseId ?? responseIdOf(null), { finish: this.finish, usage }), gw }]
   }
 

@@ -1,10 +1,9 @@
 import type { InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
-import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { GEMINI_COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { readJson } from '../deliver'
-import { answerCount } from '../tokenCount'
+import { answerCount, estimatedCount } from '../tokenCount'
 import { isObj } from '../translatedChat'
 import { applyGeminiPreset, validateGeminiBody, type GeminiBody } from './geminiBody'
 import { isNative, nativePath, promptOf, type GeminiCall } from './geminiWire'
@@ -47,8 +46,7 @@ export const countTokensGeminiWire: InboundWire = {
       control: () => ({ chat: false, prompt: null, free: true }),
       answerLocally(out) {
         if (isNative(out.target)) return null
-        const tokens = promptOf(request).reduce<number>((n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)), 0)
-        return answerCount(out, JSON.stringify({ totalTokens: tokens }), 'estimate')
+        return answerCount(out, JSON.stringify({ totalTokens: estimatedCount(promptOf(request)) }), 'estimate')
       },
       request(_ctx, target) {
         // Only a fallback gets here with another kind: it is passed over.

@@ -1,10 +1,9 @@
 import type { InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
-import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import { countingPreset } from '../../pipeline/resolvePreset'
 import { COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { readJson } from '../deliver'
-import { answerCount } from '../tokenCount'
+import { answerCount, estimatedCount } from '../tokenCount'
 import { applyMessagesPreset, validateMessagesBody } from './messagesBody'
 import { isNative, messagesWire } from './messagesWire'
 
@@ -34,11 +33,7 @@ export const countTokensWire: InboundWire = {
       control: () => ({ chat: false, prompt: null, free: true }),
       answerLocally(out) {
         if (isNative(out.target)) return null
-        // What the provider would read: the system prompt, the messages and the tools' definitions.
-        const tokens = [body.system, body.messages, body.tools].reduce<number>(
-          (n, part) => (part === undefined ? n : n + estimateTokens(part, CHARS_PER_TOKEN_TYPICAL)),
-          0,
-        )
+        const tokens = estimatedCount([body.system, body.messages, body.tools])
         return answerCount(out, JSON.stringify({ input_tokens: tokens }), 'estimate')
       },
       // `forwarded`: the caller's anthropic-version and anthropic-beta, for the provider that speaks Anthropic's wire.
