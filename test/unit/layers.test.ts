@@ -39,6 +39,7 @@ const SHARED = [
   'boundedJson.ts',
   'slidingWindow.ts',
   'randomText.ts',
+  'jsonObject.ts',
   'keys',
   'pricing/types.ts',
 ]

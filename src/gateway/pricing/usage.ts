@@ -1,8 +1,7 @@
 import type { NormalizedUsage } from './types'
+import { isObj } from '../jsonObject'
 
 type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const has = (o: Obj, key: string) => typeof o[key] === 'number' && Number.isFinite(o[key])
 

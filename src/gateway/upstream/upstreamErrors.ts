@@ -3,6 +3,7 @@ import { ApiError } from '../errors'
 import type { Redactor } from '../secrets/redactor'
 import { envVarFor } from '../secrets/secretStore'
 import { SseLimitError } from '../../shared/sse'
+import { isObj } from '../jsonObject'
 
 interface ParsedError {
   message: string
@@ -18,8 +19,6 @@ interface ParsedError {
   /** OpenRouter's moderation verdict (`metadata.reasons` or `flagged_input`): the reasons given, null when there is none. */
   moderation: string[] | null
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A plain-text or unrecognised error body is cut to this length. */
 const MAX_EXCERPT = 500
@@ -37,7 +36,7 @@ const DURATION = /^(\d{1,9}(?:\.\d{1,9})?)s$/
 /** The `retryDelay` of the first error detail that has one (`google.rpc.RetryInfo`), in milliseconds. */
 function retryDelayOf(details: unknown[]): number | null {
   for (const d of details) {
-    const m = isObject(d) && typeof d.retryDelay === 'string' ? DURATION.exec(d.retryDelay) : null
+    const m = isObj(d) && typeof d.retryDelay === 'string' ? DURATION.exec(d.retryDelay) : null
     if (m) return Math.round(Number(m[1]) * 1000)
   }
   return null
@@ -66,19 +65,19 @@ export function parseUpstreamError(text: string, redactor: Redactor): ParsedErro
     }
   }
   // Gemini: `[{"error": {"code": 400, "message": …, "status": "INVALID_ARGUMENT", "details": […]}}]`.
-  if (Array.isArray(body)) body = body.find(isObject) ?? body[0]
-  const o = isObject(body) ? body : {}
-  const e = isObject(o.error) ? o.error : o
+  if (Array.isArray(body)) body = body.find(isObj) ?? body[0]
+  const o = isObj(body) ? body : {}
+  const e = isObj(o.error) ? o.error : o
   const str = (v: unknown) => (typeof v === 'string' ? clean(v) : typeof v === 'number' ? String(v) : null)
   const strings = (v: unknown) => (Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string').map((r) => clean(r)) : [])
   const details = Array.isArray(e.details) ? e.details : []
-  const metadata = isObject(e.metadata) ? e.metadata : null
+  const metadata = isObj(e.metadata) ? e.metadata : null
   return {
     message: str(e.message) ?? (typeof o.error === 'string' ? clean(o.error) : clean(JSON.stringify(body), MAX_EXCERPT)),
     type: typeof e.type === 'string' ? clean(e.type) : null,
     code: typeof e.code === 'string' ? clean(e.code) : null,
     param: str(e.param),
-    reasons: strings(details.map((d) => (isObject(d) ? d.reason : null))),
+    reasons: strings(details.map((d) => (isObj(d) ? d.reason : null))),
     retryDelayMs: retryDelayOf(details),
     moderation: metadata && (Array.isArray(metadata.reasons) || 'flagged_input' in metadata) ? strings(metadata.reasons) : null,
   }

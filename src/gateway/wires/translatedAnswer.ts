@@ -4,7 +4,7 @@ import { adapterFor } from '../providers/kinds'
 import { relayChatStream, type ChunkEncoder } from './chat/chatStream'
 import type { UpstreamResponse } from '../upstream/client'
 import type { AnswerGrammar, ProviderJson, WholeAnswer } from './deliver'
-import { isObj } from './translatedChat'
+import { isObj } from '../jsonObject'
 
 type Obj = Record<string, unknown>
 

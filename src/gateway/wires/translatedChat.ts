@@ -5,9 +5,6 @@ import { quirksOf } from '../providers/quirks'
 import type { ChatBody } from './chat/chatBody'
 import { chatRequestFor } from './chat/chatWire'
 
-/** A JSON object (not an array, not null). */
-export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
 export type { Dropped }
 
 /** What a translation to chat completions needs to know of the model it is for. */

@@ -3,10 +3,9 @@ import { invalidRequest } from '../../errors'
 import type { ChatRequestOptions, UpstreamRequest } from '../adapter'
 import { addCacheBreakpoints } from './autoCache'
 import type { CacheControl, ContentBlock, ImageBlock, MessagesBody, TextBlock, ToolChoice, ToolDefinition, ToolUseBlock, Turn } from './types'
+import { isObj } from '../../jsonObject'
 
 type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * Anthropic requires max_tokens; OpenAI has no default cap. When the caller sets neither

@@ -1,9 +1,6 @@
 import type { NormalizedUsage } from '../../pricing/types'
 import { TokenCounts, withExtras } from '../../pricing/usage'
-
-type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isObj } from '../../jsonObject'
 
 const COUNTS = ['promptTokenCount', 'candidatesTokenCount', 'totalTokenCount']
 

@@ -1,3 +1,5 @@
+import { isObj } from '../../jsonObject'
+
 type Obj = Record<string, unknown>
 
 /**
@@ -10,8 +12,6 @@ const DROPPED = new Set(['$schema', '$id', '$comment', 'additionalProperties', '
 
 /** The string formats Gemini knows; another is left out. */
 const STRING_FORMATS = new Set(['enum', 'date-time'])
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A schema as Gemini takes it: `const` as a one-value `enum`, exclusive bounds as inclusive ones, the rest as above. */
 export function geminiSchema(schema: unknown): unknown {

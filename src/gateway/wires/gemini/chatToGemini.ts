@@ -1,7 +1,8 @@
 import { randomText } from '../../randomText'
 import type { NormalizedUsage } from '../../pricing/types'
 import { answerText, toolCallsOf } from '../translatedAnswer'
-import { isObj, type Dropped } from '../translatedChat'
+import type { Dropped } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import type { GeminiPart } from './geminiBody'
 
 type Obj = Record<string, unknown>

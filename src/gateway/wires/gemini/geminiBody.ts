@@ -1,6 +1,7 @@
 import type { Preset } from '../../../contract/presets'
 import { invalidRequest } from '../../errors'
 import { checkNumbers, type NumberRule } from '../numberFields'
+import { isObj } from '../../jsonObject'
 
 /** One part of a turn: text, inline data, a function call or its response, a thought… (wire-format §8). */
 export type GeminiPart = Record<string, unknown> & {
@@ -49,8 +50,6 @@ export interface GeminiBody {
   cachedContent?: string
   [field: string]: unknown
 }
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Google's bounds, for what feeds balance reservations and cost ceilings. */
 const GENERATION_NUMBERS: Record<string, NumberRule> = {

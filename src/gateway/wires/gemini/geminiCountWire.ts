@@ -4,7 +4,7 @@ import { countingPreset } from '../../pipeline/resolvePreset'
 import { GEMINI_COUNT_TOKENS_ENDPOINT } from '../../store/requestsRepo'
 import { readJson } from '../deliver'
 import { answerCount, estimatedCount } from '../tokenCount'
-import { isObj } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import { applyGeminiPreset, validateGeminiBody, type GeminiBody } from './geminiBody'
 import { isNative, nativePath, promptOf, type GeminiCall } from './geminiWire'
 

@@ -7,7 +7,7 @@ import { adapterFor } from '../../providers/kinds'
 import { geminiUsageOf } from '../../providers/gemini/usage'
 import { deliverWith, type AnswerGrammar, type WholeAnswer } from '../deliver'
 import { checkNumbers } from '../numberFields'
-import { isObj } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import { isNative, nativePath, type GeminiCall } from './geminiWire'
 
 type EmbedRequest = Record<string, unknown> & { content: { parts: Array<{ text?: unknown }> } }

@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
-import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import type { GeminiBody, GeminiContent, GeminiPart, GenerationConfig } from './geminiBody'
 import { SKIP_SIGNATURE } from '../../providers/openai/thoughtSignatures'
 

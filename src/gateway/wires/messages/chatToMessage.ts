@@ -1,7 +1,7 @@
 import { randomText } from '../../randomText'
 import type { NormalizedUsage } from '../../pricing/types'
 import { answerText, toolCallsOf } from '../translatedAnswer'
-import { isObj } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 
 type Obj = Record<string, unknown>
 

@@ -1,7 +1,8 @@
 import { invalidRequest } from '../../errors'
 import type { ChatBody } from '../chat/chatBody'
 import type { MessagesBody } from './messagesBody'
-import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 
 type Obj = Record<string, unknown>
 

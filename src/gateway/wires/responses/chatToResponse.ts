@@ -2,7 +2,7 @@ import { randomText } from '../../randomText'
 import type { NormalizedUsage } from '../../pricing/types'
 import type { ResponsesBody } from './responsesBody'
 import { answerText } from '../translatedAnswer'
-import { isObj } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import type { ToolNames } from './responsesTools'
 
 type Obj = Record<string, unknown>

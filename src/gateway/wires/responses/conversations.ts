@@ -4,7 +4,7 @@ import type { Target } from '../../pipeline/resolveModel'
 import type { RecordSink } from '../../store/store'
 import type { RequestsRepo } from '../../store/requestsRepo'
 import type { ResponsesRepo } from '../../store/responsesRepo'
-import { isObj } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import { responsesId, type KeptResponse } from './chatToResponse'
 import type { ResponsesBody } from './responsesBody'
 

@@ -1,7 +1,8 @@
 import { invalidRequest } from '../../errors'
 import { itemNotFound } from './conversations'
 import type { ChatBody } from '../chat/chatBody'
-import { isObj, limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { limitedMaxTokens, userContent, type ChatTarget, type Dropped, type Part } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import type { ResponsesBody } from './responsesBody'
 import { missing, requiredString, translateToolChoice, translateTools, type ToolNames } from './responsesTools'
 

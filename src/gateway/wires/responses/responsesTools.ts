@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { invalidRequest } from '../../errors'
-import { isObj, type Dropped } from '../translatedChat'
+import type { Dropped } from '../translatedChat'
+import { isObj } from '../../jsonObject'
 import type { ResponsesBody } from './responsesBody'
 
 type Obj = Record<string, unknown>
