@@ -5,7 +5,7 @@ import { newRequestId, RequestContext } from '../../src/gateway/pipeline/request
 import type { NormalizedUsage } from '../../src/gateway/pricing/types'
 import { ZERO_USAGE } from '../../src/gateway/pricing/usage'
 import { GeminiEvents } from '../../src/gateway/wires/gemini/chatStreamToGemini'
-import { chatToGemini, geminiUsage } from '../../src/gateway/wires/gemini/chatToGemini'
+import { chatToGemini, usageMetadataOf } from '../../src/gateway/wires/gemini/chatToGemini'
 import { validateGeminiBody } from '../../src/gateway/wires/gemini/geminiBody'
 import { geminiToChat } from '../../src/gateway/wires/gemini/geminiToChat'
 import { translatedGemini } from '../../src/gateway/wires/gemini/geminiTranslated'
@@ -474,12 +474,12 @@ describe('chat completion → GenerateContentResponse (whole)', () => {
       'OTHER',
     ])
     assert.equal(chatToGemini(completion({ content: 'x' }), null, shape).response.usageMetadata, undefined)
-    assert.deepEqual(geminiUsage(usage({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 })), {
+    assert.deepEqual(usageMetadataOf(usage({ prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 })), {
       promptTokenCount: 10,
       candidatesTokenCount: 5,
       totalTokenCount: 15,
     })
-    assert.equal(geminiUsage(null), undefined)
+    assert.equal(usageMetadataOf(null), undefined)
     assert.match(chatToGemini({ choices: [] }, null, shape).response.responseId as string, /^[\w-]{20,}$/)
   })
 

@@ -46,10 +46,10 @@ export function geminiSearchCalls(response: unknown): number {
 }
 
 /** A `usageMetadata` with the Google Search queries billed beside it; null when it reports no count. */
-export function geminiUsage(usageMetadata: unknown, searches: number): NormalizedUsage | null {
+export function readGeminiUsage(usageMetadata: unknown, searches: number): NormalizedUsage | null {
   const usage = normalizeGeminiUsage(usageMetadata)
   return usage && withExtras(usage, null, null, searches)
 }
 
 /** A native answer's usage with the searches it ran. */
-export const geminiUsageOf = (response: Record<string, unknown>): NormalizedUsage | null => geminiUsage(response.usageMetadata, geminiSearchCalls(response))
+export const geminiUsageOf = (response: Record<string, unknown>): NormalizedUsage | null => readGeminiUsage(response.usageMetadata, geminiSearchCalls(response))

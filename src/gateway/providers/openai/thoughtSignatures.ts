@@ -18,12 +18,16 @@ const remembered = new Map<string, string>()
 
 const keyOf = (providerId: string, callId: string) => `${providerId}\u0000${callId}`
 
-const signatureOf = (call: Call): unknown => call.extra_content?.google?.thought_signature
+/** The signature Gemini put on a tool call (`extra_content.google.thought_signature`), where there is one. */
+export function thoughtSignatureOf(call: Call): string | undefined {
+  const sig = call.extra_content?.google?.thought_signature
+  return typeof sig === 'string' ? sig : undefined
+}
 
 /** Keeps the signature a provider put on a tool call (by the id the client sees). */
 export function rememberSignature(providerId: string, call: Call): void {
-  const sig = signatureOf(call)
-  if (typeof sig !== 'string' || typeof call.id !== 'string' || call.id === '') return
+  const sig = thoughtSignatureOf(call)
+  if (sig === undefined || typeof call.id !== 'string' || call.id === '') return
   const key = keyOf(providerId, call.id)
   remembered.delete(key)
   remembered.set(key, sig)
@@ -42,7 +46,7 @@ export function withThoughtSignatures(messages: unknown, providerId: string, ups
   const out = messages.map((m: Obj) => {
     const calls = m?.role === 'assistant' && Array.isArray(m.tool_calls) ? (m.tool_calls as Call[]) : null
     const first = calls?.[0]
-    if (!first || typeof signatureOf(first) === 'string') return m
+    if (!first || thoughtSignatureOf(first) !== undefined) return m
     const sig = (typeof first.id === 'string' && remembered.get(keyOf(providerId, first.id))) || (strict ? SKIP_SIGNATURE : null)
     if (!sig) return m
     changed = true

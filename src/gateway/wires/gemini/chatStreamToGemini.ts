@@ -5,7 +5,8 @@ import type { Chunk } from '../../providers/adapter'
 import { readFirstChoice, type Choice, type ChoiceReader, type ChunkEncoder, type ToolFragment } from '../chat/chatStream'
 import { toolInput } from '../translatedAnswer'
 import type { GeminiPart } from './geminiBody'
-import { badArguments, finishReason, functionCallPart, geminiResponse, reasoningOf, responseIdOf, signatureOf, type GeminiShape } from './chatToGemini'
+import { badArguments, finishReason, functionCallPart, geminiResponse, reasoningOf, responseIdOf, type GeminiShape } from './chatToGemini'
+import { thoughtSignatureOf } from '../../providers/openai/thoughtSignatures'
 
 type Obj = Record<string, unknown>
 
@@ -73,7 +74,7 @@ export class GeminiEvents implements ChunkEncoder, ChoiceReader {
     }
     const args = fragment.function?.arguments
     if (typeof args === 'string') call.args += args
-    const signature = signatureOf(fragment as Obj)
+    const signature = thoughtSignatureOf(fragment as Obj)
     if (signature !== undefined) call.signature = signature
     // An object is whole only once it ends in `}`: only then is it worth parsing (a long argument
     // comes in many fragments, and parsing each prefix would be quadratic).

@@ -1,4 +1,5 @@
 import { randomText } from '../../randomText'
+import { thoughtSignatureOf } from '../../providers/openai/thoughtSignatures'
 import type { NormalizedUsage } from '../../pricing/types'
 import { answerText, toolCallsOf } from '../translatedAnswer'
 import type { Dropped } from '../translatedChat'
@@ -34,7 +35,7 @@ export const finishReason = (finish: unknown): string =>
  * when there was some); the candidates count is the answer without its thoughts, which are
  * counted apart; the total is their sum. None when the provider reported none.
  */
-export function geminiUsage(u: NormalizedUsage | null): Obj | undefined {
+export function usageMetadataOf(u: NormalizedUsage | null): Obj | undefined {
   if (!u) return undefined
   return {
     promptTokenCount: u.prompt_tokens,
@@ -52,12 +53,6 @@ export const responseIdOf = (id: unknown): string => (typeof id === 'string' && 
 export function reasoningOf(m: Obj | undefined): string {
   const text = m?.reasoning_content ?? m?.reasoning
   return typeof text === 'string' ? text : ''
-}
-
-/** The signature Gemini put on a tool call, which the caller sends back on its functionCall part. */
-export function signatureOf(call: Obj): string | undefined {
-  const sig = (call.extra_content as { google?: { thought_signature?: unknown } } | undefined)?.google?.thought_signature
-  return typeof sig === 'string' ? sig : undefined
 }
 
 /**
@@ -81,7 +76,7 @@ export const badArguments = (index: number, providerId: string): Dropped => ({
 /** One GenerateContentResponse: a candidate of `parts`, finished or not, and the envelope every chunk carries. */
 export function geminiResponse(parts: GeminiPart[], shape: GeminiShape, responseId: string, end?: { finish: unknown; usage: NormalizedUsage | null }): Obj {
   const candidate = { content: { role: 'model', parts }, ...(end ? { finishReason: finishReason(end.finish) } : {}), index: 0 }
-  const usageMetadata = end ? geminiUsage(end.usage) : undefined
+  const usageMetadata = end ? usageMetadataOf(end.usage) : undefined
   return { candidates: [candidate], ...(usageMetadata ? { usageMetadata } : {}), modelVersion: shape.model, responseId }
 }
 
@@ -103,7 +98,7 @@ export function chatToGemini(completion: Obj, usage: NormalizedUsage | null, sha
   const bad: number[] = []
   toolCallsOf(m).forEach(({ call, name, input }, i) => {
     if (input === null) bad.push(i)
-    parts.push(functionCallPart({ id: call.id, name, args: input ?? {}, signature: signatureOf(call) }))
+    parts.push(functionCallPart({ id: call.id, name, args: input ?? {}, signature: thoughtSignatureOf(call) }))
   })
   return { response: geminiResponse(parts, shape, responseIdOf(completion.id), { finish: choice?.finish_reason, usage }), badArguments: bad }
 }

@@ -2,7 +2,7 @@ import { OK, type Delivery, type Finished } from '../../core/wire'
 import type { ApiError } from '../../errors'
 import { partialUsage } from '../../pipeline/estimate'
 import type { NormalizedUsage } from '../../pricing/types'
-import { geminiSearchCalls, geminiUsage } from '../../providers/gemini/usage'
+import { geminiSearchCalls, readGeminiUsage } from '../../providers/gemini/usage'
 import { adapterFor } from '../../providers/kinds'
 import type { SseEvent } from '../../../shared/sse'
 import type { NativeEvents } from '../nativeStream'
@@ -62,7 +62,7 @@ class GeminiEvents implements NativeEvents {
     return ev.data
   }
 
-  private usage = (): NormalizedUsage | null => geminiUsage(this.usageMetadata, this.searches)
+  private usage = (): NormalizedUsage | null => readGeminiUsage(this.usageMetadata, this.searches)
 
   final = () => (this.held === null ? null : { usage: this.usage() })
 
