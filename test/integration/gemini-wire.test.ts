@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import { GoogleGenAI, type GenerateContentResponse } from '@google/genai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { DEFAULT_GEMINI_MODELS, startFakeGemini, type FakeGemini } from '../support/fake-gemini'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { fakeEmbedding, startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { TEST_SECRET_KEY, testStoreFor, waitForRecord } from '../support/harness'
 import { databases } from '../support/storeFile'
@@ -304,6 +304,28 @@ describe("Google's generateContent API, through @google/genai", () => {
           ['gemini', 503],
           ['openai', 200],
         ],
+      )
+    })
+
+    it("embeds through a chat-completions provider's embeddings: each request's text one input, outputDimensionality as dimensions, the answer in Google's shape", async () => {
+      const batch = await ai.models.embedContent({
+        model: 'openai/text-embedding-3-small',
+        contents: ['one', 'two'],
+        config: { outputDimensionality: 4, taskType: 'RETRIEVAL_DOCUMENT' },
+      })
+      const sent = openai.received.at(-1)!
+      assert.equal(sent.path, '/v1/embeddings')
+      assert.deepEqual([sent.body.model, sent.body.input, sent.body.dimensions], ['text-embedding-3-small', ['one', 'two'], 4])
+      assert.deepEqual(
+        batch.embeddings?.map((e) => e.values),
+        [fakeEmbedding('one', 4), fakeEmbedding('two', 4)],
+      )
+      const record = await waitForRecord(running.gateway, batch.sdkHttpResponse!.headers!['x-gw-request-id'])
+      assert.equal(record.endpoint, 'embedContent')
+      assert.ok(record.cost?.priced)
+      assert.ok(
+        record.ignored.some((d) => d.name === 'requests[0].taskType'),
+        JSON.stringify(record.ignored),
       )
     })
 

@@ -1,4 +1,6 @@
 import type { InboundWire } from '../core/wire'
+import type { Target } from '../pipeline/resolveModel'
+import type { UpstreamRequest } from '../providers/adapter'
 import { invalidRequest } from '../errors'
 import { normalizeUsage } from '../pricing/usage'
 import { adapterFor } from '../providers/kinds'
@@ -55,6 +57,16 @@ function reencode(data: unknown, want: Encoding): void {
   }
 }
 
+/** An embeddings answer's usage: OpenAI's usage block, which names no completion tokens. */
+export const embeddingsUsage = (json: Record<string, unknown>) => normalizeUsage({ completion_tokens: 0, ...(json.usage as object) })
+
+/** OpenAI's embeddings request for `target`; a 400 naming the model where its kind has no embeddings endpoint. */
+export function embeddingsRequestFor(target: Target, body: Record<string, unknown>): UpstreamRequest {
+  const request = adapterFor(target.provider.kind).embeddingsRequest({ ...body, model: target.upstreamModel })
+  if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
+  return request
+}
+
 /** OpenAI's embeddings: no preset, no stream; the answer comes back in the encoding the client asked for. */
 export const embeddingsWire: InboundWire = {
   endpoint: 'embeddings',
@@ -64,7 +76,7 @@ export const embeddingsWire: InboundWire = {
     const grammar: AnswerGrammar = {
       whole({ json }) {
         reencode(json.data, body.encoding_format)
-        return { body: json, usage: normalizeUsage({ completion_tokens: 0, ...(json.usage as object) }) }
+        return { body: json, usage: embeddingsUsage(json) }
       },
     }
     return {
@@ -73,11 +85,7 @@ export const embeddingsWire: InboundWire = {
       envelope,
       body,
       control: () => ({ chat: false, prompt: body.input }),
-      request(_ctx, target) {
-        const request = adapterFor(target.provider.kind).embeddingsRequest({ ...body, model: target.upstreamModel })
-        if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
-        return request
-      },
+      request: (_ctx, target) => embeddingsRequestFor(target, body),
       deliver: (upstream, out) => deliverWith(grammar, upstream, out),
     }
   },

@@ -2,10 +2,10 @@ import type { InboundWire } from '../../core/wire'
 import { invalidRequest } from '../../errors'
 import { CHARS_PER_TOKEN_TYPICAL, estimateTokens } from '../../pipeline/estimate'
 import type { NormalizedUsage } from '../../pricing/types'
-import { normalizeUsage, ZERO_USAGE } from '../../pricing/usage'
-import { adapterFor } from '../../providers/kinds'
+import { ZERO_USAGE } from '../../pricing/usage'
 import { geminiUsageOf } from '../../providers/gemini/usage'
 import { deliverWith, type AnswerGrammar, type WholeAnswer } from '../deliver'
+import { embeddingsRequestFor, embeddingsUsage } from '../embeddings'
 import { checkNumbers } from '../numberFields'
 import { isObj } from '../../jsonObject'
 import { isNative, nativePath, type GeminiCall } from './geminiWire'
@@ -68,7 +68,7 @@ export const embedContentWire = (batch: boolean): InboundWire => ({
     const grammar: AnswerGrammar = {
       whole: ({ json, text }, out) => {
         if (isNative(out.target)) return { body: json, asSent: text, ...embeddingUsage(json, requests) }
-        return { body: fromOpenAI(json, batch), usage: normalizeUsage({ completion_tokens: 0, ...(json.usage as object) }) }
+        return { body: fromOpenAI(json, batch), usage: embeddingsUsage(json) }
       },
     }
     return {
@@ -91,13 +91,7 @@ export const embedContentWire = (batch: boolean): InboundWire => ({
             ctx.ignore({ name: field, reason: `OpenAI's embeddings have no counterpart; ${target.provider.id} did not get it` })
           }
         })
-        const request = adapterFor(target.provider.kind).embeddingsRequest({
-          model: upstream,
-          input: requests.map(textOf),
-          ...(dimensions !== undefined && { dimensions }),
-        })
-        if (!request) throw invalidRequest(`provider ${target.provider.id} has no embeddings endpoint`, 'model')
-        return request
+        return embeddingsRequestFor(target, { input: requests.map(textOf), ...(dimensions !== undefined && { dimensions }) })
       },
       deliver: (upstream, out) => deliverWith(grammar, upstream, out),
     }
