@@ -15,6 +15,11 @@ export interface Sink {
   /** One event of the stream; `text` is its JSON when untouched since the provider sent it. */
   event(data: object, text?: string): void
   /**
+   * One event given as its JSON text alone, where the sink frames text and nothing else (a reply
+   * on chat completions): absent on a sink that reads the events as objects.
+   */
+  readonly eventText?: (text: string) => void
+  /**
    * True when the reader is behind: `resume` is called once it caught up, and the caller stops
    * reading upstream until then (the client's backpressure reaches the provider).
    */

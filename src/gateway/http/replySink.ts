@@ -22,6 +22,8 @@ export interface Grammar {
   readonly contentType?: string
   /** One event; `text` is its JSON when untouched since the provider sent it. */
   frame(event: object, text?: string): string
+  /** One event from its JSON text alone (one line), where the grammar frames nothing else of it. */
+  readonly frameText?: (text: string) => string
   /** What follows the last event of a complete stream. */
   readonly done: string
   /** An error inside a stream that already began. */
@@ -47,6 +49,7 @@ export function namedFrame(event: object, text?: string): string {
 export const openAIGrammar: Grammar = {
   // An event whose `data` spanned lines is framed anew.
   frame: (event, text) => (text !== undefined && !text.includes('\n') ? `data: ${text}\n\n` : dataFrame(event)),
+  frameText: (text) => `data: ${text}\n\n`,
   done: 'data: [DONE]\n\n',
   streamError: (error) => dataFrame(error.toBody()),
   errorReply: (error) => ({ status: error.status, headers: error.headers, body: error.toBody() }),
@@ -60,10 +63,15 @@ const uncork = (out: { uncork(): void }) => out.uncork()
  * grammar's end (or its error event), and errors in the wire's shape with their headers.
  */
 export class ReplySink implements Sink {
+  readonly eventText?: (text: string) => void
+
   constructor(
     private readonly reply: FastifyReply,
     private readonly grammar: Grammar = openAIGrammar,
-  ) {}
+  ) {
+    const frameText = grammar.frameText
+    if (frameText) this.eventText = (text) => this.write(frameText(text))
+  }
 
   async json(text: string, headers: Record<string, string>): Promise<void> {
     await this.reply.type(JSON_TYPE).headers(headers).send(text)
@@ -90,12 +98,16 @@ export class ReplySink implements Sink {
    * in one write, not one per event.
    */
   event(data: object, text?: string): void {
+    this.write(this.grammar.frame(data, text))
+  }
+
+  private write(frame: string): void {
     const out = this.reply.raw
     if (!out.writableCorked) {
       out.cork()
       process.nextTick(uncork, out)
     }
-    out.write(this.grammar.frame(data, text))
+    out.write(frame)
   }
 
   wait(resume: () => void): boolean {

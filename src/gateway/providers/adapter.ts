@@ -45,6 +45,12 @@ export interface StreamStep {
 
 export interface StreamTranslator {
   event(ev: SseEvent): StreamStep
+  /**
+   * Where the provider's events are OpenAI chunks: the characters of content an event carries
+   * when it is a plain content delta that needs no reading (no usage, finish, tool call, refusal
+   * or error), so it can be relayed as it came without a parse; null when it must be parsed.
+   */
+  plain?(data: string): number | null
 }
 
 /** What an answer's reading needs of the provider that sent it: its id for messages, what it is for its quirks (`quirksOf`). */

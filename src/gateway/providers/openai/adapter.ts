@@ -7,6 +7,7 @@ import type { SseEvent } from '../../../shared/sse'
 import type { Answering, Chunk, ProviderAdapter, StreamStep, StreamTranslator } from '../adapter'
 import { quirksOf } from '../quirks'
 import { rememberSignature } from './thoughtSignatures'
+import { plainDeltaChars } from './plainDelta'
 
 type Message = { tool_calls?: Array<{ id?: unknown; extra_content?: { google?: { thought_signature?: unknown } } }>; content?: unknown }
 type Choice = { index?: number; finish_reason?: unknown; message?: Message }
@@ -51,6 +52,8 @@ class OpenAIStream implements StreamTranslator {
   private readonly reasoning: ReasoningConvention
   /** The service tier the chunks say serves the answer (OpenAI repeats it on every chunk). */
   private tier: unknown = undefined
+  /** That tier as a chunk's text says it, so a chunk repeating it needs no parse to be known to. */
+  private tierText: string | null = null
 
   private readonly providerId: string
 
@@ -74,7 +77,10 @@ class OpenAIStream implements StreamTranslator {
       const e = parseUpstreamError(ev.data, this.redactor)
       return { chunks: [], error: new ApiError(502, e.type ?? 'server_error', `${this.providerId}: ${e.message}`, e.code ?? 'upstream_error') }
     }
-    if (typeof chunk.service_tier === 'string') this.tier = chunk.service_tier
+    if (typeof chunk.service_tier === 'string' && chunk.service_tier !== this.tier) {
+      this.tier = chunk.service_tier
+      this.tierText = `"service_tier":${JSON.stringify(chunk.service_tier)}`
+    }
     let repaired = false
     for (const choice of chunk.choices ?? []) {
       const i = choice.index ?? 0
@@ -101,6 +107,12 @@ class OpenAIStream implements StreamTranslator {
       }
     }
     return { chunks: [chunk], usage: usageOf(chunk, this.reasoning, this.tier), untouched: !repaired }
+  }
+
+  plain(data: string): number | null {
+    // A tier this stream has not told yet is read by the parse; the one it told, repeated, is known.
+    if (data.includes('"service_tier"') && (this.tierText === null || !data.includes(this.tierText))) return null
+    return plainDeltaChars(data)
   }
 }
 

@@ -57,6 +57,11 @@ export function readFirstChoice(chunk: Chunk, reader: ChoiceReader): void {
 export interface ChunkEncoder {
   /** One chunk with choices, in arrival order; `asSent` is its text when untouched, `usage` what was reported so far. */
   chunk(chunk: Chunk, asSent: string | undefined, usage: NormalizedUsage | null): void
+  /**
+   * A plain content delta as the provider's JSON text, unparsed (`StreamTranslator.plain`): true
+   * when it went out as it came; false when this encoder needs the chunk itself, and it is parsed.
+   */
+  plain?(text: string): boolean
   /** The usage-only chunk (`choices: []`) providers send after the finish. */
   usage(chunk: Chunk): void
   /** The answer finished: a finish reason arrived, and nothing cut it after. */
@@ -83,7 +88,8 @@ export interface ChunkEncoder {
 export class OpenAIChunks implements ChunkEncoder {
   private held: Chunk | null = null
   private usageChunk: Chunk | null = null
-  private lastChunk: Chunk | null = null
+  /** The last chunk relayed, or its text when it went out unparsed. */
+  private lastChunk: Chunk | string | null = null
 
   constructor(
     private readonly out: Delivery,
@@ -116,6 +122,24 @@ export class OpenAIChunks implements ChunkEncoder {
     }
   }
 
+  plain(text: string): boolean {
+    const write = this.out.sink.eventText
+    if (!write) return false
+    if (!this.includeUsage && text.includes('"usage"')) {
+      // OpenAI's `"usage":null` on every chunk, cut out as text; any other spelling is parsed.
+      text = text.replace(',"usage":null', '')
+      if (text.includes('"usage"')) return false
+    }
+    this.lastChunk = text
+    if (this.held) {
+      this.out.sink.event(this.held)
+      this.held = null
+    }
+    this.out.firstByte()
+    write(text)
+    return true
+  }
+
   usage(chunk: Chunk): void {
     if (chunk.usage) this.usageChunk = chunk
   }
@@ -132,7 +156,8 @@ export class OpenAIChunks implements ChunkEncoder {
     const finishChunk = this.held!
     if (!this.includeUsage) return [{ ...finishChunk, gw }]
     const reported = this.usageChunk
-    const { choices: _c, usage: _u, ...envelope } = reported ?? this.lastChunk ?? finishChunk
+    const lastChunk = typeof this.lastChunk === 'string' ? (JSON.parse(this.lastChunk) as Chunk) : this.lastChunk
+    const { choices: _c, usage: _u, ...envelope } = reported ?? lastChunk ?? finishChunk
     return [finishChunk, { ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }]
   }
 
@@ -178,9 +203,19 @@ export async function relayChatStream(
     encoder.chunk(chunk, asSent, usage)
   }
 
+  // Plain content deltas go on as they came, unparsed, unless body logging needs their text.
+  const plain = text === null && encoder.plain && translator.plain ? translator.plain.bind(translator) : null
+
   /** Relays what one read of the upstream held; what ended the stream when an error event ends it. */
   const handle = (events: SseEvent[]): Delivered | null => {
     for (const ev of events) {
+      if (plain) {
+        const chars = plain(ev.data)
+        if (chars !== null && encoder.plain!(ev.data)) {
+          generated += chars
+          continue
+        }
+      }
       const step = translator.event(ev)
       if (step.usage) usage = step.usage
       for (const c of step.chunks) relay(c, step.untouched ? ev.data : undefined)

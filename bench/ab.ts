@@ -1,0 +1,131 @@
+/**
+ * A paired before/after of one change: this checkout's gateway against another checkout's
+ * (`--vs DIR`, built), both as `npm run serve` runs them, driven in alternating rounds so the
+ * machine's drift falls on both. Per round it reads each gateway process's CPU (all its threads,
+ * from /proc) over the round, so what a change buys shows as CPU per request or per relayed
+ * event, which moves far less with the machine than req/s or latency do.
+ *
+ * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages]
+ *                                       [--rounds 6] [--seconds 4] [--connections 10]
+ * chat: closed loop on chat completions (instant mock), req/s and CPU µs a request.
+ * streams: 200 chat streams kept open (20 content chunks 20 ms apart each), TTFC and CPU µs a
+ *   relayed event (each stream is 23 events: role, 20 content, finish, usage; [DONE] not counted).
+ */
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
+import { cpuSeconds, ROOT, startChild } from './procs'
+import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
+import { buildApp } from '../test/support/build'
+import { MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
+
+const { values: args } = parseArgs({
+  options: {
+    vs: { type: 'string' },
+    mode: { type: 'string', default: 'chat' },
+    rounds: { type: 'string', default: '6' },
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '10' },
+  },
+})
+if (!args.vs) throw new Error('--vs DIR (another checkout, built) is required')
+const mode = args.mode!
+const ROUNDS = Number(args.rounds)
+const MS = Number(args.seconds) * 1000
+const CONNS = Number(args.connections)
+/** Events a chat stream relays: the role chunk, the content chunks, the finish chunk and the usage chunk. */
+const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
+
+buildApp()
+const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
+const options = { messages: true, chatOnly: true }
+const sides: Array<{ name: string; gw: GatewayChild }> = [
+  { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options }) },
+  { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options }) },
+]
+
+const messages = [
+  { role: 'system', content: 'You are a terse assistant.' },
+  { role: 'user', content: 'Say hello in one short sentence.' },
+]
+const requests: Record<string, { path: string; body: string }> = {
+  chat: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }) },
+  streams: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
+  'responses-translated': {
+    path: '/v1/responses',
+    body: JSON.stringify({
+      model: `${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`,
+      instructions: messages[0].content,
+      input: messages[1].content,
+      store: false,
+    }),
+  },
+  messages: {
+    path: '/v1/messages',
+    body: JSON.stringify({ model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64 }),
+  },
+}
+const req = requests[mode]
+if (!req) throw new Error(`--mode is one of ${Object.keys(requests).join(', ')}`)
+
+const target = (gw: GatewayChild) => ({
+  name: 'gateway',
+  origin: gw.url,
+  path: req.path,
+  headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}`, 'x-api-key': gw.key },
+})
+
+type Round = { rate: number; cpuUs: number; ttfcP50?: number; ttfcP99?: number }
+const rounds: Record<string, Round[]> = { after: [], before: [] }
+const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'streams' ? 256 : CONNS)]))
+
+async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
+  const pool = pools.get(side.name)!
+  const t = target(side.gw)
+  const cpu0 = cpuSeconds(side.gw.pid)
+  if (mode === 'streams') {
+    const s = await sustainedStreams(pool, t, req.body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, ms)
+    const cpu = cpuSeconds(side.gw.pid) - cpu0
+    if (s.failed || s.incomplete) throw new Error(`${side.name}: ${s.failed} failed, ${s.incomplete} incomplete: ${s.firstError}`)
+    return { rate: s.streams / (ms / 1000), cpuUs: (cpu * 1e6) / (s.streams * EVENTS_PER_STREAM), ttfcP50: s.ttfcP50, ttfcP99: s.ttfcP99 }
+  }
+  const s = await closedLoop(pool, t, req.body, CONNS, ms)
+  const cpu = cpuSeconds(side.gw.pid) - cpu0
+  if (s.errors) throw new Error(`${side.name}: ${s.errors} errors: ${s.firstError}`)
+  return { rate: s.rps, cpuUs: (cpu * 1e6) / (s.rps * s.seconds) }
+}
+
+for (const side of sides) await one(side, 2000)
+for (let r = 0; r < ROUNDS; r++) {
+  const order = r % 2 === 0 ? sides : [...sides].reverse()
+  for (const side of order) rounds[side.name].push(await one(side, MS))
+}
+for (const s of sides) await s.gw.stop()
+await mock.stop()
+for (const p of pools.values()) await p.close()
+
+const unit = mode === 'streams' ? 'event' : 'request'
+const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
+const lines = [`${mode}, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`]
+for (const s of sides) {
+  const r = rounds[s.name]
+  const extra =
+    mode === 'streams'
+      ? `, TTFC p50 ${fmt(
+          r.map((x) => x.ttfcP50!),
+          2,
+        )} ms, p99 ${fmt(
+          r.map((x) => x.ttfcP99!),
+          2,
+        )} ms`
+      : ''
+  lines.push(
+    `  ${s.name.padEnd(6)} ${mode === 'streams' ? 'streams/s' : 'req/s'} ${fmt(
+      r.map((x) => x.rate),
+      0,
+    )}, CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))}${extra}`,
+  )
+}
+const pair = rounds.after.map((a, i) => (a.cpuUs / rounds.before[i].cpuUs - 1) * 100)
+lines.push(`  CPU per ${unit}, after vs before, paired by round: ${fmt(pair)} %`)
+process.stdout.write(lines.join('\n') + '\n')
