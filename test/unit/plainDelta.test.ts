@@ -47,9 +47,7 @@ describe('plainDeltaChars: which chat chunks can go on unparsed', () => {
       JSON.stringify({ error: { message: 'overloaded' } }),
       chunk({ content: 'x' }, { x_groq: { id: 'req_1' } }),
       chunk({ content: ['part'] }),
-      // A string value spelling a key's name: not told apart from the key, so parsed.
-      chunk({ content: 'usage' }),
-      '{"id":"x"}',
+      chunk({ content: 1 }),
       '[DONE]',
       '{"choices":[{"delta":{"content":"x"}}]}\n',
       '{"choices":[{"delta":{"content":"unterminated}}]}',
@@ -57,9 +55,14 @@ describe('plainDeltaChars: which chat chunks can go on unparsed', () => {
     for (const text of mustParse) assert.equal(plainDeltaChars(text), null, text)
   })
 
-  it('a content that merely names a key is still counted when the key itself is absent', () => {
-    const text = chunk({ content: 'the "usage" and "error" of "tool_calls"' })
-    // Escaped quotes: not bare keys, so the delta is plain.
-    assert.equal(plainDeltaChars(text), parsedChars(text))
+  it('a content naming a key is content: in the text or as the whole string, it is no key', () => {
+    for (const content of ['the "usage" and "error" of "tool_calls"', 'usage', 'finish_reason']) {
+      const text = chunk({ content })
+      assert.equal(plainDeltaChars(text), parsedChars(text), text)
+    }
+  })
+
+  it('a chunk without choices goes on as it came, as the parsed path sends it too', () => {
+    assert.equal(plainDeltaChars('{"id":"x","object":"chat.completion.chunk"}'), 0)
   })
 })
