@@ -6,7 +6,8 @@
  * event, which moves far less with the machine than req/s or latency do.
  *
  * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages]
- *                                       [--rounds 6] [--seconds 4] [--connections 10]
+ *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
+ * --prepaid: the requests carry a key with a prepaid balance (each answer's debit in the ledger).
  * chat: closed loop on chat completions (instant mock), req/s and CPU µs a request.
  * streams: 200 chat streams kept open (20 content chunks 20 ms apart each), TTFC and CPU µs a
  *   relayed event (each stream is 23 events: role, 20 content, finish, usage; [DONE] not counted).
@@ -26,6 +27,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
+    prepaid: { type: 'boolean', default: false },
   },
 })
 if (!args.vs) throw new Error('--vs DIR (another checkout, built) is required')
@@ -38,7 +40,7 @@ const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
 
 buildApp()
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
-const options = { messages: true, chatOnly: true }
+const options = { messages: true, chatOnly: true, ...(args.prepaid ? { prepaidUsd: 1e6 } : {}) }
 const sides: Array<{ name: string; gw: GatewayChild }> = [
   { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options }) },
   { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options }) },
@@ -68,12 +70,10 @@ const requests: Record<string, { path: string; body: string }> = {
 const req = requests[mode]
 if (!req) throw new Error(`--mode is one of ${Object.keys(requests).join(', ')}`)
 
-const target = (gw: GatewayChild) => ({
-  name: 'gateway',
-  origin: gw.url,
-  path: req.path,
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}`, 'x-api-key': gw.key },
-})
+const target = (gw: GatewayChild) => {
+  const key = args.prepaid ? gw.prepaidKey! : gw.key
+  return { name: 'gateway', origin: gw.url, path: req.path, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-key': key } }
+}
 
 type Round = { rate: number; cpuUs: number; ttfcP50?: number; ttfcP99?: number }
 const rounds: Record<string, Round[]> = { after: [], before: [] }
@@ -106,7 +106,9 @@ for (const p of pools.values()) await p.close()
 
 const unit = mode === 'streams' ? 'event' : 'request'
 const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
-const lines = [`${mode}, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`]
+const lines = [
+  `${mode}${args.prepaid ? ' (prepaid key)' : ''}, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`,
+]
 for (const s of sides) {
   const r = rounds[s.name]
   const extra =

@@ -120,3 +120,35 @@ describe('settleCharge: a request’s end', () => {
     assert.equal(s.balances.admit(key, 1n).pico, 1n)
   })
 })
+
+describe('LedgerRepo.debit: the debits of one turn of the event loop commit together', () => {
+  it('answers ending together each get their debit, durable when it resolves', async () => {
+    const { key, ledger, usage } = await prepaid()
+    await Promise.all([ledger.debit(key.id, 10n, 'req_a', AT), ledger.debit(key.id, 20n, 'req_b', AT), ledger.debit(key.id, 30n, 'req_c', AT)])
+    assert.deepEqual((await usage()).map((e) => e.request_id).sort(), ['req_a', 'req_b', 'req_c'])
+    assert.equal(await ledger.balance(key.id), ONE_USD - 60n)
+  })
+
+  it('they share one transaction: one row the store refuses fails every debit of that turn, and none is written', async () => {
+    const { key, ledger, store, usage } = await prepaid()
+    await store.sql.run(
+      `CREATE TRIGGER ledger_refuses_c BEFORE INSERT ON ledger WHEN NEW.request_id = 'req_c' BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`,
+    )
+    const results = await Promise.allSettled([
+      ledger.debit(key.id, 10n, 'req_a', AT),
+      ledger.debit(key.id, 20n, 'req_b', AT),
+      ledger.debit(key.id, 30n, 'req_c', AT),
+    ])
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'rejected'],
+    )
+    assert.deepEqual(await usage(), [])
+    // The next turn's debits are a transaction of their own.
+    await ledger.debit(key.id, 10n, 'req_d', AT)
+    assert.deepEqual(
+      (await usage()).map((e) => e.request_id),
+      ['req_d'],
+    )
+  })
+})
