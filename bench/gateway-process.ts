@@ -35,6 +35,8 @@ export interface GatewayChildOptions {
   chatOnly?: boolean
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
+  /** `serve --log-level`: the shipped default (info, to the log file) when not given; `silent` for a twin that logs nothing. */
+  logLevel?: string
   /** A PostgreSQL store instead of the data dir's SQLite file. */
   databaseUrl?: string
   /** Also a key with a prepaid balance of this many USD (`prepaidKey`). */
@@ -82,9 +84,10 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
     return r.stdout.trim()
   }
   const keys = opts.joins ?? setUp(cli, mockUrl, opts)
-  const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', ...store], {
+  const logLevel = opts.logLevel ? ['--log-level', opts.logLevel] : []
+  const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', ...logLevel, ...store], {
     cwd: opts.root,
-    // Logged at the default level, as a server runs it, to a file: on standard output its lines
+    // Logged at the default level (unless `logLevel` says otherwise), as a server runs it, to a file: on standard output its lines
     // would fill the pipe this process reads the start-up line from.
     env: {
       ...Object.fromEntries(['openai', 'anthropic', 'gemini', CHAT_ONLY_PROVIDER].map((id) => [envVarFor(id), MOCK_KEY])),

@@ -14,7 +14,9 @@ import { Pool } from 'undici'
 
 const { values } = parseArgs({ options: { upstream: { type: 'string' } } })
 if (!values.upstream) throw new Error('--upstream URL is required')
-const upstream = new Pool(values.upstream, { connections: 512, keepAliveTimeout: 60_000 })
+// As many upstream connections as the gateway's default (`--upstream-connections`, 1,024): scenario D
+// opens 1,000 streams at once, and a smaller pool would queue some of them behind whole streams.
+const upstream = new Pool(values.upstream, { connections: 1024, keepAliveTimeout: 60_000 })
 
 const server = http.createServer((req, res) => {
   const parts = []

@@ -1,17 +1,24 @@
 /**
  * Where the gateway's time goes: runs the gateway child under `--cpu-prof`, drives it closed-loop
- * (instant mock, 10 connections) and optionally with streams, stops it, and prints the top
- * self-time functions and packages of the .cpuprofile.
- * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated] [--top 30]
- *        node --import tsx bench/profile.ts --read file.cpuprofile
+ * (instant mock, 10 connections) or with 200 streams kept open, stops it, and reports its main
+ * thread's profile: the top self-time frames, each with its source file and the layer or group
+ * it belongs to (bench/profile-frames.ts), the self time of each layer and group, and the
+ * inclusive time of the gateway's own functions. Printed, and written to
+ * bench/results/profile-<what>.md (<what>: chat, streams or responses-translated, -log-bodies).
+ * The gateway runs the shipped bundle built with its source maps beside it, so that its frames
+ * map back to src/.
+ * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated] [--top 15]
+ *        node --import tsx bench/profile.ts --read file.cpuprofile   (mapped through out/ as built now)
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
-import { buildApp } from '../test/support/build'
+import { isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
+import { BUILT, buildApp } from '../test/support/build'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -21,88 +28,109 @@ const { values: args } = parseArgs({
     'log-bodies': { type: 'boolean', default: false },
     // The Responses API translated to a chat-only provider (scenario A's costliest whole answer), instead of chat.
     'responses-translated': { type: 'boolean', default: false },
-    top: { type: 'string', default: '30' },
+    top: { type: 'string', default: '15' },
     read: { type: 'string' },
   },
 })
 
-interface Node {
-  id: number
-  callFrame: { functionName: string; url: string; lineNumber: number }
-  children?: number[]
-}
 interface Profile {
-  nodes: Node[]
+  nodes: ProfileNode[]
   samples: number[]
   timeDeltas: number[]
   startTime: number
   endTime: number
 }
 
-export function summarize(file: string, top: number): string {
+/** The profile's report in markdown: `what` it measured and the load it was under head it. */
+export function summarize(file: string, top: number, what: string, load: string): string {
   const p = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile
-  const self = new Map<number, number>()
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0))
+  const sites = sitesOf(p.nodes)
   const total = p.endTime - p.startTime
-  const byFn = new Map<string, number>()
-  const byPkg = new Map<string, number>()
-  for (const n of p.nodes) {
-    const us = self.get(n.id) ?? 0
-    if (!us) continue
-    const url = n.callFrame.url.replace(/^file:\/\//, '').replace(ROOT + '/', '')
-    const short = url.replace(/^.*node_modules\//, 'nm:')
-    const fnKey = `${n.callFrame.functionName || '(anonymous)'}  ${short}:${n.callFrame.lineNumber + 1}`
-    byFn.set(fnKey, (byFn.get(fnKey) ?? 0) + us)
-    const pkg =
-      url === ''
-        ? `(${n.callFrame.functionName})`
-        : url.includes('node_modules/')
-          ? url.replace(/^.*node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1')
-          : url.startsWith('node:')
-            ? url
-            : url.startsWith('src/')
-              ? url
-              : 'other'
-    byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + us)
+  const bySite = new Map<string, { site: Site; us: number }>()
+  const add = (m: Map<string, { site: Site; us: number }>, site: Site, us: number) => {
+    const k = `${site.fn}\0${site.file}\0${site.line}\0${site.group}`
+    const e = m.get(k)
+    if (e) e.us += us
+    else m.set(k, { site, us })
+  }
+  const byGroup = new Map<string, number>()
+  for (let i = 0; i < p.samples.length; i++) {
+    const site = sites.get(p.samples[i])!
+    const us = p.timeDeltas[i] ?? 0
+    add(bySite, site, us)
+    byGroup.set(site.group, (byGroup.get(site.group) ?? 0) + us)
   }
   // Inclusive time of the gateway's own functions: each sample counts once for every distinct
-  // src/ function on its stack.
+  // one of them on its stack.
   const parent = new Map<number, number>()
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
-  const byId = new Map(p.nodes.map((n) => [n.id, n]))
-  const incl = new Map<string, number>()
+  const inclusive = new Map<string, { site: Site; us: number }>()
   for (let i = 0; i < p.samples.length; i++) {
-    const seen = new Set<string>()
+    const seen = new Set<Site>()
     for (let id: number | undefined = p.samples[i]; id !== undefined; id = parent.get(id)) {
-      const cf = byId.get(id)!.callFrame
-      const url = cf.url.replace(/^file:\/\//, '').replace(ROOT + '/', '')
-      if (!url.startsWith('src/') && !url.startsWith('out/main/')) continue
-      const k = `${cf.functionName || '(anonymous)'}  ${url}:${cf.lineNumber + 1}`
-      if (!seen.has(k)) {
-        seen.add(k)
-        incl.set(k, (incl.get(k) ?? 0) + (p.timeDeltas[i] ?? 0))
-      }
+      const site = sites.get(id)!
+      if (!isGatewayGroup(site.group) || seen.has(site)) continue
+      seen.add(site)
+      add(inclusive, site, p.timeDeltas[i] ?? 0)
     }
   }
-  const fmt = (m: Map<string, number>) =>
-    [...m.entries()]
-      .sort((a, b) => b[1] - a[1])
+  const pct = (us: number) => ((us / total) * 100).toFixed(1)
+  const ms = (us: number) => (us / 1000).toFixed(0)
+  const frames = (m: Map<string, { site: Site; us: number }>) => [
+    '| % | ms | function | source | layer |',
+    '|---:|---:|---|---|---|',
+    ...[...m.values()]
+      .sort((a, b) => b.us - a.us)
       .slice(0, top)
-      .map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`)
-      .join('\n')
-  return `profile ${path.basename(file)}: ${(total / 1e6).toFixed(1)} s\n\n== top self time by function ==\n${fmt(byFn)}\n\n== by file / package ==\n${fmt(byPkg)}\n\n== inclusive time of src/ functions ==\n${fmt(incl)}\n`
+      .map(({ site: s, us }) => `| ${pct(us)} | ${ms(us)} | \`${s.fn}\` | ${s.line ? `${s.file}:${s.line}` : s.file} | ${s.group} |`),
+  ]
+  const own = [...byGroup].filter(([g]) => isGatewayGroup(g)).reduce((sum, [, us]) => sum + us, 0)
+  return [
+    `## CPU profile of the gateway's main thread: ${what}`,
+    '',
+    `${load}${load ? '; ' : ''}\`${path.basename(file)}\`, ${(total / 1e6).toFixed(1)} s.`,
+    '',
+    `### Top ${top} frames by self time`,
+    '',
+    ...frames(bySite),
+    '',
+    '### Self time by layer and group',
+    '',
+    '| layer or group | % | ms |',
+    '|---|---:|---:|',
+    ...[...byGroup].sort((a, b) => b[1] - a[1]).map(([g, us]) => `| ${g} | ${pct(us)} | ${ms(us)} |`),
+    `| **the gateway's own code** (its layers) | ${pct(own)} | ${ms(own)} |`,
+    '',
+    `### Inclusive time of the gateway's own functions, top ${top}`,
+    '',
+    ...frames(inclusive),
+    '',
+  ].join('\n')
 }
 
 if (args.read) {
-  process.stdout.write(summarize(args.read, Number(args.top)))
+  process.stdout.write(summarize(args.read, Number(args.top), 'read back', ''))
   process.exit(0)
+}
+
+/**
+ * The shipped bundle with its source maps: `electron-vite build --sourcemap` emits the same code
+ * as the plain build (a `sourceMappingURL` comment more, so other chunk hashes) and the `.map`
+ * files beside it. A plain build, as the tests and the benchmark make one, empties out/ first, so
+ * maps that are there belong to the bundle that is there.
+ */
+function buildWithSourceMaps(): void {
+  buildApp()
+  if (fs.existsSync(`${BUILT.gw}.map`)) return
+  const r = spawnSync(path.join(ROOT, 'node_modules/.bin/electron-vite'), ['build', '--sourcemap', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`electron-vite build --sourcemap failed:\n${r.stdout}\n${r.stderr}`)
 }
 
 const dir = path.join(ROOT, 'bench/results/profiles')
 fs.mkdirSync(dir, { recursive: true })
 const before = new Set(fs.readdirSync(dir))
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
-buildApp()
+buildWithSourceMaps()
 const translated = args['responses-translated']
 const gw = await startGatewayChild(mock.info.url, {
   root: ROOT,
@@ -121,10 +149,11 @@ const messages = [
   { role: 'user', content: 'Say hello in one short sentence.' },
 ]
 const pool = makePool(gw.url, args.streams ? 256 : 10)
+let load: string
 if (args.streams) {
   const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, stream: true, stream_options: { include_usage: true } })
   const s = await sustainedStreams(pool, target, body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, Number(args.seconds) * 1000)
-  console.error(`200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`)
+  load = `200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`
 } else {
   const body = JSON.stringify(
     translated
@@ -138,7 +167,7 @@ if (args.streams) {
       : { model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' },
   )
   const s = await closedLoop(pool, target, body, 10, Number(args.seconds) * 1000)
-  console.error(`closed loop: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`)
+  load = `closed loop at 10 connections: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`
 }
 await pool.close()
 await gw.stop()
@@ -146,4 +175,7 @@ await mock.stop()
 // The main thread's profile (thread id 0), not tsx's loader worker.
 const file = fs.readdirSync(dir).find((f) => !before.has(f) && /\.\d+\.0\.\d+\.cpuprofile$/.test(f))
 if (!file) throw new Error('no profile written')
-process.stdout.write(summarize(path.join(dir, file), Number(args.top)))
+const what = [args.streams ? 'streams' : translated ? 'responses-translated' : 'chat', ...(args['log-bodies'] ? ['log-bodies'] : [])].join('-')
+const md = summarize(path.join(dir, file), Number(args.top), what, load)
+fs.writeFileSync(path.join(ROOT, `bench/results/profile-${what}.md`), md)
+process.stdout.write(md)

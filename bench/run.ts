@@ -11,11 +11,16 @@
  *      last two not streamed and streamed (the native paths); the Messages, Responses and
  *      generateContent APIs translated to chat completions; and embeddings
  *   B  closed loop at 10 and 50 connections, instant mock: req/s, p50/p99, CPU and peak RSS at each;
- *      then body logging's cost from rounds of each gateway and its logging twin back to back
+ *      at 10 also every other wire (Messages and Responses native and translated to chat, Gemini
+ *      native, embeddings), each target's wires back to back in every round; then, from paired
+ *      rounds at 10 connections, the cost of body logging (each gateway and its logging twin), of
+ *      logging at info to a file (the gateway and a twin at `--log-level silent`) and of a prepaid
+ *      key (the gateway's free key and its prepaid one)
  *   C  open loop at 100, 500 and 1,000 req/s against the 60 ms mock: added p50/p99
- *   D  200 concurrent streams, opened at once and kept open (each replaced as it ends): added time
- *      to first and last chunk, chunks lost
- * Writes bench/results/<name>.json and .md (default name: gateway-bench).
+ *   D  concurrent streams: 200 and 1,000 opened at once, 200 kept open (each replaced as it ends):
+ *      time to first and last chunk, added to direct's, chunks lost
+ * Writes bench/results/<name>.json and .md (default name: gateway-bench), the .md ending with
+ * issue 30's targets: each one's figure for the gateway and the bare proxy, and whether it is met.
  * Options: --reps N  --quick (shorter runs)  --scenarios A,B,C,D  --name NAME  --no-peer
  *          --compare DIR [--compare-label L]: also run the gateway of another checkout (before/after)
  */
@@ -56,9 +61,11 @@ const CFG = {
   cSeconds: Q ? 2 : 3,
   cRates: [100, 500, 1000],
   dStreams: 200,
+  /** Streams opened at once in D's larger burst; every target's pool (and the bare proxy's upstream pool) holds as many connections. */
+  dBurstStreams: 1000,
   dSustainSeconds: Q ? 2 : 3,
-  /** Back-to-back rounds of each gateway and its logging twin, for logging's cost (B). */
-  logPairs: Q ? 3 : 8,
+  /** Back-to-back rounds of two twins (body logging, the log file, a prepaid key), for what one costs beyond the other (B). */
+  pairs: Q ? 3 : 8,
   warmupMs: Q ? 800 : 1500,
 }
 
@@ -90,10 +97,14 @@ children.push(mock)
 const mockUrl = mock.info.url
 const nodeProxy = await startChild(['bench/node-proxy.mjs', '--upstream', mockUrl])
 children.push(nodeProxy)
-const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true, gemini: true, chatOnly: true })
+/** With a prepaid key beside its free one, its balance too large to run out (B's prepaid pairs). */
+const gateway = await startGatewayChild(mockUrl, { root: ROOT, messages: true, gemini: true, chatOnly: true, prepaidUsd: 1_000_000 })
 children.push(gateway)
 const gatewayLogs = await startGatewayChild(mockUrl, { root: ROOT, logBodies: true, messages: true, gemini: true, chatOnly: true })
 children.push(gatewayLogs)
+/** The gateway logging nothing, for what its log file costs (B's pairs only: it serves chat alone). */
+const gatewaySilent = SCEN.has('B') ? await startGatewayChild(mockUrl, { root: ROOT, logLevel: 'silent' }) : null
+if (gatewaySilent) children.push(gatewaySilent)
 let compare: GatewayChild | null = null
 let compareLogs: GatewayChild | null = null
 if (args.compare) {
@@ -115,6 +126,14 @@ if (!args['no-peer']) {
 }
 
 const json = { 'content-type': 'application/json' }
+/** A gateway child called on chat completions with one of its keys (its free key unless told). */
+const chatTarget = (name: string, g: GatewayChild, key = g.key): Target & { pid: number } => ({
+  name,
+  origin: g.url,
+  path: '/v1/chat/completions',
+  headers: { ...json, authorization: `Bearer ${key}` },
+  pid: g.pid,
+})
 const targets: Array<Target & { pid?: number }> = [
   { name: 'direct', origin: mockUrl, path: '/v1/chat/completions', headers: { ...json, authorization: 'Bearer sk-mock-bench' } },
   {
@@ -124,31 +143,13 @@ const targets: Array<Target & { pid?: number }> = [
     headers: { ...json, authorization: 'Bearer sk-mock-bench' },
     pid: nodeProxy.pid,
   },
-  { name: 'gateway', origin: gateway.url, path: '/v1/chat/completions', headers: { ...json, authorization: `Bearer ${gateway.key}` }, pid: gateway.pid },
-  {
-    name: 'gateway+logs',
-    origin: gatewayLogs.url,
-    path: '/v1/chat/completions',
-    headers: { ...json, authorization: `Bearer ${gatewayLogs.key}` },
-    pid: gatewayLogs.pid,
-  },
+  chatTarget('gateway', gateway),
+  chatTarget('gateway+logs', gatewayLogs),
 ]
 if (compare && compareLogs) {
   const label = args['compare-label']!
-  targets.splice(2, 0, {
-    name: label,
-    origin: compare.url,
-    path: '/v1/chat/completions',
-    headers: { ...json, authorization: `Bearer ${compare.key}` },
-    pid: compare.pid,
-  })
-  targets.push({
-    name: `${label}+logs`,
-    origin: compareLogs.url,
-    path: '/v1/chat/completions',
-    headers: { ...json, authorization: `Bearer ${compareLogs.key}` },
-    pid: compareLogs.pid,
-  })
+  targets.splice(2, 0, chatTarget(label, compare))
+  targets.push(chatTarget(`${label}+logs`, compareLogs))
 }
 if (peer) {
   targets.push({
@@ -220,6 +221,45 @@ const A_WIRES = [
   { wire: 'geminiTranslated', key: 'A_gemini_translated', label: 'Gemini (translated to chat)' },
   { wire: 'embeddings', key: 'A_embeddings', label: 'Embeddings' },
 ] as const
+type Wire = 'chat' | (typeof A_WIRES)[number]['wire']
+type WireCall = { target: Target; body: string } | null
+/**
+ * A target's other wires, where it carries them: the native Messages, Responses and Gemini
+ * paths and embeddings (the peer speaks chat completions only), and the Messages, Responses and
+ * Gemini wires translated onto the mock's chat completions, through this gateway only (a bare
+ * proxy cannot translate); a translated row's direct path is the chat request it becomes, the
+ * floor its added latency is measured from.
+ */
+const otherWires = (t: Target): Record<Exclude<Wire, 'chat'>, WireCall> => {
+  const m = messagesTargets.get(t.name)
+  const native = NATIVE_TARGETS.has(t.name)
+  const openai = t.name !== 'peer'
+  const responses = { ...t, path: '/v1/responses' }
+  const translated = (target: Target, body: string): WireCall =>
+    t.name === 'direct' ? { target: t, body: bodies.instant } : GATEWAYS.has(t.name) ? { target, body } : null
+  return {
+    messages: m ? { target: m, body: bodies.messagesInstant } : null,
+    messagesTranslated: m ? translated(m, bodies.messagesTranslated) : null,
+    responses: openai ? { target: responses, body: bodies.responses } : null,
+    responsesTranslated: translated(responses, bodies.responsesTranslated),
+    responsesStream: openai ? { target: responses, body: bodies.responsesStream } : null,
+    gemini: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'generateContent'), body: bodies.gemini } : null,
+    geminiStream: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'streamGenerateContent?alt=sse'), body: bodies.gemini } : null,
+    geminiTranslated: translated(asGoogleClient(t, MOCK_MODELS.instant, 'generateContent'), bodies.gemini),
+    embeddings: openai ? { target: { ...t, path: '/v1/embeddings' }, body: bodies.embeddings } : null,
+  }
+}
+/** A target's chat and, of `wires`, those it carries. */
+const wiresOf = (t: Target, wires: ReadonlyArray<{ wire: Exclude<Wire, 'chat'> }>): Array<{ wire: Wire; target: Target; body: string }> => {
+  const n = otherWires(t)
+  return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...wires.flatMap(({ wire }) => (n[wire] ? [{ wire, ...n[wire] }] : []))]
+}
+/** The wires the gateway translates onto chat completions (`otherWires`' translated calls). */
+const TRANSLATED: ReadonlySet<Wire> = new Set(['messagesTranslated', 'responsesTranslated', 'geminiTranslated'])
+/** Scenario B's wires beyond chat, at its first connection count: A's whole answers, but for Gemini translated. */
+const B_WIRES = A_WIRES.filter((w) =>
+  (['messages', 'messagesTranslated', 'responses', 'responsesTranslated', 'gemini', 'embeddings'] as Wire[]).includes(w.wire),
+)
 
 /** Each repetition visits the targets in a rotated order so none always runs first or last. */
 const rotation = (rep: number) => targets.map((_, i) => targets[(i + rep) % targets.length])
@@ -240,46 +280,14 @@ if (SCEN.has('A')) {
   say(
     `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, ${A_WIRES.map((w) => w.label).join(', ')})`,
   )
-  type Wire = 'chat' | (typeof A_WIRES)[number]['wire']
-  type WireCall = { target: Target; body: string } | null
-  /**
-   * A target's other wires, where it carries them: the native Messages, Responses and Gemini
-   * paths and embeddings (the peer speaks chat completions only), and the Messages, Responses and
-   * Gemini wires translated onto the mock's chat completions, through this gateway only (a bare
-   * proxy cannot translate); a translated row's direct path is the chat request it becomes, the
-   * floor its added latency is measured from.
-   */
-  const otherWires = (t: Target): Record<Exclude<Wire, 'chat'>, WireCall> => {
-    const m = messagesTargets.get(t.name)
-    const native = NATIVE_TARGETS.has(t.name)
-    const openai = t.name !== 'peer'
-    const responses = { ...t, path: '/v1/responses' }
-    const translated = (target: Target, body: string): WireCall =>
-      t.name === 'direct' ? { target: t, body: bodies.instant } : GATEWAYS.has(t.name) ? { target, body } : null
-    return {
-      messages: m ? { target: m, body: bodies.messagesInstant } : null,
-      messagesTranslated: m ? translated(m, bodies.messagesTranslated) : null,
-      responses: openai ? { target: responses, body: bodies.responses } : null,
-      responsesTranslated: translated(responses, bodies.responsesTranslated),
-      responsesStream: openai ? { target: responses, body: bodies.responsesStream } : null,
-      gemini: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'generateContent'), body: bodies.gemini } : null,
-      geminiStream: native ? { target: asGoogleClient(t, MOCK_GEMINI_MODELS.instant, 'streamGenerateContent?alt=sse'), body: bodies.gemini } : null,
-      geminiTranslated: translated(asGoogleClient(t, MOCK_MODELS.instant, 'generateContent'), bodies.gemini),
-      embeddings: openai ? { target: { ...t, path: '/v1/embeddings' }, body: bodies.embeddings } : null,
-    }
-  }
-  const wiresOf = (t: Target): Array<{ wire: Wire; target: Target; body: string }> => {
-    const n = otherWires(t)
-    return [{ wire: 'chat' as const, target: t, body: bodies.instant }, ...A_WIRES.flatMap(({ wire }) => (n[wire] ? [{ wire, ...n[wire] }] : []))]
-  }
   const rounds = Object.fromEntries(['chat', ...A_WIRES.map((w) => w.wire)].map((w) => [w, {}])) as Record<Wire, Record<string, Stats[]>>
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
   const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
-  for (const t of targets) for (const w of wiresOf(t)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
+  for (const t of targets) for (const w of wiresOf(t, A_WIRES)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
   for (let rep = 0; rep < REPS; rep++) {
     for (const t of rotation(rep)) {
       // Each target's wires back to back, the order rotating, so the machine's drift falls on all of them.
-      const ws = wiresOf(t)
+      const ws = wiresOf(t, A_WIRES)
       for (let i = 0; i < ws.length; i++) {
         const w = ws[(i + rep) % ws.length]
         ;(rounds[w.wire][t.name] ??= []).push(await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aRequests))
@@ -314,57 +322,94 @@ if (SCEN.has('A')) {
 }
 
 // ---------- B: closed loop ----------
+type PairedCost = { cost_pct: number | null; pair_pcts: Array<number | null> }
+/**
+ * What `b` costs beyond its twin `a`, in % of a's req/s, from paired rounds at `c` connections:
+ * each round of one right after or before one of the other, the order alternating, so the
+ * machine's drift cancels. B's rounds of two targets are further apart, and this machine's direct
+ * path moved by 40 % within one of its scenarios.
+ */
+async function pairedCost(a: Target, b: Target, c: number): Promise<PairedCost> {
+  const losses: number[] = []
+  for (let i = 0; i < CFG.pairs; i++) {
+    const rps = new Map<Target, number>()
+    for (const t of i % 2 ? [b, a] : [a, b]) rps.set(t, (await closedLoop(pool(t, c), t, bodies.instant, c, CFG.bSeconds * 1000)).rps)
+    losses.push((1 - rps.get(b)! / rps.get(a)!) * 100)
+  }
+  return { cost_pct: round(median(losses), 1), pair_pcts: losses.map((x) => round(x, 1)) }
+}
+
 if (SCEN.has('B')) {
+  type Run = Stats & { cpu_pct?: number }
   const B: Record<string, Record<string, unknown>> = {}
+  const stats = (r: Run[], pid: number | undefined) => ({
+    rps: round(median(r.map((x) => x.rps)), 0),
+    p50_ms: round(median(r.map((x) => x.p50)), 3),
+    p99_ms: round(median(r.map((x) => x.p99)), 3),
+    cpu_pct: pid ? round(median(r.map((x) => x.cpu_pct!)), 0) : null,
+    errors: r.reduce((s, x) => s + x.errors, 0),
+    firstError: r.find((x) => x.firstError)?.firstError,
+    runs: r,
+  })
+  /** Each target's req/s on a row as a share of the bare proxy's on the same request (none for the two floors). */
+  const vsProxy = (n: string, rps: number | null, proxyRps: number | null) =>
+    n === 'direct' || n === 'node proxy' || rps === null || !proxyRps ? null : round(rps / proxyRps, 2)
   for (const c of CFG.bConnections) {
-    say(`B: ${c} connections, ${CFG.bSeconds} s x ${REPS} per target`)
-    const runs: Record<string, Array<Stats & { cpu_pct?: number }>> = Object.fromEntries(targets.map((t) => [t.name, []]))
+    // At the first count, each target's other wires too, back to back with its chat in every round,
+    // their order rotating as in A. A translated wire runs through the gateways alone: for direct
+    // and the bare proxy it is the chat request it becomes, their chat row.
+    const wires = c === CFG.bConnections[0] ? B_WIRES : []
+    const callsOf = (t: Target) => wiresOf(t, wires).filter((w) => !TRANSLATED.has(w.wire) || GATEWAYS.has(t.name))
+    say(`B: ${c} connections, ${CFG.bSeconds} s x ${REPS} per target and wire (chat${wires.map((w) => `, ${w.label}`).join('')})`)
+    const runs: Partial<Record<Wire, Record<string, Run[]>>> = {}
     for (const t of targets) if (t.pid) resetPeakRss(t.pid)
-    for (const t of targets) await closedLoop(pool(t, c), t, bodies.instant, c, CFG.warmupMs)
+    for (const t of targets) for (const w of callsOf(t)) await closedLoop(pool(t, c), w.target, w.body, c, CFG.warmupMs)
     for (let rep = 0; rep < REPS; rep++) {
       for (const t of rotation(rep)) {
-        const cpu0 = t.pid ? cpuSeconds(t.pid) : 0
-        const s: Stats & { cpu_pct?: number } = await closedLoop(pool(t, c), t, bodies.instant, c, CFG.bSeconds * 1000)
-        if (t.pid) s.cpu_pct = ((cpuSeconds(t.pid) - cpu0) / s.seconds) * 100
-        runs[t.name].push(s)
+        const ws = callsOf(t)
+        for (let i = 0; i < ws.length; i++) {
+          const w = ws[(i + rep) % ws.length]
+          const cpu0 = t.pid ? cpuSeconds(t.pid) : 0
+          const s: Run = await closedLoop(pool(t, c), w.target, w.body, c, CFG.bSeconds * 1000)
+          if (t.pid) s.cpu_pct = ((cpuSeconds(t.pid) - cpu0) / s.seconds) * 100
+          ;((runs[w.wire] ??= {})[t.name] ??= []).push(s)
+        }
       }
     }
-    B[`c${c}`] = Object.fromEntries(
-      targets.map((t) => {
-        const r = runs[t.name]
-        return [
-          t.name,
-          {
-            rps: round(median(r.map((x) => x.rps)), 0),
-            p50_ms: round(median(r.map((x) => x.p50)), 3),
-            p99_ms: round(median(r.map((x) => x.p99)), 3),
-            cpu_pct: t.pid ? round(median(r.map((x) => x.cpu_pct!)), 0) : null,
-            peak_rss_mb: t.pid ? round(memoryMb(t.pid).peak, 0) : null,
-            errors: r.reduce((s, x) => s + x.errors, 0),
-            firstError: r.find((x) => x.firstError)?.firstError,
-            runs: r,
-          },
-        ]
-      }),
+    const chat = Object.fromEntries(
+      targets.map((t) => [t.name, { ...stats(runs.chat![t.name], t.pid), peak_rss_mb: t.pid ? round(memoryMb(t.pid).peak, 0) : null }]),
     )
+    const proxyChatRps = chat['node proxy'].rps
+    B[`c${c}`] = Object.fromEntries(targets.map((t) => [t.name, { ...chat[t.name], rps_vs_proxy: vsProxy(t.name, chat[t.name].rps, proxyChatRps) }]))
+    for (const { wire } of wires) {
+      const measured = runs[wire]!
+      // A translated wire's floors are direct's and the bare proxy's chat row: the request the translation becomes.
+      const floors = TRANSLATED.has(wire) ? ['direct', 'node proxy'] : []
+      const row: Record<string, { rps: number | null; [k: string]: unknown }> = {}
+      for (const t of targets) {
+        if (measured[t.name]) row[t.name] = stats(measured[t.name], t.pid)
+        else if (floors.includes(t.name)) row[t.name] = { rps: chat[t.name].rps, p50_ms: chat[t.name].p50_ms, p99_ms: chat[t.name].p99_ms, chat_row: true }
+      }
+      const proxyRps = row['node proxy']?.rps ?? null
+      B[`c${c}_${wire}`] = Object.fromEntries(Object.entries(row).map(([n, r]) => [n, { ...r, rps_vs_proxy: vsProxy(n, r.rps, proxyRps) }]))
+    }
   }
-  // Logging's cost from paired rounds: each logging gateway right after or before its plain
-  // twin, the order alternating, so the machine's drift cancels. B's rounds of the two are
-  // further apart, and this machine's direct path moved by 40 % within one of its scenarios.
   const c = CFG.bConnections[0]
-  say(`B: body logging, ${CFG.logPairs} paired rounds of ${CFG.bSeconds} s at ${c} connections`)
-  const logging: Record<string, { cost_pct: number | null; pair_pcts: Array<number | null> }> = {}
+  const plainGateway = targets.find((t) => t.name === 'gateway')!
+  const prepaid = chatTarget('gateway (prepaid key)', gateway, gateway.prepaidKey!)
+  const silent = chatTarget('gateway (log silent)', gatewaySilent!)
+  for (const t of [prepaid, silent]) await closedLoop(pool(t, c), t, bodies.instant, c, CFG.warmupMs)
+  say(`B: body logging, the log file and a prepaid key, ${CFG.pairs} paired rounds of ${CFG.bSeconds} s each at ${c} connections`)
+  const logging: Record<string, PairedCost> = {}
   for (const logged of targets.filter((t) => t.name.endsWith('+logs'))) {
     const plain = targets.find((t) => t.name === logged.name.slice(0, -'+logs'.length))!
-    const losses: number[] = []
-    for (let i = 0; i < CFG.logPairs; i++) {
-      const rps = new Map<Target, number>()
-      for (const t of i % 2 ? [logged, plain] : [plain, logged]) rps.set(t, (await closedLoop(pool(t, c), t, bodies.instant, c, CFG.bSeconds * 1000)).rps)
-      losses.push((1 - rps.get(logged)! / rps.get(plain)!) * 100)
-    }
-    logging[logged.name] = { cost_pct: round(median(losses), 1), pair_pcts: losses.map((x) => round(x, 1)) }
+    logging[logged.name] = await pairedCost(plain, logged, c)
   }
   B.logging = logging
+  /** The shipped gateway's log, a line a request at info to its file, against its twin logging nothing. */
+  B.log_file = await pairedCost(silent, plainGateway, c)
+  /** The gateway's prepaid key (its debit, durable before the answer ends) against its free key. */
+  B.prepaid_key = await pairedCost(plainGateway, prepaid, c)
   results.B = B
 }
 
@@ -398,11 +443,11 @@ if (SCEN.has('C')) {
 }
 
 // ---------- D: concurrent streams ----------
-/** Runs one way of driving streams for every target, interleaved, and reports it as D does. */
-async function streamScenario(drive: (p: Pool, t: Target) => Promise<StreamStats>) {
+/** Runs one way of driving streams for every target, interleaved, and reports it as D does; `connections`: each target's pool, as many as streams open at once. */
+async function streamScenario(connections: number, drive: (p: Pool, t: Target) => Promise<StreamStats>) {
   const runs: Record<string, StreamStats[]> = Object.fromEntries(targets.map((t) => [t.name, []]))
-  for (const t of targets) await drive(pool(t, 256), t)
-  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await drive(pool(t, 256), t))
+  for (const t of targets) await drive(pool(t, connections), t)
+  for (let rep = 0; rep < REPS; rep++) for (const t of rotation(rep)) runs[t.name].push(await drive(pool(t, connections), t))
   const m = (n: string, k: 'ttfcP50' | 'ttfcP99' | 'ttlcP50' | 'ttlcP99') => median(runs[n].map((x) => x[k]))
   return Object.fromEntries(
     targets.map((t) => {
@@ -429,11 +474,18 @@ async function streamScenario(drive: (p: Pool, t: Target) => Promise<StreamStats
 }
 
 if (SCEN.has('D')) {
-  say(`D: ${CFG.dStreams} streams of ${STREAM_CHUNKS} chunks every ${STREAM_INTERVAL_MS} ms opened at once, x ${REPS} per target`)
-  results.D = await streamScenario((p, t) => streams(p, t, bodies.stream, CFG.dStreams, STREAM_CHUNKS))
+  const burst = (n: number) => {
+    say(`D: ${n} streams of ${STREAM_CHUNKS} chunks every ${STREAM_INTERVAL_MS} ms opened at once, x ${REPS} per target`)
+    return streamScenario(n, (p, t) => streams(p, t, bodies.stream, n, STREAM_CHUNKS))
+  }
+  results.D = await burst(CFG.dStreams)
   say(`D: ${CFG.dStreams} streams kept open for ${CFG.dSustainSeconds} s (each replaced as it ends), x ${REPS} per target`)
   const streamMs = STREAM_CHUNKS * STREAM_INTERVAL_MS
-  results.D_sustained = await streamScenario((p, t) => sustainedStreams(p, t, bodies.stream, CFG.dStreams, STREAM_CHUNKS, streamMs, CFG.dSustainSeconds * 1000))
+  results.D_sustained = await streamScenario(CFG.dStreams, (p, t) =>
+    sustainedStreams(p, t, bodies.stream, CFG.dStreams, STREAM_CHUNKS, streamMs, CFG.dSustainSeconds * 1000),
+  )
+  // Last: the rows above run on processes in the state they were in before this burst was added.
+  results.D_burst = await burst(CFG.dBurstStreams)
 }
 
 const rssEnd = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, round(memoryMb(t.pid!).rss, 0)]))
@@ -463,6 +515,7 @@ const meta = {
   config: { ...CFG, reps: REPS, mock_delay_ms: DELAY_MS, stream_chunks: STREAM_CHUNKS, stream_interval_ms: STREAM_INTERVAL_MS },
   rss_end_mb: rssEnd,
 }
+results.targets = issueTargets(results as any)
 const report = { ...meta, results }
 fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true })
 fs.writeFileSync(path.join(ROOT, `bench/results/${args.name}.json`), JSON.stringify(report, null, 2) + '\n')
@@ -494,16 +547,29 @@ function markdown(r: typeof report): string {
     for (const w of A_WIRES) wireRows(R[w.key], w.label)
   }
   if (R.B) {
+    const rps = (x: { rps: number; rps_vs_proxy: number | null; errors?: number }) =>
+      `${f(x.rps, 0)}${x.rps_vs_proxy === null ? '' : ` (${f(x.rps_vs_proxy)}×)`}${x.errors ? ` (${x.errors} err)` : ''}`
     for (const c of CFG.bConnections) {
       const b = R.B[`c${c}`]
-      row(`B: req/s @${c} conns`, (n) => `${f(b[n].rps, 0)}${b[n].errors ? ` (${b[n].errors} err)` : ''}`)
+      row(`B: req/s @${c} conns (× node proxy's)`, (n) => rps(b[n]))
       row(`B: p50 / p99 @${c} (ms)`, (n) => `${f(b[n].p50_ms)} / ${f(b[n].p99_ms)}`)
       row(`B: CPU of process @${c}`, (n) => (b[n].cpu_pct === null ? '—' : `${f(b[n].cpu_pct, 0)} %`))
       row(`B: peak RSS @${c} (MB)`, (n) => (b[n].peak_rss_mb === null ? '—' : f(b[n].peak_rss_mb, 0)))
+      for (const w of B_WIRES) {
+        const m = R.B[`c${c}_${w.wire}`]
+        if (!m) continue
+        const floors = TRANSLATED.has(w.wire) ? '; direct and node proxy: their chat row, the request it becomes' : ''
+        row(`B: req/s @${c}, ${w.label} (× node proxy's${floors})`, (n) => (m[n] ? rps(m[n]) : '—'))
+      }
     }
+    const c = CFG.bConnections[0]
     const L = R.B.logging
-    row(`B: **cost of body logging**, ${CFG.logPairs} paired rounds @${CFG.bConnections[0]}: median (range)`, (n) =>
-      L[n] ? `${f(L[n].cost_pct, 1)} % (${f(Math.min(...L[n].pair_pcts), 1)} to ${f(Math.max(...L[n].pair_pcts), 1)})` : '—',
+    row(`B: **cost of body logging**, ${CFG.pairs} paired rounds @${c}: median (range)`, (n) => (L[n] ? costCell(L[n]) : '—'))
+    row(`B: **cost of logging at info to a file** (against a twin at \`--log-level silent\`), ${CFG.pairs} paired rounds @${c}: median (range)`, (n) =>
+      n === 'gateway' ? costCell(R.B.log_file) : '—',
+    )
+    row(`B: **cost of a prepaid key** (against the free key), ${CFG.pairs} paired rounds @${c}: median (range)`, (n) =>
+      n === 'gateway' ? costCell(R.B.prepaid_key) : '—',
     )
   }
   if (R.C) {
@@ -523,17 +589,113 @@ function markdown(r: typeof report): string {
   }
   if (R.D) streamRows(R.D, `${CFG.dStreams} opened at once`)
   if (R.D_sustained) streamRows(R.D_sustained, `${CFG.dStreams} kept open`)
+  if (R.D_burst) streamRows(R.D_burst, `${CFG.dBurstStreams} opened at once`)
   lines.push('')
   const notes: string[] = []
   for (const n of names) {
     const errs = [
       ...A_WIRES.map((w) => R[w.key]?.[n]?.firstError),
       R.B && R.B.c10[n]?.firstError,
+      ...B_WIRES.map((w) => R.B?.[`c${CFG.bConnections[0]}_${w.wire}`]?.[n]?.firstError),
       R.C && R.C.r100[n]?.firstError,
       R.D && R.D[n]?.firstError,
+      R.D_burst?.[n]?.firstError,
     ].filter(Boolean)
     if (errs.length) notes.push(`- ${n}: first error seen: \`${String(errs[0]).replace(/`/g, "'").slice(0, 160)}\``)
   }
   if (notes.length) lines.push(...notes, '')
+  lines.push(`Issue 30's targets (the gateway against the bare Node proxy, this run):`, '')
+  lines.push('| Target | gateway | node proxy | ratio / cost | goal | met |', '|---|---|---|---|---|---|')
+  for (const t of R.targets as TargetRow[]) {
+    const fig = (x: number | null) => (x === null ? '—' : `${f(x, t.unit === 'ms' ? (Math.abs(x) < 10 ? 3 : 1) : 0)} ${t.unit}`)
+    const cells =
+      t.met === null
+        ? ['not run', '', '', t.goal, 'not run']
+        : [fig(t.gateway), fig(t.proxy), t.cost ? costCell(t.cost) : t.ratio === null ? '—' : `${f(t.ratio)}×`, t.goal, t.met ? 'yes' : '**no**']
+    lines.push(`| ${t.target} | ${cells.join(' | ')} |`)
+  }
+  lines.push('')
   return lines.join('\n') + '\n'
+}
+
+/** A paired cost: its median, and the range of its pairs. */
+function costCell(x: PairedCost): string {
+  const pairs = x.pair_pcts.filter((p): p is number => p !== null)
+  return `${x.cost_pct === null ? 'n/a' : x.cost_pct.toFixed(1)} % (${Math.min(...pairs).toFixed(1)} to ${Math.max(...pairs).toFixed(1)})`
+}
+
+/** One of issue 30's targets, for the shipped gateway (the `gateway` target) in this run; `met` null: its scenario did not run. */
+interface TargetRow {
+  target: string
+  goal: string
+  unit: string
+  gateway: number | null
+  proxy: number | null
+  /** The gateway's figure over the proxy's. */
+  ratio: number | null
+  /** For a cost measured in paired rounds: its median and pairs, in % of throughput. */
+  cost?: PairedCost
+  met: boolean | null
+}
+
+/**
+ * Issue 30's targets from this run's results. A figure over several wires or connection counts
+ * has a row for each; a translated wire's proxy figure is the proxy's chat row (the chat request
+ * the translation becomes), as in B's and A's rows.
+ */
+function issueTargets(R: any): TargetRow[] {
+  const rows: TargetRow[] = []
+  const G = 'gateway'
+  const P = 'node proxy'
+  /** `gateway` within `limit` times `proxy`: at least (a throughput) or at most (a latency); `also`, a further condition. */
+  const relative = (target: string, unit: string, at: 'least' | 'most', limit: number, figures: [number, number] | null, also?: [string, boolean]) => {
+    const goal = `${at === 'least' ? '≥' : '≤'} ${at === 'least' ? `${limit * 100} % of` : `${limit} ×`} the proxy's${also ? `, ${also[0]}` : ''}`
+    if (!figures) return rows.push({ target, goal, unit, gateway: null, proxy: null, ratio: null, met: null })
+    const [g, p] = figures
+    const within = at === 'least' ? g >= limit * p : g <= limit * p
+    rows.push({ target, goal, unit, gateway: g, proxy: p, ratio: p > 0 ? round(g / p, 2) : null, met: within && (also?.[1] ?? true) })
+  }
+  const of = (row: any, k: string): [number, number] | null => (row?.[G] && row[P] ? [row[G][k], row[P][k]] : null)
+  const labelOf = (w: { wire: Wire; label: string }) => `${w.label}${TRANSLATED.has(w.wire) ? " (against the proxy's chat row)" : ''}`
+  for (const c of CFG.bConnections) relative(`chat, ${c} connections: req/s`, 'req/s', 'least', 0.8, of(R.B?.[`c${c}`], 'rps'))
+  const c = CFG.bConnections[0]
+  for (const w of B_WIRES.filter((w) => /^(messages|responses)/.test(w.wire)))
+    relative(`${labelOf(w)}, ${c} connections: req/s`, 'req/s', 'least', 0.7, of(R.B?.[`c${c}_${w.wire}`], 'rps'))
+  const chatA = R.A
+  for (const w of [{ key: 'A', label: 'chat', wire: 'chat' as Wire }, ...A_WIRES]) {
+    const m = R[w.key]
+    const proxy = TRANSLATED.has(w.wire) ? chatA?.[P] : m?.[P]
+    relative(`added p50, one at a time, ${labelOf(w)}`, 'ms', 'most', 1.1, m?.[G] && proxy ? [m[G].added_p50_ms, proxy.added_p50_ms] : null)
+  }
+  relative('added p99 at 500 req/s (60 ms provider)', 'ms', 'most', 1.2, of(R.C?.r500, 'added_p99_ms'))
+  relative(`${CFG.dStreams} streams kept open: added TTFC p50`, 'ms', 'most', 1.5, of(R.D_sustained, 'added_ttfc_p50_ms'))
+  const burst = R.D_burst?.[G]
+  relative(`${CFG.dBurstStreams.toLocaleString('en')} streams opened at once: TTFC p99`, 'ms', 'most', 1.2, of(R.D_burst, 'ttfc_p99_ms'), [
+    'under 1,000 ms, none lost',
+    burst && burst.ttfc_p99_ms < 1000 && burst.failed + burst.incomplete === 0,
+  ])
+  const rss = of(R.B?.c50, 'peak_rss_mb')
+  rows.push({
+    target: 'peak RSS at 50 connections',
+    goal: '≤ 150 MB',
+    unit: 'MB',
+    gateway: rss?.[0] ?? null,
+    proxy: rss?.[1] ?? null,
+    ratio: rss ? round(rss[0] / rss[1], 2) : null,
+    met: rss ? rss[0] <= 150 : null,
+  })
+  const cost = (target: string, goal: string, x: PairedCost | undefined, met: (pct: number) => boolean) =>
+    rows.push({
+      target,
+      goal,
+      unit: '%',
+      gateway: null,
+      proxy: null,
+      ratio: null,
+      ...(x ? { cost: x } : {}),
+      met: x ? x.cost_pct !== null && met(x.cost_pct) : null,
+    })
+  cost('logging at info to a file: cost in req/s (against `--log-level silent`)', '≤ 5 %', R.B?.log_file, (pct) => pct <= 5)
+  cost('prepaid key against free key: difference in req/s', '≤ 5 % apart', R.B?.prepaid_key, (pct) => Math.abs(pct) <= 5)
+  return rows
 }
