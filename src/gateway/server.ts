@@ -5,6 +5,14 @@ import { AdminService } from './admin/adminService'
 import { openLog } from './log'
 import { announceRunning, newOperatorToken } from './http/api/runningGateway'
 
+/**
+ * Connections the kernel may hold for the gateway before it accepts them (it caps this at
+ * net.core.somaxconn, 4096 on current Linux). Node's default of 511 overflowed when a thousand
+ * clients connected at once (coding agents fanning out): every connection past it had its SYN
+ * dropped and retried by the client's kernel a second later, which set the burst's p99.
+ */
+const LISTEN_BACKLOG = 4096
+
 export interface RunningGateway {
   url: string
   config: GatewayConfig
@@ -41,7 +49,7 @@ export async function startGateway(
   const operatorToken = newOperatorToken()
   const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir, operatorToken })
   try {
-    await app.listen({ host: config.host, port: config.port })
+    await app.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG })
   } catch (err) {
     await gateway.close()
     await log.close()
