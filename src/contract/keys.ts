@@ -57,9 +57,13 @@ export const ledgerEntry = z.object({
   note: z.string().nullable(),
 })
 
-/** The largest amount a balance, limit or top-up takes: past it, an amount is a typo, and past 1e21 USD no longer converts exactly to pico-dollars. */
-const MAX_USD = 1_000_000_000
-const amount = usd.max(MAX_USD, 'must be at most 1,000,000,000')
+/**
+ * The largest amount a balance, limit or top-up takes. Amounts are stored as pico-dollars in
+ * 64-bit integers, which end at $9,223,372; a million leaves a key's ledger room for several
+ * such top-ups, and past it an amount is a typo.
+ */
+const MAX_USD = 1_000_000
+const amount = usd.max(MAX_USD, 'must be at most 1,000,000')
 
 const settings = z.object({
   default_preset: z.string().nullable().optional(),
@@ -68,7 +72,7 @@ const settings = z.object({
   monthly_limit_usd: amount.nonnegative().nullable().optional(),
 })
 
-const money = amount.min(-MAX_USD, 'must be at least -1,000,000,000').refine((n) => n !== 0, 'must not be zero')
+const money = amount.min(-MAX_USD, 'must be at least -1,000,000').refine((n) => n !== 0, 'must not be zero')
 
 export const keyOps = {
   'keys.list': op({ summary: 'Keys (a member sees their own)', access: 'user', input: empty, output: z.array(keySummary) }),

@@ -61,3 +61,17 @@ describeEachStore('inference keys in the store', (under) => {
     await close()
   })
 })
+
+describe('amounts a key takes', () => {
+  it('are refused past $1,000,000, naming the field, before they could overflow the 64-bit pico-dollars they are stored in', async () => {
+    const { keyOps } = await import('../../src/contract/keys')
+    const create = keyOps['keys.create'].input
+    assert.equal(create.safeParse({ name: 'k', balance_usd: 1_000_000 }).success, true)
+    const refused = create.safeParse({ name: 'k', balance_usd: 1_000_000_000 })
+    assert.equal(refused.success, false)
+    assert.deepEqual(
+      refused.error!.issues.map((i) => [i.path.join('.'), i.message]),
+      [['balance_usd', 'must be at most 1,000,000']],
+    )
+  })
+})
