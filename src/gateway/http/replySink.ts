@@ -56,7 +56,6 @@ export const openAIGrammar: Grammar = {
 }
 
 const ignore = () => {}
-const uncork = (out: { uncork(): void }) => out.uncork()
 
 /**
  * An answer on a Fastify reply in a wire's grammar: JSON, or server-sent events ending with the
@@ -95,19 +94,15 @@ export class ReplySink implements Sink {
   /**
    * An event nobody changed leaves as the provider's own text (no second serialisation, numbers and
    * key order untouched). The events written in one tick (what one read of the provider held) leave
-   * in one write, not one per event.
+   * in one send, not one per event: Node corks the socket at a response's first write of a tick and
+   * uncorks it on the next.
    */
   event(data: object, text?: string): void {
     this.write(this.grammar.frame(data, text))
   }
 
   private write(frame: string): void {
-    const out = this.reply.raw
-    if (!out.writableCorked) {
-      out.cork()
-      process.nextTick(uncork, out)
-    }
-    out.write(frame)
+    this.reply.raw.write(frame)
   }
 
   wait(resume: () => void): boolean {
