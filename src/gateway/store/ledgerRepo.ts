@@ -21,6 +21,7 @@ export { PICO_PER_USD, picoToUsdNumber, usdToPico } from '../../contract/money'
 /** A usage debit: written with its record in a batch, or alone before an answer's end goes out. */
 export const DEBIT_ROW = { insert: 'INSERT INTO ledger (key_id, created_at, amount_pico, kind, request_id, actor, note)', conflict: '' }
 export const debitValues = (keyId: string, at: number, pico: bigint, requestId: string): SqlValue[] => [keyId, at, -pico, 'usage', requestId, 'gateway', null]
+const DEBIT_SQL = `${DEBIT_ROW.insert} VALUES (${placeholders(7)})`
 
 /**
  * The prepaid balance of a key is the sum of its ledger entries: top-ups and adjustments made by
@@ -70,7 +71,7 @@ export class LedgerRepo {
     let failure: unknown = null
     try {
       await this.sql.write(async (tx) => {
-        for (const d of batch) await tx.run(`${DEBIT_ROW.insert} VALUES (${placeholders(7)})`, d.values)
+        for (const d of batch) await tx.run(DEBIT_SQL, d.values)
       })
     } catch (err) {
       failure = err

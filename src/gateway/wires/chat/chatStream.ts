@@ -110,10 +110,7 @@ export class OpenAIChunks implements ChunkEncoder {
       }
     }
     this.lastChunk = chunk
-    if (this.held) {
-      this.out.sink.event(this.held)
-      this.held = null
-    }
+    this.releaseHeld()
     if (chunk.choices?.some((c) => c.finish_reason)) {
       this.held = chunk
     } else {
@@ -131,13 +128,22 @@ export class OpenAIChunks implements ChunkEncoder {
       if (text.includes('"usage"')) return false
     }
     this.lastChunk = text
-    if (this.held) {
-      this.out.sink.event(this.held)
-      this.held = null
-    }
+    this.releaseHeld()
     this.out.firstByte()
     write(text)
     return true
+  }
+
+  /** The last chunk relayed, parsed if it went out as text: read only when no usage chunk gives the envelope. */
+  private lastParsed(): Chunk | null {
+    return typeof this.lastChunk === 'string' ? (JSON.parse(this.lastChunk) as Chunk) : this.lastChunk
+  }
+
+  /** A finishing chunk held back is not the last after all: it goes out before what follows it. */
+  private releaseHeld(): void {
+    if (!this.held) return
+    this.out.sink.event(this.held)
+    this.held = null
   }
 
   usage(chunk: Chunk): void {
@@ -156,8 +162,7 @@ export class OpenAIChunks implements ChunkEncoder {
     const finishChunk = this.held!
     if (!this.includeUsage) return [{ ...finishChunk, gw }]
     const reported = this.usageChunk
-    const lastChunk = typeof this.lastChunk === 'string' ? (JSON.parse(this.lastChunk) as Chunk) : this.lastChunk
-    const { choices: _c, usage: _u, ...envelope } = reported ?? lastChunk ?? finishChunk
+    const { choices: _c, usage: _u, ...envelope } = reported ?? this.lastParsed() ?? finishChunk
     return [finishChunk, { ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }]
   }
 
