@@ -1,8 +1,10 @@
 /**
  * How far a gateway on this stack can come to the bare Node proxy: the bare proxy
  * (node-proxy.mjs), the least a Fastify app can do as a proxy (fastify-proxy.mjs: parse the JSON
- * body, forward it, send the answer) and the gateway as shipped, in alternating rounds of a closed
- * loop on chat completions against the instant mock, with each process's CPU per request.
+ * body, forward it, send the answer), the same with the duties the gateway has on every request
+ * (duty-proxy.ts: the key checked, the answer priced, recorded and logged) and the gateway as
+ * shipped, in alternating rounds of a closed loop on chat completions against the instant mock,
+ * with each process's CPU per request.
  * Usage: node --import tsx bench/floor.ts [--rounds 6] [--seconds 4] [--connections 10]
  * Writes results/floor.md.
  */
@@ -11,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, median } from './loadgen'
-import { cpuSeconds, ROOT, startChild, type Child } from './procs'
+import { cpuSeconds, ROOT, startChild, startDutyProxy, type Child } from './procs'
 import { startGatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { MOCK_MODELS } from './mock-provider'
@@ -27,11 +29,13 @@ buildApp()
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 const bare = await startChild(['bench/node-proxy.mjs', '--upstream', mock.info.url])
 const fastify = await startChild(['bench/fastify-proxy.mjs', '--upstream', mock.info.url])
+const duty = await startDutyProxy(mock.info.url)
 const gw = await startGatewayChild(mock.info.url, { root: ROOT })
 const json = { 'content-type': 'application/json' }
 const sides: Array<{ name: string; url: string; pid: number; key: string }> = [
   { name: 'bare Node proxy', url: bare.info.url, pid: bare.pid, key: 'sk-mock-bench' },
   { name: 'Fastify proxy', url: fastify.info.url, pid: fastify.pid, key: 'sk-mock-bench' },
+  { name: 'duty proxy', url: duty.info.url, pid: duty.pid, key: duty.info.key },
   { name: 'gateway', url: gw.url, pid: gw.pid, key: gw.key },
 ]
 const body = JSON.stringify({
@@ -58,7 +62,7 @@ for (let r = 0; r < ROUNDS; r++)
     const s = sides[(i + r) % sides.length]
     rounds.get(s.name)!.push(await one(s, MS))
   }
-const children: Child[] = [bare, fastify, gw, mock]
+const children: Child[] = [bare, fastify, duty, gw, mock]
 for (const p of pools.values()) await p.close()
 for (const c of children) await c.stop()
 

@@ -146,3 +146,24 @@ export function memoryMb(pid: number): { rss: number; peak: number } {
 export function resetPeakRss(pid: number): void {
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
+
+/**
+ * The duty floor (duty-proxy.ts) as the gateway runs: bundled by esbuild with the record thread's
+ * script beside it (the record writer loads `recordWorker.js` from its own directory), packages
+ * left to node_modules, and started with plain `node`.
+ */
+export async function startDutyProxy(upstream: string): Promise<Child> {
+  const outdir = path.join(ROOT, 'node_modules/.cache/gw-bench/duty-proxy')
+  const { buildSync } = await import('esbuild')
+  buildSync({
+    entryPoints: { 'duty-proxy': path.join(ROOT, 'bench/duty-proxy.ts'), recordWorker: path.join(ROOT, 'src/gateway/store/recordWorker.ts') },
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  })
+  return startChild([path.join(outdir, 'duty-proxy.js'), '--upstream', upstream])
+}

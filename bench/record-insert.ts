@@ -13,7 +13,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { openDatabase } from '../src/gateway/store/db'
 import { recordBatchWriter, type QueuedRecord } from '../src/gateway/store/recordBatch'
-import type { RequestRecord } from '../src/gateway/store/requestsRepo'
+import { chatRecord } from './chat-record'
 import { newRequestId } from '../src/gateway/pipeline/requestContext'
 import { ROOT } from './procs'
 
@@ -21,49 +21,6 @@ const { values: args } = parseArgs({ options: { records: { type: 'string', defau
 const RECORDS = Number(args.records)
 const WINDOW = 50_048 // a multiple of the batch size
 const BATCH = 64
-
-const record = (id: string): RequestRecord => ({
-  id,
-  created_at: new Date().toISOString(),
-  endpoint: 'chat.completions',
-  source: 'api',
-  status: 200,
-  outcome: 'ok',
-  key_id: 'key_bench',
-  model: 'gpt-4o-mini',
-  preset: null,
-  preset_version: null,
-  provider: 'openai',
-  upstream_model: 'gpt-4o-mini',
-  stream: false,
-  attribution: { user_id: 'bench', trace_id: null, session_id: null, session_derived: false, tags: [], extra: {}, auto_cache: null },
-  dimensions: {},
-  ignored: [],
-  usage: { prompt_tokens: 12, completion_tokens: 9, total_tokens: 21, cached_tokens: 0, cache_write_tokens: 0, cache_write_1h_tokens: 0, reasoning_tokens: 0 },
-  cost: {
-    currency: 'USD',
-    priced: true,
-    unpriced_reason: null,
-    prompt_tokens: 12,
-    completion_tokens: 9,
-    cached_tokens: 0,
-    cache_write_tokens: 0,
-    input_usd: 0.0000018,
-    cached_input_usd: 0,
-    cache_write_usd: 0,
-    output_usd: 0.0000054,
-    cache_savings_usd: 0,
-    final_usd: 0.0000072,
-    price_source: 'catalog 2026-11-21',
-    long_context: false,
-    estimated: false,
-  },
-  attempts: [{ provider: 'openai', model: 'gpt-4o-mini', status: 200, latency_ms: 1, error: null }],
-  fallback_used: false,
-  latency_ms: 1,
-  ttfb_ms: null,
-  error: null,
-})
 
 const ids = {
   'time-ordered (req_ + time + 72 random bits)': () => newRequestId(),
@@ -79,7 +36,7 @@ for (const [label, nextId] of Object.entries(ids)) {
   const perWindow: number[] = []
   let t0 = performance.now()
   for (let n = BATCH; n <= RECORDS; n += BATCH) {
-    const items: QueuedRecord[] = Array.from({ length: BATCH }, () => ({ record: record(nextId()), debit: null, bodies: null }))
+    const items: QueuedRecord[] = Array.from({ length: BATCH }, () => ({ record: chatRecord(nextId()), debit: null, bodies: null }))
     write(items, [['key_bench', Date.now()]])
     if (n % WINDOW === 0) {
       const now = performance.now()
