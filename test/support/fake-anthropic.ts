@@ -9,6 +9,7 @@
 import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import { FakePromptCache } from './fakePromptCache'
 
 export interface ReceivedRequest {
   method: string
@@ -492,12 +493,15 @@ export async function startFakeAnthropic(
     echoCredential?: boolean
     /** The model list fails with this status (Anthropic's error body for it) instead of listing. */
     modelsStatus?: number
+    /** Plays Anthropic's prompt cache (`FakePromptCache`): a reply's cache usage is what its prompt reads and writes, unless scripted. */
+    promptCache?: boolean
   } = {},
 ): Promise<FakeAnthropic> {
   const apiKey = opts.apiKey ?? `sk-ant-fake-${randomBytes(16).toString('hex')}`
   const models = opts.models ?? DEFAULT_MODELS
   const received: ReceivedRequest[] = []
   const queue: Behaviour[] = []
+  const cache = opts.promptCache ? new FakePromptCache() : null
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     res.setHeader('request-id', randomId('req'))
@@ -533,7 +537,8 @@ export async function startFakeAnthropic(
     // A count answers a scripted error status; any other behaviour stays queued for the next message.
     if (counting && queue[0]?.kind !== 'status') return sendJson(res, 200, { input_tokens: fakeTokenCount(body) })
 
-    const b = queue.shift() ?? { kind: 'reply' }
+    const scripted = queue.shift() ?? { kind: 'reply' }
+    const b = cache && scripted.kind === 'reply' ? { ...scripted, usage: { ...cache.use(body), ...scripted.usage } } : scripted
     const stream = body.stream === true
     switch (b.kind) {
       case 'reply':
