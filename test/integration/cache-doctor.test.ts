@@ -17,23 +17,11 @@ import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { gwCli, testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
+import { AGENT_TOOLS, LONG_INSTRUCTIONS, sendCacheTurn, type CacheTurn } from '../support/cacheTurns'
 
 const MODEL = 'anthropic/claude-sonnet-4-5'
 const START = Date.parse('2026-11-20T10:00:00Z')
-const EPHEMERAL = { type: 'ephemeral' } as const
-const LONG_INSTRUCTIONS = 'You are a careful coding agent. Follow the repository conventions. '.repeat(40)
-const TOOLS: Anthropic.Tool[] = ['Bash', 'Read', 'Edit'].map((name) => ({
-  name,
-  description: `${name}: ${'does what its name says. '.repeat(10)}`,
-  input_schema: { type: 'object', properties: { arg: { type: 'string' } } },
-}))
-
-interface Turn {
-  system?: string
-  tools?: Anthropic.Tool[]
-  /** The user's messages so far; the assistant's answers go between them. */
-  asks: string[]
-}
+const TOOLS = AGENT_TOOLS
 
 describe('the prompt-cache doctor: per-request cache facts and fingerprints, a session diagnosed turn by turn', () => {
   let anthropic: FakeAnthropic
@@ -43,27 +31,9 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
   let cookie: string
   let now = START
 
-  /**
-   * One turn as Claude Code sends it: tools, a system prompt whose last block is a breakpoint, the
-   * conversation so far with a breakpoint on its newest message (the marker moves every turn).
-   */
-  async function turn(session: string, t: Turn): Promise<RequestRecord> {
-    const client = new Anthropic({ apiKey: secret, baseURL: gateway.url, defaultHeaders: { 'x-gw-session-id': session }, maxRetries: 0 })
-    const messages: Anthropic.MessageParam[] = t.asks.flatMap((ask, i) => {
-      const last = i === t.asks.length - 1
-      const user: Anthropic.MessageParam = { role: 'user', content: [{ type: 'text', text: ask, ...(last && { cache_control: EPHEMERAL }) }] }
-      return last ? [user] : [user, { role: 'assistant', content: [{ type: 'text', text: `Done: ${ask}` }] }]
-    })
-    const { response } = await client.messages
-      .create({
-        model: MODEL,
-        max_tokens: 1024,
-        tools: t.tools ?? TOOLS,
-        system: [{ type: 'text', text: t.system ?? LONG_INSTRUCTIONS, cache_control: EPHEMERAL }],
-        messages,
-      })
-      .withResponse()
-    const record = await waitForRecord(gateway.gateway, response.headers.get('x-request-id'))
+  /** One turn as Claude Code lays it out, its record; the clock moves 30 s on. */
+  async function turn(session: string, t: CacheTurn): Promise<RequestRecord> {
+    const record = await waitForRecord(gateway.gateway, await sendCacheTurn(gateway.url, secret, session, t))
     now += 30_000
     return record
   }
@@ -130,9 +100,18 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
       cache.turns.map((t) => t.state),
       ['write', 'read', 'read'],
     )
-    assert.equal(cache.cached_tokens, records.reduce((s, r) => s + r.usage!.cached_tokens, 0))
-    assert.equal(cache.cache_write_tokens, records.reduce((s, r) => s + r.usage!.cache_write_tokens, 0))
-    assert.equal(cache.prompt_tokens, records.reduce((s, r) => s + r.usage!.prompt_tokens, 0))
+    assert.equal(
+      cache.cached_tokens,
+      records.reduce((s, r) => s + r.usage!.cached_tokens, 0),
+    )
+    assert.equal(
+      cache.cache_write_tokens,
+      records.reduce((s, r) => s + r.usage!.cache_write_tokens, 0),
+    )
+    assert.equal(
+      cache.prompt_tokens,
+      records.reduce((s, r) => s + r.usage!.prompt_tokens, 0),
+    )
     assert.equal(cache.hit_rate, cache.cached_tokens / cache.prompt_tokens)
     assert.ok(cache.saved_usd > 0)
     assert.equal(cache.saved_usd, sum(records, 'cache_savings_usd'))
@@ -177,7 +156,10 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
       await turn('blocks', { asks: ['[10:00] Read the README'] }),
       await turn('blocks', { asks: ['[10:01] Read the README', 'Now fix the typo'] }),
       await turn('blocks', { tools: [TOOLS[1], TOOLS[0], TOOLS[2]], asks: ['[10:01] Read the README', 'Now fix the typo', 'Run it'] }),
-      await turn('blocks', { tools: [TOOLS[1], { ...TOOLS[0], description: 'Bash, changed' }, TOOLS[2]], asks: ['[10:01] Read the README', 'Now fix the typo', 'Run it'] }),
+      await turn('blocks', {
+        tools: [TOOLS[1], { ...TOOLS[0], description: 'Bash, changed' }, TOOLS[2]],
+        asks: ['[10:01] Read the README', 'Now fix the typo', 'Run it'],
+      }),
     ]
     assert.ok(records[1].usage!.cached_tokens > 0, 'the tools and system prompt before the message were read')
     const { cache } = await sessionOf('blocks')
@@ -192,9 +174,7 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
 
   it('requests outside a session keep no fingerprint; a session is shown by `gw sessions show` with its cache', async () => {
     const client = new Anthropic({ apiKey: secret, baseURL: gateway.url, maxRetries: 0 })
-    const { response } = await client.messages
-      .create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
-      .withResponse()
+    const { response } = await client.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).withResponse()
     const record = await waitForRecord(gateway.gateway, response.headers.get('x-request-id'))
     assert.equal(record.prompt, undefined)
 

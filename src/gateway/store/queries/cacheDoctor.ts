@@ -49,7 +49,10 @@ function causeOf(p: CacheTurn, t: CacheTurn, gapMs: number, prompts: Map<string,
   const cause = (kind: CacheCause['kind'], text: string, index: number | null = null): CacheCause => ({ kind, index, previous_id: p.request_id, text })
   if (gapMs > ttlOf(p)) {
     const minutes = Math.round(gapMs / 60_000)
-    return cause('expired', `the cache expired ${at} (${count(minutes)} min after turn ${p.turn}, past its ${ttlOf(p) === ONE_HOUR ? '1-hour' : '5-minute'} TTL)`)
+    return cause(
+      'expired',
+      `the cache expired ${at} (${count(minutes)} min after turn ${p.turn}, past its ${ttlOf(p) === ONE_HOUR ? '1-hour' : '5-minute'} TTL)`,
+    )
   }
   const before = prompts.get(p.request_id)
   const now = prompts.get(t.request_id)
