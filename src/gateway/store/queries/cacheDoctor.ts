@@ -84,6 +84,15 @@ function turnOf(r: RequestRecord, turn: number): CacheTurn {
   }
 }
 
+/** Whether a turn after `i` (they are in time order, so only those up to `until`) of its model read into what `i` wrote. */
+function readWithin(turns: CacheTurn[], times: number[], i: number, until: number): boolean {
+  const w = turns[i]
+  for (let k = i + 1; k < turns.length && times[k] <= until; k++) {
+    if (turns[k].model === w.model && turns[k].cached_tokens > w.cached_tokens) return true
+  }
+  return false
+}
+
 /**
  * The prompt-cache doctor over a session's records, oldest first, as of `now`. A turn misses when
  * the previous turn with usage on the same model had cached a prefix (read or written) and it read
@@ -126,8 +135,7 @@ export function diagnoseSession(records: RequestRecord[], now: number): SessionC
     if (t.cache_write_tokens === 0) return
     const until = times[i] + ttlOf(t)
     if (until >= now) return
-    const read = turns.some((j, k) => k > i && j.model === t.model && times[k] <= until && j.cached_tokens > t.cached_tokens)
-    if (read) return
+    if (readWithin(turns, times, i, until)) return
     t.unread_write = true
     wasted += pico(r.cost?.cache_write_usd)
     wastedTokens += t.cache_write_tokens
