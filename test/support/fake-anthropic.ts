@@ -70,6 +70,8 @@ export interface FakeAnthropic {
   apiKey: string
   /** Every request, in order, recorded before it is answered (rejected ones included). */
   received: ReceivedRequest[]
+  /** From now on plays the prompt cache, as `promptCache: true` does from the start. */
+  playPromptCache(): void
   /** Queues behaviours for the next valid /v1/messages requests (a `status` one also for count_tokens); an empty queue means `{ kind: 'reply' }`. */
   script(...behaviours: Behaviour[]): void
   close(): Promise<void>
@@ -501,7 +503,7 @@ export async function startFakeAnthropic(
   const models = opts.models ?? DEFAULT_MODELS
   const received: ReceivedRequest[] = []
   const queue: Behaviour[] = []
-  const cache = opts.promptCache ? new FakePromptCache() : null
+  let cache = opts.promptCache ? new FakePromptCache() : null
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     res.setHeader('request-id', randomId('req'))
@@ -561,6 +563,9 @@ export async function startFakeAnthropic(
     received,
     script: (...behaviours) => {
       queue.push(...behaviours)
+    },
+    playPromptCache() {
+      cache ??= new FakePromptCache()
     },
     async close() {
       await close()
