@@ -15,6 +15,8 @@ import type { Output } from '../../src/contract'
 import { usdToPico } from '../../src/contract/money'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import OpenAI from 'openai'
 import { gwCli, testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 import { AGENT_TOOLS, LONG_INSTRUCTIONS, sendCacheTurn, type CacheTurn } from '../support/cacheTurns'
@@ -25,6 +27,7 @@ const TOOLS = AGENT_TOOLS
 
 describe('the prompt-cache doctor: per-request cache facts and fingerprints, a session diagnosed turn by turn', () => {
   let anthropic: FakeAnthropic
+  let openai: FakeOpenAI
   let gateway: RunningGateway
   let dataDir: string
   let secret: string
@@ -54,12 +57,14 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
 
   before(async () => {
     anthropic = await startFakeAnthropic({ promptCache: true })
+    openai = await startFakeOpenAI()
     dataDir = tempDir()
     gateway = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey }, routing: { maxRetries: 0 }, clock: () => now },
+      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 }, clock: () => now },
     )
     await gateway.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
     secret = (await gateway.gateway.store.keys.create('laptop')).secret
     await gateway.gateway.configChanged()
     const setup = await fetch(`${gateway.url}/api/auth.setup`, {
@@ -73,6 +78,7 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
   after(async () => {
     await gateway?.close()
     await anthropic?.close()
+    await openai?.close()
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -181,5 +187,69 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
     const { stdout } = await gwCli(['sessions', 'show', 'clock'], { dataDir })
     assert.match(stdout, /cache +missing: 0% of/)
     assert.match(stdout, /the system prompt changed at turn 2/)
+  })
+
+  it('translated paths: chat completions to Anthropic carries the markers (the second turn reads); Messages to a chat provider drops them, named', async () => {
+    const client = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, defaultHeaders: { 'x-gw-session-id': 'chat-to-anthropic' }, maxRetries: 0 })
+    const marked = (text: string) => [{ type: 'text' as const, text, cache_control: { type: 'ephemeral' } }]
+    const ids: string[] = []
+    for (const asks of [['Read the README'], ['Read the README', 'Now fix the typo']]) {
+      const { response } = await client.chat.completions
+        .create({
+          model: MODEL,
+          messages: [
+            { role: 'system', content: marked(LONG_INSTRUCTIONS) as never },
+            ...asks.flatMap((ask, i) =>
+              i === asks.length - 1
+                ? [{ role: 'user' as const, content: marked(ask) as never }]
+                : [
+                    { role: 'user' as const, content: ask },
+                    { role: 'assistant' as const, content: `Done: ${ask}` },
+                  ],
+            ),
+          ],
+        })
+        .withResponse()
+      ids.push(response.headers.get('x-request-id')!)
+    }
+    const [first, second] = await Promise.all(ids.map((id) => waitForRecord(gateway.gateway, id)))
+    assert.equal(second.prompt!.markers, 2)
+    assert.ok(!second.ignored.some((i) => i.name === 'cache_control'), 'the markers reached Anthropic')
+    assert.equal(second.usage!.cached_tokens, first.usage!.cache_write_tokens, 'and the second turn read what the first wrote')
+    assert.equal((await sessionOf('chat-to-anthropic')).cache.verdict, 'healthy')
+
+    const messages = await waitForRecord(
+      gateway.gateway,
+      await sendCacheTurn(gateway.url, secret, 'messages-to-openai', { asks: ['Read the README'] }, 'openai/gpt-4o-mini'),
+    )
+    const dropped = messages.ignored.find((i) => i.name === 'cache_control')
+    assert.ok(dropped, 'the translation names the markers it dropped')
+    const { cache } = await sessionOf('messages-to-openai')
+    assert.equal(cache.turns[0].markers, 2)
+    assert.equal(cache.turns[0].markers_dropped, dropped.reason)
+  })
+
+  it('the Responses and Gemini wires keep the same fingerprint: instructions or systemInstruction as the system prompt, input items or contents as the messages', async () => {
+    const headers = { 'x-gw-session-id': 'other-wires' }
+    const client = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, defaultHeaders: headers, maxRetries: 0 })
+    const { response } = await client.responses
+      .create({ model: MODEL, instructions: LONG_INSTRUCTIONS, input: [{ role: 'user', content: 'Read the README' }], store: false })
+      .withResponse()
+    const responses = await waitForRecord(gateway.gateway, response.headers.get('x-request-id'))
+    const gemini = await fetch(`${gateway.url}/v1beta/models/${encodeURIComponent(MODEL)}:generateContent`, {
+      method: 'POST',
+      headers: { ...headers, 'x-goog-api-key': secret, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        systemInstruction: { parts: [{ text: LONG_INSTRUCTIONS }] },
+        contents: [{ role: 'user', parts: [{ text: 'Read the README' }] }],
+      }),
+    })
+    assert.equal(gemini.status, 200, await gemini.clone().text())
+    const google = await waitForRecord(gateway.gateway, gemini.headers.get('x-request-id'))
+    for (const r of [responses, google]) {
+      assert.match(r.prompt!.system ?? '', /^[\w-]{8}$/, r.endpoint)
+      assert.equal(r.prompt!.messages.length, 1, r.endpoint)
+      assert.equal(r.prompt!.markers, 0, r.endpoint)
+    }
   })
 })
