@@ -17,7 +17,7 @@ import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import OpenAI from 'openai'
-import { gwCli, testStoreFor, waitForRecord } from '../support/harness'
+import { gwCli, ownerCookie, testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 import { AGENT_TOOLS, LONG_INSTRUCTIONS, sendCacheTurn, type CacheTurn } from '../support/cacheTurns'
 
@@ -67,12 +67,7 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
     await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
     secret = (await gateway.gateway.store.keys.create('laptop')).secret
     await gateway.gateway.configChanged()
-    const setup = await fetch(`${gateway.url}/api/auth.setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
-    })
-    cookie = setup.headers.get('set-cookie')!.split(';')[0]
+    cookie = await ownerCookie(gateway.url)
   })
 
   after(async () => {
