@@ -182,6 +182,7 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
     const { stdout } = await gwCli(['sessions', 'show', 'clock'], { dataDir })
     assert.match(stdout, /cache +missing: 0% of/)
     assert.match(stdout, /the system prompt changed at turn 2/)
+    assert.match(stdout, /saved -\$0\.\d+ \(net of what writes cost above input\); wasted \$0\.\d+ on writes never read \(\d+ tokens\)/)
   })
 
   it('translated paths: chat completions to Anthropic carries the markers (the second turn reads); Messages to a chat provider drops them, named', async () => {

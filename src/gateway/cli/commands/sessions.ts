@@ -75,7 +75,7 @@ function cacheLines(c: SessionCache): string[] {
   const rate = c.hit_rate === null ? '-' : `${Math.round(c.hit_rate * 100)}%`
   return [
     `cache     ${c.verdict}: ${rate} of ${c.prompt_tokens} prompt tokens read from the cache (${c.cached_tokens} read, ${c.cache_write_tokens} written)`,
-    `          saved $${c.saved_usd} by reads; $${c.wasted_usd} on writes never read (${c.wasted_tokens} tokens)`,
+    `          saved ${c.saved_usd < 0 ? '-' : ''}$${Math.abs(c.saved_usd)} (net of what writes cost above input); wasted $${c.wasted_usd} on writes never read (${c.wasted_tokens} tokens)`,
     ...c.turns.flatMap((t) => (t.cause ? [`          ${t.cause.text}`] : [])),
   ]
 }
