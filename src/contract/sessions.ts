@@ -32,6 +32,75 @@ export const timelineRow = requestRow.extend({
   cumulative_unpriced: z.number().int(),
 })
 
+/** Why a turn missed the prompt cache: the first block that differs from the previous turn's, or what else kept it from being read. */
+export const cacheCause = z.object({
+  /**
+   * `tools`, `tools_reordered`, `system`, `message` (`index` says which, from 0): that block differs
+   * from the previous turn's; `expired`: the previous turn's cache outlived its TTL; `no_markers`:
+   * the client sent no cache_control; `markers_dropped`: a translation dropped them; `unexplained`:
+   * the prefix and markers were the same and within the TTL; `unknown`: a turn has no fingerprint.
+   */
+  kind: z.enum(['tools', 'tools_reordered', 'system', 'message', 'expired', 'no_markers', 'markers_dropped', 'unexplained', 'unknown']),
+  index: z.number().int().nullable(),
+  /** The previous turn of the same model it was compared with. */
+  previous_id: z.string(),
+  /** One sentence: "the system prompt changed at turn 7: 2,140 tokens re-written". */
+  text: z.string(),
+})
+
+/** One request of a session as the prompt-cache doctor sees it. */
+export const cacheTurn = z.object({
+  request_id: z.string(),
+  /** Its place in the session, from 1, as in the timeline. */
+  turn: z.number().int(),
+  /** `provider/upstream_model`: turns are compared only with turns of the same model. */
+  model: z.string().nullable(),
+  prompt_tokens: z.number().int(),
+  cached_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+  cache_write_1h_tokens: z.number().int(),
+  /** `read`: it read the cache; `write`: it wrote without reading; `miss`: it read less than the previous turn had cached; `none`: neither, or no usage. */
+  state: z.enum(['read', 'write', 'miss', 'none']),
+  /** The cache_control markers the client sent; null when the record has no fingerprint. */
+  markers: z.number().int().nullable(),
+  /** Why the markers did not reach the provider (a translation dropped them), as the record's `ignored` says. */
+  markers_dropped: z.string().nullable(),
+  cause: cacheCause.nullable(),
+  /** Its write was never read (see `sessionCache.wasted_usd`). */
+  unread_write: z.boolean(),
+})
+
+/**
+ * The prompt-cache doctor's view of a session, derived from its records at read time. Token sums
+ * are over requests with usage; money sums are exact (whole pico-dollars of each record's cost).
+ */
+export const sessionCache = z.object({
+  /** `healthy`: it read the cache and no turn missed; `missing`: some turn missed; `unused`: nothing was read or written. */
+  verdict: z.enum(['healthy', 'missing', 'unused']),
+  prompt_tokens: z.number().int(),
+  cached_tokens: z.number().int(),
+  cache_write_tokens: z.number().int(),
+  /** cached_tokens / prompt_tokens; null when no prompt tokens. */
+  hit_rate: z.number().nullable(),
+  /**
+   * What the cache saved, net: the records' `cache_savings_usd` (what cached reads saved against
+   * the input rate, less what writes cost above it); negative when writes were paid for and not read.
+   */
+  saved_usd: usd,
+  /** What every write cost: the records' `cache_write_usd`. */
+  written_usd: usd,
+  /**
+   * What the writes never read cost: a write is read when a later request of the session to the
+   * same provider and upstream model, made within the write's TTL (5 minutes; 1 hour for 1-hour
+   * writes), read more cache tokens than the writing request did. A write still within its TTL is not counted.
+   */
+  wasted_usd: usd,
+  wasted_tokens: z.number().int(),
+  misses: z.number().int(),
+  /** Every request of the session, oldest first. */
+  turns: z.array(cacheTurn),
+})
+
 export const sessionOps = {
   'sessions.list': op({
     summary: 'Sessions with requests in a range: tool, key, first and last request, requests, tokens, cost, models, errors',
@@ -60,6 +129,8 @@ export const sessionOps = {
       .strict(),
     output: z.object({
       session: sessionRow.extend({ derived: z.boolean() }),
+      /** The prompt-cache doctor's view of the whole session (every page carries it). */
+      cache: sessionCache,
       /** Oldest first. */
       requests: z.array(timelineRow),
     }),

@@ -45,9 +45,12 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
   let dataDir: string
   let secret: string
 
-  /** `claude -p PROMPT ...args` in a fresh home, talking to nothing but the gateway; its exit code checked unless `expectFailure`. */
-  async function claude(prompt: string, args: string[], opts: { key?: string; expectFailure?: boolean; env?: Record<string, string> } = {}) {
-    const home = tempDir('gw-claude-home-')
+  /**
+   * `claude -p PROMPT ...args` in a fresh home (or `home`, kept for a later run to resume its
+   * session), talking to nothing but the gateway; its exit code checked unless `expectFailure`.
+   */
+  async function claude(prompt: string, args: string[], opts: { key?: string; expectFailure?: boolean; env?: Record<string, string>; home?: string } = {}) {
+    const home = opts.home ?? tempDir('gw-claude-home-')
     try {
       const run = await runAsync(cli.bin!, ['-p', prompt, ...args], {
         cwd: home,
@@ -74,7 +77,7 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
       else assert.equal(run.code, 0, `claude -p failed\n${said}`)
       return run
     } finally {
-      fs.rmSync(home, { recursive: true, force: true })
+      if (!opts.home) fs.rmSync(home, { recursive: true, force: true })
     }
   }
 
@@ -328,5 +331,32 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     assert.equal(record.status, 402)
     assert.equal(record.error?.code, 'policy_violation')
     assert.equal(record.attribution.session_id, 'claude-session-1')
+  })
+
+  it('two turns of one session natively, against a provider playing the prompt cache: the second reads what the first wrote, and the doctor says healthy', async () => {
+    anthropic.playPromptCache()
+    const home = tempDir('gw-claude-home-')
+    const session = '5f0c8a52-7d1e-4c3b-9a8e-2b6f1d4e7a90'
+    try {
+      const count = await recordCount(gateway.gateway)
+      await claude('Say hello', ['--model', 'anthropic/claude-sonnet-4-5', '--session-id', session], { home })
+      await claude('Say it again', ['--model', 'anthropic/claude-sonnet-4-5', '--resume', session], { home })
+      const [first, second, ...more] = await newRecords(gateway.gateway, count)
+      assert.equal(more.length, 0)
+      for (const r of [first, second]) assert.equal(r.attribution.session_id, session)
+      assert.ok(first.usage!.cache_write_tokens > 0, 'the first turn writes its prefix')
+      assert.ok(second.usage!.cached_tokens >= first.usage!.cache_write_tokens, 'the second reads all the first wrote')
+      assert.ok(second.prompt!.markers > 0, "Claude Code's cache_control markers were counted")
+
+      const found = (await gateway.gateway.store.queries.getSession({ id: session }, { keyIds: null }, Date.now()))!
+      assert.equal(found.cache.verdict, 'healthy', JSON.stringify(found.cache.turns.map((t) => t.cause)))
+      assert.deepEqual(
+        found.cache.turns.map((t) => t.state),
+        ['write', 'read'],
+      )
+      assert.ok(found.cache.saved_usd > 0)
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
   })
 })

@@ -14,7 +14,7 @@ import type { Output } from '../../src/contract'
 import { assertUsd } from '../support/agentRecords'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
-import { gwCli, testStoreFor, waitForRecord } from '../support/harness'
+import { gwCli, ownerCookie, testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 
 const CLAUDE_UA = 'claude-cli/2.1.330 (external, sdk-cli)'
@@ -177,13 +177,7 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
     otherSecret = other.secret
     otherKeyId = other.info.id
     await gw.configChanged()
-    const setup = await fetch(`${gateway.url}/api/auth.setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
-    })
-    assert.equal(setup.status, 200)
-    cookie = setup.headers.get('set-cookie')!.split(';')[0]
+    cookie = await ownerCookie(gateway.url)
   })
 
   after(async () => {

@@ -9,6 +9,7 @@
 import { listenOnLoopback, readBody } from './loopbackServer'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
+import { FakePromptCache } from './fakePromptCache'
 
 export interface ReceivedRequest {
   method: string
@@ -69,6 +70,8 @@ export interface FakeAnthropic {
   apiKey: string
   /** Every request, in order, recorded before it is answered (rejected ones included). */
   received: ReceivedRequest[]
+  /** From now on plays the prompt cache, as `promptCache: true` does from the start. */
+  playPromptCache(): void
   /** Queues behaviours for the next valid /v1/messages requests (a `status` one also for count_tokens); an empty queue means `{ kind: 'reply' }`. */
   script(...behaviours: Behaviour[]): void
   close(): Promise<void>
@@ -492,12 +495,15 @@ export async function startFakeAnthropic(
     echoCredential?: boolean
     /** The model list fails with this status (Anthropic's error body for it) instead of listing. */
     modelsStatus?: number
+    /** Plays Anthropic's prompt cache (`FakePromptCache`): a reply's cache usage is what its prompt reads and writes, unless scripted. */
+    promptCache?: boolean
   } = {},
 ): Promise<FakeAnthropic> {
   const apiKey = opts.apiKey ?? `sk-ant-fake-${randomBytes(16).toString('hex')}`
   const models = opts.models ?? DEFAULT_MODELS
   const received: ReceivedRequest[] = []
   const queue: Behaviour[] = []
+  let cache = opts.promptCache ? new FakePromptCache() : null
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     res.setHeader('request-id', randomId('req'))
@@ -533,7 +539,8 @@ export async function startFakeAnthropic(
     // A count answers a scripted error status; any other behaviour stays queued for the next message.
     if (counting && queue[0]?.kind !== 'status') return sendJson(res, 200, { input_tokens: fakeTokenCount(body) })
 
-    const b = queue.shift() ?? { kind: 'reply' }
+    const scripted = queue.shift() ?? { kind: 'reply' }
+    const b = cache && scripted.kind === 'reply' ? { ...scripted, usage: { ...cache.use(body), ...scripted.usage } } : scripted
     const stream = body.stream === true
     switch (b.kind) {
       case 'reply':
@@ -556,6 +563,9 @@ export async function startFakeAnthropic(
     received,
     script: (...behaviours) => {
       queue.push(...behaviours)
+    },
+    playPromptCache() {
+      cache ??= new FakePromptCache()
     },
     async close() {
       await close()

@@ -157,3 +157,14 @@ export async function waitForRecord(gw: Gateway, id: string | null | undefined):
   )
   return found!
 }
+
+/** Sets up the gateway's owner over `/api/auth.setup` and returns the sign-in cookie (`name=value`) the dashboard's calls carry. */
+export async function ownerCookie(url: string): Promise<string> {
+  const setup = await fetch(`${url}/api/auth.setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'owner', password: 'correct horse battery' }),
+  })
+  if (setup.status !== 200) throw new Error(`auth.setup answered ${setup.status}: ${await setup.text()}`)
+  return setup.headers.get('set-cookie')!.split(';')[0]
+}

@@ -162,7 +162,7 @@ describeEachStore('sessions.get query', (under) => {
   })
 
   it("gives the session's figures, whether its id was derived, and its requests oldest first with the cost so far", async () => {
-    const out = (await getSession(sql, { id: 's1' }, ALL))!
+    const out = (await getSession(sql, { id: 's1' }, ALL, Date.now()))!
     getOutput.parse({ ...out, session: { ...out.session, keys: [] } })
     assert.equal(out.session.derived, false)
     assert.deepEqual(out.session.models, ['m1', 'm2'])
@@ -177,7 +177,7 @@ describeEachStore('sessions.get query', (under) => {
         ['r09', 0.091, 1, true],
       ],
     )
-    const s2 = (await getSession(sql, { id: 's2' }, ALL))!
+    const s2 = (await getSession(sql, { id: 's2' }, ALL, Date.now()))!
     assert.equal(s2.session.derived, true)
     assert.deepEqual(s2.session.tools, ['claude-code 2.1.330'])
     assert.deepEqual(
@@ -191,7 +191,7 @@ describeEachStore('sessions.get query', (under) => {
   })
 
   it('pages the timeline with the running sums of the whole session', async () => {
-    const page = (await getSession(sql, { id: 's1', limit: 2, offset: 2 }, ALL))!
+    const page = (await getSession(sql, { id: 's1', limit: 2, offset: 2 }, ALL, Date.now()))!
     assert.equal(page.session.requests, 5)
     assert.deepEqual(
       page.requests.map((r) => [r.id, round(r.cumulative_usd), r.cumulative_unpriced]),
@@ -200,11 +200,11 @@ describeEachStore('sessions.get query', (under) => {
         ['r08', 0.09, 1],
       ],
     )
-    assert.deepEqual((await getSession(sql, { id: 's1', offset: 5 }, ALL))!.requests, [])
+    assert.deepEqual((await getSession(sql, { id: 's1', offset: 5 }, ALL, Date.now()))!.requests, [])
   })
 
   it("shows a member only their keys' part of a session, and no session where they have none", async () => {
-    const mine = (await getSession(sql, { id: 's1' }, { keyIds: ['key_b'] }))!
+    const mine = (await getSession(sql, { id: 's1' }, { keyIds: ['key_b'] }, Date.now()))!
     assert.deepEqual(
       mine.requests.map((r) => [r.id, round(r.cumulative_usd), r.cumulative_unpriced]),
       [
@@ -213,7 +213,7 @@ describeEachStore('sessions.get query', (under) => {
       ],
     )
     assert.deepEqual([mine.session.requests, mine.session.key_ids, mine.session.first_at], [2, ['key_b'], T0 + 3 * MIN])
-    assert.equal(await getSession(sql, { id: 's2' }, { keyIds: ['key_b'] }), undefined)
-    assert.equal(await getSession(sql, { id: 'nope' }, ALL), undefined)
+    assert.equal(await getSession(sql, { id: 's2' }, { keyIds: ['key_b'] }, Date.now()), undefined)
+    assert.equal(await getSession(sql, { id: 'nope' }, ALL, Date.now()), undefined)
   })
 })

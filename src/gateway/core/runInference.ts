@@ -23,6 +23,7 @@ import type { RecordBackpressure } from './recordBackpressure'
 import type { Sink } from './sink'
 import type { Delivered, Finished, InboundWire } from './wire'
 import { requestedTier } from '../pricing/tiers'
+import { fingerprintPrompt } from '../pipeline/promptFingerprint'
 
 /** nginx's convention for "client closed the request": no response was ever sent. */
 export const CLIENT_CLOSED = 499
@@ -188,6 +189,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   ctx.preset = steering.preset
   ctx.alias = steering.alias
   if (ctx.preset && wc.applyPreset) wc.applyPreset(ctx.preset)
+  // Only a session's turns are compared, so only they pay for the digests.
+  if (ctx.attribution.attribution.session_id !== null && wc.promptParts) ctx.prompt = fingerprintPrompt(wc.promptParts())
   ctx.requestedTier = requestedTier(wc.body)
   const primary = await resolveModel(gw, steering.model)
   run.target = primary

@@ -10,6 +10,7 @@ import type { Redactor } from '../secrets/redactor'
 import type { Outcome, RequestRecord } from '../store/requestsRepo'
 import type { UpstreamResponse } from '../upstream/client'
 import type { GwBlock } from '../pipeline/cost'
+import type { PromptParts } from '../pipeline/promptFingerprint'
 import type { Sink } from './sink'
 
 /** How a request ended, for its record. */
@@ -86,6 +87,8 @@ export interface WireCall {
   readonly body: Record<string, unknown>
   /** The session a calling tool names in the body (Claude Code's `metadata.user_id`); asked only when no header named one. */
   bodySession?(): string | null
+  /** The prompt's system prompt, tools and messages as the body now has them, for the cache doctor's fingerprint. */
+  promptParts?(): PromptParts
   /** Applies a preset; absent when the wire takes no preset (then naming one is refused). */
   applyPreset?(preset: Preset): void
   /**

@@ -1,6 +1,6 @@
 import { randomText } from '../randomText'
 import type { Key } from './keyRules'
-import type { Attempt, Outcome, RequestRecord, RoutingFields } from '../store/requestsRepo'
+import type { Attempt, Outcome, PromptFingerprint, RequestRecord, RoutingFields } from '../store/requestsRepo'
 import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
@@ -115,6 +115,8 @@ export class RequestContext implements AttemptLog {
   source: 'api' | 'playground' = 'api'
   /** What the client sent (JSON text), kept only when body logging is on. */
   requestBody: string | null = null
+  /** The prompt's fingerprint for the cache doctor; made only for a request of a session. */
+  prompt: PromptFingerprint | null = null
   private recorded = false
 
   constructor(
@@ -195,6 +197,7 @@ export class RequestContext implements AttemptLog {
       ttfb_ms: this.ttfbMs,
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,
       ...(answered.upstreamId !== null && { upstream_id: answered.upstreamId }),
+      ...(this.prompt !== null && { prompt: this.prompt }),
     }
   }
 }

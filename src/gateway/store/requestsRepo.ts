@@ -102,6 +102,20 @@ export interface RequestRecord {
   /** Time until the first byte of the answer went to the client. */
   ttfb_ms: number | null
   error: { status: number; type: string; code: string | null; message: string } | null
+  /** The prompt's fingerprint, for the prompt-cache doctor: kept for requests of a session only (and not on records from before it). */
+  prompt?: PromptFingerprint
+}
+
+/**
+ * A prompt's prefix as the cache doctor compares it turn by turn: short digests of the system
+ * prompt (null when there is none), of each tool and of each message, in order, never their text;
+ * and how many prompt-cache markers (`cache_control`) the client put in it.
+ */
+export interface PromptFingerprint {
+  system: string | null
+  tools: string[]
+  messages: string[]
+  markers: number
 }
 
 /** Logged bodies as read back: the JSON the client sent and what it got. */

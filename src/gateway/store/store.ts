@@ -54,7 +54,7 @@ export class Queries {
   overview = (input: OverviewInput, scope: Scope) => overview(this.sql, input, scope)
   groupBy = (input: GroupByInput, scope: Scope) => groupBy(this.sql, input, scope)
   listSessions = (input: ListSessionsInput, scope: Scope) => listSessions(this.sql, input, scope)
-  getSession = (input: GetSessionInput, scope: Scope) => getSession(this.sql, input, scope)
+  getSession = (input: GetSessionInput, scope: Scope, now: number) => getSession(this.sql, input, scope, now)
 }
 
 /**

@@ -23,8 +23,8 @@ export const sessionHandlers: Handlers<'sessions.list' | 'sessions.get'> = {
 
   async 'sessions.get'(ctx, input) {
     await ctx.gw.records.flushed()
-    const found = await ctx.gw.store.queries.getSession(input, await scope(ctx))
+    const found = await ctx.gw.store.queries.getSession(input, await scope(ctx), ctx.gw.clock())
     if (!found) throw notFound(`session ${input.id}`)
-    return { session: (await named(ctx, [found.session]))[0], requests: found.requests }
+    return { session: (await named(ctx, [found.session]))[0], cache: found.cache, requests: found.requests }
   },
 }

@@ -67,7 +67,27 @@ export const sessionsList: Command = async (args, io) => {
   return 0
 }
 
-/** `gw sessions show ID`: the session's totals, then its requests in order with the cost so far. */
+type SessionCache = Output<'sessions.get'>['cache']
+type CacheTurn = SessionCache['turns'][number]
+
+/** The prompt-cache doctor's lines: its verdict and figures, then why each miss happened. */
+function cacheLines(c: SessionCache): string[] {
+  const rate = c.hit_rate === null ? '-' : `${Math.round(c.hit_rate * 100)}%`
+  return [
+    `cache     ${c.verdict}: ${rate} of ${c.prompt_tokens} prompt tokens read from the cache (${c.cached_tokens} read, ${c.cache_write_tokens} written)`,
+    `          saved ${c.saved_usd < 0 ? '-' : ''}$${Math.abs(c.saved_usd)} (net of what writes cost above input); wasted $${c.wasted_usd} on writes never read (${c.wasted_tokens} tokens)`,
+    ...c.turns.flatMap((t) => (t.cause ? [`          ${t.cause.text}`] : [])),
+  ]
+}
+
+/** A turn's cache in the timeline: what it read or wrote, and a miss said so. */
+function cacheCell(t: CacheTurn | undefined): string {
+  if (!t || t.state === 'none') return '-'
+  const wrote = t.cache_write_tokens > 0 ? ` w${t.cache_write_tokens}` : ''
+  return `${t.state === 'miss' ? 'MISS ' : ''}r${t.cached_tokens}${wrote}`
+}
+
+/** `gw sessions show ID`: the session's totals and its prompt cache, then its requests in order with the cost so far. */
 export const sessionsShow: Command = async (args, io) => {
   const { values, positionals } = parse(args, {})
   const id = positionals[0]
@@ -87,12 +107,14 @@ export const sessionsShow: Command = async (args, io) => {
       `tokens    ${s.prompt_tokens} in, ${s.completion_tokens} out`,
       `cost      ${spend(s.cost_usd, s.unpriced, s.requests)}`,
       `models    ${s.models.join(', ') || '-'}`,
+      ...cacheLines(found.cache),
       '',
     ].join('\n'),
   )
+  const turns = new Map(found.cache.turns.map((t) => [t.request_id, t]))
   io.out(
     table([
-      ['#', 'TIME', 'REQUEST', 'STATUS', 'MODEL', 'TOKENS', 'COST USD', 'SO FAR USD'],
+      ['#', 'TIME', 'REQUEST', 'STATUS', 'MODEL', 'TOKENS', 'CACHE', 'COST USD', 'SO FAR USD'],
       ...found.requests.map((r, i) => [
         String(i + 1),
         when(r.created_at),
@@ -100,6 +122,7 @@ export const sessionsShow: Command = async (args, io) => {
         String(r.status),
         r.model ?? '-',
         r.prompt_tokens === null ? '-' : `${r.prompt_tokens}/${r.completion_tokens ?? 0}`,
+        cacheCell(turns.get(r.id)),
         r.priced ? String(r.cost_usd) : r.provider === null ? '-' : 'unpriced',
         spend(r.cumulative_usd, r.cumulative_unpriced, i + 1),
       ]),

@@ -4,6 +4,8 @@ import type { sessionOps, sessionRow, timelineRow } from '../../../contract/sess
 import { invalid } from './invalidQuery'
 import { COST, ERRORS, UNPRICED, UNPRICED_ROW } from './analyticsQuery'
 import { choosePlan, filterSql, ROW_COLUMNS, type RawRow, type Scope } from './requestQuery'
+import { diagnoseSession, type SessionCache } from './cacheDoctor'
+import type { RequestRecord } from '../requestsRepo'
 
 export type ListSessionsInput = z.input<(typeof sessionOps)['sessions.list']['input']>
 export type GetSessionInput = z.input<(typeof sessionOps)['sessions.get']['input']>
@@ -69,15 +71,18 @@ export async function listSessions(sql: Sql, input: ListSessionsInput, scope: Sc
 }
 
 /**
- * A whole session within a scope: its figures, whether its id was derived from the tool, and its
- * requests oldest first with the cost so far (priced sum, unpriced count) beside each. Both come
- * from the session index's range; undefined when the scope sees none of its requests.
+ * A whole session within a scope: its figures, whether its id was derived from the tool, the
+ * prompt-cache doctor's view of it as of `now` (from every record's JSON: the cache counts, costs
+ * and prompt fingerprints are there), and its requests oldest first with the cost so far (priced
+ * sum, unpriced count) beside each. All come from the session index's range; undefined when the
+ * scope sees none of its requests.
  */
 export async function getSession(
   sql: Sql,
   input: GetSessionInput,
   scope: Scope,
-): Promise<{ session: SessionFigures & { derived: boolean }; requests: TimelineRow[] } | undefined> {
+  now: number,
+): Promise<{ session: SessionFigures & { derived: boolean }; cache: SessionCache; requests: TimelineRow[] } | undefined> {
   const limit = input.limit ?? 500
   const offset = input.offset ?? 0
   return sql.read(async (tx) => {
@@ -97,8 +102,13 @@ export async function getSession(
        ORDER BY r.created_at, r.rowid LIMIT ? OFFSET ?`,
       [...where.params, limit, offset],
     )
+    const details = await tx.all<{ detail: string }>(`SELECT r.detail FROM requests r WHERE ${where.sql} ORDER BY r.created_at, r.rowid`, where.params)
     return {
       session: { ...figures(raw), derived: raw.derived === 1 },
+      cache: diagnoseSession(
+        details.map((d) => JSON.parse(d.detail) as RequestRecord),
+        now,
+      ),
       requests: rows.map((r) => ({ ...r, priced: r.priced === 1 })),
     }
   })

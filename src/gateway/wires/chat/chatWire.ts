@@ -1,6 +1,7 @@
 import type { Preset } from '../../../contract/presets'
 import type { Delivered, Delivery, InboundWire, WireCall } from '../../core/wire'
 import type { AdmitOptions } from '../../pipeline/admit'
+import { listOf, type PromptParts } from '../../pipeline/promptFingerprint'
 import type { UpstreamResponse } from '../../upstream/client'
 import { invalidRequest } from '../../errors'
 import type { RequestContext } from '../../pipeline/requestContext'
@@ -51,6 +52,14 @@ class ChatCall implements WireCall, ChatEncoding {
 
   applyPreset(preset: Preset): void {
     this.body = applyPreset(this.body, preset)
+  }
+
+  /** The system prompt is the leading system (or developer) messages, as a preset inserts it. */
+  promptParts(): PromptParts {
+    const messages = this.body.messages as ReadonlyArray<{ role?: unknown }>
+    let lead = 0
+    while (lead < messages.length && (messages[lead].role === 'system' || messages[lead].role === 'developer')) lead++
+    return { system: lead === 0 ? null : messages.slice(0, lead), tools: listOf(this.body.tools), messages: messages.slice(lead) }
   }
 
   control(): AdmitOptions {

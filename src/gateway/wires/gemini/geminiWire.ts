@@ -1,4 +1,5 @@
 import type { InboundWire } from '../../core/wire'
+import { listOf } from '../../pipeline/promptFingerprint'
 import type { Target } from '../../pipeline/resolveModel'
 import { geminiUsageOf } from '../../providers/gemini/usage'
 import { deliverWith, type AnswerGrammar } from '../deliver'
@@ -55,6 +56,7 @@ export const generateContentWire = (stream: boolean): InboundWire => ({
       applyPreset: (preset) => {
         body = applyGeminiPreset(body, preset)
       },
+      promptParts: () => ({ system: body.systemInstruction, tools: listOf(body.tools), messages: body.contents }),
       control: () => ({ chat: true, prompt: promptOf(body), limitField: 'generationConfig.maxOutputTokens' }),
       request(ctx, target) {
         if (!isNative(target)) return translatedChatRequest(ctx, target, (t) => geminiToChat(body, model, t, stream))

@@ -1,4 +1,5 @@
 import type { InboundWire } from '../../core/wire'
+import { listOf } from '../../pipeline/promptFingerprint'
 import { sessionOfUserId } from '../../pipeline/recogniseTool'
 import type { RequestContext } from '../../pipeline/requestContext'
 import type { Target } from '../../pipeline/resolveModel'
@@ -79,6 +80,7 @@ export const messagesWire: InboundWire = {
         return body
       },
       bodySession: () => sessionOfUserId((body.metadata as { user_id?: unknown } | undefined)?.user_id),
+      promptParts: () => ({ system: body.system, tools: listOf(body.tools), messages: body.messages, marked: body.cache_control !== undefined }),
       applyPreset: (preset) => {
         body = applyMessagesPreset(body, preset)
       },

@@ -1,4 +1,5 @@
 import type { InboundWire } from '../../core/wire'
+import { listOf } from '../../pipeline/promptFingerprint'
 import { servesResponses } from '../../providers/registry'
 import { deliverWith, type AnswerGrammar } from '../deliver'
 import { translatedGrammar } from '../translatedAnswer'
@@ -66,6 +67,11 @@ export function responsesWire(conversations: Conversations): InboundWire {
         applyPreset: (preset) => {
           body = applyResponsesPreset(body, preset)
         },
+        promptParts: () => ({
+          system: body.instructions,
+          tools: listOf(body.tools),
+          messages: typeof body.input === 'string' ? [body.input] : listOf(body.input),
+        }),
         async resolve(ctx) {
           conv = await conversations.resolve(ctx, body)
         },

@@ -9,6 +9,7 @@ import { PendingPage } from '../../components/States'
 import { CodeBlock, CopyButton } from '../../components/Copy'
 import { StatusBadge, noCostReason } from './RequestsTable'
 import { TableHead } from '../../components/Table'
+import { RequestCache } from './RequestCache'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {})
@@ -363,6 +364,7 @@ export function RequestDetail({ id }: { id: string }) {
         <Dimensions record={r} />
       </div>
       <CostBreakdown record={r} history={q.data.cost_history} />
+      <RequestCache record={r} />
       <Attempts record={r} />
       <Bodies bodies={q.data.bodies} isAdmin={isAdmin} />
     </div>

@@ -8,6 +8,7 @@ import { PendingPage } from '../../components/States'
 import { CostCell, StatusBadge } from '../requests/RequestsTable'
 import { SpendText } from './SpendText'
 import { shortId } from './SessionsScreen'
+import { CacheCell, CachePanel, type CacheTurn } from './CachePanel'
 
 type Found = Output<'sessions.get'>
 type Step = Found['requests'][number]
@@ -20,7 +21,7 @@ function span(fromMs: number, toMs: number): string {
 }
 
 /** One request of the timeline: what it was, what it cost, and the session's cost so far drawn as a bar of the total. */
-function StepRow({ r, n, total }: { r: Step; n: number; total: number }) {
+function StepRow({ r, n, total, cache }: { r: Step; n: number; total: number; cache: CacheTurn | undefined }) {
   const share = total > 0 ? Math.min(100, (r.cumulative_usd / total) * 100) : 0
   return (
     <tr data-testid="timeline-row" data-request-id={r.id}>
@@ -41,6 +42,9 @@ function StepRow({ r, n, total }: { r: Step; n: number; total: number }) {
         {r.prompt_tokens === null && r.completion_tokens === null ? '—' : compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))}
       </td>
       <td className="num col-wide">{ms(r.latency_ms)}</td>
+      <td className="num col-wide">
+        <CacheCell t={cache} />
+      </td>
       <td className="num cell-cost" data-testid="timeline-cost">
         <CostCell r={r} />
       </td>
@@ -61,7 +65,8 @@ export function SessionDetail({ id }: { id: string }) {
   const back = { href: '#/sessions', label: 'Sessions' }
   if (q.error || !q.data)
     return <PendingPage title="Session" back={back} q={q} label="Loading the session…" errorTestId="session-error" loadingTestId="session-loading" />
-  const { session: s, requests } = q.data
+  const { session: s, requests, cache } = q.data
+  const turns = new Map(cache.turns.map((t) => [t.request_id, t]))
   return (
     <>
       <PageHeader
@@ -106,6 +111,7 @@ export function SessionDetail({ id }: { id: string }) {
           ]}
         />
       </Section>
+      <CachePanel cache={cache} />
       <Section
         title="Timeline"
         testId="session-timeline"
@@ -127,6 +133,9 @@ export function SessionDetail({ id }: { id: string }) {
                 <th scope="col" className="num col-wide">
                   Latency
                 </th>
+                <th scope="col" className="num col-wide">
+                  Cache
+                </th>
                 <th scope="col" className="num">
                   Cost
                 </th>
@@ -137,7 +146,7 @@ export function SessionDetail({ id }: { id: string }) {
             </thead>
             <tbody>
               {requests.map((r, i) => (
-                <StepRow key={r.id} r={r} n={i + 1} total={s.cost_usd} />
+                <StepRow key={r.id} r={r} n={i + 1} total={s.cost_usd} cache={turns.get(r.id)} />
               ))}
             </tbody>
           </table>
