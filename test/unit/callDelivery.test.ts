@@ -18,7 +18,7 @@ const priced: Target = { ...fakeTarget(), priced: { entry: { provider: 'p', mode
 const usage = { ...ZERO_USAGE, prompt_tokens: 1_000, completion_tokens: 500, total_tokens: 1_500 }
 const PICO = 2_000_000_000n
 
-async function delivering(opts: { prepaid?: boolean; free?: boolean; target?: Target } = {}) {
+async function delivering(opts: { prepaid?: boolean; free?: boolean; target?: Target; replayOf?: string } = {}) {
   const s = await ledgerStore()
   const key = await s.key('k', opts.prepaid ? { balanceUsd: 1 } : {})
   await s.balances.loading(key)
@@ -34,6 +34,7 @@ async function delivering(opts: { prepaid?: boolean; free?: boolean; target?: Ta
     logging: false,
     free: opts.free ?? false,
     admission,
+    replayOf: opts.replayOf ?? null,
   })
   return { ...s, key: key as KeyRow, ctx, out, admission }
 }
@@ -51,6 +52,19 @@ describe('CallDelivery: the core’s side of one delivery', () => {
     assert.equal(out.priced?.pico, PICO)
     assert.deepEqual(out.priced?.usage, usage)
     assert.deepEqual(out.headers(), { 'x-gw-request-id': ctx.id, 'x-gw-cost-usd': '0.002' })
+  })
+
+  it('an answer the response cache replays costs $0 and charges nothing; what it saved is noted, and gw.cache names the answer it replayed', async () => {
+    const { out, ctx } = await delivering({ prepaid: true, replayOf: 'req_first' })
+    const gw = out.close(usage)
+    assert.equal(gw.cost?.final_usd, 0)
+    assert.equal(gw.cost?.priced, true)
+    assert.equal(gw.cost?.price_source, 'response cache')
+    assert.equal(gw.cost?.prompt_tokens, 1_000)
+    assert.equal(out.priced?.pico, 0n)
+    assert.deepEqual(gw.cache, { hit: true, request_id: 'req_first', saved_usd: 0.002 })
+    assert.deepEqual(ctx.responseCache, { hit: true, request_id: 'req_first', saved_usd: 0.002 })
+    assert.equal(out.headers()['x-gw-cost-usd'], '0')
   })
 
   it('an unknown price stays visibly unpriced, never $0', async () => {

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors'
 import { chargeBeforeDelivery, chargesBeforeDelivery, type Charge, type ChargeDeps } from '../pipeline/charge'
 import type { Reservation } from '../pipeline/balances'
-import { costOf, countedFree, gwBlock, type GwBlock } from '../pipeline/cost'
+import { costOf, countedFree, gwBlock, replayedCost, type GwBlock } from '../pipeline/cost'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { Priced } from '../pricing/priceUsage'
@@ -33,6 +33,8 @@ export interface DeliverySetup extends Pick<Delivery, 'target' | 'stream' | 'sin
   /** A call no provider bills. */
   free: boolean
   admission: Admission
+  /** The request whose answer the response cache replays for this one; null when a provider answers. */
+  replayOf: string | null
 }
 
 /**
@@ -76,8 +78,19 @@ export class CallDelivery implements Delivery {
     ;(this.held ??= []).push(write)
   }
 
-  close(usage: NormalizedUsage | null, estimated = false): GwBlock {
+  /**
+   * The answer's price: the target's rates for `usage`; $0 for an answer the response cache
+   * replayed, which notes on the request what it would have cost again.
+   */
+  price(usage: NormalizedUsage | null, estimated = false): Priced {
     const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage, estimated)
+    if (this.a.replayOf === null) return priced
+    this.ctx.responseCache = { hit: true, request_id: this.a.replayOf, saved_usd: priced.cost.final_usd }
+    return replayedCost(priced)
+  }
+
+  close(usage: NormalizedUsage | null, estimated = false): GwBlock {
+    const priced = this.price(usage, estimated)
     this.priced = { cost: priced.cost, pico: priced.pico, usage }
     return gwBlock(this.ctx.routing(this.target, priced.cost))
   }

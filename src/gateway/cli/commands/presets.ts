@@ -1,6 +1,7 @@
 import type { Preset } from '../../../contract/presets'
 import { list, number, parse, table, when, type Command } from '../shared'
 import { operate } from './api'
+import { cacheTtl } from './keys'
 
 const row = (p: Preset) => [
   p.name,
@@ -24,6 +25,8 @@ export const presetsSet: Command = async (args, io) => {
     'top-p': { type: 'string' },
     fallbacks: { type: 'string' },
     description: { type: 'string' },
+    'cache-ttl': { type: 'string' },
+    'cache-shared': { type: 'boolean' },
   })
   const num = (v: string | undefined, flag: string) => (v === undefined ? null : number(v, flag, () => true, 'a number'))
   const saved = await operate(values, io, 'presets.save', {
@@ -35,6 +38,8 @@ export const presetsSet: Command = async (args, io) => {
     top_p: num(values['top-p'], '--top-p'),
     fallbacks: list(values.fallbacks) ?? [],
     description: values.description ?? null,
+    response_cache_ttl_s: values['cache-ttl'] === undefined ? null : cacheTtl(values['cache-ttl']),
+    response_cache_shared: values['cache-shared'] ?? false,
   })
   io.out(values.json ? JSON.stringify(saved) : `preset ${saved.name} saved as version ${saved.version}`)
   return 0

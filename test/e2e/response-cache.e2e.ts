@@ -1,0 +1,94 @@
+import { after, afterEach, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import OpenAI from 'openai'
+import type { Browser } from 'playwright-core'
+import { buildApp } from '../support/build'
+import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
+import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
+import { startStack, type Stack } from './support/stack'
+import { Shell } from './pages/shell'
+import { KeyDetailPage, KeysPage } from './pages/keys'
+import { SettingsPage } from './pages/settings'
+import { RequestDetailPage, RequestsPage } from './pages/requests'
+
+const skip = skipReason()
+
+describe('the response cache in the dashboard: a key turns it on, a request shows its hit, Settings clears it', { skip: skip ?? false }, () => {
+  let stack: Stack
+  let browser: Browser
+  let w: WatchedPage
+  let shell: Shell, keys: KeysPage, keyDetail: KeyDetailPage, settings: SettingsPage, requests: RequestsPage, detail: RequestDetailPage
+
+  const assertAccessible = async (what: string) => {
+    for (const theme of ['light', 'dark'] as const) {
+      await w.page.emulateMedia({ colorScheme: theme })
+      const bad = serious(await axe(w.page))
+      assert.equal(bad.length, 0, `${what} (${theme}):\n${describeViolations(bad)}`)
+    }
+    await w.page.emulateMedia({ colorScheme: 'light' })
+  }
+
+  before(async () => {
+    buildApp()
+    stack = await startStack()
+    browser = await launch()
+    w = await signedIn(stack, browser)
+    const p = w.page
+    ;[shell, keys, keyDetail, settings, requests, detail] = [
+      new Shell(p),
+      new KeysPage(p),
+      new KeyDetailPage(p),
+      new SettingsPage(p),
+      new RequestsPage(p),
+      new RequestDetailPage(p),
+    ]
+  })
+  afterEach(() => w.assertNoConsoleErrors())
+  after(async () => {
+    await browser?.close()
+    await stack?.close()
+  })
+
+  it('a key’s TTL caches its deterministic requests; the hit’s page names the first request; Settings counts the hit and clears the cache', async () => {
+    await shell.nav('keys')
+    const key = await keys.create('evals')
+    const secret = key.secret
+    await keys.closeSecret()
+    await keys.open('evals')
+    await keyDetail.setCacheTtl('2h')
+    await keyDetail.waitForToast('Response cache saved')
+    assert.equal((await stack.running.gateway.store.keys.byId(key.id))!.response_cache_ttl_s, 7200)
+    await w.page.setViewportSize(PHONE)
+    await assertNoSideScroll(w.page, 'the key page')
+    await shots(w.page, 'key-response-cache', () => keyDetail.id('key-cache-ttl').waitFor())
+
+    const client = new OpenAI({ baseURL: stack.baseURL, apiKey: secret, maxRetries: 0 })
+    const ask = () => client.chat.completions.create({ model: 'gpt-4o-mini', temperature: 0, messages: [{ role: 'user', content: 'cached?' }] })
+    const first = (await ask()) as any
+    const hit = (await ask()) as any
+    assert.equal(hit.gw.cache.hit, true)
+
+    await shell.nav('requests')
+    await requests.waitForLoaded()
+    await requests.find(hit.gw.request_id)
+    await detail.waitForLoaded()
+    await detail.waitForText(detail.cache(), `hit: the answer of ${first.gw.request_id}`)
+    await shots(w.page, 'request-cache-hit', () => detail.cache().waitFor())
+
+    await shell.nav('settings')
+    await settings.waitForLoaded()
+    await settings.waitForText(settings.id('settings-cache-hits'), '1')
+    assert.equal(await settings.id('settings-cache-entries').innerText(), '1')
+    await w.page.setViewportSize(PHONE)
+    await assertNoSideScroll(w.page, 'the settings page')
+    await assertAccessible('the settings page')
+    await shots(w.page, 'settings-response-cache', () => settings.id('settings-cache-clear').waitFor())
+    await settings.clearResponseCache()
+    await settings.waitForToast('Deleted 1 cached answer')
+    await settings.waitForText(settings.id('settings-cache-entries'), '0')
+    assert.equal(await settings.id('settings-cache-hits').innerText(), '1', 'the records keep their hits')
+    const calls = stack.fake.received.length
+    await ask()
+    assert.equal(stack.fake.received.length, calls + 1, 'a cleared answer is asked of the provider again')
+  })
+})
