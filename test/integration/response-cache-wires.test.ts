@@ -18,6 +18,7 @@ import { TEST_SECRET_KEY, testStoreFor } from '../support/harness'
 import { databases } from '../support/storeFile'
 import { tempDir } from '../support/tempDir'
 import { collect } from '../support/genai'
+import { waitUntil } from '../support/waitUntil'
 
 const ASK = { 'X-Gw-Cache': '1h' }
 
@@ -36,10 +37,19 @@ describe('the response cache on every wire, through the official SDKs', () => {
   const fresh = () => `question ${++n}`
   const calls = () => chatOnly.received.length + both.received.length + anthropic.received.length + google.received.length
 
-  /** The newest record, once the request just answered is stored. */
+  let recorded = 0
+  /** The record of the request just answered, once it is stored: a record is queued after the answer went out. */
   async function newest(): Promise<RequestRecord> {
-    await running.gateway.records.flushed()
-    return (await running.gateway.store.requests.list(1))[0]
+    const gw = running.gateway
+    await waitUntil(
+      async () => {
+        await gw.records.flushed()
+        return (await gw.store.requests.count()) > recorded
+      },
+      { what: 'the request recorded' },
+    )
+    recorded++
+    return (await gw.store.requests.list(1))[0]
   }
 
   /** Sends `ask` twice: the first reaches its provider, the second is the cache's, with the same text and a hit of the first on record. */

