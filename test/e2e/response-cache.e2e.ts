@@ -10,6 +10,7 @@ import { Shell } from './pages/shell'
 import { KeyDetailPage, KeysPage } from './pages/keys'
 import { SettingsPage } from './pages/settings'
 import { RequestDetailPage, RequestsPage } from './pages/requests'
+import { PresetsPage } from './pages/presets'
 
 const skip = skipReason()
 
@@ -73,6 +74,7 @@ describe('the response cache in the dashboard: a key turns it on, a request show
     await requests.find(hit.gw.request_id)
     await detail.waitForLoaded()
     await detail.waitForText(detail.cache(), `hit: the answer of ${first.gw.request_id}`)
+    assert.match(await detail.id('detail-attempts').innerText(), /the response cache answered/)
     await shots(w.page, 'request-cache-hit', () => detail.cache().waitFor())
 
     await shell.nav('settings')
@@ -90,5 +92,24 @@ describe('the response cache in the dashboard: a key turns it on, a request show
     const calls = stack.fake.received.length
     await ask()
     assert.equal(stack.fake.received.length, calls + 1, 'a cleared answer is asked of the provider again')
+  })
+
+  it('a preset turns the cache on and shares it between keys; a TTL that is no duration is refused beside its field', async () => {
+    const presets = new PresetsPage(w.page)
+    await shell.nav('presets')
+    await presets.openNew()
+    await presets.fill({ name: 'team-evals', model: 'openai/gpt-4o-mini', temperature: '0', cacheTtl: 'forever' })
+    await presets.id('preset-save').click()
+    await presets.waitForText(presets.fieldError('preset-cache-ttl'), 'must be a duration such as 30m, 1h or 7d')
+    await presets.fill({ cacheTtl: '1d' })
+    await presets.id('preset-cache-shared').check()
+    await presets.save()
+    await presets.waitForToast('Preset “team-evals” created')
+    const saved = (await stack.running.gateway.store.presets.get('team-evals'))!
+    assert.equal(saved.response_cache_ttl_s, 86_400)
+    assert.equal(saved.response_cache_shared, true)
+    await w.page.setViewportSize(PHONE)
+    await assertNoSideScroll(w.page, 'the preset page')
+    await shots(w.page, 'preset-response-cache', () => presets.id('preset-cache-ttl').waitFor())
   })
 })

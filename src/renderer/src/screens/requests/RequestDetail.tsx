@@ -152,7 +152,11 @@ function Attempts({ record }: { record: Obj }) {
   return (
     <Section title="Routing attempts" testId="detail-attempts" description={record.fallback_used ? 'A fallback served this request.' : undefined}>
       {attempts.length === 0 ? (
-        <p className="muted">No provider was called (the request was refused before routing).</p>
+        <p className="muted">
+          {obj(record.response_cache).hit
+            ? 'No provider was called: the response cache answered with an earlier answer.'
+            : 'No provider was called (the request was refused before routing).'}
+        </p>
       ) : (
         <table className="table table-compact">
           <TableHead cols={['#', 'Provider', 'Model', 'Status', { label: 'Latency', num: true }, 'Error']} />

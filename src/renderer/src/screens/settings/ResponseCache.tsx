@@ -7,7 +7,13 @@ import { useToast } from '../../components/Toasts'
 import { int, plural, usd } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
 
-const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+/** A size in the unit that reads best: 820 B, 14.2 KB, 3.5 MB, 256 MB. */
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  const mb = bytes / (1024 * 1024)
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`
+}
 
 /** What the response cache holds, what its hits saved (from the records), and the way to empty it. */
 export function ResponseCache() {
@@ -18,7 +24,7 @@ export function ResponseCache() {
     <Section
       title="Response cache"
       testId="settings-response-cache"
-      description="Answers kept for exact repeats of requests that ask for the cache (X-Gw-Cache, gw.cache) or come from a key with a cache TTL. A repeat is answered at $0 and recorded as a hit."
+      description="Answers kept for exact repeats of requests that ask for the cache (X-Gw-Cache, gw.cache) or come from a key or preset with a cache TTL. A repeat is answered at $0 and recorded as a hit."
     >
       {q.error || !q.data ? (
         <Pending q={q} label="Loading the response cache…" />
@@ -32,7 +38,7 @@ export function ResponseCache() {
                   {int(q.data.entries)}
                 </span>,
               ],
-              ['Size', `${mb(q.data.bytes)} of ${mb(q.data.max_bytes)}`],
+              ['Size', `${size(q.data.bytes)} of ${size(q.data.max_bytes)}`],
               [
                 'Requests answered from the cache',
                 <span key="h" data-testid="settings-cache-hits">

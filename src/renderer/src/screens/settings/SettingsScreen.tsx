@@ -164,8 +164,8 @@ export function SettingsScreen() {
           />
         </Section>
       )}
-      {q.error || !q.data ? <Pending q={q} label="Loading settings…" /> : <SettingsForm key={JSON.stringify(q.data)} s={q.data} onSaved={q.setData} />}
       <ResponseCache />
+      {q.error || !q.data ? <Pending q={q} label="Loading settings…" /> : <SettingsForm key={JSON.stringify(q.data)} s={q.data} onSaved={q.setData} />}
     </>
   )
 }
