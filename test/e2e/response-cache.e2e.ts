@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
-import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
+import { launch, skipReason, type WatchedPage } from './support/browser'
+import { assertAccessible, assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
 import { startStack, type Stack } from './support/stack'
 import { Shell } from './pages/shell'
 import { KeyDetailPage, KeysPage } from './pages/keys'
@@ -19,15 +19,6 @@ describe('the response cache in the dashboard: a key turns it on, a request show
   let browser: Browser
   let w: WatchedPage
   let shell: Shell, keys: KeysPage, keyDetail: KeyDetailPage, settings: SettingsPage, requests: RequestsPage, detail: RequestDetailPage
-
-  const assertAccessible = async (what: string) => {
-    for (const theme of ['light', 'dark'] as const) {
-      await w.page.emulateMedia({ colorScheme: theme })
-      const bad = serious(await axe(w.page))
-      assert.equal(bad.length, 0, `${what} (${theme}):\n${describeViolations(bad)}`)
-    }
-    await w.page.emulateMedia({ colorScheme: 'light' })
-  }
 
   before(async () => {
     buildApp()
@@ -83,7 +74,7 @@ describe('the response cache in the dashboard: a key turns it on, a request show
     assert.equal(await settings.id('settings-cache-entries').innerText(), '1')
     await w.page.setViewportSize(PHONE)
     await assertNoSideScroll(w.page, 'the settings page')
-    await assertAccessible('the settings page')
+    await assertAccessible(w.page, 'the settings page')
     await shots(w.page, 'settings-response-cache', () => settings.id('settings-cache-clear').waitFor())
     await settings.clearResponseCache()
     await settings.waitForToast('Deleted 1 cached answer')
