@@ -152,9 +152,13 @@ export class CachedCall {
   }
 }
 
-/** A kept answer as a provider's 200 response: its bytes as one read, then the end. */
+/**
+ * A kept answer as a provider's 200 response: its bytes as one read, then the end; `text()` and
+ * `json()` read it whole, as undici's body does.
+ */
 function replayed(answer: string): UpstreamResponse {
-  const body = Readable.from([Buffer.from(answer, 'utf8')], { objectMode: false })
+  const stream = Readable.from([Buffer.from(answer, 'utf8')], { objectMode: false })
+  const body = Object.assign(stream, { text: async () => answer, json: async () => JSON.parse(answer) as unknown })
   return {
     statusCode: 200,
     headers: {},
