@@ -52,8 +52,8 @@ export const replayedCost = (full: Priced): Priced => ({
  * The `gw` object every successful response carries next to the standard fields. Made of fields
  * the request's record keeps, so a logged answer, stored without it, is shown with it again.
  */
-export function gwBlock(r: RoutingFields) {
-  const block = {
+export function gwBlock(r: RoutingFields): GwBlock {
+  const block: GwBlock = {
     request_id: r.id,
     routing: {
       requested_model: r.model,
@@ -65,13 +65,14 @@ export function gwBlock(r: RoutingFields) {
       fallback_used: r.fallback_used,
     },
     cost: r.cost,
-  } as GwBlockShape
+  }
   // Only on a request that used the response cache: the block stays as it was for every other.
   if (r.response_cache) block.cache = r.response_cache
   return block
 }
 
-interface GwBlockShape {
+/** The `gw` block an answer carries. */
+export interface GwBlock {
   request_id: string
   routing: {
     requested_model: string | null
@@ -86,6 +87,3 @@ interface GwBlockShape {
   /** The response cache: a miss, or a hit with the request it replayed and what it saved. */
   cache?: ResponseCacheNote
 }
-
-/** The `gw` block an answer carries. */
-export type GwBlock = GwBlockShape
