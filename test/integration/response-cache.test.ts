@@ -8,10 +8,7 @@ const gwOf = (x: unknown): any => (x as { gw?: unknown }).gw
 
 /** Streams a completion through the SDK: the text, the chunk ids, and the `gw` block. */
 async function streamed(client: OpenAI, body: OpenAI.ChatCompletionCreateParamsNonStreaming, headers: Record<string, string> = {}) {
-  const stream = await client.chat.completions.create(
-    { ...body, stream: true, stream_options: { include_usage: true } },
-    { headers },
-  )
+  const stream = await client.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { headers })
   let text = ''
   const ids = new Set<string>()
   let gw: any = null
@@ -170,6 +167,9 @@ describe('the response cache, through the official openai SDK', () => {
       dataDir: t.dataDir,
     })
     await gw.configChanged()
+    const listed = (await gwCli(['presets', 'list'], { dataDir: t.dataDir })).stdout
+    assert.match(listed, /own-evals .* 1h /)
+    assert.match(listed, /team-evals .* 1h shared /)
     const ask = (client: OpenAI, preset: string) =>
       client.chat.completions.create({ model: `@preset/${preset}`, messages: [{ role: 'user', content: 'preset' }] })
 

@@ -1,6 +1,7 @@
 import type { Preset } from '../../../contract/presets'
 import { list, number, parse, table, when, type Command } from '../shared'
 import { operate } from './api'
+import { formatDuration } from '../../../contract/duration'
 import { cacheTtl } from './keys'
 
 const row = (p: Preset) => [
@@ -11,9 +12,10 @@ const row = (p: Preset) => [
   p.max_tokens === null ? '-' : String(p.max_tokens),
   p.top_p === null ? '-' : String(p.top_p),
   p.fallbacks.join(',') || '-',
+  p.response_cache_ttl_s === null ? '-' : `${formatDuration(p.response_cache_ttl_s)}${p.response_cache_shared ? ' shared' : ''}`,
   p.system_prompt ? JSON.stringify(p.system_prompt.length > 40 ? p.system_prompt.slice(0, 39) + '…' : p.system_prompt) : '-',
 ]
-const HEADER = ['NAME', 'VERSION', 'MODEL', 'TEMP', 'MAX TOKENS', 'TOP P', 'FALLBACKS', 'SYSTEM']
+const HEADER = ['NAME', 'VERSION', 'MODEL', 'TEMP', 'MAX TOKENS', 'TOP P', 'FALLBACKS', 'CACHE', 'SYSTEM']
 
 /** Creates or replaces a preset: the flags given are the whole new version. */
 export const presetsSet: Command = async (args, io) => {
