@@ -14,6 +14,7 @@ import { settingsOps } from './settings'
 import { playgroundOps } from './playground'
 import { sessionAlertOps } from './sessionAlerts'
 import { secretOps } from './secrets'
+import { responseCacheOps } from './responseCache'
 
 /**
  * The management contract: every operation that crosses a process boundary, with its input and
@@ -55,6 +56,7 @@ export const operations = {
   ...settingsOps,
   ...playgroundOps,
   ...sessionAlertOps,
+  ...responseCacheOps,
 } satisfies Record<string, Operation>
 
 export type Operations = typeof operations

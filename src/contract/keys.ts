@@ -44,6 +44,8 @@ export const keySummary = z.object({
   balance_usd: usd.nullable(),
   daily_limit_usd: usd.nullable(),
   monthly_limit_usd: usd.nullable(),
+  /** How long the response cache keeps this key's deterministic answers, in seconds; null: off. */
+  response_cache_ttl_s: z.number().int().nullable(),
 })
 export type KeySummary = z.infer<typeof keySummary>
 
@@ -65,11 +67,22 @@ export const ledgerEntry = z.object({
 const MAX_USD = 1_000_000
 const amount = usd.max(MAX_USD, 'must be at most 1,000,000')
 
+/** The longest a cached answer is kept: a month, past which a development loop's answer is history. */
+export const MAX_CACHE_TTL_S = 30 * 86_400
+
 const settings = z.object({
   default_preset: z.string().nullable().optional(),
   policy: keyPolicy.optional(),
   daily_limit_usd: amount.nonnegative().nullable().optional(),
   monthly_limit_usd: amount.nonnegative().nullable().optional(),
+  /** Turns the response cache on for the key's deterministic requests, keeping answers this many seconds (at most 30 days); null turns it off. */
+  response_cache_ttl_s: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1 second')
+    .max(MAX_CACHE_TTL_S, 'must be at most 30 days (2592000 seconds)')
+    .nullable()
+    .optional(),
 })
 
 const money = amount.min(-MAX_USD, 'must be at least -1,000,000').refine((n) => n !== 0, 'must not be zero')

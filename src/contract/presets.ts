@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { op } from './op'
 import { empty, ok } from './common'
+import { MAX_CACHE_TTL_S } from './keys'
 
 export const presetName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lower-case letters, digits, - and _, at most 64 characters')
 
@@ -15,6 +16,15 @@ export const presetInput = z
     top_p: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').nullish(),
     fallbacks: z.array(z.string().trim().min(1)).max(5, 'at most 5 fallback models').default([]),
     description: z.string().max(500).nullish(),
+    /** Turns the response cache on for the preset's deterministic requests, keeping answers this many seconds. */
+    response_cache_ttl_s: z
+      .number({ error: 'must be a duration such as 30m, 1h or 7d' })
+      .int('must be a whole number of seconds')
+      .min(1, 'must be at least 1 second')
+      .max(MAX_CACHE_TTL_S, 'must be at most 30 days')
+      .nullish(),
+    /** The preset's cached answers serve every key that uses it, not only the key that asked first. */
+    response_cache_shared: z.boolean().default(false),
   })
   .strict()
 
@@ -30,6 +40,10 @@ export interface Preset {
   top_p: number | null
   fallbacks: string[]
   description: string | null
+  /** Seconds the response cache keeps the preset's deterministic answers; null: the preset turns no cache on. */
+  response_cache_ttl_s: number | null
+  /** Cached answers of requests under this preset are shared by every key (otherwise each key has its own). */
+  response_cache_shared: boolean
   created_at: number
   created_by: string | null
 }
@@ -47,6 +61,8 @@ export const preset = z.object({
   top_p: z.number().nullable(),
   fallbacks: z.array(z.string()),
   description: z.string().nullable(),
+  response_cache_ttl_s: z.number().int().nullable(),
+  response_cache_shared: z.boolean(),
   created_at: z.number().int(),
   created_by: z.string().nullable(),
 })

@@ -40,6 +40,8 @@ export interface GatewayConfig {
   maxQueuedRecords: number
   /** The same bound on the memory they hold (logged bodies and a share per record), in bytes. */
   maxQueuedRecordBytes: number
+  /** What the response cache's kept answers may hold in all, in bytes; the oldest go first past it. */
+  responseCacheBytes: number
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -94,6 +96,9 @@ function atLeastOne(value: string | number | undefined, name: string, fallback: 
 export const DEFAULT_MAX_QUEUED_RECORDS = 100_000
 export const DEFAULT_MAX_QUEUED_RECORDS_MB = 256
 
+/** The response cache's bound: room for thousands of agent turns (a long one is ~50 KB of SSE), small beside a store's records. */
+export const DEFAULT_RESPONSE_CACHE_MB = 256
+
 /** A whole number of at least 1 from its flag, else its environment variable, else `fallback`; a bad value's error names where it came from. */
 function wholeSetting(flagValue: string | number | undefined, flag: string, env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
   return flagValue !== undefined ? atLeastOne(flagValue, flag, fallback) : atLeastOne(env[variable], variable, fallback)
@@ -119,6 +124,8 @@ export interface ConfigOverrides {
   maxQueuedRecords?: string | number
   /** In megabytes, as the flag takes it. */
   maxQueuedRecordsMb?: string | number
+  /** In megabytes, as the flag takes it. */
+  responseCacheMb?: string | number
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -144,6 +151,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     maxQueuedRecords: wholeSetting(overrides.maxQueuedRecords, '--max-queued-records', env, 'GW_MAX_QUEUED_RECORDS', DEFAULT_MAX_QUEUED_RECORDS),
     maxQueuedRecordBytes:
       wholeSetting(overrides.maxQueuedRecordsMb, '--max-queued-records-mb', env, 'GW_MAX_QUEUED_RECORDS_MB', DEFAULT_MAX_QUEUED_RECORDS_MB) * 1024 * 1024,
+    responseCacheBytes: wholeSetting(overrides.responseCacheMb, '--response-cache-mb', env, 'GW_RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB) * 1024 * 1024,
     instanceName:
       overrides.instanceName !== undefined
         ? checkedInstanceName(overrides.instanceName, '--instance-name')

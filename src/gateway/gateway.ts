@@ -24,6 +24,7 @@ import { KeyIndex } from './pipeline/authenticate'
 import { createUpstreamAgent, type UpstreamAgent } from './upstream/client'
 import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
+import { ResponseCache } from './routing/responseCache'
 import { RecordBackpressure } from './core/recordBackpressure'
 import { ReadinessCheck } from './core/readiness'
 
@@ -79,6 +80,8 @@ export class Gateway {
   readonly records: RecordSink
   /** Refuses new requests while the records held for the store reach their bound. */
   readonly backpressure: RecordBackpressure
+  /** Answers kept for repeats of requests that use the response cache. */
+  readonly responseCache: ResponseCache
   /** What `/readyz` answers: the store answers and requests are not being refused. */
   readonly readiness: ReadinessCheck
   readonly registry: ProviderRegistry
@@ -138,6 +141,7 @@ export class Gateway {
     this.databaseSecrets = options.config.databaseUrl ? new DatabaseSecretStore(store.providerSecrets, secretKey) : null
     this.secrets = this.databaseSecrets ?? options.secrets ?? new KeychainSecretStore((options.env ?? process.env).GW_KEYCHAIN_SERVICE)
     this.clock = options.clock ?? Date.now
+    this.responseCache = new ResponseCache(store.responseCache, this.clock, options.config.responseCacheBytes, logger)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing, this.clock)
     this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
@@ -259,10 +263,11 @@ export class Gateway {
 
   /**
    * Deletes records older than the retention setting (their tags, dimensions and bodies go with
-   * them), and stored responses past theirs.
+   * them), stored responses past theirs, and the response cache's expired answers.
    */
   async pruneRecords(now = this.clock()): Promise<number> {
     await this.store.responses.prune(now, now - this.settings.response_retention_days * 86_400_000)
+    await this.responseCache.prune(now)
     const days = this.settings.retention_days
     if (days === null) return 0
     await this.records.flushed()

@@ -2,8 +2,8 @@ import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { axe, describeViolations, launch, serious, skipReason, type WatchedPage } from './support/browser'
-import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
+import { launch, skipReason, type WatchedPage } from './support/browser'
+import { assertAccessible, assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
 import { startStack, type Stack } from './support/stack'
 import { Shell } from './pages/shell'
 import { KeyDetailPage, KeysPage } from './pages/keys'
@@ -17,16 +17,6 @@ describe('stored Responses: how long they are kept, and deleting a key’s', { s
   let browser: Browser
   let w: WatchedPage
   let shell: Shell, keys: KeysPage, keyDetail: KeyDetailPage, settings: SettingsPage
-
-  /** What a screen reader or a low-contrast eye meets here, in both themes. */
-  const assertAccessible = async (what: string) => {
-    for (const theme of ['light', 'dark'] as const) {
-      await w.page.emulateMedia({ colorScheme: theme })
-      const bad = serious(await axe(w.page))
-      assert.equal(bad.length, 0, `${what} (${theme}):\n${describeViolations(bad)}`)
-    }
-    await w.page.emulateMedia({ colorScheme: 'light' })
-  }
 
   before(async () => {
     buildApp()
@@ -61,7 +51,7 @@ describe('stored Responses: how long they are kept, and deleting a key’s', { s
     assert.match(await hint.innerText(), /store: false keep nothing; 0 keeps none/)
     await w.page.setViewportSize(PHONE)
     await assertNoSideScroll(w.page, 'the settings page')
-    await assertAccessible('the settings page')
+    await assertAccessible(w.page, 'the settings page')
     await shots(w.page, 'settings-response-retention', () => settings.id('settings-response-retention').waitFor())
   })
 
@@ -75,7 +65,7 @@ describe('stored Responses: how long they are kept, and deleting a key’s', { s
     await keyDetail.waitForText(keyDetail.storedResponses(), 'Stored responses: 2')
     await w.page.setViewportSize(PHONE)
     await assertNoSideScroll(w.page, 'the key page')
-    await assertAccessible('the key page')
+    await assertAccessible(w.page, 'the key page')
     await shots(w.page, 'key-stored-responses', () => keyDetail.id('key-stored-responses-delete').waitFor())
 
     await w.page.setViewportSize(PHONE)
@@ -85,7 +75,7 @@ describe('stored Responses: how long they are kept, and deleting a key’s', { s
     assert.match(await dialog.innerText(), /2 stored responses will be deleted: clients can no longer continue them/)
     const box = (await dialog.boundingBox())!
     assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, `the confirmation fits a phone: ${box.x}+${box.width} px`)
-    await assertAccessible('the confirmation')
+    await assertAccessible(w.page, 'the confirmation')
     await w.page.setViewportSize({ width: 1280, height: PHONE.height })
     await keyDetail.id('confirm-cancel').click()
     assert.equal(await stack.running.gateway.store.responses.countForKey(key.id, Date.now()), 2, 'cancelling deletes nothing')

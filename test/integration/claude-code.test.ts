@@ -46,8 +46,9 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
   let secret: string
 
   /**
-   * `claude -p PROMPT ...args` in a fresh home (or `home`, kept for a later run to resume its
-   * session), talking to nothing but the gateway; its exit code checked unless `expectFailure`.
+   * `claude -p PROMPT ...args` in a fresh home (or `home`, kept for a later run of the same user
+   * in the same project: to resume its session, or to send the same request again), talking to
+   * nothing but the gateway; its exit code checked unless `expectFailure`.
    */
   async function claude(prompt: string, args: string[], opts: { key?: string; expectFailure?: boolean; env?: Record<string, string>; home?: string } = {}) {
     const home = opts.home ?? tempDir('gw-claude-home-')
@@ -169,6 +170,33 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
     // claude-sonnet-4-5 per million: $3 input, $0.30 cache read, $3.75 5-minute write, $6 1-hour write, $15 output.
     // 1,000 × 3 + 20,000 × 0.30 + 2,000 × 3.75 + 1,000 × 6 + 50 × 15 = 3,000 + 6,000 + 7,500 + 6,000 + 750 = $0.02325 per million → 0.02325 USD
     assertUsd(record.cost?.final_usd, 0.02325, 'final cost')
+  })
+
+  it('through the response cache (X-Gw-Cache in ANTHROPIC_CUSTOM_HEADERS): the same prompt again in the same project is printed from the cache, recorded as a hit at $0', async () => {
+    const text = 'Hello once, from the cache the second time.'
+    anthropic.script({ kind: 'reply', text, usage: { input_tokens: 3_000, output_tokens: 40 } })
+    const seen = anthropic.received.length
+    const count = await recordCount(gateway.gateway)
+    const home = tempDir('gw-claude-home-')
+    try {
+      const env = { ANTHROPIC_CUSTOM_HEADERS: 'X-Gw-Cache: 1h' }
+      const first = await claude('Say hello once', ['--model', 'anthropic/claude-sonnet-4-5'], { env, home })
+      const second = await claude('Say hello once', ['--model', 'anthropic/claude-sonnet-4-5'], { env, home })
+      assert.equal(first.stdout.trim(), text)
+      assert.equal(second.stdout.trim(), text)
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+    }
+    assert.equal(anthropic.received.length, seen + 1, 'the second run reached no provider')
+    const [miss, hit, ...more] = await newRecords(gateway.gateway, count)
+    assert.equal(more.length, 0)
+    assert.deepEqual(miss.response_cache, { hit: false })
+    assert.ok(miss.cost?.final_usd && miss.cost.final_usd > 0)
+    assert.deepEqual(hit.response_cache, { hit: true, request_id: miss.id, saved_usd: miss.cost?.final_usd })
+    assert.equal(hit.cost?.final_usd, 0)
+    assert.equal(hit.stream, true)
+    // Each run is its own session; the answer of the first served the second all the same.
+    assert.notEqual(hit.attribution.session_id, miss.attribution.session_id)
   })
 
   it("through an alias: Claude Code's own haiku model steered to the model the user chose, priced at that model", async () => {

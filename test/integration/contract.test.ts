@@ -121,6 +121,8 @@ describe('management contract over HTTP and the CLI', () => {
     'settings.update': { log_bodies: true },
     'sessions.alerts': { since: 0 },
     'playground.chat': { key_id: ids.key, model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    'cache.stats': {},
+    'cache.clear': {},
   })
 
   before(async () => {

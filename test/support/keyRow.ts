@@ -18,5 +18,6 @@ export const keyRow = (id: string, row: Partial<KeyRow> = {}): Key =>
     daily_limit_usd: null,
     monthly_limit_usd: null,
     owner_id: null,
+    response_cache_ttl_s: null,
     ...row,
   })

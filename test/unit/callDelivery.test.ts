@@ -11,6 +11,12 @@ import type { KeyRow } from '../../src/gateway/store/keysRepo'
 import { ClientAbort } from '../../src/gateway/upstream/clientAbort'
 import { fakeTarget, RecordingSink } from '../support/fakeDelivery'
 import { ledgerStore } from '../support/ledgerStore'
+import { once } from 'node:events'
+import { Readable } from 'node:stream'
+import { ResponseCache, type CachedCall } from '../../src/gateway/routing/responseCache'
+import { ResponseCacheRepo } from '../../src/gateway/store/responseCacheRepo'
+import type { Sql } from '../../src/gateway/store/sql'
+import type { UpstreamResponse } from '../../src/gateway/upstream/client'
 
 /** $1 per 1M input tokens, $2 per 1M output. */
 const priced: Target = { ...fakeTarget(), priced: { entry: { provider: 'p', model: 'm', kind: 'chat', input: 1, output: 2 }, source: 'test', calendar: null } }
@@ -18,7 +24,22 @@ const priced: Target = { ...fakeTarget(), priced: { entry: { provider: 'p', mode
 const usage = { ...ZERO_USAGE, prompt_tokens: 1_000, completion_tokens: 500, total_tokens: 1_500 }
 const PICO = 2_000_000_000n
 
-async function delivering(opts: { prepaid?: boolean; free?: boolean; target?: Target } = {}) {
+/** A call the response cache answers from the answer it kept for `requestId`, an identical request before it. */
+async function replaying(sql: Sql, target: Target, requestId: string): Promise<CachedCall> {
+  const cache = new ResponseCache(new ResponseCacheRepo(sql), Date.now, 1 << 20, console)
+  const request = { path: '/chat/completions', body: { model: 'm', messages: [] } }
+  const first = cache.call('k', 60)
+  assert.equal(await first.replay(target, request), null)
+  const body = Readable.from([Buffer.from('{"id":"chatcmpl-1"}')])
+  first.watch({ body } as unknown as UpstreamResponse)
+  await once(body, 'end')
+  await first.keep(requestId)
+  const again = cache.call('k', 60)
+  assert.ok(await again.replay(target, request))
+  return again
+}
+
+async function delivering(opts: { prepaid?: boolean; free?: boolean; target?: Target; replayOf?: string } = {}) {
   const s = await ledgerStore()
   const key = await s.key('k', opts.prepaid ? { balanceUsd: 1 } : {})
   await s.balances.loading(key)
@@ -34,6 +55,7 @@ async function delivering(opts: { prepaid?: boolean; free?: boolean; target?: Ta
     logging: false,
     free: opts.free ?? false,
     admission,
+    cache: opts.replayOf ? await replaying(s.store.sql, opts.target ?? priced, opts.replayOf) : null,
   })
   return { ...s, key: key as KeyRow, ctx, out, admission }
 }
@@ -51,6 +73,19 @@ describe('CallDelivery: the core’s side of one delivery', () => {
     assert.equal(out.priced?.pico, PICO)
     assert.deepEqual(out.priced?.usage, usage)
     assert.deepEqual(out.headers(), { 'x-gw-request-id': ctx.id, 'x-gw-cost-usd': '0.002' })
+  })
+
+  it('an answer the response cache replays costs $0 and charges nothing; what it saved is noted, and gw.cache names the answer it replayed', async () => {
+    const { out, ctx } = await delivering({ prepaid: true, replayOf: 'req_first' })
+    const gw = out.close(usage)
+    assert.equal(gw.cost?.final_usd, 0)
+    assert.equal(gw.cost?.priced, true)
+    assert.equal(gw.cost?.price_source, 'response cache')
+    assert.equal(gw.cost?.prompt_tokens, 1_000)
+    assert.equal(out.priced?.pico, 0n)
+    assert.deepEqual(gw.cache, { hit: true, request_id: 'req_first', saved_usd: 0.002 })
+    assert.deepEqual(ctx.responseCache, { hit: true, request_id: 'req_first', saved_usd: 0.002 })
+    assert.equal(out.headers()['x-gw-cost-usd'], '0')
   })
 
   it('an unknown price stays visibly unpriced, never $0', async () => {

@@ -117,6 +117,7 @@ describeEachStore('copyStore from SQLite', (store) => {
       [
         ['sessions', 0],
         ['provider_secrets', 0],
+        ['response_cache', 0],
       ],
     )
     assert.deepEqual(await everyRow(to), await everyRow(from))

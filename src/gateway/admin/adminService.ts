@@ -19,6 +19,7 @@ import { requestHandlers } from './handlers/requests'
 import { sessionHandlers } from './handlers/sessions'
 import { settingsHandlers } from './handlers/settings'
 import { sessionAlertHandlers } from './handlers/sessionAlerts'
+import { responseCacheHandlers } from './handlers/responseCache'
 import type { Handlers } from './handlers/types'
 
 /** Exactly one handler per contract operation: a missing or extra one fails the type check. */
@@ -35,6 +36,7 @@ export const handlers: Handlers<OperationName> = {
   ...settingsHandlers,
   ...playgroundHandlers,
   ...sessionAlertHandlers,
+  ...responseCacheHandlers,
 }
 
 export interface Invocation {

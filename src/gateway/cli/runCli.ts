@@ -11,6 +11,7 @@ import { api } from './commands/api'
 import { aliasesList, aliasesRemove, aliasesSet } from './commands/aliases'
 import { storeCopy } from './commands/store'
 import { secretsRotate, secretsStatus } from './commands/secrets'
+import { cacheClear, cacheStats } from './commands/cache'
 
 export type { CliIo }
 
@@ -23,6 +24,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
         [--instance-name NAME]                                   the name its request records carry (default host:port)
         [--max-queued-records N] [--max-queued-records-mb MB]   records held while the store is unreachable
                                                                  (default 100000, 256 MB); beyond them: 503
+        [--response-cache-mb MB]                                 what the response cache keeps in all (default 256)
 
   keys create --name NAME [--balance USD] [key settings]     print the new key (shown once)
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting
@@ -32,10 +34,13 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
                                                              of another wire); clients can no longer continue them
     key settings: --default-preset P  --allow-models a,b*  --allow-providers p1,p2  --preset-only | --no-preset-only
                   --max-tokens N  --max-cost-usd USD  --rpm N  --daily-limit USD  --monthly-limit USD
+                  --cache-ttl 1h (the response cache for deterministic requests; none: off)
                   --max-session-usd USD  --max-session-requests N   per session id, requests in flight included
 
   presets set NAME --model M [--system TEXT] [--temperature T] [--max-tokens N] [--top-p P]
               [--fallbacks m1,m2] [--description TEXT]       creates or replaces (a new version)
+              [--cache-ttl 1h] [--cache-shared]              the response cache for its deterministic requests,
+                                                             its answers shared by every key using it
   presets list
   presets show NAME                                          versions and the keys using it
   presets delete NAME
@@ -82,6 +87,9 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
                                                              coding-agent sessions: tool, key, requests, tokens, cost
   sessions show ID                                           a session's requests in order, the cost accumulating
 
+  cache stats                                                the response cache: answers kept, hits and money saved
+  cache clear                                                delete every kept answer
+
   store copy --from-data-dir DIR --to postgres://… [--database-schema S]
                                                              copy a desktop's store (keys, users, presets, balances,
                                                              records…) into an empty PostgreSQL database, all or nothing
@@ -124,6 +132,8 @@ const commands: Record<string, Command> = {
   'sessions list': sessionsList,
   'sessions show': sessionsShow,
   'store copy': storeCopy,
+  'cache stats': cacheStats,
+  'cache clear': cacheClear,
 }
 
 export async function runCli(argv: string[], io: CliIo = defaultIo()): Promise<number> {

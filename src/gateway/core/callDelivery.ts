@@ -1,7 +1,7 @@
 import { ApiError } from '../errors'
 import { chargeBeforeDelivery, chargesBeforeDelivery, type Charge, type ChargeDeps } from '../pipeline/charge'
 import type { Reservation } from '../pipeline/balances'
-import { costOf, countedFree, gwBlock, type GwBlock } from '../pipeline/cost'
+import { costOf, countedFree, gwBlock, replayedCost, type GwBlock } from '../pipeline/cost'
 import type { RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { Priced } from '../pricing/priceUsage'
@@ -11,6 +11,7 @@ import type { Redactor } from '../secrets/redactor'
 import type { ClientAbort } from '../upstream/clientAbort'
 import type { Sink } from './sink'
 import type { Delivery, Dropped } from './wire'
+import type { CachedCall } from '../routing/responseCache'
 
 /** The one price of a request's usage: nothing for a call no provider bills (token counting), else the target's rates at its time. */
 export const priceOf = (target: Target, at: Date, free: boolean, usage: NormalizedUsage | null, estimated = false): Priced =>
@@ -33,6 +34,8 @@ export interface DeliverySetup extends Pick<Delivery, 'target' | 'stream' | 'sin
   /** A call no provider bills. */
   free: boolean
   admission: Admission
+  /** The call's use of the response cache: the answer it replays, or the provider's answer it keeps; null for a call that does not use it. */
+  cache: CachedCall | null
 }
 
 /**
@@ -76,9 +79,24 @@ export class CallDelivery implements Delivery {
     ;(this.held ??= []).push(write)
   }
 
-  close(usage: NormalizedUsage | null, estimated = false): GwBlock {
+  /**
+   * The answer's price: the target's rates for `usage`; $0 for an answer the response cache
+   * replayed, which notes on the request what it would have cost again.
+   */
+  price(usage: NormalizedUsage | null, estimated = false): Priced {
     const priced = priceOf(this.target, this.ctx.startedAt, this.a.free, usage, estimated)
+    const replayed = this.a.cache?.hit
+    if (!replayed) return priced
+    this.ctx.responseCache = { hit: true, request_id: replayed.request_id, saved_usd: priced.cost.final_usd }
+    return replayedCost(priced)
+  }
+
+  close(usage: NormalizedUsage | null, estimated = false): GwBlock {
+    const priced = this.price(usage, estimated)
     this.priced = { cost: priced.cost, pico: priced.pico, usage }
+    // The provider's answer is complete (every byte read): it is kept before the answer's end goes
+    // out, so a repeat sent the moment the client has it finds it. A refusal keeps nothing.
+    if (this.a.cache && !this.a.cache.hit) this.hold(this.a.cache.keep(this.ctx.id))
     return gwBlock(this.ctx.routing(this.target, priced.cost))
   }
 

@@ -8,7 +8,7 @@ import type { KeyIndex } from '../pipeline/authenticate'
 import { settleCharge } from '../pipeline/charge'
 import type { ClientAbort } from '../upstream/clientAbort'
 import { countedFree, sentNowhere } from '../pipeline/cost'
-import { CallDelivery, chargeFor, priceOf, type PricedUsage } from './callDelivery'
+import { CallDelivery, chargeFor, type PricedUsage } from './callDelivery'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
@@ -16,6 +16,8 @@ import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
+import type { ResponseCache } from '../routing/responseCache'
+import { cacheScope, cacheTtl } from '../pipeline/cachePolicy'
 import type { Key } from '../pipeline/keyRules'
 import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
@@ -59,6 +61,7 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   /** The gateway's name, which its records carry. */
   instance: string
   backpressure: Pick<RecordBackpressure, 'refusal'>
+  responseCache: ResponseCache
 }
 
 /** What the core holds of one call while it runs: the stages' results its end needs, whatever happens. */
@@ -146,7 +149,7 @@ function finalPrice(ctx: RequestContext, run: Running): PricedUsage | null {
   const closed = run.delivery?.priced
   if (closed) return closed
   const delivered = run.delivered
-  if (delivered && run.target) return { ...priceOf(run.target, ctx.startedAt, run.free, delivered.usage, delivered.estimated), usage: delivered.usage }
+  if (delivered && run.delivery) return { ...run.delivery.price(delivered.usage, delivered.estimated), usage: delivered.usage }
   if (run.free && ctx.sent) return { ...countedFree(), usage: null }
   if (!ctx.sent && run.target) return { ...sentNowhere(), usage: null }
   return null
@@ -199,6 +202,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   run.free = control.free === true
   run.admission = await admit(gw, ctx, primary, wc.body, control)
   if (run.admission.refused) throw run.admission.refused
+  const ttl = run.free ? null : cacheTtl(ctx.attribution.cache, ctx.key, ctx.preset, wc.body)
+  const cache = ttl === null ? null : gw.responseCache.call(cacheScope(ctx.key, ctx.preset), ttl)
   const answering = (target: Target) =>
     (run.delivery = new CallDelivery(gw, ctx, {
       target,
@@ -209,6 +214,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
       logging: ctx.requestBody !== null,
       free: run.free,
       admission: run.admission,
+      cache,
     }))
   const local = wc.answerLocally?.(answering(primary))
   if (local) return (run.delivered = await local)
@@ -222,8 +228,15 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
     call.abort,
     // The primary passed the policy at admission.
     (t) => (t === primary ? null : policyRefusal(ctx, t, wc.body, control)),
+    cache?.replay,
   )
   run.target = target
   ctx.fallbackUsed = target !== primary
-  return (run.delivered = await wc.deliver(response, answering(target)))
+  if (!cache) return (run.delivered = await wc.deliver(response, answering(target)))
+  // A hit's saving is noted when its answer is priced.
+  ctx.responseCache = cache.hit ? { hit: true, request_id: cache.hit.request_id, saved_usd: null } : { hit: false }
+  const delivering = wc.deliver(response, answering(target))
+  // After the delivery began listening: every wire's delivery attaches its reader synchronously.
+  cache.watch(response)
+  return (run.delivered = await delivering)
 }

@@ -1,4 +1,6 @@
 import { invalidRequest } from '../errors'
+import { parseDuration } from '../../contract/duration'
+import { MAX_CACHE_TTL_S } from '../../contract/keys'
 import type { Attribution } from '../store/requestsRepo'
 import { TOOL_HEADERS, ToolHeaders, toolOf, toolSession } from './recogniseTool'
 
@@ -11,9 +13,35 @@ export interface AttributionResult {
   ignored: Array<{ name: string; reason: string }>
   /** The tool that sent the request (`claude-code 2.1.330`), as its headers say; null when they say nothing. */
   tool: string | null
+  /**
+   * The response cache as the request asked for it (`gw.cache`, else `X-Gw-Cache`): seconds to
+   * keep its answer, 0 to stay out of a cache its key turned on; null when it did not say.
+   */
+  cache: number | null
 }
 
-const ENVELOPE_FIELDS = new Set(['user_id', 'trace_id', 'session_id', 'tags', 'extra', 'auto_cache'])
+const ENVELOPE_FIELDS = new Set(['user_id', 'trace_id', 'session_id', 'tags', 'extra', 'auto_cache', 'cache'])
+const CACHE_HEADER = 'x-gw-cache'
+
+/**
+ * A request's own word on the response cache: a duration (`1h`, `30m`, `90s`, `7d`, or seconds),
+ * or `off`/`0`/false to stay out; null when it is not one of those or over 30 days.
+ */
+function cacheAsked(value: unknown): number | null {
+  if (value === false || value === 'off' || value === 'none') return 0
+  const seconds = typeof value === 'number' ? (Number.isInteger(value) && value >= 0 ? value : null) : typeof value === 'string' ? parseDuration(value) : null
+  return seconds !== null && seconds <= MAX_CACHE_TTL_S ? seconds : null
+}
+
+/** `gw.cache` from the body: a bad value is the caller's error, named. */
+function envelopeCache(gw: unknown): number | null {
+  const value = (gw as Record<string, unknown> | undefined)?.cache
+  if (value === undefined || value === null) return null
+  const seconds = cacheAsked(value)
+  if (seconds === null)
+    throw invalidRequest('gw.cache must be a duration such as "1h", "30m" or "90s" (at most 30 days), a number of seconds, or false', 'gw.cache')
+  return seconds
+}
 const HEADER_FIELDS: Record<string, 'user_id' | 'trace_id' | 'session_id'> = {
   'x-gw-user-id': 'user_id',
   'x-gw-trace-id': 'trace_id',
@@ -82,6 +110,7 @@ export function parseEnvelope(gw: unknown): Attribution {
  */
 export function resolveAttribution(gw: unknown, rawHeaders: string[], bodySession: (() => string | null) | null = null): AttributionResult {
   const attribution = parseEnvelope(gw)
+  let cache = envelopeCache(gw)
   const ignored: AttributionResult['ignored'] = []
   const headerDimensions: Record<string, string> = {}
   let toolHeaders: ToolHeaders | null = null
@@ -95,6 +124,13 @@ export function resolveAttribution(gw: unknown, rawHeaders: string[], bodySessio
     }
     if (value.length > LIMITS.stringLength) {
       ignored.push({ name, reason: `value is ${value.length} characters; the limit is ${LIMITS.stringLength}` })
+      continue
+    }
+    if (name === CACHE_HEADER) {
+      const seconds = cacheAsked(value.trim())
+      if (seconds === null) ignored.push({ name, reason: 'not a duration such as 1h, 30m or 90s (at most 30 days), nor off' })
+      else if (cache !== null) ignored.push({ name, reason: 'gw.cache in the body wins' })
+      else cache = seconds
       continue
     }
     const field = HEADER_FIELDS[name]
@@ -124,5 +160,5 @@ export function resolveAttribution(gw: unknown, rawHeaders: string[], bodySessio
     attribution.session_id = toolSession(toolHeaders, bodySession)
     attribution.session_derived = attribution.session_id !== null
   }
-  return { attribution, dimensions: { ...headerDimensions, ...attribution.extra }, ignored, tool: toolOf(toolHeaders) }
+  return { attribution, dimensions: { ...headerDimensions, ...attribution.extra }, ignored, tool: toolOf(toolHeaders), cache }
 }

@@ -1,6 +1,6 @@
 import { randomText } from '../randomText'
 import type { Key } from './keyRules'
-import type { Attempt, Outcome, PromptFingerprint, RequestRecord, RoutingFields } from '../store/requestsRepo'
+import type { Attempt, Outcome, PromptFingerprint, RequestRecord, ResponseCacheNote, RoutingFields } from '../store/requestsRepo'
 import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
@@ -100,6 +100,7 @@ export class RequestContext implements AttemptLog {
     dimensions: {},
     ignored: [],
     tool: null,
+    cache: null,
   }
   /** A preset fallback served instead of the primary model. */
   fallbackUsed = false
@@ -117,6 +118,8 @@ export class RequestContext implements AttemptLog {
   requestBody: string | null = null
   /** The prompt's fingerprint for the cache doctor; made only for a request of a session. */
   prompt: PromptFingerprint | null = null
+  /** The response cache's part, when the request used it: a miss, or the hit it was answered with. */
+  responseCache: ResponseCacheNote | null = null
   private recorded = false
 
   constructor(
@@ -143,7 +146,7 @@ export class RequestContext implements AttemptLog {
 
   /** Where the request went and what it cost, as its record keeps it (and its `gw` block shows it). */
   routing(target: Target | null, cost: Cost | null): RoutingFields {
-    return {
+    const r: RoutingFields = {
       id: this.id,
       model: this.model,
       preset: this.preset?.name ?? null,
@@ -155,6 +158,8 @@ export class RequestContext implements AttemptLog {
       fallback_used: this.fallbackUsed,
       cost,
     }
+    if (this.responseCache !== null) r.response_cache = this.responseCache
+    return r
   }
 
   /** The record of this request, made by the gateway named `instance`; null when it was already taken (each request is recorded once). */
@@ -198,6 +203,7 @@ export class RequestContext implements AttemptLog {
       error: error ? { status: error.status, type: error.type, code: error.code, message: error.message } : null,
       ...(answered.upstreamId !== null && { upstream_id: answered.upstreamId }),
       ...(this.prompt !== null && { prompt: this.prompt }),
+      ...(r.response_cache && { response_cache: r.response_cache }),
     }
   }
 }

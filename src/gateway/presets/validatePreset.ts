@@ -16,7 +16,7 @@ export class PresetValidationError extends Error {
  * model and fallbacks must resolve to a provider, and max_tokens must fit the model's known
  * output limit.
  */
-export function validatePreset(input: unknown, registry: ProviderRegistry, priceBook: PriceBook): PresetFields {
+export function validatePreset(input: unknown, registry: ProviderRegistry, priceBook: PriceBook): Required<PresetFields> {
   const parsed = presetInput.safeParse(input)
   if (!parsed.success) {
     throw new PresetValidationError(parsed.error.issues.map((i) => ({ field: i.path.join('.') || 'input', message: i.message })))
@@ -48,5 +48,7 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
     top_p: p.top_p ?? null,
     fallbacks: p.fallbacks,
     description: p.description ?? null,
+    response_cache_ttl_s: p.response_cache_ttl_s ?? null,
+    response_cache_shared: p.response_cache_shared,
   }
 }

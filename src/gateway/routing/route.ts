@@ -43,7 +43,8 @@ export interface Routed {
  * Sends the request to the first candidate that answers: each is retried with backoff while its
  * failures are retryable (honouring retry-after up to a cap), then the next is tried, in order.
  * Candidates cooling down after repeated failures, or refused by `skip` (the key's policy), are
- * passed over and noted in the attempts. Only a 200's headers end the routing: a stream that
+ * passed over and noted in the attempts. A candidate the response cache answers (`replay`) is not
+ * called. Only a 200's headers end the routing: a stream that
  * breaks after its first byte reached the client is never retried, so nothing is billed twice.
  */
 export async function route(
@@ -53,6 +54,8 @@ export async function route(
   build: (target: Target) => UpstreamRequest,
   signal: ClientAbort,
   skip: (target: Target) => string | null = () => null,
+  /** The response cache's answer to a candidate's request, asked before the provider (a call that uses the cache). */
+  replay?: (target: Target, request: UpstreamRequest) => Promise<UpstreamResponse | null>,
 ): Promise<Routed> {
   const config = deps.routing
   let last: ApiError | null = null
@@ -71,8 +74,9 @@ export async function route(
       continue
     }
     let request: SerialisedRequest
+    let built: UpstreamRequest
     try {
-      const built = build(target)
+      built = build(target)
       // Serialised once for all attempts, and before any: a failure here is the gateway's or the
       // caller's, never the provider's, so it is thrown as is and feeds no cool-down.
       request = { path: built.path, body: JSON.stringify(built.body), headers: built.headers }
@@ -83,6 +87,10 @@ export async function route(
       skipped(`the request cannot be sent to ${id}: ${err.message}`)
       last = err
       continue
+    }
+    if (replay) {
+      const response = await replay(target, built)
+      if (response) return { target, response }
     }
     for (let retry = 0; ; retry++) {
       try {

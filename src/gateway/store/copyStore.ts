@@ -66,6 +66,7 @@ const TABLES: readonly Table[] = [
       'daily_limit_usd',
       'monthly_limit_usd',
       'owner_id',
+      'response_cache_ttl_s',
     ],
     key: ['id'],
     noun: ['key', 'keys'],
@@ -82,7 +83,21 @@ const TABLES: readonly Table[] = [
   { name: 'presets', columns: ['name', 'version', 'created_at', 'updated_at', 'deleted_at'], key: ['name'], noun: ['preset', 'presets'] },
   {
     name: 'preset_versions',
-    columns: ['name', 'version', 'model', 'system_prompt', 'temperature', 'max_tokens', 'top_p', 'fallbacks', 'description', 'created_at', 'created_by'],
+    columns: [
+      'name',
+      'version',
+      'model',
+      'system_prompt',
+      'temperature',
+      'max_tokens',
+      'top_p',
+      'fallbacks',
+      'description',
+      'created_at',
+      'created_by',
+      'response_cache_ttl_s',
+      'response_cache_shared',
+    ],
     key: ['name', 'version'],
     noun: ['preset version', 'preset versions'],
     partOf: 'presets',
@@ -152,6 +167,7 @@ const NOT_COPIED: Record<string, string> = {
   provider_secrets:
     "provider API keys, which a desktop keeps in its OS keychain, not in its store: give them to the team's gateways " +
     '(gw providers set ID --api-key-stdin, kept encrypted under GW_SECRET_KEY, or ID_API_KEY in their environment)',
+  response_cache: 'cached answers, which the new store makes again from the first repeat of each request',
 }
 /**
  * Tables the copy leaves alone. `sign_in_failures` counts failed sign-ins for a quarter of an
@@ -160,7 +176,7 @@ const NOT_COPIED: Record<string, string> = {
  */
 const OWN = ['meta', 'sign_in_failures', ...Object.keys(NOT_COPIED)]
 
-/** Rows per INSERT; with the widest row (30 columns) far below PostgreSQL's 65,535 parameters and SQLite's 32,766. */
+/** Rows per INSERT; with the widest row (32 columns) far below PostgreSQL's 65,535 parameters and SQLite's 32,766. */
 const ROWS_PER_INSERT = 1000
 /** Characters of text per INSERT (one statement's parameters go in one message). */
 const CHARS_PER_INSERT = 16 * 1024 * 1024

@@ -22,6 +22,8 @@ export interface KeyRow {
   daily_limit_usd: number | null
   monthly_limit_usd: number | null
   owner_id: string | null
+  /** How long the response cache keeps this key's deterministic answers, in seconds; null: the key does not cache. */
+  response_cache_ttl_s: number | null
 }
 
 /** A key as shown to people: never the hash or the secret. */
@@ -37,6 +39,7 @@ export interface KeyInfo {
   prepaid: boolean
   daily_limit_usd: number | null
   monthly_limit_usd: number | null
+  response_cache_ttl_s: number | null
 }
 
 export const toKeyInfo = (row: KeyRow): KeyInfo => ({
@@ -51,6 +54,7 @@ export const toKeyInfo = (row: KeyRow): KeyInfo => ({
   prepaid: row.prepaid === 1,
   daily_limit_usd: row.daily_limit_usd,
   monthly_limit_usd: row.monthly_limit_usd,
+  response_cache_ttl_s: row.response_cache_ttl_s,
 })
 
 export interface KeySettings {
@@ -58,6 +62,7 @@ export interface KeySettings {
   policy?: KeyPolicy
   daily_limit_usd?: number | null
   monthly_limit_usd?: number | null
+  response_cache_ttl_s?: number | null
 }
 
 export class KeysRepo {
@@ -86,11 +91,12 @@ export class KeysRepo {
       daily_limit_usd: settings.daily_limit_usd ?? null,
       monthly_limit_usd: settings.monthly_limit_usd ?? null,
       owner_id: settings.ownerId ?? null,
+      response_cache_ttl_s: settings.response_cache_ttl_s ?? null,
     }
     await this.sql.write(async (tx) => {
       await tx.run(
-        `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd, owner_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO keys (id, name, lookup, hash, last4, created_at, default_preset, policy, prepaid, daily_limit_usd, monthly_limit_usd, owner_id, response_cache_ttl_s)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.id,
           row.name,
@@ -104,6 +110,7 @@ export class KeysRepo {
           row.daily_limit_usd,
           row.monthly_limit_usd,
           row.owner_id,
+          row.response_cache_ttl_s,
         ],
       )
       if (settings.balanceUsd !== undefined) {
@@ -125,12 +132,14 @@ export class KeysRepo {
         policy: settings.policy === undefined ? current.policy : JSON.stringify(settings.policy),
         daily_limit_usd: settings.daily_limit_usd === undefined ? current.daily_limit_usd : settings.daily_limit_usd,
         monthly_limit_usd: settings.monthly_limit_usd === undefined ? current.monthly_limit_usd : settings.monthly_limit_usd,
+        response_cache_ttl_s: settings.response_cache_ttl_s === undefined ? current.response_cache_ttl_s : settings.response_cache_ttl_s,
       }
-      await tx.run(`UPDATE keys SET default_preset = ?, policy = ?, daily_limit_usd = ?, monthly_limit_usd = ? WHERE id = ?`, [
+      await tx.run(`UPDATE keys SET default_preset = ?, policy = ?, daily_limit_usd = ?, monthly_limit_usd = ?, response_cache_ttl_s = ? WHERE id = ?`, [
         next.default_preset,
         next.policy,
         next.daily_limit_usd,
         next.monthly_limit_usd,
+        next.response_cache_ttl_s,
         id,
       ])
       await bumpConfigRev(tx)

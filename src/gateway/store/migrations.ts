@@ -513,4 +513,51 @@ export const migrations: Migration[] = [
       // SQLite holds session limits in the gateway's memory, which reads isTokenCount.
     },
   },
+  {
+    version: 21,
+    description:
+      "the response cache: answers kept for repeats of the same upstream request, a key's and a preset's cache TTL, and which requests a cache answered",
+    // `hash` is the SHA-256 of the request as it went upstream and the scope (the key) it is kept
+    // for; `answer` is the provider's answer text as it came (JSON, or a stream's SSE text), which
+    // both engines store byte for byte. A hit's record names the request that made the answer and
+    // what it saved, in columns, so hits and savings are summed without reading JSON.
+    up(db) {
+      db.exec(`
+        CREATE TABLE response_cache (
+          hash TEXT PRIMARY KEY,
+          scope TEXT NOT NULL,
+          request_id TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          bytes INTEGER NOT NULL,
+          answer TEXT NOT NULL
+        );
+        CREATE INDEX response_cache_expiry ON response_cache (expires_at);
+        CREATE INDEX response_cache_age ON response_cache (created_at);
+        ALTER TABLE keys ADD COLUMN response_cache_ttl_s INTEGER;
+        ALTER TABLE preset_versions ADD COLUMN response_cache_ttl_s INTEGER;
+        ALTER TABLE preset_versions ADD COLUMN response_cache_shared INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE requests ADD COLUMN cache_hit_of TEXT;
+        ALTER TABLE requests ADD COLUMN cache_saved_usd REAL;
+      `)
+    },
+    postgres: `
+      CREATE TABLE response_cache (
+        hash text PRIMARY KEY,
+        scope text NOT NULL,
+        request_id text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        bytes bigint NOT NULL,
+        answer text NOT NULL
+      );
+      CREATE INDEX response_cache_expiry ON response_cache (expires_at);
+      CREATE INDEX response_cache_age ON response_cache (created_at);
+      ALTER TABLE keys ADD COLUMN response_cache_ttl_s bigint;
+      ALTER TABLE preset_versions ADD COLUMN response_cache_ttl_s bigint;
+      ALTER TABLE preset_versions ADD COLUMN response_cache_shared integer NOT NULL DEFAULT 0;
+      ALTER TABLE requests ADD COLUMN cache_hit_of text;
+      ALTER TABLE requests ADD COLUMN cache_saved_usd double precision;
+    `,
+  },
 ]

@@ -2,12 +2,14 @@ import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Preset } from '../../contract/presets'
 
-/** A stored version: the preset with its fallbacks as JSON text. */
-type VersionRow = Omit<Preset, 'fallbacks'> & { fallbacks: string }
+/** A stored version: the preset with its fallbacks as JSON text and its flag as 0 or 1. */
+type VersionRow = Omit<Preset, 'fallbacks' | 'response_cache_shared'> & { fallbacks: string; response_cache_shared: number }
 
-const toPreset = (r: VersionRow): Preset => ({ ...r, fallbacks: JSON.parse(r.fallbacks) as string[] })
+const toPreset = (r: VersionRow): Preset => ({ ...r, fallbacks: JSON.parse(r.fallbacks) as string[], response_cache_shared: r.response_cache_shared === 1 })
 
-export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by'>
+/** What a save gives; a preset that says nothing of the response cache turns none on. */
+export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by' | 'response_cache_ttl_s' | 'response_cache_shared'> &
+  Partial<Pick<Preset, 'response_cache_ttl_s' | 'response_cache_shared'>>
 
 /** Every save is a new version; the preset row points at the current one. Old versions stay for history and records. */
 export class PresetsRepo {
@@ -27,12 +29,14 @@ export class PresetsRepo {
         top_p: p.top_p,
         fallbacks: JSON.stringify(p.fallbacks),
         description: p.description,
+        response_cache_ttl_s: p.response_cache_ttl_s ?? null,
+        response_cache_shared: p.response_cache_shared ? 1 : 0,
         created_at: now,
         created_by: actor,
       }
       await tx.run(
-        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, created_at, created_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, created_at, created_by, response_cache_ttl_s, response_cache_shared)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.name,
           row.version,
@@ -45,6 +49,8 @@ export class PresetsRepo {
           row.description,
           row.created_at,
           row.created_by,
+          row.response_cache_ttl_s,
+          row.response_cache_shared,
         ],
       )
       await tx.run(

@@ -98,6 +98,12 @@ export interface RequestRecord {
   fallback_used: boolean
   /** A Responses answer the provider stored (`store` not false): its id, by which `GET /v1/responses/{id}` finds the provider. */
   upstream_id?: string
+  /**
+   * The response cache's part, when the request could be answered from it: a hit names the request
+   * whose answer it replayed and what that answer would have cost again; absent when the request
+   * did not use the cache.
+   */
+  response_cache?: ResponseCacheNote
   latency_ms: number
   /** Time until the first byte of the answer went to the client. */
   ttfb_ms: number | null
@@ -124,10 +130,13 @@ export interface LoggedBodies {
   response: unknown
 }
 
+/** A request's use of the response cache: a miss (its answer was kept when it completed), or a hit on an earlier request's answer. */
+export type ResponseCacheNote = { hit: false } | { hit: true; request_id: string; saved_usd: number | null }
+
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
 export type RoutingFields = Pick<
   RequestRecord,
-  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'
+  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost' | 'response_cache'
 >
 
 /** The columns of `requests` a record fills, in the order `requestValues` gives them. */
@@ -161,6 +170,8 @@ export const REQUEST_COLUMNS = [
   'service_tier_requested',
   'service_tier',
   'instance',
+  'cache_hit_of',
+  'cache_saved_usd',
   'detail',
 ] as const
 
@@ -200,6 +211,8 @@ export function requestValues(r: RequestRecord): SqlValue[] {
     r.tier?.requested ?? null,
     r.tier?.served ?? null,
     r.instance ?? null,
+    r.response_cache?.hit ? r.response_cache.request_id : null,
+    r.response_cache?.hit ? r.response_cache.saved_usd : null,
     JSON.stringify(r),
   ]
 }

@@ -8,6 +8,7 @@ import { ProvidersRepo } from './providersRepo'
 import { PricesRepo } from './pricesRepo'
 import { RequestsRepo } from './requestsRepo'
 import { ResponsesRepo } from './responsesRepo'
+import { ResponseCacheRepo } from './responseCacheRepo'
 import { PresetsRepo } from './presetsRepo'
 import { AliasesRepo } from './aliasesRepo'
 import { SettingsRepo } from './settingsRepo'
@@ -68,6 +69,8 @@ export class Store {
   readonly requests: RequestsRepo
   /** Responses the gateway answered on a translated path, for continuing them. */
   readonly responses: ResponsesRepo
+  /** Answers kept for repeats of the requests that asked for the response cache. */
+  readonly responseCache: ResponseCacheRepo
   readonly presets: PresetsRepo
   readonly aliases: AliasesRepo
   readonly settings: SettingsRepo
@@ -93,6 +96,7 @@ export class Store {
     this.prices = new PricesRepo(sql)
     this.requests = new RequestsRepo(sql)
     this.responses = new ResponsesRepo(sql)
+    this.responseCache = new ResponseCacheRepo(sql)
     this.presets = new PresetsRepo(sql)
     this.aliases = new AliasesRepo(sql)
     this.settings = new SettingsRepo(sql)

@@ -55,6 +55,11 @@ export class KeyDetailPage extends BasePage {
     await this.id('policy-session-requests').fill(requests)
     await this.answerOf('keys.update', () => this.id('policy-save').click())
   }
+  /** Sets how long the response cache keeps the key's answers (empty: off) and saves. */
+  async setCacheTtl(ttl: string): Promise<void> {
+    await this.id('key-cache-ttl').fill(ttl)
+    await this.answerOf('keys.update', () => this.id('key-cache-save').click())
+  }
   /** Deletes the key's stored responses, through the confirm dialog. */
   async deleteStoredResponses(): Promise<void> {
     await this.id('key-stored-responses-delete').click()

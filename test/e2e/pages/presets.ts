@@ -10,6 +10,8 @@ export interface PresetFields {
   topP?: string
   fallbacks?: string
   description?: string
+  /** The response cache's TTL, as typed (`1h`). */
+  cacheTtl?: string
 }
 
 export class PresetsPage extends BasePage {
@@ -30,6 +32,7 @@ export class PresetsPage extends BasePage {
       ['topP', 'preset-top-p'],
       ['fallbacks', 'preset-fallbacks'],
       ['description', 'preset-description'],
+      ['cacheTtl', 'preset-cache-ttl'],
     ]
     for (const [k, id] of set) if (f[k] !== undefined) await this.id(id).fill(f[k]!)
   }

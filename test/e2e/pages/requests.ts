@@ -48,6 +48,10 @@ export class RequestDetailPage extends BasePage {
   gateway(): Locator {
     return this.id('detail-instance')
   }
+  /** What the request page says of the response cache. */
+  cache(): Locator {
+    return this.id('detail-cache')
+  }
   async followSession(): Promise<void> {
     await this.id('follow-session').click()
     await this.id('requests-table').or(this.id('requests-empty')).first().waitFor()

@@ -13,6 +13,12 @@ export class SettingsPage extends BasePage {
     await this.id('settings-response-retention').fill(days)
     await this.id('settings-save').click()
   }
+  /** Clears the response cache through its confirmation. */
+  async clearResponseCache(): Promise<void> {
+    await this.id('settings-cache-clear').click()
+    await this.id('confirm-dialog').waitFor()
+    await this.answerOf('cache.clear', () => this.id('confirm-ok').click())
+  }
   async adminsOnlyShown(): Promise<boolean> {
     return this.id('admins-only').isVisible()
   }

@@ -1,7 +1,7 @@
 // What several screens' tests do: sign in as the owner, check a screen fits a phone, take its screenshots.
 import assert from 'node:assert/strict'
 import type { Browser, Page } from 'playwright-core'
-import { openPage, screenshot, type WatchedPage } from './browser'
+import { axe, describeViolations, openPage, screenshot, serious, type WatchedPage } from './browser'
 import type { Stack } from './stack'
 import { AuthPage } from '../pages/auth'
 import { Shell } from '../pages/shell'
@@ -9,6 +9,16 @@ import { KeysPage } from '../pages/keys'
 import { PlaygroundPage } from '../pages/playground'
 
 export const PHONE = { width: 390, height: 844 }
+
+/** No serious accessibility violation on the current screen, in the light and dark themes; ends in light. */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  for (const theme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: theme })
+    const bad = serious(await axe(page))
+    assert.equal(bad.length, 0, `${what} (${theme}):\n${describeViolations(bad)}`)
+  }
+  await page.emulateMedia({ colorScheme: 'light' })
+}
 
 type Doc = { document: { documentElement: { scrollWidth: number } } }
 

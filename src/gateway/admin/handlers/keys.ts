@@ -90,6 +90,7 @@ export const keyHandlers: Handlers<
         policy: input.policy,
         daily_limit_usd: input.daily_limit_usd,
         monthly_limit_usd: input.monthly_limit_usd,
+        response_cache_ttl_s: input.response_cache_ttl_s,
         balanceUsd: input.balance_usd,
         ownerId: input.owner_id ?? (ctx.caller.operator ? null : me(ctx).id),
       },

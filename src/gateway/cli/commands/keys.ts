@@ -1,5 +1,6 @@
 import type { Input } from '../../../contract'
 import type { KeyPolicy, KeySummary } from '../../../contract/keys'
+import { formatDuration, parseDuration } from '../../../contract/duration'
 import { list, nonNegativeUsd, number, parse, table, when, type Command } from '../shared'
 import { operate, operating, type Operate } from './api'
 
@@ -17,6 +18,7 @@ const settingFlags = {
   'max-session-requests': { type: 'string' },
   'daily-limit': { type: 'string' },
   'monthly-limit': { type: 'string' },
+  'cache-ttl': { type: 'string' },
 } as const
 
 /** The contract's fields as the flags that set them, so a refusal names what the person typed. */
@@ -30,13 +32,21 @@ const FLAGS = {
   'policy.rpm': '--rpm',
   daily_limit_usd: '--daily-limit',
   monthly_limit_usd: '--monthly-limit',
+  response_cache_ttl_s: '--cache-ttl',
   balance_usd: '--balance',
 }
 
 type SettingValues = { [K in keyof typeof settingFlags]?: (typeof settingFlags)[K]['type'] extends 'boolean' ? boolean : string }
-type KeySettings = Pick<Input<'keys.update'>, 'default_preset' | 'policy' | 'daily_limit_usd' | 'monthly_limit_usd'>
+type KeySettings = Pick<Input<'keys.update'>, 'default_preset' | 'policy' | 'daily_limit_usd' | 'monthly_limit_usd' | 'response_cache_ttl_s'>
 
 const NONE = 'none'
+
+/** A `--cache-ttl` duration in seconds; a refusal names the flag. */
+export function cacheTtl(s: string): number {
+  const seconds = parseDuration(s)
+  if (seconds === null || seconds === 0) throw new Error(`--cache-ttl must be a duration such as 90s, 30m, 1h or 7d (or none), not "${s}"`)
+  return seconds
+}
 
 /** The settings the flags change, over the key's `current` policy (a flag changes one rule, not the others). */
 function readSettings(v: SettingValues, current: KeyPolicy): KeySettings {
@@ -68,6 +78,7 @@ function readSettings(v: SettingValues, current: KeyPolicy): KeySettings {
   optional(v['max-session-requests'], positiveInt('--max-session-requests'), (x) => (policy.max_session_requests = x))
   optional(v['daily-limit'], usd('--daily-limit'), (x) => (settings.daily_limit_usd = x ?? null))
   optional(v['monthly-limit'], usd('--monthly-limit'), (x) => (settings.monthly_limit_usd = x ?? null))
+  optional(v['cache-ttl'], cacheTtl, (x) => (settings.response_cache_ttl_s = x ?? null))
   for (const k of Object.keys(policy) as Array<keyof KeyPolicy>) if (policy[k] === undefined) delete policy[k]
   settings.policy = policy
   return settings
@@ -86,6 +97,7 @@ function describe(info: KeySummary): string[] {
     p.max_session_requests && `≤ ${p.max_session_requests} requests/session`,
     info.daily_limit_usd !== null && `$${info.daily_limit_usd}/day`,
     info.monthly_limit_usd !== null && `$${info.monthly_limit_usd}/month`,
+    info.response_cache_ttl_s !== null && `cache ${formatDuration(info.response_cache_ttl_s)}`,
   ].filter(Boolean)
   return [
     info.id,

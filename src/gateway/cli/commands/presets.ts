@@ -1,6 +1,8 @@
 import type { Preset } from '../../../contract/presets'
 import { list, number, parse, table, when, type Command } from '../shared'
 import { operate } from './api'
+import { formatDuration } from '../../../contract/duration'
+import { cacheTtl } from './keys'
 
 const row = (p: Preset) => [
   p.name,
@@ -10,9 +12,10 @@ const row = (p: Preset) => [
   p.max_tokens === null ? '-' : String(p.max_tokens),
   p.top_p === null ? '-' : String(p.top_p),
   p.fallbacks.join(',') || '-',
+  p.response_cache_ttl_s === null ? '-' : `${formatDuration(p.response_cache_ttl_s)}${p.response_cache_shared ? ' shared' : ''}`,
   p.system_prompt ? JSON.stringify(p.system_prompt.length > 40 ? p.system_prompt.slice(0, 39) + '…' : p.system_prompt) : '-',
 ]
-const HEADER = ['NAME', 'VERSION', 'MODEL', 'TEMP', 'MAX TOKENS', 'TOP P', 'FALLBACKS', 'SYSTEM']
+const HEADER = ['NAME', 'VERSION', 'MODEL', 'TEMP', 'MAX TOKENS', 'TOP P', 'FALLBACKS', 'CACHE', 'SYSTEM']
 
 /** Creates or replaces a preset: the flags given are the whole new version. */
 export const presetsSet: Command = async (args, io) => {
@@ -24,6 +27,8 @@ export const presetsSet: Command = async (args, io) => {
     'top-p': { type: 'string' },
     fallbacks: { type: 'string' },
     description: { type: 'string' },
+    'cache-ttl': { type: 'string' },
+    'cache-shared': { type: 'boolean' },
   })
   const num = (v: string | undefined, flag: string) => (v === undefined ? null : number(v, flag, () => true, 'a number'))
   const saved = await operate(values, io, 'presets.save', {
@@ -35,6 +40,8 @@ export const presetsSet: Command = async (args, io) => {
     top_p: num(values['top-p'], '--top-p'),
     fallbacks: list(values.fallbacks) ?? [],
     description: values.description ?? null,
+    response_cache_ttl_s: values['cache-ttl'] === undefined ? null : cacheTtl(values['cache-ttl']),
+    response_cache_shared: values['cache-shared'] ?? false,
   })
   io.out(values.json ? JSON.stringify(saved) : `preset ${saved.name} saved as version ${saved.version}`)
   return 0

@@ -15,6 +15,7 @@ export const serve: Command = async (args, io) => {
     'instance-name': { type: 'string' },
     'max-queued-records': { type: 'string' },
     'max-queued-records-mb': { type: 'string' },
+    'response-cache-mb': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -31,6 +32,7 @@ export const serve: Command = async (args, io) => {
       instanceName: values['instance-name'],
       maxQueuedRecords: values['max-queued-records'],
       maxQueuedRecordsMb: values['max-queued-records-mb'],
+      responseCacheMb: values['response-cache-mb'],
     },
     { env: io.env, secrets: io.secrets },
   )

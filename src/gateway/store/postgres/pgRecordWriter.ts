@@ -8,7 +8,7 @@ import { placeholders, type Sql, type SqlValue } from '../sql'
 import type { PgSql } from './pgSql'
 import { RecordQueue, recordsOfKey } from '../recordQueue'
 
-/** Rows in one INSERT: far below PostgreSQL's 65,535 parameters at the widest row (29 columns). */
+/** Rows in one INSERT: far below PostgreSQL's 65,535 parameters at the widest row (32 columns). */
 const ROWS_PER_INSERT = 1000
 
 /** Inserts rows of one shape with as few statements as the parameter limit allows. */

@@ -11,7 +11,7 @@ import { Badge, Facts, PageHeader, Section } from '../../components/Page'
 import { Pending, PendingPage } from '../../components/States'
 import { emptyPoint, OverviewCharts } from '../../components/Charts'
 import { RequestsTable } from '../requests/RequestsTable'
-import { DefaultPresetForm, LimitsForm, PolicyForm } from './KeySettings'
+import { DefaultPresetForm, LimitsForm, PolicyForm, ResponseCacheForm } from './KeySettings'
 import { BalancePanel } from './BalancePanel'
 import { RevokeKeyDialog } from './RevokeKey'
 import { StoredResponses } from './StoredResponses'
@@ -128,6 +128,7 @@ export function KeyDetail({ id }: { id: string }) {
       </Section>
       <div className="grid-2">
         <DefaultPresetForm key={`p${version}`} k={k} onSaved={onSaved} disabled={revoked} />
+        <ResponseCacheForm key={`c${version}`} k={k} onSaved={onSaved} disabled={revoked} />
         <LimitsForm key={`l${version}`} k={k} spent={q.data.spent} onSaved={onSaved} disabled={revoked || !isAdmin} adminOnly={!isAdmin} />
       </div>
       <BalancePanel k={k} ledger={q.data.ledger} isAdmin={isAdmin} onSaved={onSaved} />

@@ -6,6 +6,7 @@ import { Checkbox, Field, FormError } from '../../components/Field'
 import { Facts, Section } from '../../components/Page'
 import { useToast } from '../../components/Toasts'
 import { numOrNull, usd } from '../../lib/format'
+import { formatDuration, parseDuration } from '../../../../contract/duration'
 import { useQuery } from '../../lib/useQuery'
 import { errorAt, useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
@@ -60,6 +61,41 @@ export function DefaultPresetForm({ k, onSaved, disabled }: { k: KeySummary; onS
           No presets yet. <a href="#/presets/new">Create a preset</a> to steer this key’s requests centrally.
         </p>
       )}
+      <FormError message={u.formError} />
+    </Section>
+  )
+}
+
+/** The key's response cache: off, or a TTL for which its deterministic requests' answers are kept. */
+export function ResponseCacheForm({ k, onSaved, disabled }: { k: KeySummary; onSaved: (k: KeySummary) => void; disabled: boolean }) {
+  const current = k.response_cache_ttl_s === null ? '' : formatDuration(k.response_cache_ttl_s)
+  const { v, set } = useFields({ ttl: current })
+  const u = useKeyUpdate(k, onSaved, 'Response cache')
+  const [error, setError] = useState<string | undefined>(undefined)
+  return (
+    <Section
+      title="Response cache"
+      testId="key-response-cache"
+      description="Keeps the answers to this key's deterministic requests (temperature 0, one choice) and answers exact repeats from them at $0. A request can also ask with X-Gw-Cache or gw.cache, or stay out with X-Gw-Cache: off."
+    >
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          const text = v.ttl.trim()
+          const seconds = text === '' ? null : parseDuration(text)
+          if (seconds === 0 || (text !== '' && seconds === null)) return setError('a duration such as 30m, 1h or 7d; empty turns the cache off')
+          setError(undefined)
+          u.save({ response_cache_ttl_s: seconds })
+        }}
+      >
+        <Field label="Keep answers for" error={error ?? u.errors.response_cache_ttl_s} hint="30m, 1h, 7d… at most 30 days. Empty: off.">
+          <input value={v.ttl} onChange={set('ttl')} placeholder="off" disabled={disabled} data-testid="key-cache-ttl" />
+        </Field>
+        <button className="btn btn-primary" disabled={disabled || u.busy || v.ttl.trim() === current} data-testid="key-cache-save">
+          Save
+        </button>
+      </form>
       <FormError message={u.formError} />
     </Section>
   )

@@ -7,7 +7,7 @@ import { href, navigate } from '../../lib/router'
 import { errorAt, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { ConfirmDialog } from '../../components/Dialog'
-import { Field, FormError } from '../../components/Field'
+import { Checkbox, Field, FormError } from '../../components/Field'
 import { PageHeader, Section } from '../../components/Page'
 import { PendingPage } from '../../components/States'
 import { useToast } from '../../components/Toasts'
@@ -138,6 +138,26 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
               <Field label="Description" error={errorFor('description')}>
                 <input value={draft.description} onChange={set('description')} onBlur={blur('description')} data-testid="preset-description" />
               </Field>
+              <Field
+                label="Response cache"
+                error={errorFor('response_cache_ttl_s')}
+                hint="Keep the answers to this preset’s deterministic requests (temperature 0) for 30m, 1h, 7d…, and answer exact repeats from them at $0. Empty: off."
+              >
+                <input
+                  value={draft.cache_ttl}
+                  onChange={set('cache_ttl')}
+                  onBlur={blur('response_cache_ttl_s')}
+                  placeholder="off"
+                  data-testid="preset-cache-ttl"
+                />
+              </Field>
+              <Checkbox
+                label="Share cached answers between keys"
+                hint="Off: each key is answered only from its own cached answers."
+                checked={draft.cache_shared}
+                onChange={(on) => setDraft((d) => ({ ...d, cache_shared: on }))}
+                testId="preset-cache-shared"
+              />
               <FormError message={formError} />
               {isAdmin && (
                 <div className="form-actions">

@@ -1,5 +1,6 @@
 import type { Preset, PresetInput } from '../../../../contract/presets'
 import { list, numOrNull } from '../../lib/format'
+import { formatDuration, parseDuration } from '../../../../contract/duration'
 
 /** The editor's text fields. */
 export interface PresetDraft {
@@ -11,9 +12,23 @@ export interface PresetDraft {
   top_p: string
   fallbacks: string
   description: string
+  /** A duration (`1h`); empty: the preset turns no cache on. */
+  cache_ttl: string
+  cache_shared: boolean
 }
 
-export const emptyDraft: PresetDraft = { name: '', model: '', system_prompt: '', temperature: '', max_tokens: '', top_p: '', fallbacks: '', description: '' }
+export const emptyDraft: PresetDraft = {
+  name: '',
+  model: '',
+  system_prompt: '',
+  temperature: '',
+  max_tokens: '',
+  top_p: '',
+  fallbacks: '',
+  description: '',
+  cache_ttl: '',
+  cache_shared: false,
+}
 
 export function draftOf(p: Preset): PresetDraft {
   const s = (v: number | null) => (v === null ? '' : String(v))
@@ -26,6 +41,8 @@ export function draftOf(p: Preset): PresetDraft {
     top_p: s(p.top_p),
     fallbacks: p.fallbacks.join(', '),
     description: p.description ?? '',
+    cache_ttl: p.response_cache_ttl_s === null ? '' : formatDuration(p.response_cache_ttl_s),
+    cache_shared: p.response_cache_shared,
   }
 }
 
@@ -39,5 +56,8 @@ export function inputOf(d: PresetDraft): PresetInput {
     top_p: numOrNull(d.top_p),
     fallbacks: list(d.fallbacks),
     description: d.description.trim() ? d.description.trim() : null,
+    // Text that is no duration stays visible as an error rather than turning the cache off.
+    response_cache_ttl_s: d.cache_ttl.trim() === '' ? null : (parseDuration(d.cache_ttl) ?? Number.NaN),
+    response_cache_shared: d.cache_shared,
   }
 }

@@ -18,6 +18,18 @@ const str = (v: unknown): string | null => (v === null || v === undefined || v =
 const num = (v: unknown): number | null => (typeof v === 'number' ? v : null)
 const dash = (v: ReactNode) => v ?? '—'
 
+/** The record's use of the response cache: none, a miss whose answer was kept, or a hit on an earlier request's answer. */
+function CacheNote({ note }: { note: Obj }) {
+  if (note.hit === undefined) return <span data-testid="detail-cache">—</span>
+  if (!note.hit) return <span data-testid="detail-cache">miss: answered by the provider</span>
+  const of = String(note.request_id)
+  return (
+    <span data-testid="detail-cache">
+      hit: the answer of <a href={href('requests', of)}>{of}</a>, {usd(num(note.saved_usd))} saved
+    </span>
+  )
+}
+
 function FilterLink({ param, value, children, testId }: { param: string; value: string; children?: ReactNode; testId?: string }) {
   return (
     <a href={href('requests', { [param]: value })} data-testid={testId}>
@@ -141,7 +153,11 @@ function Attempts({ record }: { record: Obj }) {
   return (
     <Section title="Routing attempts" testId="detail-attempts" description={record.fallback_used ? 'A fallback served this request.' : undefined}>
       {attempts.length === 0 ? (
-        <p className="muted">No provider was called (the request was refused before routing).</p>
+        <p className="muted">
+          {obj(record.response_cache).hit
+            ? 'No provider was called: the response cache answered with an earlier answer.'
+            : 'No provider was called (the request was refused before routing).'}
+        </p>
       ) : (
         <table className="table table-compact">
           <TableHead cols={['#', 'Provider', 'Model', 'Status', { label: 'Latency', num: true }, 'Error']} />
@@ -347,6 +363,7 @@ export function RequestDetail({ id }: { id: string }) {
             ['Upstream model', <code key="u">{dash(str(r.upstream_model))}</code>],
             ['Streamed', r.stream ? 'yes' : 'no'],
             ['Fallback used', r.fallback_used ? 'yes' : 'no'],
+            ['Response cache', <CacheNote key="c" note={obj(r.response_cache)} />],
             ['Latency', ms(num(r.latency_ms))],
             ['Time to first byte', ms(num(r.ttfb_ms))],
             [

@@ -9,6 +9,7 @@ import { Checkbox, Field, FormError } from '../../components/Field'
 import { PageHeader, Section, Facts } from '../../components/Page'
 import { Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
+import { ResponseCache } from './ResponseCache'
 
 type Settings = Output<'settings.get'>
 
@@ -163,6 +164,7 @@ export function SettingsScreen() {
           />
         </Section>
       )}
+      <ResponseCache />
       {q.error || !q.data ? <Pending q={q} label="Loading settings…" /> : <SettingsForm key={JSON.stringify(q.data)} s={q.data} onSaved={q.setData} />}
     </>
   )
