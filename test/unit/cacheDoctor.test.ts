@@ -125,4 +125,16 @@ describe('the prompt-cache doctor', () => {
     const meanwhile = diagnoseSession(turns.map(record), T0 + 12 * MIN)
     assert.equal(meanwhile.wasted_tokens, 500, 'the last write may still be read')
   })
+
+  it("leaves a response-cache replay out: its usage is its first answer, not a turn of the provider's cache", () => {
+    const first = record({ at: T0, write: 9_000, writeUsd: 0.03 })
+    const replay = { ...record({ at: T0 + MIN, write: 9_000, writeUsd: 0.03 }), response_cache: { hit: true as const, request_id: first.id, saved_usd: 0.04 } }
+    const third = record({ at: T0 + 2 * MIN, read: 9_000 })
+    const d = diagnoseSession([first, replay, third], T0 + 60 * MIN)
+    assert.equal(d.cache_write_tokens, 9_000)
+    assert.equal(d.cached_tokens, 9_000)
+    assert.equal(d.turns[1].state, 'none')
+    assert.equal(d.turns[1].unread_write, false)
+    assert.equal(d.verdict, 'healthy')
+  })
 })

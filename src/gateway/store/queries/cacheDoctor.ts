@@ -66,7 +66,8 @@ function causeOf(p: CacheTurn, t: CacheTurn, gapMs: number, prompts: Map<string,
 
 /** A record's figures as one turn (no cause or verdict yet). */
 function turnOf(r: RequestRecord, turn: number): CacheTurn {
-  const u = r.usage
+  // A response-cache replay's usage is its first answer's: it neither read nor wrote the provider's cache.
+  const u = r.response_cache?.hit ? null : r.usage
   const dropped = r.ignored.find((i) => i.name === 'cache_control')
   return {
     request_id: r.id,
@@ -110,7 +111,9 @@ export function diagnoseSession(records: RequestRecord[], now: number): SessionC
   let misses = 0
   records.forEach((r, i) => {
     const t = turns[i]
-    if (!r.usage || t.model === null) return
+    // A response-cache replay never reached the provider: its usage is the first answer's, and
+    // the provider's prompt cache was neither read nor written by it.
+    if (!r.usage || t.model === null || r.response_cache?.hit) return
     prompt += t.prompt_tokens
     cached += t.cached_tokens
     written += t.cache_write_tokens
