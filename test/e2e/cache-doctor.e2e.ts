@@ -15,6 +15,7 @@ import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
 import { startStack, type Stack } from './support/stack'
 import { Shell } from './pages/shell'
 import { SessionDetailPage, SessionsPage } from './pages/sessions'
+import { RequestDetailPage } from './pages/requests'
 
 const skip = skipReason()
 const SESSION = 'refactor-the-router'
@@ -76,17 +77,18 @@ describe("the prompt-cache doctor on a session's page and a request's", { skip: 
 
     // The miss opens its request, whose cache section tells the same.
     await miss.getByRole('link').click()
-    await detail.id('detail-cache').waitFor()
-    await detail.waitForText(detail.id('cache-turn'), 'the system prompt changed at turn 3')
-    assert.equal((await detail.id('cache-markers').innerText()).trim(), '2 sent, reached the provider')
-    assert.match(await detail.id('cache-fingerprint').innerText(), /^system \S{8} · 3 tools · 5 messages$/)
+    const request = new RequestDetailPage(w.page)
+    await request.promptCache().waitFor()
+    await request.waitForText(request.id('cache-turn'), 'the system prompt changed at turn 3')
+    assert.equal((await request.id('cache-markers').innerText()).trim(), '2 sent, reached the provider')
+    assert.match(await request.id('cache-fingerprint').innerText(), /^system \S{8} · 3 tools · 5 messages$/)
     await shots(
       w.page,
       'request-cache',
-      () => detail.id('cache-turn').waitFor(),
+      () => request.id('cache-turn').waitFor(),
       async (width) => {
         // The section itself fits a phone (the attempts table below it is wider, as it was before this section).
-        const box = (await detail.id('detail-cache').boundingBox())!
+        const box = (await request.promptCache().boundingBox())!
         assert.ok(box.x + box.width <= width, `the cache section ends at ${box.x + box.width} px of ${width}`)
       },
     )

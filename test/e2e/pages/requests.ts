@@ -50,7 +50,11 @@ export class RequestDetailPage extends BasePage {
   }
   /** What the request page says of the response cache. */
   cache(): Locator {
-    return this.id('detail-cache')
+    return this.id('detail-response-cache')
+  }
+  /** The request page's prompt-cache section (the cache doctor's). */
+  promptCache(): Locator {
+    return this.id('detail-prompt-cache')
   }
   async followSession(): Promise<void> {
     await this.id('follow-session').click()

@@ -47,7 +47,7 @@ export function RequestCache({ record }: { record: Obj }) {
   const writes = count(u.cache_write_tokens)
   const hour = count(u.cache_write_1h_tokens)
   return (
-    <Section title="Prompt cache" testId="detail-cache" description="What the provider reported of its prompt cache for this request.">
+    <Section title="Prompt cache" testId="detail-prompt-cache" description="What the provider reported of its prompt cache for this request.">
       <Facts
         items={[
           ['Read', <span key="r" data-testid="cache-read">{`${int(count(u.cached_tokens))} tokens`}</span>],

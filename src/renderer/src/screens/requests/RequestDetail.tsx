@@ -20,11 +20,11 @@ const dash = (v: ReactNode) => v ?? '—'
 
 /** The record's use of the response cache: none, a miss whose answer was kept, or a hit on an earlier request's answer. */
 function CacheNote({ note }: { note: Obj }) {
-  if (note.hit === undefined) return <span data-testid="detail-cache">—</span>
-  if (!note.hit) return <span data-testid="detail-cache">miss: answered by the provider</span>
+  if (note.hit === undefined) return <span data-testid="detail-response-cache">—</span>
+  if (!note.hit) return <span data-testid="detail-response-cache">miss: answered by the provider</span>
   const of = String(note.request_id)
   return (
-    <span data-testid="detail-cache">
+    <span data-testid="detail-response-cache">
       hit: the answer of <a href={href('requests', of)}>{of}</a>, {usd(num(note.saved_usd))} saved
     </span>
   )
