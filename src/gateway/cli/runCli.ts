@@ -33,6 +33,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
     key settings: --default-preset P  --allow-models a,b*  --allow-providers p1,p2  --preset-only | --no-preset-only
                   --max-tokens N  --max-cost-usd USD  --rpm N  --daily-limit USD  --monthly-limit USD
                   --max-session-usd USD  --max-session-requests N   per session id, requests in flight included
+                  --soft-cap-model M --soft-cap-at PERCENT          send requests to M from PERCENT of a spend limit
 
   presets set NAME --model M [--system TEXT] [--temperature T] [--max-tokens N] [--top-p P]
               [--fallbacks m1,m2] [--description TEXT]       creates or replaces (a new version)

@@ -12,6 +12,7 @@ import { CallDelivery, chargeFor, priceOf, type PricedUsage } from './callDelive
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
+import { softCapSwitch, softTarget } from '../pipeline/softCap'
 import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
@@ -194,8 +195,17 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
   run.free = control.free === true
-  run.admission = await admit(gw, ctx, primary, wc.body, control)
+  const soft = run.free ? null : await softTarget(gw, ctx.key, primary, control.chat)
+  run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
   if (run.admission.refused) throw run.admission.refused
+  // The soft cap decided at admission: from here the request is the cap's model's, routed and
+  // translated as if it had asked for it (a preset's fallbacks are the dearer model's, not tried).
+  const switched = run.admission.soft
+  if (switched) {
+    ctx.softCap = softCapSwitch(ctx.key, switched.limit, primary)
+    run.target = switched.target
+  }
+  const first = switched?.target ?? primary
   const answering = (target: Target) =>
     (run.delivery = new CallDelivery(gw, ctx, {
       target,
@@ -207,20 +217,20 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
       free: run.free,
       admission: run.admission,
     }))
-  const local = wc.answerLocally?.(answering(primary))
+  const local = wc.answerLocally?.(answering(first))
   if (local) return (run.delivered = await local)
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
-  const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
+  const candidates = ctx.preset && !switched ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [first]
   const { target, response } = await route(
     gw,
     ctx,
     candidates,
     (t) => wc.request(ctx, t, forwarded),
     call.abort,
-    // The primary passed the policy at admission.
-    (t) => (t === primary ? null : policyRefusal(ctx, t, wc.body, control)),
+    // The first candidate passed the policy at admission.
+    (t) => (t === first ? null : policyRefusal(ctx, t, wc.body, control)),
   )
   run.target = target
-  ctx.fallbackUsed = target !== primary
+  ctx.fallbackUsed = target !== first
   return (run.delivered = await wc.deliver(response, answering(target)))
 }

@@ -38,6 +38,7 @@ export function gwBlock(r: RoutingFields) {
       requested_model: r.model,
       preset: r.preset === null ? null : { name: r.preset, version: r.preset_version },
       alias: r.alias ?? null,
+      soft_cap: r.soft_cap ?? null,
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,

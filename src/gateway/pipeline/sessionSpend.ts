@@ -91,6 +91,21 @@ export class SessionSpend {
   }
 
   /**
+   * Whether the key's soft cap has reached this session: what it spent plus what its requests in
+   * flight reserved is at or past the cap's share of the session's limit, or this request's
+   * expected cost on the model it asked for would take it past the limit itself (the cheaper
+   * model may still fit). Asked in the same turn as `admit`, after `loading`.
+   */
+  softReached(key: Key, sessionId: string | null, expectedPico: bigint): boolean {
+    const soft = key.rules.soft
+    const limit = key.rules.sessionPico
+    if (soft?.sessionPico == null || limit === null || !this.watches(key, sessionId)) return false
+    const s = this.session(key, sessionId)
+    const held = s.spentPico + s.reservedPico
+    return held >= soft.sessionPico || held + expectedPico > limit
+  }
+
+  /**
    * A request ended and its record was queued: its hold is released and, when its session is in
    * memory, its cost and count added; crossing the alert threshold raises an alert.
    */

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { postgresBaseline } from './postgres/schema'
-import { countersWithGeminiCounts, exactCountersFromRecords, sharedLimitsSchema } from './postgres/sharedLimitsSchema'
+import { countersWithGeminiCounts, exactCountersFromRecords, sharedLimitsSchema, softCapAdmission } from './postgres/sharedLimitsSchema'
 
 export interface Migration {
   version: number
@@ -511,6 +511,14 @@ export const migrations: Migration[] = [
     postgres: countersWithGeminiCounts,
     up() {
       // SQLite holds session limits in the gateway's memory, which reads isTokenCount.
+    },
+  },
+  {
+    version: 23,
+    description: "a key's soft cap: admission sends a request to the cap's cheaper model when a spend limit is near",
+    postgres: softCapAdmission,
+    up() {
+      // SQLite holds spend limits in the gateway's memory; the soft cap is part of a key's policy, stored as it is.
     },
   },
 ]

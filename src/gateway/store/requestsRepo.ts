@@ -2,6 +2,7 @@ import type { Sql, SqlValue } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Cost } from '../pricing/types'
 import { usdToPico } from '../../contract/money'
+import type { SoftLimit } from '../../contract/keys'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
 
@@ -80,6 +81,8 @@ export interface RequestRecord {
   preset_version: number | null
   /** The model alias that steered the request (records from before aliases lack it). */
   alias?: { pattern: string; target: string } | null
+  /** Where the key's soft cap sent the request instead of the model it asked for; absent when it did not. */
+  soft_cap?: SoftCapSwitch | null
   provider: string | null
   upstream_model: string | null
   stream: boolean
@@ -104,6 +107,18 @@ export interface RequestRecord {
   error: { status: number; type: string; code: string | null; message: string } | null
 }
 
+/** A soft cap's switch, as the record and the answer's `gw.routing` keep it. */
+export interface SoftCapSwitch {
+  /** The spend limit that was near. */
+  limit: SoftLimit
+  /** The key's soft cap: the share of the limit it starts at. */
+  at_percent: number
+  /** The model the request would have gone to (`<provider>/<model>`); the record's provider and upstream model say which served. */
+  instead_of: string
+  /** The same in words. */
+  reason: string
+}
+
 /** Logged bodies as read back: the JSON the client sent and what it got. */
 export interface LoggedBodies {
   request: unknown
@@ -113,7 +128,7 @@ export interface LoggedBodies {
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
 export type RoutingFields = Pick<
   RequestRecord,
-  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'
+  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'soft_cap' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost'
 >
 
 /** The columns of `requests` a record fills, in the order `requestValues` gives them. */
