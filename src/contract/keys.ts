@@ -16,7 +16,8 @@ export const softCap = z
 export type SoftCap = z.infer<typeof softCap>
 
 /** The spend limit near which a soft cap sent a request to its model. */
-export type SoftLimit = 'daily' | 'monthly' | 'session'
+export const softLimit = z.enum(['daily', 'monthly', 'session'])
+export type SoftLimit = z.infer<typeof softLimit>
 
 /** Rules checked before anything reaches a provider; a breach is a 403 policy_violation (429 for rpm). */
 export const keyPolicy = z

@@ -84,8 +84,14 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
       outcomes.map((o) => o.status),
       Array(BURST).fill(200),
     )
-    assert.equal(count(outcomes, (o) => o.served === 'gpt-4o'), 4)
-    assert.equal(count(outcomes, (o) => o.served === 'gpt-4o-mini'), 4)
+    assert.equal(
+      count(outcomes, (o) => o.served === 'gpt-4o'),
+      4,
+    )
+    assert.equal(
+      count(outcomes, (o) => o.served === 'gpt-4o-mini'),
+      4,
+    )
     for (const o of outcomes.filter((o) => o.served === 'gpt-4o-mini')) {
       assert.equal(
         o.reason,
@@ -117,8 +123,14 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
     assert.ok(2 * onGpt4o(1000) < 0.0256 && 3 * onGpt4o(1000) + 3 * onMini(1000) < 0.032 && 3 * onGpt4o(1000) + 4 * onMini(1000) >= 0.032)
     const { secret } = await keyWith({ daily_limit_usd: 0.032, policy: { soft_cap: { model: 'openai/gpt-4o-mini', at_percent: 80 } } })
     const outcomes = await burst(secret, 1000)
-    assert.equal(count(outcomes, (o) => o.served === 'gpt-4o'), 3)
-    assert.equal(count(outcomes, (o) => o.served === 'gpt-4o-mini'), 4)
+    assert.equal(
+      count(outcomes, (o) => o.served === 'gpt-4o'),
+      3,
+    )
+    assert.equal(
+      count(outcomes, (o) => o.served === 'gpt-4o-mini'),
+      4,
+    )
     const refused = outcomes.filter((o) => o.status !== 200)
     assert.equal(refused.length, 1)
     assert.equal(refused[0].status, 402)
@@ -137,6 +149,20 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
     assert.equal((free as unknown as { gw: { routing: { upstream_model: string } } }).gw.routing.upstream_model, 'gpt-4o')
     const records = await recordsOf(id, 2)
     assert.deepEqual(records.map((r) => r.soft_cap?.limit ?? 'none').sort(), ['none', 'session'])
+    // The session's timeline and the Requests list have it as a column, which the dashboard marks.
+    const session = await admin('sessions.get', { id: 'sess-soft' })
+    assert.ok(session.ok)
+    const steps = (session.value as { requests: Array<{ soft_cap: string | null; model: string; upstream_model: string }> }).requests
+    assert.deepEqual(
+      steps.map((r) => [r.model, r.upstream_model, r.soft_cap]),
+      [['openai/gpt-4o', 'gpt-4o-mini', 'session']],
+    )
+    const listed = await admin('requests.list', { filter: { key_id: id }, sort: 'created_at', order: 'asc' })
+    assert.ok(listed.ok)
+    assert.deepEqual(
+      (listed.value as { items: Array<{ soft_cap: string | null }> }).items.map((r) => r.soft_cap),
+      ['session', null],
+    )
   })
 
   it('on every wire: past the threshold, Messages, Responses, Google’s API and a chat stream are served by the cheaper model, translated where its provider needs it', async () => {
@@ -189,7 +215,10 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
       'policy.soft_cap: needs a spend limit to be near: set daily_limit_usd, monthly_limit_usd or policy.max_session_usd',
     )
     assert.match(await refusal({ daily_limit_usd: 1, policy: cap('nowhere/model') }), /^policy\.soft_cap\.model: unknown model "nowhere\/model"/)
-    assert.match(await refusal({ daily_limit_usd: 1, policy: cap('openai/gpt-unpriced-9') }), /^policy\.soft_cap\.model: openai\/gpt-unpriced-9 has no known price/)
+    assert.match(
+      await refusal({ daily_limit_usd: 1, policy: cap('openai/gpt-unpriced-9') }),
+      /^policy\.soft_cap\.model: openai\/gpt-unpriced-9 has no known price/,
+    )
     assert.match(await refusal({ daily_limit_usd: 1, policy: cap('openai/text-embedding-3-small') }), /is an embedding model/)
     assert.equal(
       await refusal({ daily_limit_usd: 1, policy: { allowed_models: ['gpt-4o'], ...cap('openai/gpt-4o-mini') } }),
@@ -206,7 +235,8 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
   it('the CLI sets, shows and clears it', async () => {
     const cli = (...args: string[]) => gwCli(args, { dataDir: t.dataDir })
     await cli('keys', 'create', '--name', 'cli-soft', '--daily-limit', '5', '--soft-cap-model', 'openai/gpt-4o-mini', '--soft-cap-at', '80')
-    const shown = async () => (JSON.parse((await cli('keys', 'list', '--json')).stdout) as Array<{ name: string; policy: Record<string, unknown> }>).find((k) => k.name === 'cli-soft')!
+    const shown = async () =>
+      (JSON.parse((await cli('keys', 'list', '--json')).stdout) as Array<{ name: string; policy: Record<string, unknown> }>).find((k) => k.name === 'cli-soft')!
     assert.deepEqual((await shown()).policy.soft_cap, { model: 'openai/gpt-4o-mini', at_percent: 80 })
     await cli('keys', 'update', 'cli-soft', '--soft-cap-at', '90')
     assert.deepEqual((await shown()).policy.soft_cap, { model: 'openai/gpt-4o-mini', at_percent: 90 })

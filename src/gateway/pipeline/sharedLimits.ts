@@ -221,7 +221,13 @@ export class SharedLimits {
     return u
   }
 
-  private refused(a: SharedAdmission, r: LimitRefusal & Pick<LimitAnswer, 'soft'>, sessionLimitPico: bigint | null, dayStart: number | null, monthStart: number | null): ApiError {
+  private refused(
+    a: SharedAdmission,
+    r: LimitRefusal & Pick<LimitAnswer, 'soft'>,
+    sessionLimitPico: bigint | null,
+    dayStart: number | null,
+    monthStart: number | null,
+  ): ApiError {
     const { key } = a
     const policy = a.key.rules.policy
     switch (r.refusal) {

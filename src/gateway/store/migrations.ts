@@ -515,10 +515,12 @@ export const migrations: Migration[] = [
   },
   {
     version: 23,
-    description: "a key's soft cap: admission sends a request to the cap's cheaper model when a spend limit is near",
-    postgres: softCapAdmission,
-    up() {
-      // SQLite holds spend limits in the gateway's memory; the soft cap is part of a key's policy, stored as it is.
+    description: "a key's soft cap: admission sends a request to the cap's cheaper model when a spend limit is near, and its record says so",
+    // The soft cap itself is part of a key's policy, stored as it is; SQLite holds spend limits in
+    // the gateway's memory. The column (the limit it switched at) is for the lists that show it.
+    postgres: `${softCapAdmission}\nALTER TABLE requests ADD COLUMN soft_cap text;`,
+    up(db) {
+      db.exec(`ALTER TABLE requests ADD COLUMN soft_cap TEXT`)
     },
   },
 ]

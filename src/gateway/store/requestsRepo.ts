@@ -162,6 +162,7 @@ export const REQUEST_COLUMNS = [
   'service_tier_requested',
   'service_tier',
   'instance',
+  'soft_cap',
   'detail',
 ] as const
 
@@ -201,6 +202,7 @@ export function requestValues(r: RequestRecord): SqlValue[] {
     r.tier?.requested ?? null,
     r.tier?.served ?? null,
     r.instance ?? null,
+    r.soft_cap?.limit ?? null,
     JSON.stringify(r),
   ]
 }

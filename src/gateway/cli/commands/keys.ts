@@ -96,7 +96,8 @@ function readSoftCap(v: SettingValues, policy: KeyPolicy, percent: (s: string) =
   if (model !== undefined) cap.model = model
   if (at !== undefined) cap.at_percent = percent(at)
   if (cap.model === undefined) throw new Error('--soft-cap-at needs --soft-cap-model MODEL: the key has no soft cap yet')
-  if (cap.at_percent === undefined) throw new Error('--soft-cap-model needs --soft-cap-at PERCENT (1 to 99): the share of a spend limit from which requests go to it')
+  if (cap.at_percent === undefined)
+    throw new Error('--soft-cap-model needs --soft-cap-at PERCENT (1 to 99): the share of a spend limit from which requests go to it')
   policy.soft_cap = { model: cap.model, at_percent: cap.at_percent }
 }
 

@@ -261,7 +261,9 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
             specs={SOFT_CAP}
             v={v}
             set={set}
-            errorOf={(name) => (name === 'soft_cap_model' ? (u.errors['policy.soft_cap'] ?? u.errors['policy.soft_cap.model']) : errorAt(u.errors, softCapPath[name]))}
+            errorOf={(name) =>
+              name === 'soft_cap_model' ? (u.errors[softCapPath[name]] ?? u.errors['policy.soft_cap.model']) : errorAt(u.errors, softCapPath[name])
+            }
             disabled={disabled}
           />
         </div>

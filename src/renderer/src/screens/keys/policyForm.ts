@@ -6,14 +6,11 @@ const LISTS = ['allowed_models', 'allowed_providers'] as const
 /** The policy's numeric ceilings. */
 const NUMBERS = ['max_tokens', 'max_cost_per_request_usd', 'rpm', 'max_session_usd', 'max_session_requests'] as const
 
-/** The soft cap's two fields. */
-const SOFT_CAP = ['soft_cap_model', 'soft_cap_at'] as const
+/** Where the contract puts each soft cap field's error (its model's also takes the cap's own: it needs a spend limit). */
+export const softCapPath = { soft_cap_model: 'policy.soft_cap', soft_cap_at: 'policy.soft_cap.at_percent' } as const
 
 /** The policy form's text fields, named as the policy's rules so an error's path finds its field (the soft cap's aside: `softCapPath`). */
-export type PolicyDraft = Record<(typeof LISTS)[number] | (typeof NUMBERS)[number] | (typeof SOFT_CAP)[number], string>
-
-/** Where the contract puts a soft cap field's error (its model's also takes the cap's own: it needs a spend limit). */
-export const softCapPath = { soft_cap_model: 'policy.soft_cap', soft_cap_at: 'policy.soft_cap.at_percent' } as const
+export type PolicyDraft = Record<(typeof LISTS)[number] | (typeof NUMBERS)[number] | keyof typeof softCapPath, string>
 
 export function policyDraft(p: KeyPolicy): PolicyDraft {
   const d = {} as PolicyDraft
