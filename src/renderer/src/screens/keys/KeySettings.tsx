@@ -254,6 +254,13 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
         <div className="form-grid">
           <TextFields specs={POLICY} v={v} set={set} errorOf={(name) => errorAt(u.errors, `policy.${name}`)} disabled={disabled} />
         </div>
+        <Checkbox
+          label="Presets only (the model must be a preset, or the key's default preset applies)"
+          checked={presetOnly}
+          onChange={setPresetOnly}
+          disabled={disabled}
+          testId="policy-preset-only"
+        />
         <h3>Soft cap</h3>
         <p className="muted small">Near a spend limit, requests go to a cheaper model instead of being refused.</p>
         <div className="form-grid" data-testid="policy-soft-cap">
@@ -267,13 +274,6 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
             disabled={disabled}
           />
         </div>
-        <Checkbox
-          label="Presets only (the model must be a preset, or the key's default preset applies)"
-          checked={presetOnly}
-          onChange={setPresetOnly}
-          disabled={disabled}
-          testId="policy-preset-only"
-        />
         <FormError message={u.formError ?? u.errors.policy} />
         <div className="form-actions">
           <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="policy-save">

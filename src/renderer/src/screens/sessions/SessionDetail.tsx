@@ -52,10 +52,9 @@ function StepRow({ r, n, total }: { r: Step; n: number; total: number }) {
         {r.model ?? '—'}
         {r.endpoint === 'messages.count_tokens' && <span className="muted"> · token count</span>}
         {r.soft_cap && (
-          <>
-            {' '}
+          <div className="soft-cap-line">
             <SoftCapBadge limit={r.soft_cap} served={r.upstream_model} />
-          </>
+          </div>
         )}
       </td>
       <td className="num col-wide">
