@@ -26,6 +26,76 @@ const FIRST_TOKEN_COUNTS = `'messages.count_tokens', 'responses.input_tokens'`
 const WITH_GEMINI_COUNTS = `'messages.count_tokens', 'responses.input_tokens', 'countTokens'`
 
 /**
+ * The parts of `gw_admit` every version of it has, word for word: the key's row lock, the check
+ * that the counters it needs have started, and the request rate; `no` ends each refusal's row
+ * (a version that answers more columns fills them with it).
+ */
+const admissionPrelude = (no: string) => `  -- The key's row lock orders every admission and settlement of the key, on every gateway: each
+  -- statement after it reads what the one before committed.
+  SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
+    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  END IF;
+
+  IF NOT p_may_start AND (
+    (p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start)) OR
+    (p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start)) OR
+    (p_session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_limits WHERE key_id = p_key AND session_id = p_session))
+  ) THEN
+    RETURN QUERY SELECT 'unstarted'::text, 0::bigint, 0::bigint${no};
+    RETURN;
+  END IF;
+
+  -- The minute is counted in one-second buckets, the current one and the 60 before it: 61 rows
+  -- at most whatever the rate, a span that holds every 60 s window ending now, so no 60 s ever
+  -- admits more than the rate (a request may be refused up to a second before a millisecond
+  -- count would take it). A request refused by a later limit has still taken its place in the
+  -- minute, as on one gateway.
+  IF p_rpm IS NOT NULL THEN
+    DELETE FROM rate_buckets WHERE key_id = p_key AND second < now_ms / 1000 - 60;
+    SELECT COALESCE(SUM(n), 0) INTO counted FROM rate_buckets WHERE key_id = p_key;
+    IF counted >= p_rpm THEN
+      -- The wait: until enough of the oldest buckets have left the span for one more request.
+      FOR bucket IN SELECT second, n FROM rate_buckets WHERE key_id = p_key ORDER BY second LOOP
+        counted := counted - bucket.n;
+        IF counted < p_rpm THEN
+          RETURN QUERY SELECT 'rpm'::text, (bucket.second + 61) * 1000 - now_ms, 0::bigint${no};
+          RETURN;
+        END IF;
+      END LOOP;
+    END IF;
+    INSERT INTO rate_buckets AS r (key_id, second, n) VALUES (p_key, now_ms / 1000, 1)
+      ON CONFLICT (key_id, second) DO UPDATE SET n = r.n + 1;
+  END IF;
+`
+
+/** `gw_admit`'s start of a session's counter from the records, when the session is new. */
+const sessionCounterStart = (sum: string, tokenCounts: string) => `      INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
+        SELECT p_key, p_session, ${sum} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
+        FROM requests
+        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN (${tokenCounts})
+        RETURNING * INTO s;
+`
+
+/** `gw_admit`'s roll of a key's day and month counters to the request's periods, started from the records. */
+const periodRoll = `  IF p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start) THEN
+    k.day_start := p_day_start;
+    k.day_pico := gw_spent_since(p_key, p_day_start) + p_unwritten_day;
+    rolled := true;
+  END IF;
+  IF p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start) THEN
+    k.month_start := p_month_start;
+    k.month_pico := gw_spent_since(p_key, p_month_start) + p_unwritten_month;
+    rolled := true;
+  END IF;
+  IF rolled THEN
+    UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
+      WHERE key_id = p_key;
+  END IF;
+`
+
+/**
  * The two functions that start a counter from the records (`gw_spent_since` for a key's day and
  * month, `gw_admit` for a session), with `sum` as the records' spend in pico-dollars. Migration 14
  * made them summing the USD costs as floats and rounding the total; migration 18 makes them again
@@ -62,54 +132,11 @@ DECLARE
   held bigint := 0;
   rolled boolean := false;
 BEGIN
-  -- The key's row lock orders every admission and settlement of the key, on every gateway: each
-  -- statement after it reads what the one before committed.
-  SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
-    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
-  END IF;
-
-  IF NOT p_may_start AND (
-    (p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start)) OR
-    (p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start)) OR
-    (p_session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_limits WHERE key_id = p_key AND session_id = p_session))
-  ) THEN
-    RETURN QUERY SELECT 'unstarted'::text, 0::bigint, 0::bigint;
-    RETURN;
-  END IF;
-
-  -- The minute is counted in one-second buckets, the current one and the 60 before it: 61 rows
-  -- at most whatever the rate, a span that holds every 60 s window ending now, so no 60 s ever
-  -- admits more than the rate (a request may be refused up to a second before a millisecond
-  -- count would take it). A request refused by a later limit has still taken its place in the
-  -- minute, as on one gateway.
-  IF p_rpm IS NOT NULL THEN
-    DELETE FROM rate_buckets WHERE key_id = p_key AND second < now_ms / 1000 - 60;
-    SELECT COALESCE(SUM(n), 0) INTO counted FROM rate_buckets WHERE key_id = p_key;
-    IF counted >= p_rpm THEN
-      -- The wait: until enough of the oldest buckets have left the span for one more request.
-      FOR bucket IN SELECT second, n FROM rate_buckets WHERE key_id = p_key ORDER BY second LOOP
-        counted := counted - bucket.n;
-        IF counted < p_rpm THEN
-          RETURN QUERY SELECT 'rpm'::text, (bucket.second + 61) * 1000 - now_ms, 0::bigint;
-          RETURN;
-        END IF;
-      END LOOP;
-    END IF;
-    INSERT INTO rate_buckets AS r (key_id, second, n) VALUES (p_key, now_ms / 1000, 1)
-      ON CONFLICT (key_id, second) DO UPDATE SET n = r.n + 1;
-  END IF;
-
+${admissionPrelude('')}
   IF p_session IS NOT NULL THEN
     SELECT * INTO s FROM session_limits WHERE key_id = p_key AND session_id = p_session;
     IF NOT FOUND THEN
-      INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
-        SELECT p_key, p_session, ${sum} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
-        FROM requests
-        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN (${tokenCounts})
-        RETURNING * INTO s;
-    END IF;
+${sessionCounterStart(sum, tokenCounts)}    END IF;
     IF p_session_requests IS NOT NULL AND s.requests >= p_session_requests THEN
       RETURN QUERY SELECT 'session_requests'::text, s.requests, 0::bigint;
       RETURN;
@@ -139,21 +166,7 @@ BEGIN
 
   -- A period's counter starts from the records when it begins (or when the limit is first used),
   -- and never goes back to an earlier period for a request that began before it.
-  IF p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start) THEN
-    k.day_start := p_day_start;
-    k.day_pico := gw_spent_since(p_key, p_day_start) + p_unwritten_day;
-    rolled := true;
-  END IF;
-  IF p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start) THEN
-    k.month_start := p_month_start;
-    k.month_pico := gw_spent_since(p_key, p_month_start) + p_unwritten_month;
-    rolled := true;
-  END IF;
-  IF rolled THEN
-    UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
-      WHERE key_id = p_key;
-  END IF;
-  IF p_day_limit IS NOT NULL AND k.day_pico + held >= p_day_limit THEN
+${periodRoll}  IF p_day_limit IS NOT NULL AND k.day_pico + held >= p_day_limit THEN
     RETURN QUERY SELECT 'daily'::text, k.day_pico, held;
     RETURN;
   END IF;
@@ -315,46 +328,11 @@ DECLARE
   expected bigint := p_expected;
   switched text := NULL;
 BEGIN
-  SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
-    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
-  END IF;
-
-  IF NOT p_may_start AND (
-    (p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start)) OR
-    (p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start)) OR
-    (p_session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_limits WHERE key_id = p_key AND session_id = p_session))
-  ) THEN
-    RETURN QUERY SELECT 'unstarted'::text, 0::bigint, 0::bigint, NULL::text;
-    RETURN;
-  END IF;
-
-  IF p_rpm IS NOT NULL THEN
-    DELETE FROM rate_buckets WHERE key_id = p_key AND second < now_ms / 1000 - 60;
-    SELECT COALESCE(SUM(n), 0) INTO counted FROM rate_buckets WHERE key_id = p_key;
-    IF counted >= p_rpm THEN
-      FOR bucket IN SELECT second, n FROM rate_buckets WHERE key_id = p_key ORDER BY second LOOP
-        counted := counted - bucket.n;
-        IF counted < p_rpm THEN
-          RETURN QUERY SELECT 'rpm'::text, (bucket.second + 61) * 1000 - now_ms, 0::bigint, NULL::text;
-          RETURN;
-        END IF;
-      END LOOP;
-    END IF;
-    INSERT INTO rate_buckets AS r (key_id, second, n) VALUES (p_key, now_ms / 1000, 1)
-      ON CONFLICT (key_id, second) DO UPDATE SET n = r.n + 1;
-  END IF;
-
+${admissionPrelude(', NULL::text')}
   IF p_session IS NOT NULL THEN
     SELECT * INTO s FROM session_limits WHERE key_id = p_key AND session_id = p_session;
     IF NOT FOUND THEN
-      INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
-        SELECT p_key, p_session, ${EXACT_SUM} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
-        FROM requests
-        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN (${WITH_GEMINI_COUNTS})
-        RETURNING * INTO s;
-    END IF;
+${sessionCounterStart(EXACT_SUM, WITH_GEMINI_COUNTS)}    END IF;
     IF p_session_requests IS NOT NULL AND s.requests >= p_session_requests THEN
       RETURN QUERY SELECT 'session_requests'::text, s.requests, 0::bigint, NULL::text;
       RETURN;
@@ -367,21 +345,7 @@ BEGIN
   IF p_prepaid OR p_day_limit IS NOT NULL OR p_month_limit IS NOT NULL THEN
     SELECT COALESCE(SUM(pico), 0) INTO held FROM limit_holds WHERE key_id = p_key;
   END IF;
-  IF p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start) THEN
-    k.day_start := p_day_start;
-    k.day_pico := gw_spent_since(p_key, p_day_start) + p_unwritten_day;
-    rolled := true;
-  END IF;
-  IF p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start) THEN
-    k.month_start := p_month_start;
-    k.month_pico := gw_spent_since(p_key, p_month_start) + p_unwritten_month;
-    rolled := true;
-  END IF;
-  IF rolled THEN
-    UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
-      WHERE key_id = p_key;
-  END IF;
-
+${periodRoll}
   -- The soft cap: the session first, as a gateway on SQLite decides it.
   IF p_soft_expected IS NOT NULL THEN
     IF p_soft_session IS NOT NULL AND p_session_limit IS NOT NULL AND p_session IS NOT NULL AND
