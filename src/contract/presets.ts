@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { op } from './op'
 import { empty, ok } from './common'
+import { softCap, type SoftCap } from './keys'
 
 export const presetName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lower-case letters, digits, - and _, at most 64 characters')
 
@@ -15,6 +16,11 @@ export const presetInput = z
     top_p: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').nullish(),
     fallbacks: z.array(z.string().trim().min(1)).max(5, 'at most 5 fallback models').default([]),
     description: z.string().max(500).nullish(),
+    /**
+     * A cheaper model for the preset's requests once a spend limit of the key using it is near
+     * (a key's own soft cap wins); the key's limits still refuse at 100 %.
+     */
+    soft_cap: softCap.nullish(),
   })
   .strict()
 
@@ -30,6 +36,7 @@ export interface Preset {
   top_p: number | null
   fallbacks: string[]
   description: string | null
+  soft_cap: SoftCap | null
   created_at: number
   created_by: string | null
 }
@@ -47,6 +54,7 @@ export const preset = z.object({
   top_p: z.number().nullable(),
   fallbacks: z.array(z.string()),
   description: z.string().nullable(),
+  soft_cap: softCap.nullable(),
   created_at: z.number().int(),
   created_by: z.string().nullable(),
 })

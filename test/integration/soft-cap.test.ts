@@ -203,6 +203,45 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
     })
   })
 
+  it('a preset’s soft cap holds the preset’s requests against the key’s limits; a key’s own soft cap wins', async () => {
+    const saved = await admin('presets.save', {
+      name: 'coding',
+      model: 'openai/gpt-4o',
+      soft_cap: { model: 'openai/gpt-4o-mini', at_percent: 1 },
+    })
+    assert.ok(saved.ok, JSON.stringify(saved))
+    assert.deepEqual((saved.value as { soft_cap: unknown }).soft_cap, { model: 'openai/gpt-4o-mini', at_percent: 1 })
+    const served = async (secret: string, model: string) => {
+      const res = await openai(secret).chat.completions.create({ model, messages: twelveTokens })
+      return (res as unknown as { gw: { routing: { upstream_model: string; soft_cap: { reason: string } | null } } }).gw.routing
+    }
+    // A key with a daily limit and no soft cap of its own: past 1 % of $1, the preset's requests
+    // go to gpt-4o-mini; the same model asked for without the preset does not.
+    const { secret, id } = await keyWith({ daily_limit_usd: 1 })
+    t.fake.script({ kind: 'reply', usage: { prompt_tokens: 10, completion_tokens: 2000 } })
+    assert.equal((await served(secret, 'policy/coding')).upstream_model, 'gpt-4o')
+    await recordsOf(id, 1)
+    const switched = await served(secret, 'policy/coding')
+    assert.equal(switched.upstream_model, 'gpt-4o-mini')
+    assert.match(switched.soft_cap!.reason, /served by openai\/gpt-4o-mini instead of openai\/gpt-4o$/)
+    assert.equal((await served(secret, 'openai/gpt-4o')).upstream_model, 'gpt-4o')
+    const records = await recordsOf(id, 3)
+    assert.deepEqual(
+      records.filter((r) => r.soft_cap).map((r) => [r.preset, r.model, r.upstream_model]),
+      [['coding', 'policy/coding', 'gpt-4o-mini']],
+    )
+    // A key with a soft cap of its own: its model serves the preset's requests too.
+    const own = await keyWith({ daily_limit_usd: 1, policy: { soft_cap: { model: 'openai/gpt-4.1-mini', at_percent: 1 } } })
+    t.fake.script({ kind: 'reply', usage: { prompt_tokens: 10, completion_tokens: 2000 } })
+    await served(own.secret, 'openai/gpt-4o')
+    await recordsOf(own.id, 1)
+    assert.equal((await served(own.secret, 'policy/coding')).upstream_model, 'gpt-4.1-mini')
+    // Saved only with a priced chat model.
+    const refused = await admin('presets.save', { name: 'bad-cap', model: 'openai/gpt-4o', soft_cap: { model: 'openai/gpt-unpriced-9', at_percent: 50 } })
+    assert.ok(!refused.ok)
+    assert.match((refused as { error: { message: string } }).error.message, /soft_cap\.model: openai\/gpt-unpriced-9 has no known price/)
+  })
+
   it('is refused on save unless its model is a priced chat model the key’s policy allows, and there is a limit to be near', async () => {
     const refusal = async (input: Record<string, unknown>) => {
       const result = await admin('keys.create', { name: `refused-${++n}`, ...input })
@@ -243,5 +282,8 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
     await cli('keys', 'update', 'cli-soft', '--soft-cap-model', 'none')
     assert.equal((await shown()).policy.soft_cap, undefined)
     await assert.rejects(cli('keys', 'update', 'cli-soft', '--soft-cap-at', '50'), /--soft-cap-at needs --soft-cap-model MODEL/)
+    await cli('presets', 'set', 'cli-preset', '--model', 'openai/gpt-4o', '--soft-cap-model', 'openai/gpt-4o-mini', '--soft-cap-at', '75')
+    const preset = JSON.parse((await cli('presets', 'list', '--json')).stdout) as Array<{ name: string; soft_cap: unknown }>
+    assert.deepEqual(preset.find((p) => p.name === 'cli-preset')!.soft_cap, { model: 'openai/gpt-4o-mini', at_percent: 75 })
   })
 })

@@ -37,6 +37,7 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
 
   presets set NAME --model M [--system TEXT] [--temperature T] [--max-tokens N] [--top-p P]
               [--fallbacks m1,m2] [--description TEXT]       creates or replaces (a new version)
+              [--soft-cap-model M --soft-cap-at PERCENT]     M once a key's spend limit is at PERCENT
   presets list
   presets show NAME                                          versions and the keys using it
   presets delete NAME

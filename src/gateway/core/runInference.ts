@@ -12,7 +12,7 @@ import { CallDelivery, chargeFor, priceOf, type PricedUsage } from './callDelive
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
-import { softCapSwitch, softTarget } from '../pipeline/softCap'
+import { softCapFor, softCapSwitch } from '../pipeline/softCap'
 import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
@@ -195,14 +195,14 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
   run.free = control.free === true
-  const soft = run.free ? null : await softTarget(gw, ctx.key, primary, control.chat)
+  const soft = run.free ? null : await softCapFor(gw, ctx.key, ctx.preset, primary, control.chat)
   run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
   if (run.admission.refused) throw run.admission.refused
   // The soft cap decided at admission: from here the request is the cap's model's, routed and
   // translated as if it had asked for it (a preset's fallbacks are the dearer model's, not tried).
   const switched = run.admission.soft
   if (switched) {
-    ctx.softCap = softCapSwitch(ctx.key, switched.limit, primary)
+    ctx.softCap = softCapSwitch(ctx.key, soft!, switched.limit, primary)
     run.target = switched.target
   }
   const first = switched?.target ?? primary

@@ -6,7 +6,7 @@ import type { RateLimiter } from './rateLimiter'
 import type { SessionHold, SessionSpend } from './sessionSpend'
 import type { SharedLimits } from './sharedLimits'
 import type { Target } from './resolveModel'
-import type { SoftLimit } from './keyRules'
+import type { SoftLimit, SoftRules } from './keyRules'
 import type { CatalogModel } from '../pricing/types'
 
 /** Output a request is expected to use when it sets no limit, for its balance reservation. */
@@ -45,8 +45,14 @@ export interface Admission {
   sessionHold: SessionHold | null
   /** A refusal that came after the session hold was taken: the hold is the record's to release. */
   refused?: unknown
-  /** Where the key's soft cap sent the request instead of the model it asked for, and the limit it was near. */
+  /** Where the soft cap sent the request instead of the model it asked for, and the limit it was near. */
   soft?: { target: Target; limit: SoftLimit }
+}
+
+/** The soft cap in effect for a request (the key's, or its preset's) and its model resolved. */
+export interface SoftCapTarget {
+  rules: SoftRules
+  target: Target
 }
 
 export const NOTHING_HELD: Admission = { reservation: null, sessionHold: null }
@@ -95,9 +101,9 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
  * allowed by the key's policy for this very request (its models, providers, cost ceiling); null
  * otherwise, and the request is held by the hard limits alone.
  */
-function softEntry(ctx: RequestContext, soft: Target | null, body: Record<string, unknown>, opts: AdmitOptions): CatalogModel | null {
-  const entry = soft?.priced?.entry
-  if (!soft || !entry) return null
+function softEntry(ctx: RequestContext, soft: Target, body: Record<string, unknown>, opts: AdmitOptions): CatalogModel | null {
+  const entry = soft.priced?.entry
+  if (!entry) return null
   try {
     checkPolicy(ctx, soft, body, opts, soft.requested)
     return entry
@@ -120,7 +126,7 @@ export async function admit(
   target: Target,
   body: Record<string, unknown>,
   opts: AdmitOptions,
-  soft: Target | null = null,
+  soft: SoftCapTarget | null = null,
 ): Promise<Admission> {
   const key = ctx.key
   if (opts.free) {
@@ -154,7 +160,7 @@ export async function admit(
       return worstCasePico(e, promptTokens, expectedOutput, ctx.startedAt)
     }
     if (entry) expected = expectedOn(entry)
-    const cheaper = rules.soft ? softEntry(ctx, soft, body, opts) : null
+    const cheaper = soft ? softEntry(ctx, soft.target, body, opts) : null
     if (cheaper) softExpected = expectedOn(cheaper)
   }
   if (shared) {
@@ -166,10 +172,10 @@ export async function admit(
       sessionId,
       tool: ctx.attribution.tool,
       expectedPico: BigInt(expected),
-      softPico: softExpected === null ? null : BigInt(softExpected),
+      soft: softExpected === null ? null : { rules: soft!.rules, pico: BigInt(softExpected) },
     })
     const limit = reservation.shared.soft
-    return { reservation, sessionHold: null, ...(limit && { soft: { target: soft!, limit } }) }
+    return { reservation, sessionHold: null, ...(limit && { soft: { target: soft!.target, limit } }) }
   }
   // A watched session, a key's balance and its period spend are read from the store when not in
   // memory (once a session, after a change, once a period); admission follows in the same turn
@@ -183,10 +189,11 @@ export async function admit(
   // the database's admission does.
   let limit: SoftLimit | null = null
   if (softExpected !== null) {
-    limit = deps.sessions.softReached(key, sessionId, BigInt(expected)) ? 'session' : deps.balances.softReached(key)
+    const rules = soft!.rules
+    limit = deps.sessions.softReached(key, rules, sessionId, BigInt(expected)) ? 'session' : deps.balances.softReached(key, rules)
     if (limit) expected = softExpected
   }
-  const switched = limit && { soft: { target: soft!, limit } }
+  const switched = limit && { soft: { target: soft!.target, limit } }
   // Held before the balance is; a balance refusal returns the hold, which the request's record releases.
   const sessionHold = deps.sessions.admit(key, sessionId, BigInt(expected), ctx.endpoint)
   try {

@@ -1,6 +1,6 @@
 import type { LedgerRepo } from '../store/ledgerRepo'
 import { costPico } from '../store/requestsRepo'
-import type { Key } from './keyRules'
+import type { Key, SoftRules } from './keyRules'
 import { noBalanceLeft, periodLimitReached } from './refusals'
 import type { RecordSink } from '../store/store'
 
@@ -219,9 +219,7 @@ export class Balances {
    * key's requests in flight reserved is at or past the cap's share of the limit. Asked in the
    * same turn as `admit`, after `loading`, so the two see the same figures.
    */
-  softReached(key: Key): 'daily' | 'monthly' | null {
-    const soft = key.rules.soft
-    if (soft === null) return null
+  softReached(key: Key, soft: SoftRules): 'daily' | 'monthly' | null {
     const reserved = this.reserved.get(key.id) ?? 0n
     const now = this.clock()
     if (soft.dailyPico !== null && this.spentIn(key, this.daily, startOfUtcDay(now)) + reserved >= soft.dailyPico) return 'daily'

@@ -1,4 +1,4 @@
-import { keyPolicy, type KeyPolicy } from '../../contract/keys'
+import { keyPolicy, type KeyPolicy, type SoftCap } from '../../contract/keys'
 export type { SoftLimit } from '../../contract/keys'
 import { usdToPico } from '../../contract/money'
 import type { KeyRow } from '../store/keysRepo'
@@ -16,7 +16,7 @@ export interface KeyRules {
   requestPico: bigint | null
   /** `max_session_usd`. */
   sessionPico: bigint | null
-  /** The softer cap, where the key has one and a spend limit for it to be near. */
+  /** The key's soft cap, where it has one and a spend limit for it to be near. */
   soft: SoftRules | null
 }
 
@@ -43,13 +43,14 @@ function rulesOf(key: KeyRow): KeyRules {
     monthlyPico,
     requestPico: pico(policy.max_cost_per_request_usd),
     sessionPico,
-    soft: softRulesOf(policy, dailyPico, monthlyPico, sessionPico),
+    soft: policy.soft_cap ? softRules(policy.soft_cap, { dailyPico, monthlyPico, sessionPico }) : null,
   }
 }
 
-function softRulesOf(policy: KeyPolicy, dailyPico: bigint | null, monthlyPico: bigint | null, sessionPico: bigint | null): SoftRules | null {
-  const cap = policy.soft_cap
-  if (!cap || (dailyPico === null && monthlyPico === null && sessionPico === null)) return null
+/** A soft cap over a key's spend limits: null when the key has none for it to be near. */
+export function softRules(cap: SoftCap, limits: Pick<KeyRules, 'dailyPico' | 'monthlyPico' | 'sessionPico'>): SoftRules | null {
+  const { dailyPico, monthlyPico, sessionPico } = limits
+  if (dailyPico === null && monthlyPico === null && sessionPico === null) return null
   const share = (limit: bigint | null) => (limit === null ? null : (limit * BigInt(cap.at_percent)) / 100n)
   return { model: cap.model, percent: cap.at_percent, dailyPico: share(dailyPico), monthlyPico: share(monthlyPico), sessionPico: share(sessionPico) }
 }

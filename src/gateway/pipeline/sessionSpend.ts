@@ -1,7 +1,7 @@
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
 import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
-import { capsSessions, type Key } from './keyRules'
+import { capsSessions, type Key, type SoftRules } from './keyRules'
 import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 import { sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 
@@ -96,10 +96,9 @@ export class SessionSpend {
    * expected cost on the model it asked for would take it past the limit itself (the cheaper
    * model may still fit). Asked in the same turn as `admit`, after `loading`.
    */
-  softReached(key: Key, sessionId: string | null, expectedPico: bigint): boolean {
-    const soft = key.rules.soft
+  softReached(key: Key, soft: SoftRules, sessionId: string | null, expectedPico: bigint): boolean {
     const limit = key.rules.sessionPico
-    if (soft?.sessionPico == null || limit === null || !this.watches(key, sessionId)) return false
+    if (soft.sessionPico === null || limit === null || !this.watches(key, sessionId)) return false
     const s = this.session(key, sessionId)
     const held = s.spentPico + s.reservedPico
     return held >= soft.sessionPico || held + expectedPico > limit

@@ -7,7 +7,7 @@ import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRep
 import type { RecordSink } from '../store/store'
 import type { LimitAdmission, LimitAnswer, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
 import { startOfUtcDay, startOfUtcMonth, type Reservation } from './balances'
-import { capsSessions, type Key, type SoftLimit } from './keyRules'
+import { capsSessions, type Key, type SoftLimit, type SoftRules } from './keyRules'
 import { noBalanceLeft, periodLimitReached, rateLimited, sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 
@@ -42,8 +42,8 @@ export interface SharedAdmission {
   sessionId: string | null
   tool: string | null
   expectedPico: bigint
-  /** What the request is expected to cost on the soft cap's model, when the key has one that may serve it. */
-  softPico: bigint | null
+  /** The soft cap in effect and what the request is expected to cost on its model, when it has one that may serve it. */
+  soft: { rules: SoftRules; pico: bigint } | null
 }
 
 const NOT_COUNTED: LimitAdmission['unwritten'] = { counted: false, dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
@@ -152,7 +152,7 @@ export class SharedLimits {
     const dayStart = rules.dailyPico === null ? null : startOfUtcDay(a.startedAt)
     const monthStart = rules.monthlyPico === null ? null : startOfUtcMonth(a.startedAt)
     const sessionLimitPico = session !== null ? rules.sessionPico : null
-    const soft = a.softPico === null ? null : rules.soft
+    const soft = a.soft?.rules ?? null
     const admission = {
       requestId: a.requestId,
       instanceId: this.instanceId,
@@ -168,7 +168,7 @@ export class SharedLimits {
       sessionRequests: session !== null ? (policy.max_session_requests ?? null) : null,
       sessionLimitPico,
       soft: soft && {
-        expectedPico: a.softPico!,
+        expectedPico: a.soft!.pico,
         dayPico: dayStart === null ? null : soft.dailyPico,
         monthPico: monthStart === null ? null : soft.monthlyPico,
         sessionPico: session === null ? null : soft.sessionPico,
@@ -190,7 +190,7 @@ export class SharedLimits {
     return {
       keyId: key.id,
       prepaid: key.prepaid === 1,
-      pico: answer.soft ? a.softPico! : a.expectedPico,
+      pico: answer.soft ? a.soft!.pico : a.expectedPico,
       debit: 'due',
       shared: {
         requestId: a.requestId,
@@ -239,7 +239,7 @@ export class SharedLimits {
       case 'session_usd':
         return sessionSpendReached(a.endpoint, key.name, sessionLimitPico!, r.a, r.b)
       case 'session_usd_request':
-        return sessionRequestTooDear(a.endpoint, key.name, sessionLimitPico!, r.a, r.b, r.soft ? a.softPico! : a.expectedPico)
+        return sessionRequestTooDear(a.endpoint, key.name, sessionLimitPico!, r.a, r.b, r.soft ? a.soft!.pico : a.expectedPico)
       case 'balance':
         return noBalanceLeft(key, r.a, r.b)
       case 'daily':

@@ -515,12 +515,15 @@ export const migrations: Migration[] = [
   },
   {
     version: 23,
-    description: "a key's soft cap: admission sends a request to the cap's cheaper model when a spend limit is near, and its record says so",
-    // The soft cap itself is part of a key's policy, stored as it is; SQLite holds spend limits in
-    // the gateway's memory. The column (the limit it switched at) is for the lists that show it.
-    postgres: `${softCapAdmission}\nALTER TABLE requests ADD COLUMN soft_cap text;`,
+    description: "soft caps: admission sends a request to a key's or preset's cheaper model when a spend limit is near, and its record says so",
+    // A key's soft cap is part of its policy, stored as it is; a preset version's is a column (JSON).
+    // SQLite holds spend limits in the gateway's memory. The requests column (the limit a request
+    // switched at) is for the lists that show it.
+    postgres: `${softCapAdmission}
+      ALTER TABLE requests ADD COLUMN soft_cap text;
+      ALTER TABLE preset_versions ADD COLUMN soft_cap text;`,
     up(db) {
-      db.exec(`ALTER TABLE requests ADD COLUMN soft_cap TEXT`)
+      db.exec(`ALTER TABLE requests ADD COLUMN soft_cap TEXT; ALTER TABLE preset_versions ADD COLUMN soft_cap TEXT;`)
     },
   },
 ]

@@ -1,13 +1,18 @@
 import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Preset } from '../../contract/presets'
+import type { SoftCap } from '../../contract/keys'
 
-/** A stored version: the preset with its fallbacks as JSON text. */
-type VersionRow = Omit<Preset, 'fallbacks'> & { fallbacks: string }
+/** A stored version: the preset with its fallbacks and soft cap as JSON text (versions saved before soft caps have none). */
+type VersionRow = Omit<Preset, 'fallbacks' | 'soft_cap'> & { fallbacks: string; soft_cap: string | null }
 
-const toPreset = (r: VersionRow): Preset => ({ ...r, fallbacks: JSON.parse(r.fallbacks) as string[] })
+const toPreset = (r: VersionRow): Preset => ({
+  ...r,
+  fallbacks: JSON.parse(r.fallbacks) as string[],
+  soft_cap: r.soft_cap === null ? null : (JSON.parse(r.soft_cap) as SoftCap),
+})
 
-export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by'>
+export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by' | 'soft_cap'> & { soft_cap?: SoftCap | null }
 
 /** Every save is a new version; the preset row points at the current one. Old versions stay for history and records. */
 export class PresetsRepo {
@@ -27,12 +32,13 @@ export class PresetsRepo {
         top_p: p.top_p,
         fallbacks: JSON.stringify(p.fallbacks),
         description: p.description,
+        soft_cap: p.soft_cap ? JSON.stringify(p.soft_cap) : null,
         created_at: now,
         created_by: actor,
       }
       await tx.run(
-        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, created_at, created_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, soft_cap, created_at, created_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.name,
           row.version,
@@ -43,6 +49,7 @@ export class PresetsRepo {
           row.top_p,
           row.fallbacks,
           row.description,
+          row.soft_cap,
           row.created_at,
           row.created_by,
         ],
