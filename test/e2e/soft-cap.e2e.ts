@@ -11,6 +11,7 @@ import { Shell } from './pages/shell'
 import { KeyDetailPage, KeysPage } from './pages/keys'
 import { SessionDetailPage, SessionsPage } from './pages/sessions'
 import { RequestsPage } from './pages/requests'
+import { PresetsPage } from './pages/presets'
 
 const skip = skipReason()
 const SESSION = 'sess-soft-cap'
@@ -90,5 +91,20 @@ describe('the soft cap in the dashboard', { skip: skip ?? false }, () => {
     await w.page.setViewportSize({ width: 1280, height: PHONE.height })
     await detail.steps().nth(1).getByTestId('timeline-link').click()
     await requests.waitForText(requests.id('detail-soft-cap'), "soft cap: the key's daily spend limit of $1.00 is near")
+  })
+
+  it('a preset’s soft cap is set in its editor, checked on save, and kept with its version', async () => {
+    const presets = new PresetsPage(w.page)
+    await shell.nav('presets')
+    await presets.openNew()
+    w.allowHttpError(400, 'presets.save')
+    await presets.fill({ name: 'coding', model: 'openai/gpt-4o', softCapModel: 'openai/gpt-unpriced-9', softCapAt: '80' })
+    await presets.save()
+    await presets.waitForText(presets.id('preset-form'), 'openai/gpt-unpriced-9 has no known price')
+    await presets.fill({ softCapModel: 'openai/gpt-4o-mini' })
+    await presets.save()
+    await presets.waitForToast('Preset “coding” created')
+    assert.deepEqual((await stack.running.gateway.store.presets.get('coding'))!.soft_cap, { model: 'openai/gpt-4o-mini', at_percent: 80 })
+    await shots(w.page, 'soft-cap-preset-editor', () => presets.id('preset-soft-cap-model').waitFor())
   })
 })

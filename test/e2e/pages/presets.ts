@@ -10,6 +10,8 @@ export interface PresetFields {
   topP?: string
   fallbacks?: string
   description?: string
+  softCapModel?: string
+  softCapAt?: string
 }
 
 export class PresetsPage extends BasePage {
@@ -30,6 +32,8 @@ export class PresetsPage extends BasePage {
       ['topP', 'preset-top-p'],
       ['fallbacks', 'preset-fallbacks'],
       ['description', 'preset-description'],
+      ['softCapModel', 'preset-soft-cap-model'],
+      ['softCapAt', 'preset-soft-cap-at'],
     ]
     for (const [k, id] of set) if (f[k] !== undefined) await this.id(id).fill(f[k]!)
   }

@@ -11,9 +11,22 @@ export interface PresetDraft {
   top_p: string
   fallbacks: string
   description: string
+  soft_cap_model: string
+  soft_cap_at: string
 }
 
-export const emptyDraft: PresetDraft = { name: '', model: '', system_prompt: '', temperature: '', max_tokens: '', top_p: '', fallbacks: '', description: '' }
+export const emptyDraft: PresetDraft = {
+  name: '',
+  model: '',
+  system_prompt: '',
+  temperature: '',
+  max_tokens: '',
+  top_p: '',
+  fallbacks: '',
+  description: '',
+  soft_cap_model: '',
+  soft_cap_at: '',
+}
 
 export function draftOf(p: Preset): PresetDraft {
   const s = (v: number | null) => (v === null ? '' : String(v))
@@ -26,6 +39,8 @@ export function draftOf(p: Preset): PresetDraft {
     top_p: s(p.top_p),
     fallbacks: p.fallbacks.join(', '),
     description: p.description ?? '',
+    soft_cap_model: p.soft_cap?.model ?? '',
+    soft_cap_at: p.soft_cap ? String(p.soft_cap.at_percent) : '',
   }
 }
 
@@ -39,5 +54,7 @@ export function inputOf(d: PresetDraft): PresetInput {
     top_p: numOrNull(d.top_p),
     fallbacks: list(d.fallbacks),
     description: d.description.trim() ? d.description.trim() : null,
+    // Either field makes a soft cap; one left empty is the contract's to name.
+    soft_cap: d.soft_cap_model.trim() || d.soft_cap_at.trim() ? { model: d.soft_cap_model.trim(), at_percent: numOrNull(d.soft_cap_at) as number } : null,
   }
 }
