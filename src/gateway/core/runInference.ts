@@ -195,7 +195,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
   run.free = control.free === true
-  const soft = run.free ? null : await softCapFor(gw, ctx.key, ctx.preset, primary, control.chat)
+  const resolvingSoftCap = run.free ? null : softCapFor(gw, ctx.key, ctx.preset, primary, control.chat)
+  const soft = resolvingSoftCap && (await resolvingSoftCap)
   run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
   if (run.admission.refused) throw run.admission.refused
   // The soft cap decided at admission: from here the request is the cap's model's, routed and

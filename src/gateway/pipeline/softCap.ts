@@ -11,12 +11,16 @@ import type { SoftCapSwitch } from '../store/requestsRepo'
  * limits), with its model resolved as any requested model is; null when there is none (or no
  * spend limit for it to be near), the request is not a chat (an embedding has no cheaper chat
  * model), it already asks for that model, or the model no longer resolves (its provider removed):
- * then the hard limits alone hold it. Costs nothing to a request without a soft cap.
+ * then the hard limits alone hold it. Null at once (no promise to wait for) for a request without
+ * a soft cap: most requests pay two property reads.
  */
-export async function softCapFor(sources: ModelSources, key: Key, preset: Preset | null, primary: Target, chat: boolean): Promise<SoftCapTarget | null> {
+export function softCapFor(sources: ModelSources, key: Key, preset: Preset | null, primary: Target, chat: boolean): Promise<SoftCapTarget | null> | null {
   if (!chat) return null
   const rules: SoftRules | null = key.rules.soft ?? (preset?.soft_cap ? softRules(preset.soft_cap, key.rules) : null)
-  if (rules === null) return null
+  return rules === null ? null : resolveSoftCap(sources, rules, primary)
+}
+
+async function resolveSoftCap(sources: ModelSources, rules: SoftRules, primary: Target): Promise<SoftCapTarget | null> {
   let target: Target
   try {
     target = await resolveModel(sources, rules.model)
