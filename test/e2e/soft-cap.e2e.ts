@@ -91,6 +91,12 @@ describe('the soft cap in the dashboard', { skip: skip ?? false }, () => {
     await w.page.setViewportSize({ width: 1280, height: PHONE.height })
     await detail.steps().nth(1).getByTestId('timeline-link').click()
     await requests.waitForText(requests.id('detail-soft-cap'), "soft cap: the key's daily spend limit of $1.00 is near")
+
+    // The Requests list badges the two switched requests.
+    await shell.nav('requests')
+    await requests.waitForLoaded()
+    await requests.waitForCount('soft-cap-badge', 2)
+    await shots(w.page, 'soft-cap-requests', () => requests.id('soft-cap-badge').first().waitFor())
   })
 
   it('a preset’s soft cap is set in its editor, checked on save, and kept with its version', async () => {

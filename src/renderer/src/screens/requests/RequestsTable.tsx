@@ -148,10 +148,9 @@ export function RequestsTable(props: {
                   (r.model ?? '—')
                 )}
                 {r.soft_cap && (
-                  <>
-                    {' '}
+                  <div className="soft-cap-line">
                     <SoftCapBadge limit={r.soft_cap} served={r.upstream_model} />
-                  </>
+                  </div>
                 )}
               </td>
               <td className="col-wide">{r.provider ?? '—'}</td>
