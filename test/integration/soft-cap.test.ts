@@ -236,6 +236,14 @@ describe('the soft cap: a cheaper model near a spend limit', () => {
     await served(own.secret, 'openai/gpt-4o')
     await recordsOf(own.id, 1)
     assert.equal((await served(own.secret, 'policy/coding')).upstream_model, 'gpt-4.1-mini')
+    // A key whose policy does not allow the preset's cheaper model keeps the model it asked for.
+    const strict = await keyWith({ daily_limit_usd: 1, policy: { allowed_models: ['openai/gpt-4o'] } })
+    t.fake.script({ kind: 'reply', usage: { prompt_tokens: 10, completion_tokens: 2000 } })
+    await served(strict.secret, 'policy/coding')
+    await recordsOf(strict.id, 1)
+    const kept = await served(strict.secret, 'policy/coding')
+    assert.equal(kept.upstream_model, 'gpt-4o')
+    assert.equal(kept.soft_cap, null)
     // Saved only with a priced chat model.
     const refused = await admin('presets.save', { name: 'bad-cap', model: 'openai/gpt-4o', soft_cap: { model: 'openai/gpt-unpriced-9', at_percent: 50 } })
     assert.ok(!refused.ok)
