@@ -4,6 +4,21 @@ import { empty, time, usd } from './common'
 
 const glob = z.string().trim().min(1).max(200)
 
+export const softCap = z
+  .object({
+    /** A priced chat model the key's policy allows: `<provider>/<model>` or a bare catalog id. */
+    model: z.string().trim().min(1, 'is required').max(200),
+    /** The share of a spend limit from which requests go to `model`. */
+    at_percent: z.number().int('must be a whole number').min(1, 'must be between 1 and 99').max(99, 'must be between 1 and 99'),
+  })
+  .strict()
+
+export type SoftCap = z.infer<typeof softCap>
+
+/** The spend limit near which a soft cap sent a request to its model. */
+export const softLimit = z.enum(['daily', 'monthly', 'session'])
+export type SoftLimit = z.infer<typeof softLimit>
+
 /** Rules checked before anything reaches a provider; a breach is a 403 policy_violation (429 for rpm). */
 export const keyPolicy = z
   .object({
@@ -23,6 +38,12 @@ export const keyPolicy = z
     max_session_usd: z.number().positive().optional(),
     /** Requests one session may make on this key, those in flight included (token counts aside). */
     max_session_requests: z.number().int().positive().optional(),
+    /**
+     * The softer cap: once what the key spent (and its requests in flight reserved) reaches
+     * `at_percent` of a spend limit (daily, monthly, a session's), requests go to `model` instead
+     * of the model they asked for; the limit itself still refuses at 100 %.
+     */
+    soft_cap: softCap.optional(),
   })
   .strict()
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { op } from './op'
 import { empty, ok } from './common'
-import { MAX_CACHE_TTL_S } from './keys'
+import { MAX_CACHE_TTL_S, softCap, type SoftCap } from './keys'
 
 export const presetName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: lower-case letters, digits, - and _, at most 64 characters')
 
@@ -25,6 +25,11 @@ export const presetInput = z
       .nullish(),
     /** The preset's cached answers serve every key that uses it, not only the key that asked first. */
     response_cache_shared: z.boolean().default(false),
+    /**
+     * A cheaper model for the preset's requests once a spend limit of the key using it is near
+     * (a key's own soft cap wins); the key's limits still refuse at 100 %.
+     */
+    soft_cap: softCap.nullish(),
   })
   .strict()
 
@@ -44,6 +49,7 @@ export interface Preset {
   response_cache_ttl_s: number | null
   /** Cached answers of requests under this preset are shared by every key (otherwise each key has its own). */
   response_cache_shared: boolean
+  soft_cap: SoftCap | null
   created_at: number
   created_by: string | null
 }
@@ -63,6 +69,7 @@ export const preset = z.object({
   description: z.string().nullable(),
   response_cache_ttl_s: z.number().int().nullable(),
   response_cache_shared: z.boolean(),
+  soft_cap: softCap.nullable(),
   created_at: z.number().int(),
   created_by: z.string().nullable(),
 })

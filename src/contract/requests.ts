@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { op } from './op'
 import { time, usd } from './common'
+import { softLimit } from './keys'
 
 export const requestFilter = z
   .object({
@@ -49,6 +50,8 @@ export const requestRow = z.object({
   source_tool: z.string().nullable(),
   /** The gateway that served it; null for records made before gateways were named. */
   instance: z.string().nullable(),
+  /** The spend limit near which the key's soft cap sent it to the cap's cheaper model; null when it did not. */
+  soft_cap: softLimit.nullable(),
 })
 
 /** Which requests, in which order: the list and the export take the same. */

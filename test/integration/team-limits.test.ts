@@ -195,6 +195,28 @@ describe('limits held by three gateways on one PostgreSQL database', { skip: pos
     assert.ok(served(outcomes).length >= 25, `only ${served(outcomes).length} served of a cap of 30 answers`)
   })
 
+  it('a soft cap: of 8 requests at once over the three gateways, those admitted under 80 % of the daily limit go to gpt-4o, the rest to gpt-4o-mini', async () => {
+    // Each reserves $0.00103 on gpt-4o (12 prompt tokens estimated, 100 out at $2.50/$10 per 1M):
+    // 4 fit under 80 % of $0.005; the other 4 reserve $0.0000618 each on gpt-4o-mini.
+    const { secret } = await keyWith({ daily_limit_usd: 0.005, policy: { soft_cap: { model: 'openai/gpt-4o-mini', at_percent: 80 } } })
+    fake.script(...Array.from({ length: 8 }, () => answer(400)))
+    try {
+      const served = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const res = await new OpenAI({ baseURL: `${gateways[i % 3].url}/v1`, apiKey: secret, maxRetries: 0 }).chat.completions.create({
+            model: 'openai/gpt-4o',
+            max_tokens: 100,
+            messages: [{ role: 'user', content: 'nineteen characters' }],
+          })
+          return (res as unknown as { gw: { routing: { upstream_model: string } } }).gw.routing.upstream_model
+        }),
+      )
+      assert.deepEqual(served.sort(), ['gpt-4o', 'gpt-4o', 'gpt-4o', 'gpt-4o', 'gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini', 'gpt-4o-mini'])
+    } finally {
+      fake.clearScript()
+    }
+  })
+
   it('the holds of a gateway killed with SIGKILL are released by the others within seconds', async (t) => {
     const c = await unit()
     // Half an answer: the first request is admitted and holds more than is left.

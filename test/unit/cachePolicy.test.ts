@@ -44,6 +44,7 @@ describe('the response cache: who asks for it and for how long', () => {
       description: null,
       response_cache_ttl_s: ttl,
       response_cache_shared: shared,
+      soft_cap: null,
       created_at: 0,
       created_by: null,
     })

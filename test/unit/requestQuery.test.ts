@@ -217,6 +217,7 @@ describeEachStore('requests.list query', (under) => {
       source: 'api',
       source_tool: null,
       instance: 'gw-a',
+      soft_cap: null,
     })
     const r04 = out.items.find((i) => i.id === 'r04')!
     assert.equal(r04.cost_usd, null)

@@ -36,11 +36,13 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
                   --max-tokens N  --max-cost-usd USD  --rpm N  --daily-limit USD  --monthly-limit USD
                   --cache-ttl 1h (the response cache for deterministic requests; none: off)
                   --max-session-usd USD  --max-session-requests N   per session id, requests in flight included
+                  --soft-cap-model M --soft-cap-at PERCENT          send requests to M from PERCENT of a spend limit
 
   presets set NAME --model M [--system TEXT] [--temperature T] [--max-tokens N] [--top-p P]
               [--fallbacks m1,m2] [--description TEXT]       creates or replaces (a new version)
               [--cache-ttl 1h] [--cache-shared]              the response cache for its deterministic requests,
                                                              its answers shared by every key using it
+              [--soft-cap-model M --soft-cap-at PERCENT]     M once a key's spend limit is at PERCENT
   presets list
   presets show NAME                                          versions and the keys using it
   presets delete NAME

@@ -12,6 +12,7 @@ import { CallDelivery, chargeFor, type PricedUsage } from './callDelivery'
 import { RequestContext } from '../pipeline/requestContext'
 import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
+import { softCapFor, softCapSwitch } from '../pipeline/softCap'
 import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
@@ -200,8 +201,18 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
   run.free = control.free === true
-  run.admission = await admit(gw, ctx, primary, wc.body, control)
+  const resolvingSoftCap = run.free ? null : softCapFor(gw, ctx.key, ctx.preset, primary, control.chat)
+  const soft = resolvingSoftCap && (await resolvingSoftCap)
+  run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
   if (run.admission.refused) throw run.admission.refused
+  // The soft cap decided at admission: from here the request is the cap's model's, routed and
+  // translated as if it had asked for it (a preset's fallbacks are the dearer model's, not tried).
+  const switched = run.admission.soft
+  if (switched) {
+    ctx.softCap = softCapSwitch(ctx.key, soft!, switched.limit, primary)
+    run.target = switched.target
+  }
+  const first = switched?.target ?? primary
   const ttl = run.free ? null : cacheTtl(ctx.attribution.cache, ctx.key, ctx.preset, wc.body)
   const cache = ttl === null ? null : gw.responseCache.call(cacheScope(ctx.key, ctx.preset), ttl)
   const answering = (target: Target) =>
@@ -216,22 +227,22 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
       admission: run.admission,
       cache,
     }))
-  const local = wc.answerLocally?.(answering(primary))
+  const local = wc.answerLocally?.(answering(first))
   if (local) return (run.delivered = await local)
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
-  const candidates = ctx.preset ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [primary]
+  const candidates = ctx.preset && !switched ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [first]
   const { target, response } = await route(
     gw,
     ctx,
     candidates,
     (t) => wc.request(ctx, t, forwarded),
     call.abort,
-    // The primary passed the policy at admission.
-    (t) => (t === primary ? null : policyRefusal(ctx, t, wc.body, control)),
+    // The first candidate passed the policy at admission.
+    (t) => (t === first ? null : policyRefusal(ctx, t, wc.body, control)),
     cache?.replay,
   )
   run.target = target
-  ctx.fallbackUsed = target !== primary
+  ctx.fallbackUsed = target !== first
   if (!cache) return (run.delivered = await wc.deliver(response, answering(target)))
   // A hit's saving is noted when its answer is priced.
   ctx.responseCache = cache.hit ? { hit: true, request_id: cache.hit.request_id, saved_usd: null } : { hit: false }

@@ -6,6 +6,8 @@ import type { RateLimiter } from './rateLimiter'
 import type { SessionHold, SessionSpend } from './sessionSpend'
 import type { SharedLimits } from './sharedLimits'
 import type { Target } from './resolveModel'
+import type { SoftLimit, SoftRules } from './keyRules'
+import type { CatalogModel } from '../pricing/types'
 
 /** Output a request is expected to use when it sets no limit, for its balance reservation. */
 const EXPECTED_OUTPUT_TOKENS = 1024
@@ -43,19 +45,31 @@ export interface Admission {
   sessionHold: SessionHold | null
   /** A refusal that came after the session hold was taken: the hold is the record's to release. */
   refused?: unknown
+  /** Where the soft cap sent the request instead of the model it asked for, and the limit it was near. */
+  soft?: { target: Target; limit: SoftLimit }
+}
+
+/** The soft cap in effect for a request (the key's, or its preset's) and its model resolved. */
+export interface SoftCapTarget {
+  rules: SoftRules
+  target: Target
 }
 
 export const NOTHING_HELD: Admission = { reservation: null, sessionHold: null }
 
-/** The key's policy for one candidate target; also the prepaid rule that a price must be known. */
-function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): void {
+/**
+ * The key's policy for one candidate target; also the prepaid rule that a price must be known.
+ * `requested` is the model the policy's globs may match besides the target's own ids: the
+ * caller's, except for a model the gateway chose itself (the soft cap's).
+ */
+function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions, requested = ctx.model ?? ''): void {
   const key = ctx.key
   const entry = target.priced?.entry ?? null
   const free = opts.free === true || (target.provider.local && !entry)
   const maxOutput = () => (opts.chat ? (requestedMaxTokens(body, opts.limitField) ?? entry?.max_output_tokens ?? UNBOUNDED_OUTPUT_TOKENS) : 0)
   enforcePolicy(key.rules, {
     keyName: key.name,
-    requested: ctx.model ?? '',
+    requested,
     target,
     presetUsed: ctx.preset !== null,
     body,
@@ -83,11 +97,37 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
 }
 
 /**
- * The control stages between resolving the model and calling the provider: rate limit, key
- * policy, balance and spend limits. Any refusal happens here, before a byte goes upstream.
- * `body` is the caller's body after the preset (a max_tokens ceiling may be injected into it).
+ * The soft cap's model when it may serve this request: priced (its reservation needs a price) and
+ * allowed by the key's policy for this very request (its models, providers, cost ceiling); null
+ * otherwise, and the request is held by the hard limits alone.
  */
-export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): Promise<Admission> {
+function softEntry(ctx: RequestContext, soft: Target, body: Record<string, unknown>, opts: AdmitOptions): CatalogModel | null {
+  const entry = soft.priced?.entry
+  if (!entry) return null
+  try {
+    checkPolicy(ctx, soft, body, opts, soft.requested)
+    return entry
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The control stages between resolving the model and calling the provider: rate limit, key
+ * policy, balance and spend limits, and the key's soft cap. Any refusal happens here, before a
+ * byte goes upstream. `body` is the caller's body after the preset (a max_tokens ceiling may be
+ * injected into it). `soft` is the soft cap's model for a key that has one: the request goes there
+ * when a spend limit is near, decided in the same step as its reservation (in this process's
+ * memory, or in the database's one call), so parallel requests split exactly as they reserve.
+ */
+export async function admit(
+  deps: AdmitDeps,
+  ctx: RequestContext,
+  target: Target,
+  body: Record<string, unknown>,
+  opts: AdmitOptions,
+  soft: SoftCapTarget | null = null,
+): Promise<Admission> {
   const key = ctx.key
   if (opts.free) {
     checkPolicy(ctx, target, body, opts)
@@ -110,10 +150,18 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
   // against reservations; estimating one means serialising the whole prompt, which other requests
   // need not pay for.
   let expected = 0
+  let softExpected: number | null = null
   const reserves = key.prepaid === 1 || rules.dailyPico !== null || rules.monthlyPico !== null || sessionUsd
-  if (reserves && entry) {
-    const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, entry.max_output_tokens ?? Infinity) : 0
-    expected = worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL), expectedOutput, ctx.startedAt)
+  if (reserves) {
+    let promptTokens: number | null = null
+    const expectedOn = (e: CatalogModel) => {
+      const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, e.max_output_tokens ?? Infinity) : 0
+      promptTokens ??= estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL)
+      return worstCasePico(e, promptTokens, expectedOutput, ctx.startedAt)
+    }
+    if (entry) expected = expectedOn(entry)
+    const cheaper = soft ? softEntry(ctx, soft.target, body, opts) : null
+    if (cheaper) softExpected = expectedOn(cheaper)
   }
   if (shared) {
     const reservation = await shared.admit({
@@ -124,8 +172,10 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
       sessionId,
       tool: ctx.attribution.tool,
       expectedPico: BigInt(expected),
+      soft: softExpected === null ? null : { rules: soft!.rules, pico: BigInt(softExpected) },
     })
-    return { reservation, sessionHold: null }
+    const limit = reservation.shared.soft
+    return { reservation, sessionHold: null, ...(limit && { soft: { target: soft!.target, limit } }) }
   }
   // A watched session, a key's balance and its period spend are read from the store when not in
   // memory (once a session, after a change, once a period); admission follows in the same turn
@@ -135,10 +185,19 @@ export async function admit(deps: AdmitDeps, ctx: RequestContext, target: Target
     if (!loading) break
     await loading
   }
+  // The soft cap's decision, in the same turn as the holds it is decided on: the session first, as
+  // the database's admission does.
+  let limit: SoftLimit | null = null
+  if (softExpected !== null) {
+    const rules = soft!.rules
+    limit = deps.sessions.softReached(key, rules, sessionId, BigInt(expected)) ? 'session' : deps.balances.softReached(key, rules)
+    if (limit) expected = softExpected
+  }
+  const switched = limit && { soft: { target: soft!.target, limit } }
   // Held before the balance is; a balance refusal returns the hold, which the request's record releases.
   const sessionHold = deps.sessions.admit(key, sessionId, BigInt(expected), ctx.endpoint)
   try {
-    return { reservation: deps.balances.admit(key, BigInt(expected)), sessionHold }
+    return { reservation: deps.balances.admit(key, BigInt(expected)), sessionHold, ...switched }
   } catch (refused) {
     return { reservation: null, sessionHold, refused }
   }

@@ -1,6 +1,6 @@
 import type { LedgerRepo } from '../store/ledgerRepo'
 import { costPico } from '../store/requestsRepo'
-import type { Key } from './keyRules'
+import type { Key, SoftRules } from './keyRules'
 import { noBalanceLeft, periodLimitReached } from './refusals'
 import type { RecordSink } from '../store/store'
 
@@ -214,16 +214,32 @@ export class Balances {
     }
   }
 
-  private checkLimit(key: Key, name: 'daily' | 'monthly', limitPico: bigint, cache: Map<string, Spend>, since: number): void {
-    let spend = cache.get(key.id)
-    if (!spend || spend.since !== since || spend.loading) {
-      // `loading` filled the cache in this same turn; only a period that began in the microseconds
-      // between gets here, when the store holds next to nothing of it: what is queued counts, and
-      // the period is read from the store at the next admission.
-      spend = { since, pico: this.unwrittenSince(key.id, since), loading: null }
-    }
+  /**
+   * Which period limit the key's soft cap has reached, if any: what the period spent plus what the
+   * key's requests in flight reserved is at or past the cap's share of the limit. Asked in the
+   * same turn as `admit`, after `loading`, so the two see the same figures.
+   */
+  softReached(key: Key, soft: SoftRules): 'daily' | 'monthly' | null {
     const reserved = this.reserved.get(key.id) ?? 0n
-    if (spend.pico + reserved >= limitPico) throw periodLimitReached(key.name, name, limitPico, spend.pico, reserved, since)
+    const now = this.clock()
+    if (soft.dailyPico !== null && this.spentIn(key, this.daily, startOfUtcDay(now)) + reserved >= soft.dailyPico) return 'daily'
+    if (soft.monthlyPico !== null && this.spentIn(key, this.monthly, startOfUtcMonth(now)) + reserved >= soft.monthlyPico) return 'monthly'
+    return null
+  }
+
+  private spentIn(key: Key, cache: Map<string, Spend>, since: number): bigint {
+    const spend = cache.get(key.id)
+    if (spend && spend.since === since && !spend.loading) return spend.pico
+    // `loading` filled the cache in this same turn; only a period that began in the microseconds
+    // between gets here, when the store holds next to nothing of it: what is queued counts, and
+    // the period is read from the store at the next admission.
+    return this.unwrittenSince(key.id, since)
+  }
+
+  private checkLimit(key: Key, name: 'daily' | 'monthly', limitPico: bigint, cache: Map<string, Spend>, since: number): void {
+    const spent = this.spentIn(key, cache, since)
+    const reserved = this.reserved.get(key.id) ?? 0n
+    if (spent + reserved >= limitPico) throw periodLimitReached(key.name, name, limitPico, spent, reserved, since)
   }
 }
 

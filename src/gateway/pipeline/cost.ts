@@ -59,6 +59,7 @@ export function gwBlock(r: RoutingFields): GwBlock {
       requested_model: r.model,
       preset: r.preset === null ? null : { name: r.preset, version: r.preset_version },
       alias: r.alias ?? null,
+      soft_cap: r.soft_cap ?? null,
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,
@@ -78,6 +79,8 @@ export interface GwBlock {
     requested_model: string | null
     preset: { name: string; version: number | null } | null
     alias: RoutingFields['alias'] | null
+    /** Set when a soft cap sent the request to a cheaper model. */
+    soft_cap: NonNullable<RoutingFields['soft_cap']> | null
     provider: string | null
     upstream_model: string | null
     attempts: RoutingFields['attempts']

@@ -1,6 +1,6 @@
 import { randomText } from '../randomText'
 import type { Key } from './keyRules'
-import type { Attempt, Outcome, PromptFingerprint, RequestRecord, ResponseCacheNote, RoutingFields } from '../store/requestsRepo'
+import type { Attempt, Outcome, PromptFingerprint, RequestRecord, ResponseCacheNote, RoutingFields, SoftCapSwitch } from '../store/requestsRepo'
 import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
@@ -107,6 +107,8 @@ export class RequestContext implements AttemptLog {
   preset: Preset | null = null
   /** The model alias that steered the request. */
   alias: AliasMatch | null = null
+  /** Where the key's soft cap sent the request instead. */
+  softCap: SoftCapSwitch | null = null
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false
@@ -152,6 +154,7 @@ export class RequestContext implements AttemptLog {
       preset: this.preset?.name ?? null,
       preset_version: this.preset?.version ?? null,
       alias: this.alias === null ? null : { pattern: this.alias.pattern, target: this.alias.target },
+      soft_cap: this.softCap,
       provider: target?.provider.id ?? null,
       upstream_model: target?.upstreamModel ?? null,
       attempts: this.attempts,
@@ -177,6 +180,7 @@ export class RequestContext implements AttemptLog {
       preset: r.preset,
       preset_version: r.preset_version,
       alias: r.alias,
+      ...(r.soft_cap && { soft_cap: r.soft_cap }),
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,

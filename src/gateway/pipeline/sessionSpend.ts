@@ -1,7 +1,7 @@
 import type { KeyRow } from '../store/keysRepo'
 import type { RecordSink } from '../store/store'
 import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
-import { capsSessions, type Key } from './keyRules'
+import { capsSessions, type Key, type SoftRules } from './keyRules'
 import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 import { sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 
@@ -88,6 +88,20 @@ export class SessionSpend {
     s.inFlight++
     s.reservedPico += expectedPico
     return { session: s, pico: expectedPico }
+  }
+
+  /**
+   * Whether the key's soft cap has reached this session: what it spent plus what its requests in
+   * flight reserved is at or past the cap's share of the session's limit, or this request's
+   * expected cost on the model it asked for would take it past the limit itself (the cheaper
+   * model may still fit). Asked in the same turn as `admit`, after `loading`.
+   */
+  softReached(key: Key, soft: SoftRules, sessionId: string | null, expectedPico: bigint): boolean {
+    const limit = key.rules.sessionPico
+    if (soft.sessionPico === null || limit === null || !this.watches(key, sessionId)) return false
+    const s = this.session(key, sessionId)
+    const held = s.spentPico + s.reservedPico
+    return held >= soft.sessionPico || held + expectedPico > limit
   }
 
   /**

@@ -5,9 +5,9 @@ import { isTransient, type Debit } from '../store/recordBatch'
 import { storeFailure } from '../store/storeFailure'
 import { costPico, isTokenCount, type RequestRecord } from '../store/requestsRepo'
 import type { RecordSink } from '../store/store'
-import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
+import type { LimitAdmission, LimitAnswer, LimitRefusal, LimitSettlement, SharedLimitStore } from '../store/sharedLimitStore'
 import { startOfUtcDay, startOfUtcMonth, type Reservation } from './balances'
-import { capsSessions, type Key } from './keyRules'
+import { capsSessions, type Key, type SoftLimit, type SoftRules } from './keyRules'
 import { noBalanceLeft, periodLimitReached, rateLimited, sessionRequestsReached, sessionRequestTooDear, sessionSpendReached } from './refusals'
 import { crossedThreshold, type SessionAlertSink } from './sessionAlerts'
 
@@ -29,6 +29,8 @@ export interface SharedReservation extends Reservation {
     tool: string | null
     /** Nothing is left to settle: done, or there was nothing (a key limited by its rate or its sessions' request count only). */
     settled: boolean
+    /** The limit near which the key's soft cap sent the request to its model (reserving `softPico`), or null. */
+    soft: SoftLimit | null
   }
 }
 
@@ -40,6 +42,8 @@ export interface SharedAdmission {
   sessionId: string | null
   tool: string | null
   expectedPico: bigint
+  /** The soft cap in effect and what the request is expected to cost on its model, when it has one that may serve it. */
+  soft: { rules: SoftRules; pico: bigint } | null
 }
 
 const NOT_COUNTED: LimitAdmission['unwritten'] = { counted: false, dayPico: 0n, monthPico: 0n, sessionPico: 0n, sessionRequests: 0 }
@@ -148,6 +152,7 @@ export class SharedLimits {
     const dayStart = rules.dailyPico === null ? null : startOfUtcDay(a.startedAt)
     const monthStart = rules.monthlyPico === null ? null : startOfUtcMonth(a.startedAt)
     const sessionLimitPico = session !== null ? rules.sessionPico : null
+    const soft = a.soft?.rules ?? null
     const admission = {
       requestId: a.requestId,
       instanceId: this.instanceId,
@@ -162,24 +167,30 @@ export class SharedLimits {
       sessionId: session,
       sessionRequests: session !== null ? (policy.max_session_requests ?? null) : null,
       sessionLimitPico,
+      soft: soft && {
+        expectedPico: a.soft!.pico,
+        dayPico: dayStart === null ? null : soft.dailyPico,
+        monthPico: monthStart === null ? null : soft.monthlyPico,
+        sessionPico: session === null ? null : soft.sessionPico,
+      },
     }
-    let refusal: LimitRefusal | null
+    let answer: LimitAnswer
     try {
-      refusal = await this.store.admit({ ...admission, unwritten: NOT_COUNTED })
-      if (refusal?.refusal === 'unstarted') {
+      answer = await this.store.admit({ ...admission, unwritten: NOT_COUNTED })
+      if (answer.refusal === 'unstarted') {
         // A counter starts from the records (once a session, a period, a new limit): what this
         // gateway's writer held is committed first, and what it took in meanwhile is counted.
         await this.records.flushed()
-        refusal = await this.store.admit({ ...admission, unwritten: this.unwritten(key.id, session, dayStart, monthStart) })
+        answer = await this.store.admit({ ...admission, unwritten: this.unwritten(key.id, session, dayStart, monthStart) })
       }
     } catch (err) {
       throw unavailable(key.name, err)
     }
-    if (refusal) throw this.refused(a, refusal, sessionLimitPico, dayStart, monthStart)
+    if (answer.refusal !== null) throw this.refused(a, answer, sessionLimitPico, dayStart, monthStart)
     return {
       keyId: key.id,
       prepaid: key.prepaid === 1,
-      pico: a.expectedPico,
+      pico: answer.soft ? a.soft!.pico : a.expectedPico,
       debit: 'due',
       shared: {
         requestId: a.requestId,
@@ -189,6 +200,7 @@ export class SharedLimits {
         monthStart,
         tool: a.tool,
         settled: !(key.prepaid === 1 || dayStart !== null || monthStart !== null || sessionLimitPico !== null),
+        soft: answer.soft,
       },
     }
   }
@@ -209,7 +221,13 @@ export class SharedLimits {
     return u
   }
 
-  private refused(a: SharedAdmission, r: LimitRefusal, sessionLimitPico: bigint | null, dayStart: number | null, monthStart: number | null): ApiError {
+  private refused(
+    a: SharedAdmission,
+    r: LimitRefusal & Pick<LimitAnswer, 'soft'>,
+    sessionLimitPico: bigint | null,
+    dayStart: number | null,
+    monthStart: number | null,
+  ): ApiError {
     const { key } = a
     const policy = a.key.rules.policy
     switch (r.refusal) {
@@ -221,7 +239,7 @@ export class SharedLimits {
       case 'session_usd':
         return sessionSpendReached(a.endpoint, key.name, sessionLimitPico!, r.a, r.b)
       case 'session_usd_request':
-        return sessionRequestTooDear(a.endpoint, key.name, sessionLimitPico!, r.a, r.b, a.expectedPico)
+        return sessionRequestTooDear(a.endpoint, key.name, sessionLimitPico!, r.a, r.b, r.soft ? a.soft!.pico : a.expectedPico)
       case 'balance':
         return noBalanceLeft(key, r.a, r.b)
       case 'daily':

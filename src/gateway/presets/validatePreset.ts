@@ -34,6 +34,17 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
   }
   const main = check('model', p.model)
   p.fallbacks.forEach((f, i) => check(`fallbacks.${i}`, f))
+  if (p.soft_cap) {
+    const soft = check('soft_cap.model', p.soft_cap.model)
+    const id = soft && `${soft.provider.id}/${soft.upstreamModel}`
+    if (soft && !soft.priced)
+      issues.push({
+        field: 'soft_cap.model',
+        message: `${id} has no known price, and a soft cap reserves what its requests may cost; set one with \`gw prices set\``,
+      })
+    else if (soft?.priced?.entry.kind === 'embedding')
+      issues.push({ field: 'soft_cap.model', message: `${id} is an embedding model; a soft cap needs a chat model` })
+  }
   const limit = main?.priced?.entry.max_output_tokens
   if (p.max_tokens != null && limit !== undefined && p.max_tokens > limit) {
     issues.push({ field: 'max_tokens', message: `${p.max_tokens} is above ${p.model}'s output limit of ${limit}` })
@@ -50,5 +61,6 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
     description: p.description ?? null,
     response_cache_ttl_s: p.response_cache_ttl_s ?? null,
     response_cache_shared: p.response_cache_shared,
+    soft_cap: p.soft_cap ?? null,
   }
 }

@@ -93,6 +93,7 @@ const TABLES: readonly Table[] = [
       'top_p',
       'fallbacks',
       'description',
+      'soft_cap',
       'created_at',
       'created_by',
       'response_cache_ttl_s',

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { postgresBaseline } from './postgres/schema'
-import { countersWithGeminiCounts, exactCountersFromRecords, sharedLimitsSchema } from './postgres/sharedLimitsSchema'
+import { countersWithGeminiCounts, exactCountersFromRecords, sharedLimitsSchema, softCapAdmission } from './postgres/sharedLimitsSchema'
 
 export interface Migration {
   version: number
@@ -559,5 +559,18 @@ export const migrations: Migration[] = [
       ALTER TABLE requests ADD COLUMN cache_hit_of text;
       ALTER TABLE requests ADD COLUMN cache_saved_usd double precision;
     `,
+  },
+  {
+    version: 22,
+    description: "soft caps: admission sends a request to a key's or preset's cheaper model when a spend limit is near, and its record says so",
+    // A key's soft cap is part of its policy, stored as it is; a preset version's is a column (JSON).
+    // SQLite holds spend limits in the gateway's memory. The requests column (the limit a request
+    // switched at) is for the lists that show it.
+    postgres: `${softCapAdmission}
+      ALTER TABLE requests ADD COLUMN soft_cap text;
+      ALTER TABLE preset_versions ADD COLUMN soft_cap text;`,
+    up(db) {
+      db.exec(`ALTER TABLE requests ADD COLUMN soft_cap TEXT; ALTER TABLE preset_versions ADD COLUMN soft_cap TEXT;`)
+    },
   },
 ]

@@ -1,15 +1,26 @@
 import type { Sql } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Preset } from '../../contract/presets'
+import type { SoftCap } from '../../contract/keys'
 
-/** A stored version: the preset with its fallbacks as JSON text and its flag as 0 or 1. */
-type VersionRow = Omit<Preset, 'fallbacks' | 'response_cache_shared'> & { fallbacks: string; response_cache_shared: number }
+/** A stored version: the preset with its fallbacks and soft cap as JSON text (versions saved before soft caps have none) and its flag as 0 or 1. */
+type VersionRow = Omit<Preset, 'fallbacks' | 'soft_cap' | 'response_cache_shared'> & {
+  fallbacks: string
+  soft_cap: string | null
+  response_cache_shared: number
+}
 
-const toPreset = (r: VersionRow): Preset => ({ ...r, fallbacks: JSON.parse(r.fallbacks) as string[], response_cache_shared: r.response_cache_shared === 1 })
+const toPreset = (r: VersionRow): Preset => ({
+  ...r,
+  fallbacks: JSON.parse(r.fallbacks) as string[],
+  soft_cap: r.soft_cap === null ? null : (JSON.parse(r.soft_cap) as SoftCap),
+  response_cache_shared: r.response_cache_shared === 1,
+})
 
-/** What a save gives; a preset that says nothing of the response cache turns none on. */
-export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by' | 'response_cache_ttl_s' | 'response_cache_shared'> &
-  Partial<Pick<Preset, 'response_cache_ttl_s' | 'response_cache_shared'>>
+/** What a save gives; a preset that says nothing of the response cache or a soft cap turns none on. */
+export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by' | 'soft_cap' | 'response_cache_ttl_s' | 'response_cache_shared'> & {
+  soft_cap?: SoftCap | null
+} & Partial<Pick<Preset, 'response_cache_ttl_s' | 'response_cache_shared'>>
 
 /** Every save is a new version; the preset row points at the current one. Old versions stay for history and records. */
 export class PresetsRepo {
@@ -29,14 +40,15 @@ export class PresetsRepo {
         top_p: p.top_p,
         fallbacks: JSON.stringify(p.fallbacks),
         description: p.description,
+        soft_cap: p.soft_cap ? JSON.stringify(p.soft_cap) : null,
         response_cache_ttl_s: p.response_cache_ttl_s ?? null,
         response_cache_shared: p.response_cache_shared ? 1 : 0,
         created_at: now,
         created_by: actor,
       }
       await tx.run(
-        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, created_at, created_by, response_cache_ttl_s, response_cache_shared)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, soft_cap, created_at, created_by, response_cache_ttl_s, response_cache_shared)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.name,
           row.version,
@@ -47,6 +59,7 @@ export class PresetsRepo {
           row.top_p,
           row.fallbacks,
           row.description,
+          row.soft_cap,
           row.created_at,
           row.created_by,
           row.response_cache_ttl_s,

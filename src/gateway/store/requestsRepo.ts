@@ -2,6 +2,7 @@ import type { Sql, SqlValue } from './sql'
 import { bumpConfigRev } from './configRev'
 import type { Cost } from '../pricing/types'
 import { usdToPico } from '../../contract/money'
+import type { SoftLimit } from '../../contract/keys'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
 
@@ -80,6 +81,8 @@ export interface RequestRecord {
   preset_version: number | null
   /** The model alias that steered the request (records from before aliases lack it). */
   alias?: { pattern: string; target: string } | null
+  /** Where the key's soft cap sent the request instead of the model it asked for; absent when it did not. */
+  soft_cap?: SoftCapSwitch | null
   provider: string | null
   upstream_model: string | null
   stream: boolean
@@ -124,6 +127,18 @@ export interface PromptFingerprint {
   markers: number
 }
 
+/** A soft cap's switch, as the record and the answer's `gw.routing` keep it. */
+export interface SoftCapSwitch {
+  /** The spend limit that was near. */
+  limit: SoftLimit
+  /** The key's soft cap: the share of the limit it starts at. */
+  at_percent: number
+  /** The model the request would have gone to (`<provider>/<model>`); the record's provider and upstream model say which served. */
+  instead_of: string
+  /** The same in words. */
+  reason: string
+}
+
 /** Logged bodies as read back: the JSON the client sent and what it got. */
 export interface LoggedBodies {
   request: unknown
@@ -136,7 +151,7 @@ export type ResponseCacheNote = { hit: false } | { hit: true; request_id: string
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
 export type RoutingFields = Pick<
   RequestRecord,
-  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost' | 'response_cache'
+  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'soft_cap' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost' | 'response_cache'
 >
 
 /** The columns of `requests` a record fills, in the order `requestValues` gives them. */
@@ -172,6 +187,7 @@ export const REQUEST_COLUMNS = [
   'instance',
   'cache_hit_of',
   'cache_saved_usd',
+  'soft_cap',
   'detail',
 ] as const
 
@@ -213,6 +229,7 @@ export function requestValues(r: RequestRecord): SqlValue[] {
     r.instance ?? null,
     r.response_cache?.hit ? r.response_cache.request_id : null,
     r.response_cache?.hit ? r.response_cache.saved_usd : null,
+    r.soft_cap?.limit ?? null,
     JSON.stringify(r),
   ]
 }

@@ -60,6 +60,17 @@ export class KeyDetailPage extends BasePage {
     await this.id('key-cache-ttl').fill(ttl)
     await this.answerOf('keys.update', () => this.id('key-cache-save').click())
   }
+  /** Sets the key's daily spend limit and saves. */
+  async setDailyLimit(usd: string): Promise<void> {
+    await this.id('limit-daily').fill(usd)
+    await this.answerOf('keys.update', () => this.id('limits-save').click())
+  }
+  /** Sets the soft cap in the key's policy form and saves. */
+  async setSoftCap(model: string, percent: string): Promise<void> {
+    await this.id('policy-soft-cap-model').fill(model)
+    await this.id('policy-soft-cap-at').fill(percent)
+    await this.answerOf('keys.update', () => this.id('policy-save').click())
+  }
   /** Deletes the key's stored responses, through the confirm dialog. */
   async deleteStoredResponses(): Promise<void> {
     await this.id('key-stored-responses-delete').click()

@@ -12,6 +12,8 @@ export interface PresetFields {
   description?: string
   /** The response cache's TTL, as typed (`1h`). */
   cacheTtl?: string
+  softCapModel?: string
+  softCapAt?: string
 }
 
 export class PresetsPage extends BasePage {
@@ -33,6 +35,8 @@ export class PresetsPage extends BasePage {
       ['fallbacks', 'preset-fallbacks'],
       ['description', 'preset-description'],
       ['cacheTtl', 'preset-cache-ttl'],
+      ['softCapModel', 'preset-soft-cap-model'],
+      ['softCapAt', 'preset-soft-cap-at'],
     ]
     for (const [k, id] of set) if (f[k] !== undefined) await this.id(id).fill(f[k]!)
   }

@@ -26,6 +26,10 @@ export class SessionDetailPage extends BasePage {
   steps(): Locator {
     return this.id('timeline-row')
   }
+  /** The marker before the first request the key's soft cap sent to its cheaper model. */
+  softCapMarker(): Locator {
+    return this.id('timeline-soft-cap')
+  }
   /** The "so far" figure of each step, in order. */
   async soFar(): Promise<string[]> {
     return (await this.id('timeline-so-far').allInnerTexts()).map((t) => t.trim())

@@ -1,4 +1,6 @@
-import type { KeySummary } from '../../../contract/keys'
+import type { KeyPolicy, KeySummary } from '../../../contract/keys'
+import { globMatch } from '../../pipeline/enforcePolicy'
+import { lookupModel } from '../../pipeline/resolveModel'
 import { toKeyInfo, type KeyRow } from '../../store/keysRepo'
 import { picoToUsdNumber, usdToPico } from '../../store/ledgerRepo'
 import { conflict, forbidden, invalid, notFound } from '../adminError'
@@ -42,6 +44,33 @@ async function checkPreset(ctx: AdminContext, name: string | null | undefined): 
   if (name && !(await ctx.gw.store.presets.get(name))) throw invalid('default_preset', `no preset named ${name}`)
 }
 
+/**
+ * A soft cap must have a limit to be near, and a model it can send requests to: a priced chat
+ * model the key's own policy allows (its providers and models). `limits` are the key's spend
+ * limits as they will be; `model` says whether the cap's model was given now (a change of the
+ * limits alone checks that it still has one).
+ */
+function checkSoftCap(ctx: AdminContext, policy: KeyPolicy, limits: { daily: number | null; monthly: number | null }, model: boolean): void {
+  const cap = policy.soft_cap
+  if (!cap) return
+  if (limits.daily === null && limits.monthly === null && policy.max_session_usd === undefined) {
+    throw invalid('policy.soft_cap', 'needs a spend limit to be near: set daily_limit_usd, monthly_limit_usd or policy.max_session_usd')
+  }
+  if (!model) return
+  const field = 'policy.soft_cap.model'
+  const found = lookupModel(ctx.gw.registry, ctx.gw.priceBook, cap.model)
+  if (!found) throw invalid(field, `unknown model "${cap.model}"; use \`<provider>/<model>\` or a model from GET /v1/models`)
+  const id = `${found.provider.id}/${found.upstreamModel}`
+  if (!found.priced) throw invalid(field, `${id} has no known price, and a soft cap reserves what its requests may cost; set one with \`gw prices set\``)
+  if (found.priced.entry.kind === 'embedding') throw invalid(field, `${id} is an embedding model; a soft cap needs a chat model`)
+  if (policy.allowed_providers && !policy.allowed_providers.some((g) => globMatch(g, found.provider.id))) {
+    throw invalid(field, `the key's policy does not allow provider ${found.provider.id} (allowed_providers)`)
+  }
+  if (policy.allowed_models && !policy.allowed_models.some((g) => globMatch(g, id) || globMatch(g, found.upstreamModel) || globMatch(g, cap.model))) {
+    throw invalid(field, `the key's policy does not allow ${id} (allowed_models)`)
+  }
+}
+
 /** A key by id, exact name or gw- prefix, among those the caller may see. */
 async function findVisibleKey(ctx: AdminContext, ref: string): Promise<KeyRow> {
   let found: KeyRow | undefined
@@ -83,6 +112,7 @@ export const keyHandlers: Handlers<
     guardControls(ctx, input)
     await checkPreset(ctx, input.default_preset)
     if (input.owner_id && !(await ctx.gw.store.users.byId(input.owner_id))) throw invalid('owner_id', 'no such user')
+    if (input.policy) checkSoftCap(ctx, input.policy, { daily: input.daily_limit_usd ?? null, monthly: input.monthly_limit_usd ?? null }, true)
     const { secret, info } = await ctx.gw.store.keys.create(
       input.name,
       {
@@ -103,6 +133,16 @@ export const keyHandlers: Handlers<
     guardControls(ctx, input)
     const key = await visibleKey(ctx, input.id)
     await checkPreset(ctx, input.default_preset)
+    checkSoftCap(
+      ctx,
+      input.policy ?? (JSON.parse(key.policy) as KeyPolicy),
+      {
+        daily: input.daily_limit_usd === undefined ? key.daily_limit_usd : input.daily_limit_usd,
+        monthly: input.monthly_limit_usd === undefined ? key.monthly_limit_usd : input.monthly_limit_usd,
+      },
+      // The cap's model is checked when the cap changes, not on every change of the key.
+      input.policy !== undefined && JSON.stringify(input.policy.soft_cap) !== JSON.stringify((JSON.parse(key.policy) as KeyPolicy).soft_cap),
+    )
     const { id: _id, ...settings } = input
     await ctx.gw.store.keys.update(key.id, settings)
     return current(ctx, key.id)

@@ -54,7 +54,7 @@ export const presetHandlers: Handlers<'presets.list' | 'presets.get' | 'presets.
 
   'presets.preview'(ctx, input) {
     const fields = validated(ctx, input.preset)
-    const preset: Preset = { ...fields, version: 0, created_at: 0, created_by: null }
+    const preset: Preset = { ...fields, soft_cap: fields.soft_cap ?? null, version: 0, created_at: 0, created_by: null }
     const body = applyPreset({ ...input.request, model: `policy/${fields.name}` } as ChatBody, preset)
     const target = lookupModel(ctx.gw.registry, ctx.gw.priceBook, body.model)
     if (!target) throw invalid('preset.model', `unknown model "${body.model}"`)

@@ -19,6 +19,8 @@ const settingFlags = {
   'daily-limit': { type: 'string' },
   'monthly-limit': { type: 'string' },
   'cache-ttl': { type: 'string' },
+  'soft-cap-model': { type: 'string' },
+  'soft-cap-at': { type: 'string' },
 } as const
 
 /** The contract's fields as the flags that set them, so a refusal names what the person typed. */
@@ -34,6 +36,9 @@ const FLAGS = {
   monthly_limit_usd: '--monthly-limit',
   response_cache_ttl_s: '--cache-ttl',
   balance_usd: '--balance',
+  'policy.soft_cap': '--soft-cap-model',
+  'policy.soft_cap.model': '--soft-cap-model',
+  'policy.soft_cap.at_percent': '--soft-cap-at',
 }
 
 type SettingValues = { [K in keyof typeof settingFlags]?: (typeof settingFlags)[K]['type'] extends 'boolean' ? boolean : string }
@@ -76,12 +81,35 @@ function readSettings(v: SettingValues, current: KeyPolicy): KeySettings {
   optional(v.rpm, positiveInt('--rpm'), (x) => (policy.rpm = x))
   optional(v['max-session-usd'], usd('--max-session-usd'), (x) => (policy.max_session_usd = x))
   optional(v['max-session-requests'], positiveInt('--max-session-requests'), (x) => (policy.max_session_requests = x))
+  readSoftCap(v, policy, positiveInt('--soft-cap-at'))
   optional(v['daily-limit'], usd('--daily-limit'), (x) => (settings.daily_limit_usd = x ?? null))
   optional(v['monthly-limit'], usd('--monthly-limit'), (x) => (settings.monthly_limit_usd = x ?? null))
   optional(v['cache-ttl'], cacheTtl, (x) => (settings.response_cache_ttl_s = x ?? null))
   for (const k of Object.keys(policy) as Array<keyof KeyPolicy>) if (policy[k] === undefined) delete policy[k]
   settings.policy = policy
   return settings
+}
+
+/**
+ * `--soft-cap-model M --soft-cap-at PERCENT` set the soft cap; on update either changes its part
+ * of the key's cap, and `--soft-cap-model none` removes it.
+ */
+function readSoftCap(v: SettingValues, policy: KeyPolicy, percent: (s: string) => number): void {
+  const model = v['soft-cap-model']
+  const at = v['soft-cap-at']
+  if (model === undefined && at === undefined) return
+  if (model === NONE) {
+    if (at !== undefined) throw new Error('--soft-cap-at has no soft cap to set: --soft-cap-model is none')
+    delete policy.soft_cap
+    return
+  }
+  const cap = { ...policy.soft_cap }
+  if (model !== undefined) cap.model = model
+  if (at !== undefined) cap.at_percent = percent(at)
+  if (cap.model === undefined) throw new Error('--soft-cap-at needs --soft-cap-model MODEL: the key has no soft cap yet')
+  if (cap.at_percent === undefined)
+    throw new Error('--soft-cap-model needs --soft-cap-at PERCENT (1 to 99): the share of a spend limit from which requests go to it')
+  policy.soft_cap = { model: cap.model, at_percent: cap.at_percent }
 }
 
 function describe(info: KeySummary): string[] {
@@ -95,6 +123,7 @@ function describe(info: KeySummary): string[] {
     p.rpm && `${p.rpm} rpm`,
     p.max_session_usd && `≤ $${p.max_session_usd}/session`,
     p.max_session_requests && `≤ ${p.max_session_requests} requests/session`,
+    p.soft_cap && `${p.soft_cap.model} from ${p.soft_cap.at_percent}% of a limit`,
     info.daily_limit_usd !== null && `$${info.daily_limit_usd}/day`,
     info.monthly_limit_usd !== null && `$${info.monthly_limit_usd}/month`,
     info.response_cache_ttl_s !== null && `cache ${formatDuration(info.response_cache_ttl_s)}`,

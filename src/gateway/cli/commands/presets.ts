@@ -29,20 +29,32 @@ export const presetsSet: Command = async (args, io) => {
     description: { type: 'string' },
     'cache-ttl': { type: 'string' },
     'cache-shared': { type: 'boolean' },
+    'soft-cap-model': { type: 'string' },
+    'soft-cap-at': { type: 'string' },
   })
   const num = (v: string | undefined, flag: string) => (v === undefined ? null : number(v, flag, () => true, 'a number'))
-  const saved = await operate(values, io, 'presets.save', {
-    name: positionals[0] ?? '',
-    model: values.model ?? '',
-    system_prompt: values.system ?? null,
-    temperature: num(values.temperature, '--temperature'),
-    max_tokens: num(values['max-tokens'], '--max-tokens'),
-    top_p: num(values['top-p'], '--top-p'),
-    fallbacks: list(values.fallbacks) ?? [],
-    description: values.description ?? null,
-    response_cache_ttl_s: values['cache-ttl'] === undefined ? null : cacheTtl(values['cache-ttl']),
-    response_cache_shared: values['cache-shared'] ?? false,
-  })
+  const softModel = values['soft-cap-model']
+  const softAt = num(values['soft-cap-at'], '--soft-cap-at')
+  if ((softModel === undefined) !== (softAt === null)) throw new Error('a soft cap needs both --soft-cap-model MODEL and --soft-cap-at PERCENT')
+  const saved = await operate(
+    values,
+    io,
+    'presets.save',
+    {
+      name: positionals[0] ?? '',
+      model: values.model ?? '',
+      system_prompt: values.system ?? null,
+      temperature: num(values.temperature, '--temperature'),
+      max_tokens: num(values['max-tokens'], '--max-tokens'),
+      top_p: num(values['top-p'], '--top-p'),
+      fallbacks: list(values.fallbacks) ?? [],
+      description: values.description ?? null,
+      response_cache_ttl_s: values['cache-ttl'] === undefined ? null : cacheTtl(values['cache-ttl']),
+      response_cache_shared: values['cache-shared'] ?? false,
+      soft_cap: softModel === undefined ? null : { model: softModel, at_percent: softAt! },
+    },
+    { 'soft_cap.model': '--soft-cap-model', 'soft_cap.at_percent': '--soft-cap-at' },
+  )
   io.out(values.json ? JSON.stringify(saved) : `preset ${saved.name} saved as version ${saved.version}`)
   return 0
 }

@@ -1,13 +1,13 @@
 import type { PgSql } from './pgSql'
-import type { LimitAdmission, LimitRefusal, LimitSettlement, SharedLimitStore } from '../sharedLimitStore'
+import type { LimitAdmission, LimitAnswer, LimitRefusal, LimitSettlement, SharedLimitStore } from '../sharedLimitStore'
 
-const ADMIT = `SELECT refusal, CAST(a AS TEXT) AS a, CAST(b AS TEXT) AS b FROM gw_admit(
+const ADMIT = `SELECT refusal, CAST(a AS TEXT) AS a, CAST(b AS TEXT) AS b, soft FROM gw_admit(
   ?::text, ?::text, ?::text, ?::bigint, ?::boolean, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::text, ?::bigint, ?::bigint,
-  ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::boolean)`
+  ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::boolean, ?::bigint, ?::bigint, ?::bigint, ?::bigint)`
 const SETTLE = `SELECT CAST(gw_settle(?::text, ?::text, ?::bigint, ?::boolean, ?::bigint, ?::bigint, ?::bigint, ?::text) AS TEXT) AS spent`
 
 /**
- * The limits' functions of migration 14 (`sharedLimitsSchema`), one statement a call.
+ * The limits' functions of migration 14 (`sharedLimitsSchema`; `gw_admit` as migration 22 has it), one statement a call.
  * Admissions and settlements without a debit are committed without waiting for the disk (`fast`:
  * connections with `synchronous_commit=off`): they are visible to every gateway the moment they
  * commit, and a key's row lock is held for the function's run only, not a disk flush. What a
@@ -21,8 +21,8 @@ export class PgSharedLimits implements SharedLimitStore {
     private readonly durable: PgSql,
   ) {}
 
-  async admit(a: LimitAdmission): Promise<LimitRefusal | null> {
-    const row = await this.fast.get<{ refusal: LimitRefusal['refusal'] | null; a: string; b: string }>(ADMIT, [
+  async admit(a: LimitAdmission): Promise<LimitAnswer> {
+    const row = await this.fast.get<{ refusal: LimitRefusal['refusal'] | null; a: string; b: string; soft: LimitAnswer['soft'] }>(ADMIT, [
       a.requestId,
       a.instanceId,
       a.keyId,
@@ -41,8 +41,13 @@ export class PgSharedLimits implements SharedLimitStore {
       a.unwritten.sessionPico,
       a.unwritten.sessionRequests,
       a.unwritten.counted ? 1 : 0,
+      a.soft?.expectedPico ?? null,
+      a.soft?.dayPico ?? null,
+      a.soft?.monthPico ?? null,
+      a.soft?.sessionPico ?? null,
     ])
-    return row?.refusal ? { refusal: row.refusal, a: BigInt(row.a), b: BigInt(row.b) } : null
+    if (!row) throw new Error('gw_admit answered no row')
+    return { refusal: row.refusal, a: BigInt(row.a), b: BigInt(row.b), soft: row.soft } as LimitAnswer
   }
 
   async settle(s: LimitSettlement): Promise<bigint | null> {

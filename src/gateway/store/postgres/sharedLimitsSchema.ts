@@ -26,6 +26,76 @@ const FIRST_TOKEN_COUNTS = `'messages.count_tokens', 'responses.input_tokens'`
 const WITH_GEMINI_COUNTS = `'messages.count_tokens', 'responses.input_tokens', 'countTokens'`
 
 /**
+ * The parts of `gw_admit` every version of it has, word for word: the key's row lock, the check
+ * that the counters it needs have started, and the request rate; `no` ends each refusal's row
+ * (a version that answers more columns fills them with it).
+ */
+const admissionPrelude = (no: string) => `  -- The key's row lock orders every admission and settlement of the key, on every gateway: each
+  -- statement after it reads what the one before committed.
+  SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
+    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
+  END IF;
+
+  IF NOT p_may_start AND (
+    (p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start)) OR
+    (p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start)) OR
+    (p_session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_limits WHERE key_id = p_key AND session_id = p_session))
+  ) THEN
+    RETURN QUERY SELECT 'unstarted'::text, 0::bigint, 0::bigint${no};
+    RETURN;
+  END IF;
+
+  -- The minute is counted in one-second buckets, the current one and the 60 before it: 61 rows
+  -- at most whatever the rate, a span that holds every 60 s window ending now, so no 60 s ever
+  -- admits more than the rate (a request may be refused up to a second before a millisecond
+  -- count would take it). A request refused by a later limit has still taken its place in the
+  -- minute, as on one gateway.
+  IF p_rpm IS NOT NULL THEN
+    DELETE FROM rate_buckets WHERE key_id = p_key AND second < now_ms / 1000 - 60;
+    SELECT COALESCE(SUM(n), 0) INTO counted FROM rate_buckets WHERE key_id = p_key;
+    IF counted >= p_rpm THEN
+      -- The wait: until enough of the oldest buckets have left the span for one more request.
+      FOR bucket IN SELECT second, n FROM rate_buckets WHERE key_id = p_key ORDER BY second LOOP
+        counted := counted - bucket.n;
+        IF counted < p_rpm THEN
+          RETURN QUERY SELECT 'rpm'::text, (bucket.second + 61) * 1000 - now_ms, 0::bigint${no};
+          RETURN;
+        END IF;
+      END LOOP;
+    END IF;
+    INSERT INTO rate_buckets AS r (key_id, second, n) VALUES (p_key, now_ms / 1000, 1)
+      ON CONFLICT (key_id, second) DO UPDATE SET n = r.n + 1;
+  END IF;
+`
+
+/** `gw_admit`'s start of a session's counter from the records, when the session is new. */
+const sessionCounterStart = (sum: string, tokenCounts: string) => `      INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
+        SELECT p_key, p_session, ${sum} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
+        FROM requests
+        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN (${tokenCounts})
+        RETURNING * INTO s;
+`
+
+/** `gw_admit`'s roll of a key's day and month counters to the request's periods, started from the records. */
+const periodRoll = `  IF p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start) THEN
+    k.day_start := p_day_start;
+    k.day_pico := gw_spent_since(p_key, p_day_start) + p_unwritten_day;
+    rolled := true;
+  END IF;
+  IF p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start) THEN
+    k.month_start := p_month_start;
+    k.month_pico := gw_spent_since(p_key, p_month_start) + p_unwritten_month;
+    rolled := true;
+  END IF;
+  IF rolled THEN
+    UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
+      WHERE key_id = p_key;
+  END IF;
+`
+
+/**
  * The two functions that start a counter from the records (`gw_spent_since` for a key's day and
  * month, `gw_admit` for a session), with `sum` as the records' spend in pico-dollars. Migration 14
  * made them summing the USD costs as floats and rounding the total; migration 18 makes them again
@@ -62,54 +132,11 @@ DECLARE
   held bigint := 0;
   rolled boolean := false;
 BEGIN
-  -- The key's row lock orders every admission and settlement of the key, on every gateway: each
-  -- statement after it reads what the one before committed.
-  SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO key_limits (key_id) VALUES (p_key) ON CONFLICT (key_id) DO NOTHING;
-    SELECT * INTO k FROM key_limits WHERE key_id = p_key FOR UPDATE;
-  END IF;
-
-  IF NOT p_may_start AND (
-    (p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start)) OR
-    (p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start)) OR
-    (p_session IS NOT NULL AND NOT EXISTS (SELECT 1 FROM session_limits WHERE key_id = p_key AND session_id = p_session))
-  ) THEN
-    RETURN QUERY SELECT 'unstarted'::text, 0::bigint, 0::bigint;
-    RETURN;
-  END IF;
-
-  -- The minute is counted in one-second buckets, the current one and the 60 before it: 61 rows
-  -- at most whatever the rate, a span that holds every 60 s window ending now, so no 60 s ever
-  -- admits more than the rate (a request may be refused up to a second before a millisecond
-  -- count would take it). A request refused by a later limit has still taken its place in the
-  -- minute, as on one gateway.
-  IF p_rpm IS NOT NULL THEN
-    DELETE FROM rate_buckets WHERE key_id = p_key AND second < now_ms / 1000 - 60;
-    SELECT COALESCE(SUM(n), 0) INTO counted FROM rate_buckets WHERE key_id = p_key;
-    IF counted >= p_rpm THEN
-      -- The wait: until enough of the oldest buckets have left the span for one more request.
-      FOR bucket IN SELECT second, n FROM rate_buckets WHERE key_id = p_key ORDER BY second LOOP
-        counted := counted - bucket.n;
-        IF counted < p_rpm THEN
-          RETURN QUERY SELECT 'rpm'::text, (bucket.second + 61) * 1000 - now_ms, 0::bigint;
-          RETURN;
-        END IF;
-      END LOOP;
-    END IF;
-    INSERT INTO rate_buckets AS r (key_id, second, n) VALUES (p_key, now_ms / 1000, 1)
-      ON CONFLICT (key_id, second) DO UPDATE SET n = r.n + 1;
-  END IF;
-
+${admissionPrelude('')}
   IF p_session IS NOT NULL THEN
     SELECT * INTO s FROM session_limits WHERE key_id = p_key AND session_id = p_session;
     IF NOT FOUND THEN
-      INSERT INTO session_limits (key_id, session_id, spent_pico, requests, used_at)
-        SELECT p_key, p_session, ${sum} + p_unwritten_session, count(*) + p_unwritten_session_requests, now_ms
-        FROM requests
-        WHERE key_id = p_key AND session_id = p_session AND endpoint NOT IN (${tokenCounts})
-        RETURNING * INTO s;
-    END IF;
+${sessionCounterStart(sum, tokenCounts)}    END IF;
     IF p_session_requests IS NOT NULL AND s.requests >= p_session_requests THEN
       RETURN QUERY SELECT 'session_requests'::text, s.requests, 0::bigint;
       RETURN;
@@ -139,21 +166,7 @@ BEGIN
 
   -- A period's counter starts from the records when it begins (or when the limit is first used),
   -- and never goes back to an earlier period for a request that began before it.
-  IF p_day_limit IS NOT NULL AND (k.day_start IS NULL OR k.day_start < p_day_start) THEN
-    k.day_start := p_day_start;
-    k.day_pico := gw_spent_since(p_key, p_day_start) + p_unwritten_day;
-    rolled := true;
-  END IF;
-  IF p_month_limit IS NOT NULL AND (k.month_start IS NULL OR k.month_start < p_month_start) THEN
-    k.month_start := p_month_start;
-    k.month_pico := gw_spent_since(p_key, p_month_start) + p_unwritten_month;
-    rolled := true;
-  END IF;
-  IF rolled THEN
-    UPDATE key_limits SET day_start = k.day_start, day_pico = k.day_pico, month_start = k.month_start, month_pico = k.month_pico
-      WHERE key_id = p_key;
-  END IF;
-  IF p_day_limit IS NOT NULL AND k.day_pico + held >= p_day_limit THEN
+${periodRoll}  IF p_day_limit IS NOT NULL AND k.day_pico + held >= p_day_limit THEN
     RETURN QUERY SELECT 'daily'::text, k.day_pico, held;
     RETURN;
   END IF;
@@ -278,5 +291,105 @@ BEGIN
     UPDATE session_limits SET spent_pico = spent_pico + p_charge WHERE key_id = p_key AND session_id = p_session RETURNING spent_pico INTO spent;
   END IF;
   RETURN spent;
+END $$;
+`
+
+/**
+ * Migration 22: the soft cap. `gw_admit` takes, for a key with a soft cap that may serve the
+ * request, what the request would reserve on the cap's model (`p_soft_expected`) and the share of
+ * each limit from which it goes there (`p_soft_day`, `p_soft_month`, `p_soft_session`; null where
+ * not checked), and answers in `soft` the limit it switched at (null: it did not). The decision is
+ * made under the key's row lock, on the figures the limits are then checked on with what it will
+ * reserve, so parallel requests on any gateways split exactly as their reservations say. Every
+ * figure is now read before the first money check, so the decision can see them all; the checks
+ * keep their order and wording.
+ */
+export const softCapAdmission = `
+DROP FUNCTION gw_admit(text, text, text, bigint, boolean, bigint, bigint, bigint, bigint, bigint, text, bigint, bigint, bigint, bigint, bigint, bigint, boolean);
+
+CREATE FUNCTION gw_admit(
+  p_request text, p_instance text, p_key text, p_rpm bigint,
+  p_prepaid boolean, p_expected bigint,
+  p_day_start bigint, p_day_limit bigint, p_month_start bigint, p_month_limit bigint,
+  p_session text, p_session_requests bigint, p_session_limit bigint,
+  p_unwritten_day bigint, p_unwritten_month bigint, p_unwritten_session bigint, p_unwritten_session_requests bigint,
+  p_may_start boolean,
+  p_soft_expected bigint, p_soft_day bigint, p_soft_month bigint, p_soft_session bigint
+) RETURNS TABLE (refusal text, a bigint, b bigint, soft text) LANGUAGE plpgsql AS $$
+DECLARE
+  k key_limits%ROWTYPE;
+  s session_limits%ROWTYPE;
+  now_ms bigint := gw_now_ms();
+  counted bigint;
+  bucket record;
+  held bigint := 0;
+  session_held bigint := 0;
+  rolled boolean := false;
+  expected bigint := p_expected;
+  switched text := NULL;
+BEGIN
+${admissionPrelude(', NULL::text')}
+  IF p_session IS NOT NULL THEN
+    SELECT * INTO s FROM session_limits WHERE key_id = p_key AND session_id = p_session;
+    IF NOT FOUND THEN
+${sessionCounterStart(EXACT_SUM, WITH_GEMINI_COUNTS)}    END IF;
+    IF p_session_requests IS NOT NULL AND s.requests >= p_session_requests THEN
+      RETURN QUERY SELECT 'session_requests'::text, s.requests, 0::bigint, NULL::text;
+      RETURN;
+    END IF;
+    IF p_session_limit IS NOT NULL THEN
+      SELECT COALESCE(SUM(pico), 0) INTO session_held FROM limit_holds WHERE key_id = p_key AND session_id = p_session;
+    END IF;
+  END IF;
+
+  IF p_prepaid OR p_day_limit IS NOT NULL OR p_month_limit IS NOT NULL THEN
+    SELECT COALESCE(SUM(pico), 0) INTO held FROM limit_holds WHERE key_id = p_key;
+  END IF;
+${periodRoll}
+  -- The soft cap: the session first, as a gateway on SQLite decides it.
+  IF p_soft_expected IS NOT NULL THEN
+    IF p_soft_session IS NOT NULL AND p_session_limit IS NOT NULL AND p_session IS NOT NULL AND
+       (s.spent_pico + session_held >= p_soft_session OR s.spent_pico + session_held + p_expected > p_session_limit) THEN
+      switched := 'session';
+    ELSIF p_soft_day IS NOT NULL AND p_day_limit IS NOT NULL AND k.day_pico + held >= p_soft_day THEN
+      switched := 'daily';
+    ELSIF p_soft_month IS NOT NULL AND p_month_limit IS NOT NULL AND k.month_pico + held >= p_soft_month THEN
+      switched := 'monthly';
+    END IF;
+    IF switched IS NOT NULL THEN
+      expected := p_soft_expected;
+    END IF;
+  END IF;
+
+  IF p_session IS NOT NULL AND p_session_limit IS NOT NULL THEN
+    IF s.spent_pico + session_held >= p_session_limit THEN
+      RETURN QUERY SELECT 'session_usd'::text, s.spent_pico, session_held, switched;
+      RETURN;
+    END IF;
+    IF s.spent_pico + session_held + expected > p_session_limit THEN
+      RETURN QUERY SELECT 'session_usd_request'::text, s.spent_pico, session_held, switched;
+      RETURN;
+    END IF;
+  END IF;
+  IF p_prepaid AND k.balance_pico - held <= 0 THEN
+    RETURN QUERY SELECT 'balance'::text, k.balance_pico, held, switched;
+    RETURN;
+  END IF;
+  IF p_day_limit IS NOT NULL AND k.day_pico + held >= p_day_limit THEN
+    RETURN QUERY SELECT 'daily'::text, k.day_pico, held, switched;
+    RETURN;
+  END IF;
+  IF p_month_limit IS NOT NULL AND k.month_pico + held >= p_month_limit THEN
+    RETURN QUERY SELECT 'monthly'::text, k.month_pico, held, switched;
+    RETURN;
+  END IF;
+
+  IF expected > 0 AND (p_prepaid OR p_session_limit IS NOT NULL OR p_day_limit IS NOT NULL OR p_month_limit IS NOT NULL) THEN
+    INSERT INTO limit_holds (request_id, instance_id, key_id, session_id, pico) VALUES (p_request, p_instance, p_key, p_session, expected);
+  END IF;
+  IF p_session IS NOT NULL THEN
+    UPDATE session_limits SET requests = requests + 1, used_at = now_ms WHERE key_id = p_key AND session_id = p_session;
+  END IF;
+  RETURN QUERY SELECT NULL::text, 0::bigint, 0::bigint, switched;
 END $$;
 `

@@ -11,7 +11,7 @@ import { useQuery } from '../../lib/useQuery'
 import { errorAt, useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { PresetOptions } from './PresetOptions'
-import { policyDraft, policyOf, type PolicyDraft } from './policyForm'
+import { policyDraft, policyOf, softCapPath, type PolicyDraft } from './policyForm'
 
 type Update = Input<'keys.update'>
 
@@ -207,7 +207,27 @@ export function LimitsForm({
   )
 }
 
-const POLICY: ReadonlyArray<TextSpec<keyof PolicyDraft>> = [
+type SoftCapField = keyof typeof softCapPath
+
+const SOFT_CAP: ReadonlyArray<TextSpec<SoftCapField>> = [
+  {
+    name: 'soft_cap_model',
+    label: 'Soft cap model',
+    hint: 'A cheaper priced chat model this policy allows: openai/gpt-4o-mini',
+    placeholder: 'none',
+    testId: 'policy-soft-cap-model',
+  },
+  {
+    name: 'soft_cap_at',
+    label: 'Soft cap at (%)',
+    hint: 'Of each spend limit (daily, monthly, per session); the limit still refuses at 100 %.',
+    placeholder: '80',
+    testId: 'policy-soft-cap-at',
+    inputMode: 'numeric',
+  },
+]
+
+const POLICY: ReadonlyArray<TextSpec<Exclude<keyof PolicyDraft, SoftCapField>>> = [
   { name: 'allowed_models', label: 'Allowed models', hint: 'Globs, comma-separated: gpt-4o*, openai/*', placeholder: 'any model', testId: 'policy-models' },
   {
     name: 'allowed_providers',
@@ -277,6 +297,19 @@ export function PolicyForm({ k, onSaved, disabled, adminOnly }: { k: KeySummary;
           disabled={disabled}
           testId="policy-preset-only"
         />
+        <h3>Soft cap</h3>
+        <p className="muted small">Near a spend limit, requests go to a cheaper model instead of being refused.</p>
+        <div className="form-grid" data-testid="policy-soft-cap">
+          <TextFields
+            specs={SOFT_CAP}
+            v={v}
+            set={set}
+            errorOf={(name) =>
+              name === 'soft_cap_model' ? (u.errors[softCapPath[name]] ?? u.errors['policy.soft_cap.model']) : errorAt(u.errors, softCapPath[name])
+            }
+            disabled={disabled}
+          />
+        </div>
         <FormError message={u.formError ?? u.errors.policy} />
         <div className="form-actions">
           <button className="btn btn-primary" disabled={disabled || u.busy} data-testid="policy-save">

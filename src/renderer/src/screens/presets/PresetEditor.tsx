@@ -135,6 +135,28 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
               <Field label="Fallback models" error={errorFor('fallbacks')} hint="Comma-separated, tried in order when the model fails (at most 5).">
                 <input value={draft.fallbacks} onChange={set('fallbacks')} onBlur={blur('fallbacks')} data-testid="preset-fallbacks" />
               </Field>
+              <div className="form-grid">
+                <Field label="Soft cap model" error={errorFor('soft_cap.model')} hint="A cheaper priced chat model for when a key's spend limit is near.">
+                  <input
+                    value={draft.soft_cap_model}
+                    onChange={set('soft_cap_model')}
+                    onBlur={blur('soft_cap_model')}
+                    list="preset-models"
+                    placeholder="none"
+                    data-testid="preset-soft-cap-model"
+                  />
+                </Field>
+                <Field label="Soft cap at (%)" error={errorFor('soft_cap.at_percent')} hint="Of the key's spend limits; a key's own soft cap wins.">
+                  <input
+                    inputMode="numeric"
+                    value={draft.soft_cap_at}
+                    onChange={set('soft_cap_at')}
+                    onBlur={blur('soft_cap_at')}
+                    placeholder="80"
+                    data-testid="preset-soft-cap-at"
+                  />
+                </Field>
+              </div>
               <Field label="Description" error={errorFor('description')}>
                 <input value={draft.description} onChange={set('description')} onBlur={blur('description')} data-testid="preset-description" />
               </Field>

@@ -16,9 +16,16 @@ const FIELDS: Array<[keyof Preset, string]> = [
   ['max_tokens', 'Max tokens'],
   ['fallbacks', 'Fallbacks'],
   ['description', 'Description'],
+  ['soft_cap', 'Soft cap'],
 ]
 
-const show = (v: unknown) => (v === null || v === undefined || (Array.isArray(v) && v.length === 0) ? '—' : Array.isArray(v) ? v.join(', ') : String(v))
+const show = (v: unknown): string => {
+  if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return '—'
+  if (Array.isArray(v)) return v.join(', ')
+  // A soft cap, the one object among a preset's fields.
+  if (typeof v === 'object' && 'model' in v && 'at_percent' in v) return `${String(v.model)} from ${String(v.at_percent)} %`
+  return String(v)
+}
 
 function Diff({ a, b }: { a: Preset; b: Preset }) {
   const changed = FIELDS.filter(([f]) => JSON.stringify(a[f]) !== JSON.stringify(b[f]))

@@ -15,6 +15,8 @@ export interface PresetDraft {
   /** A duration (`1h`); empty: the preset turns no cache on. */
   cache_ttl: string
   cache_shared: boolean
+  soft_cap_model: string
+  soft_cap_at: string
 }
 
 export const emptyDraft: PresetDraft = {
@@ -28,6 +30,8 @@ export const emptyDraft: PresetDraft = {
   description: '',
   cache_ttl: '',
   cache_shared: false,
+  soft_cap_model: '',
+  soft_cap_at: '',
 }
 
 export function draftOf(p: Preset): PresetDraft {
@@ -43,6 +47,8 @@ export function draftOf(p: Preset): PresetDraft {
     description: p.description ?? '',
     cache_ttl: p.response_cache_ttl_s === null ? '' : formatDuration(p.response_cache_ttl_s),
     cache_shared: p.response_cache_shared,
+    soft_cap_model: p.soft_cap?.model ?? '',
+    soft_cap_at: p.soft_cap ? String(p.soft_cap.at_percent) : '',
   }
 }
 
@@ -59,5 +65,7 @@ export function inputOf(d: PresetDraft): PresetInput {
     // Text that is no duration stays visible as an error rather than turning the cache off.
     response_cache_ttl_s: d.cache_ttl.trim() === '' ? null : (parseDuration(d.cache_ttl) ?? Number.NaN),
     response_cache_shared: d.cache_shared,
+    // Either field makes a soft cap; one left empty is the contract's to name.
+    soft_cap: d.soft_cap_model.trim() || d.soft_cap_at.trim() ? { model: d.soft_cap_model.trim(), at_percent: numOrNull(d.soft_cap_at) as number } : null,
   }
 }

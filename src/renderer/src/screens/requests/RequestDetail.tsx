@@ -317,6 +317,7 @@ export function RequestDetail({ id }: { id: string }) {
   const keyId = str(r.key_id)
   const preset = str(r.preset)
   const alias = obj(r.alias)
+  const softCap = obj(r.soft_cap)
   const instance = str(r.instance)
   const created = typeof r.created_at === 'number' || typeof r.created_at === 'string' ? r.created_at : null
   return (
@@ -364,6 +365,16 @@ export function RequestDetail({ id }: { id: string }) {
             ['Streamed', r.stream ? 'yes' : 'no'],
             ['Fallback used', r.fallback_used ? 'yes' : 'no'],
             ['Response cache', <CacheNote key="c" note={obj(r.response_cache)} />],
+            [
+              'Soft cap',
+              softCap.reason ? (
+                <span key="s" data-testid="detail-soft-cap">
+                  {String(softCap.reason)}
+                </span>
+              ) : (
+                '—'
+              ),
+            ],
             ['Latency', ms(num(r.latency_ms))],
             ['Time to first byte', ms(num(r.ttfb_ms))],
             [

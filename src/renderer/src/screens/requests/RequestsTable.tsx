@@ -41,6 +41,19 @@ export function CostCell({ r }: { r: RequestRow }) {
   )
 }
 
+/** A request the key's soft cap sent to its cheaper model, near one of its spend limits. */
+export function SoftCapBadge({ limit, served }: { limit: string; served: string | null }) {
+  return (
+    <Badge
+      kind="warn"
+      testId="soft-cap-badge"
+      title={`The key's ${limit} spend limit was near: its soft cap sent this request to ${served ?? 'its cheaper model'}`}
+    >
+      soft cap → {served ?? '?'}
+    </Badge>
+  )
+}
+
 export function StatusBadge({ status, outcome }: { status: number; outcome: string }) {
   const kind = outcome === 'aborted' ? 'warn' : status >= 200 && status < 300 ? 'ok' : 'danger'
   return (
@@ -133,6 +146,11 @@ export function RequestsTable(props: {
                   </>
                 ) : (
                   (r.model ?? '—')
+                )}
+                {r.soft_cap && (
+                  <div className="soft-cap-line">
+                    <SoftCapBadge limit={r.soft_cap} served={r.upstream_model} />
+                  </div>
                 )}
               </td>
               <td className="col-wide">{r.provider ?? '—'}</td>

@@ -1,3 +1,4 @@
+import { Fragment } from 'react'
 import type { Output } from '../../../../contract'
 import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
@@ -5,7 +6,7 @@ import { href } from '../../lib/router'
 import { compact, dateTime, int, ms } from '../../lib/format'
 import { Badge, Facts, PageHeader, Section } from '../../components/Page'
 import { PendingPage } from '../../components/States'
-import { CostCell, StatusBadge } from '../requests/RequestsTable'
+import { CostCell, SoftCapBadge, StatusBadge } from '../requests/RequestsTable'
 import { SpendText } from './SpendText'
 import { shortId } from './SessionsScreen'
 import { CacheCell, CachePanel, type CacheTurn } from './CachePanel'
@@ -18,6 +19,20 @@ function span(fromMs: number, toMs: number): string {
   const min = Math.round((toMs - fromMs) / 60_000)
   if (min < 1) return 'under a minute'
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h ${min % 60} min`
+}
+
+const SOFT_CAP_LIMIT = { daily: "the key's daily", monthly: "the key's monthly", session: "this session's" } as const
+
+/** Where the key's soft cap began sending the session's requests to its cheaper model: before the first such request after others. */
+function SwitchRow({ r }: { r: Step }) {
+  return (
+    <tr className="timeline-marker" data-testid="timeline-soft-cap">
+      <td colSpan={8}>
+        <span aria-hidden="true">↓ </span>
+        Soft cap: {SOFT_CAP_LIMIT[r.soft_cap!]} spend limit was near; from here requests went to <code>{r.upstream_model ?? '?'}</code>
+      </td>
+    </tr>
+  )
 }
 
 /** One request of the timeline: what it was, what it cost, and the session's cost so far drawn as a bar of the total. */
@@ -37,6 +52,11 @@ function StepRow({ r, n, total, cache }: { r: Step; n: number; total: number; ca
       <td className="truncate cell-model" title={r.upstream_model ?? undefined}>
         {r.model ?? '—'}
         {r.endpoint === 'messages.count_tokens' && <span className="muted"> · token count</span>}
+        {r.soft_cap && (
+          <div className="soft-cap-line">
+            <SoftCapBadge limit={r.soft_cap} served={r.upstream_model} />
+          </div>
+        )}
       </td>
       <td className="num col-wide">
         {r.prompt_tokens === null && r.completion_tokens === null ? '—' : compact((r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0))}
@@ -146,7 +166,10 @@ export function SessionDetail({ id }: { id: string }) {
             </thead>
             <tbody>
               {requests.map((r, i) => (
-                <StepRow key={r.id} r={r} n={i + 1} total={s.cost_usd} cache={turns.get(r.id)} />
+                <Fragment key={r.id}>
+                  {r.soft_cap && !requests[i - 1]?.soft_cap && <SwitchRow r={r} />}
+                  <StepRow r={r} n={i + 1} total={s.cost_usd} cache={turns.get(r.id)} />
+                </Fragment>
               ))}
             </tbody>
           </table>
