@@ -177,8 +177,13 @@ const NOT_COPIED: Record<string, string> = {
  */
 const OWN = ['meta', 'sign_in_failures', ...Object.keys(NOT_COPIED)]
 
-/** Rows per INSERT; with the widest row (32 columns) far below PostgreSQL's 65,535 parameters and SQLite's 32,766. */
+/** Rows per INSERT, at most: fewer for a table whose rows would pass the parameters one statement may bind. */
 const ROWS_PER_INSERT = 1000
+/**
+ * Parameters one statement may bind: SQLite's limit (PostgreSQL's is 65,535). A fixed row count
+ * broke it once `requests` grew to 33 columns (1,000 rows of them are 33,000 parameters).
+ */
+const MAX_PARAMETERS = 32_766
 /** Characters of text per INSERT (one statement's parameters go in one message). */
 const CHARS_PER_INSERT = 16 * 1024 * 1024
 /** Rows read per page: at most this, fewer while pages are large; large tables start small. */
@@ -338,6 +343,7 @@ async function copyTable(src: Sql, dst: Sql, t: Table): Promise<number> {
   const insert = `INSERT INTO ${q(t.name)} (${t.columns.map(q).join(', ')}) VALUES `
   const one = `(${placeholders(t.columns.length)})`
 
+  const rowsPerInsert = Math.min(ROWS_PER_INSERT, Math.floor(MAX_PARAMETERS / t.columns.length))
   let pageRows = t.large ? LARGE_PAGE_ROWS : PAGE_ROWS
   let last: SqlValue[] | null = null
   let copied = 0
@@ -358,7 +364,7 @@ async function copyTable(src: Sql, dst: Sql, t: Table): Promise<number> {
         return exact(c) && v !== null ? BigInt(v) : v
       })
       const size = values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0)
-      if (batch.length > 0 && (batch.length >= ROWS_PER_INSERT || batchChars + size > CHARS_PER_INSERT)) await flush()
+      if (batch.length > 0 && (batch.length >= rowsPerInsert || batchChars + size > CHARS_PER_INSERT)) await flush()
       batch.push(values)
       batchChars += size
       chars += size
