@@ -146,4 +146,20 @@ describe('the Sessions screen', { skip: skip ?? false }, () => {
     await sessions.waitForCount('session-row', 1)
     assert.equal(await sessions.id('sessions-tool').inputValue(), CODEX_TOOL)
   })
+  it('Refresh asks up to now: a session that began after the screen opened (in a later minute) is listed', async () => {
+    // The page's clock starts three minutes behind the gateway's, so the screen opens on a range
+    // that ended two minutes ago (none of this test's sessions in it); the request below is
+    // recorded by the gateway's own clock, and Refresh is pressed once the page's clock caught up.
+    await w.page.clock.install({ time: Date.now() - 3 * 60_000 })
+    await w.page.reload()
+    const sessions = new SessionsPage(w.page)
+    await new Shell(w.page).nav('sessions')
+    await sessions.id('sessions-empty').waitFor()
+    const client = new OpenAI({ baseURL: stack.baseURL, apiKey: secret, maxRetries: 0, defaultHeaders: { 'X-Gw-Session-Id': 'began-after-the-screen' } })
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    await w.page.clock.setSystemTime(Date.now())
+    await sessions.answerOf('sessions.list', () => sessions.id('sessions-refresh').click())
+    await sessions.row('began-after-the-screen').waitFor()
+    assert.equal(await sessions.id('session-row').count(), 3, "the screen's range now ends after every session")
+  })
 })

@@ -1,4 +1,4 @@
-import { useMemo } from 'react'
+import { useMemo, useState } from 'react'
 import type { Output } from '../../../../contract'
 import { call } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
@@ -73,7 +73,10 @@ export function SessionsScreen() {
   const tool = q.get('tool') ?? ''
   const key = q.get('key') ?? ''
   const page = Math.max(0, Number(q.get('page')) || 0)
-  const range = useMemo(() => rangeOf(rangeId), [rangeId])
+  // The range ends now, as of the last refresh: rounded up to the minute, it would otherwise keep
+  // ending at the minute the screen opened in, and a refresh would never show what came after.
+  const [now, setNow] = useState(() => Date.now())
+  const range = useMemo(() => rangeOf(rangeId, now), [rangeId, now])
   const filter = { from: range.from, to: range.to, ...(tool && { source_tool: tool }), ...(key && { key_id: key }) }
   const list = useQuery(() => call('sessions.list', { filter, sort, limit: PAGE, offset: page * PAGE }), [JSON.stringify(filter), sort, page])
   const tools = useQuery(() => call('analytics.groupBy', { from: range.from, to: range.to, by: 'tool', limit: 50, filter: {} }), [range.from, range.to])
@@ -115,6 +118,9 @@ export function SessionsScreen() {
               type="button"
               className="btn"
               onClick={() => {
+                const next = Date.now()
+                // A new end of the range asks again by itself; within the same minute, ask again.
+                if (rangeOf(rangeId, next).to !== range.to) return setNow(next)
                 list.reload()
                 tools.reload()
               }}
