@@ -13,12 +13,9 @@ const UNIT_S = { s: 1, m: 60, h: 3_600, d: 86_400 }
 
 /** Whole seconds as the shortest exact duration of one unit (`3600` → `1h`, `90` → `90s`). */
 export function formatDuration(seconds: number): string {
-  for (const [unit, size] of [
-    ['d', 86_400],
-    ['h', 3_600],
-    ['m', 60],
-  ] as const) {
-    if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`
-  }
-  return `${seconds}s`
+  // The largest unit first; seconds divide by `s` always.
+  const [unit, size] = Object.entries(UNIT_S)
+    .reverse()
+    .find(([, size]) => seconds >= size && seconds % size === 0) ?? ['s', 1]
+  return `${seconds / size}${unit}`
 }

@@ -86,10 +86,10 @@ function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, u
   }
 }
 
-/** Why the key's policy passes over a fallback candidate, or null when it may serve. */
-export function policyRefusal(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions): string | null {
+/** Why the key's policy passes over a candidate (a fallback, the soft cap's model), or null when it may serve; `requested` as checkPolicy's. */
+export function policyRefusal(ctx: RequestContext, target: Target, body: Record<string, unknown>, opts: AdmitOptions, requested?: string): string | null {
   try {
-    checkPolicy(ctx, target, body, opts)
+    checkPolicy(ctx, target, body, opts, requested)
     return null
   } catch (err) {
     return `key policy: ${(err as Error).message}`
@@ -103,13 +103,7 @@ export function policyRefusal(ctx: RequestContext, target: Target, body: Record<
  */
 function softEntry(ctx: RequestContext, soft: Target, body: Record<string, unknown>, opts: AdmitOptions): CatalogModel | null {
   const entry = soft.priced?.entry
-  if (!entry) return null
-  try {
-    checkPolicy(ctx, soft, body, opts, soft.requested)
-    return entry
-  } catch {
-    return null
-  }
+  return entry && policyRefusal(ctx, soft, body, opts, soft.requested) === null ? entry : null
 }
 
 /**
