@@ -26,6 +26,7 @@ import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
 import { ResponseCache } from './routing/responseCache'
 import { RecordBackpressure } from './core/recordBackpressure'
+import type { RequestObserver } from './core/requestObserver'
 import { ReadinessCheck } from './core/readiness'
 
 /** How long after a failed configuration reload it is tried again. */
@@ -82,6 +83,8 @@ export class Gateway {
   readonly backpressure: RecordBackpressure
   /** Answers kept for repeats of requests that use the response cache. */
   readonly responseCache: ResponseCache
+  /** Told of every record besides the store: the metrics and traces that are turned on. */
+  readonly observers: RequestObserver[] = []
   /** What `/readyz` answers: the store answers and requests are not being refused. */
   readonly readiness: ReadinessCheck
   readonly registry: ProviderRegistry

@@ -23,6 +23,7 @@ import type { Key } from '../pipeline/keyRules'
 import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
 import type { RecordBackpressure } from './recordBackpressure'
+import type { RequestObserver } from './requestObserver'
 import type { Sink } from './sink'
 import type { Delivered, Finished, InboundWire } from './wire'
 import { requestedTier } from '../pricing/tiers'
@@ -63,6 +64,8 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   instance: string
   backpressure: Pick<RecordBackpressure, 'refusal'>
   responseCache: ResponseCache
+  /** Told of every record (metrics, traces); empty when none is on. */
+  observers: readonly RequestObserver[]
 }
 
 /** What the core holds of one call while it runs: the stages' results its end needs, whatever happens. */
@@ -132,7 +135,10 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
     upstreamId: run.delivered?.upstreamId ?? null,
   })
   const bodies = ctx.requestBody === null ? null : { request: ctx.requestBody, response: run.delivered?.logged ?? null }
-  if (record) gw.records.push(record, debit, bodies)
+  if (record) {
+    gw.records.push(record, debit, bodies)
+    for (const observer of gw.observers) observer.recorded(record)
+  }
   gw.sessions.recorded(run.admission.sessionHold, record)
   logInference(call.log, ctx, run.target, cost, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted') sink.abandon()
