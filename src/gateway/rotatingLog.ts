@@ -14,6 +14,8 @@ export interface LogRotation {
 export interface RotatingLog {
   /** Where pino writes its lines. */
   write(line: string): void
+  /** pino's `logger.flush(done)`: `done` once every line logged so far is in the file. */
+  flush(done: () => void): void
   /** Writes out what is gathered and closes the file: the last lines of a run are in it. */
   close(): Promise<void>
 }
@@ -53,10 +55,18 @@ export function openRotatingLog(file: string, rotation: LogRotation, gather: Gat
   // As bytes: a string of gathered lines is a rope of them, which kept waiting costs the garbage collector.
   const waiting: Buffer[] = []
   let writing = false
+  // Writes queued and written so far, and flush() callbacks waiting for the writes up to theirs.
+  let queued = 0
+  let written = 0
+  const flushes: Array<{ upTo: number; done: () => void }> = []
 
   const send = (text: Buffer, done?: () => void) => {
     if (out.destroyed) out = open()
-    out.write(text, done)
+    out.write(text, () => {
+      written++
+      while (flushes.length > 0 && flushes[0].upTo <= written) flushes.shift()!.done()
+      done?.()
+    })
   }
   const next = () => {
     if (writing || waiting.length === 0) return
@@ -67,7 +77,9 @@ export function openRotatingLog(file: string, rotation: LogRotation, gather: Gat
     })
   }
   const queueCurrent = () => {
-    if (current) waiting.push(Buffer.from(current))
+    if (!current) return
+    waiting.push(Buffer.from(current))
+    queued++
     current = ''
   }
   const timer = setInterval(() => (queueCurrent(), next()), gather.periodicFlush).unref()
@@ -86,6 +98,12 @@ export function openRotatingLog(file: string, rotation: LogRotation, gather: Gat
         queueCurrent()
         next()
       }
+    },
+    flush(done) {
+      queueCurrent()
+      if (written >= queued) return done()
+      flushes.push({ upTo: queued, done })
+      next()
     },
     async close() {
       clearInterval(timer)

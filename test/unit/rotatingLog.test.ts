@@ -90,6 +90,18 @@ describe('the rotated log file', () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
+  it("pino's logger.flush(done) calls done once every line logged so far is in the file", async () => {
+    const dir = tempDir('gw-rotate-flush-')
+    const file = path.join(dir, 'gw.log')
+    const log = openLog({ level: 'info', file, rotation: { maxBytes: MAX_BYTES, keep: 2 } })
+    for (let seq = 0; seq < 100; seq++) log.logger.info({ seq }, 'numbered')
+    await new Promise<void>((resolve) => log.logger.flush(() => resolve()))
+    assert.deepEqual(seqs(logLinesByFile(file)), range(0, 100))
+    await new Promise<void>((resolve) => log.logger.flush(() => resolve()))
+    await log.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
   it('a process that exits without closing its log still has its last lines in the file', async () => {
     const dir = tempDir('gw-rotate-exit-')
     const file = path.join(dir, 'gw.log')
