@@ -5,6 +5,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
+import type { Output } from '../../src/contract'
 import { operatorCaller } from '../../src/gateway/admin/context'
 import { gwCli, startTestGateway, type TestGateway } from '../support/harness'
 import { logLinesByFile } from '../support/logFiles'
@@ -44,7 +45,8 @@ describe('the log file rotates by itself', () => {
     const { t, file, logDir } = await rotatingGateway(100)
     const { result } = await t.running.admin.invoke('gateway.status', {}, operatorCaller())
     assert.ok(result.ok)
-    assert.deepEqual([result.value.log_file, result.value.log_rotation], [file, { max_bytes: MAX_BYTES, keep: 100 }])
+    const status = result.value as Output<'gateway.status'>
+    assert.deepEqual([status.log_file, status.log_rotation], [file, { max_bytes: MAX_BYTES, keep: 100 }])
 
     const ids = await sendRequests(t, 1000, 25)
     await t.running.close()
