@@ -33,6 +33,8 @@ export const operations = {
       data_dir: z.string(),
       /** Null when the log goes to standard output. */
       log_file: z.string().nullable(),
+      /** When the log file is rotated (`--log-max-size`, in bytes) and how many rotated files are kept (`--log-keep`); null when it is not rotated. */
+      log_rotation: z.object({ max_bytes: z.number().int(), keep: z.number().int() }).nullable(),
       keys: z.number().int(),
       requests: z.number().int(),
     }),

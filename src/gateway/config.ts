@@ -1,6 +1,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { parseLogLevel, type LogLevel } from './log'
+import type { LogRotation } from './rotatingLog'
 
 export const APP_NAME = 'GW Gateway'
 
@@ -32,6 +33,8 @@ export interface GatewayConfig {
   logLevel: LogLevel
   /** Where the log goes; null means standard output. */
   logFile: string | null
+  /** When the log file is rotated and how many rotated files are kept; null: never (standard output, or `--log-max-size 0`). */
+  logRotation: LogRotation | null
   /** Connections to each provider origin; requests beyond them wait in the gateway. */
   upstreamConnections: number
   /** The name this gateway's request records carry; null: `<host name>:<port>` (see `instanceName`). */
@@ -99,6 +102,49 @@ export const DEFAULT_MAX_QUEUED_RECORDS_MB = 256
 /** The response cache's bound: room for thousands of agent turns (a long one is ~50 KB of SSE), small beside a store's records. */
 export const DEFAULT_RESPONSE_CACHE_MB = 256
 
+/**
+ * A log file rotates at 10 MB and five rotated files are kept, 60 MB at most: months of a
+ * desktop's log (a line is ~270 bytes, so 10 MB is ~39,000 requests), and bounded on a server,
+ * whose log at 3,000 requests a second would otherwise fill a disk (and the store on it) in days.
+ * A server that keeps more says so, or passes 0 to leave the file to logrotate or a shipper.
+ */
+export const DEFAULT_LOG_MAX_BYTES = 10 * 1024 * 1024
+export const DEFAULT_LOG_KEEP = 5
+
+const SIZE_UNITS: Record<string, number> = { K: 1024, M: 1024 ** 2, G: 1024 ** 3 }
+
+/**
+ * A size as `--log-max-size` takes it: a number with its unit, K, M or G (1,024-based; `10M`,
+ * `512K`, `1.5G`, with or without a trailing B), or 0. A bare number other than 0 is refused:
+ * `10` could mean bytes or megabytes, and a log that rotates every 10 bytes is never meant.
+ */
+export function parseSize(value: string, name: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:([KMG])(?:I?B)?)?\s*$/i.exec(value)
+  const n = m ? Number(m[1]) : NaN
+  if (!m || (m[2] === undefined && n !== 0)) {
+    throw new Error(`${name} must be a size with its unit, such as 10M, 512K or 1G (1,024-based), or 0 not to rotate, got "${value}"`)
+  }
+  return m[2] === undefined ? 0 : Math.round(n * SIZE_UNITS[m[2].toUpperCase()])
+}
+
+/** The log file's rotation from flags, else the environment, else the defaults; null when the log is not rotated. */
+function logRotation(logFile: string | undefined, overrides: ConfigOverrides, env: NodeJS.ProcessEnv): LogRotation | null {
+  for (const [flag, value] of [
+    ['--log-max-size', overrides.logMaxSize],
+    ['--log-keep', overrides.logKeep],
+  ] as const) {
+    if (value !== undefined && !logFile) throw new Error(`${flag} applies to a log file: give --log-file (or GW_LOG_FILE) too`)
+  }
+  const maxBytes =
+    overrides.logMaxSize !== undefined
+      ? parseSize(overrides.logMaxSize, '--log-max-size')
+      : env.GW_LOG_MAX_SIZE
+        ? parseSize(env.GW_LOG_MAX_SIZE, 'GW_LOG_MAX_SIZE')
+        : DEFAULT_LOG_MAX_BYTES
+  const keep = wholeSetting(overrides.logKeep, '--log-keep', env, 'GW_LOG_KEEP', DEFAULT_LOG_KEEP)
+  return logFile && maxBytes > 0 ? { maxBytes, keep } : null
+}
+
 /** A whole number of at least 1 from its flag, else its environment variable, else `fallback`; a bad value's error names where it came from. */
 function wholeSetting(flagValue: string | number | undefined, flag: string, env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
   return flagValue !== undefined ? atLeastOne(flagValue, flag, fallback) : atLeastOne(env[variable], variable, fallback)
@@ -119,6 +165,10 @@ export interface ConfigOverrides {
   requestTimeout?: string | number
   logLevel?: string
   logFile?: string
+  /** A size with its unit (`10M`), as the flag takes it; 0: never rotate. */
+  logMaxSize?: string
+  /** Rotated log files kept, as the flag takes it. */
+  logKeep?: string | number
   upstreamConnections?: string | number
   instanceName?: string
   maxQueuedRecords?: string | number
@@ -147,6 +197,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     headersTimeoutMs: requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs) ? requestTimeoutMs : headersTimeoutMs,
     logLevel: parseLogLevel(overrides.logLevel ?? env.GW_LOG_LEVEL ?? 'info'),
     logFile: logFile ? path.resolve(logFile) : null,
+    logRotation: logRotation(logFile, overrides, env),
     upstreamConnections: wholeSetting(overrides.upstreamConnections, '--upstream-connections', env, 'GW_UPSTREAM_CONNECTIONS', DEFAULT_UPSTREAM_CONNECTIONS),
     maxQueuedRecords: wholeSetting(overrides.maxQueuedRecords, '--max-queued-records', env, 'GW_MAX_QUEUED_RECORDS', DEFAULT_MAX_QUEUED_RECORDS),
     maxQueuedRecordBytes:

@@ -2,6 +2,7 @@ import { instanceName, resolveConfig, type ConfigOverrides, type GatewayConfig }
 import { Gateway, type GatewayOptions } from './gateway'
 import { buildApp, VERSION, type AppOptions } from './app'
 import { AdminService } from './admin/adminService'
+import { logRotationStatus } from './admin/context'
 import { openLog } from './log'
 import { announceRunning, newOperatorToken } from './http/api/runningGateway'
 
@@ -28,7 +29,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const env = options.env ?? process.env
   const resolved = resolveConfig(overrides, env)
-  const log = openLog({ level: resolved.logLevel, file: resolved.logFile })
+  const log = openLog({ level: resolved.logLevel, file: resolved.logFile, rotation: resolved.logRotation })
   let gateway: Gateway
   try {
     gateway = await Gateway.open({ ...options, config: resolved, logger: log.logger })
@@ -45,7 +46,13 @@ export async function startGateway(
     port: overrides.port !== undefined || env.GW_PORT ? resolved.port : gateway.settings.port,
     host: overrides.host !== undefined || env.GW_HOST ? resolved.host : gateway.settings.bind,
   }
-  const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir, log_file: log.file })
+  const admin = new AdminService(gateway, {
+    base_url: '',
+    version: VERSION,
+    data_dir: config.dataDir,
+    log_file: log.file,
+    log_rotation: logRotationStatus(log.rotation),
+  })
   const operatorToken = newOperatorToken()
   const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir, operatorToken })
   try {

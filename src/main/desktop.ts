@@ -195,7 +195,8 @@ export function createDesktop<Image>(d: DesktopDeps<Image>): Desktop {
 
   async function gatewayOn(): Promise<boolean> {
     if (running) return true
-    // The gateway's log goes to the platform's log folder for apps (GW_LOG_FILE to put it elsewhere).
+    // The gateway's log goes to the platform's log folder for apps (GW_LOG_FILE to put it
+    // elsewhere), rotated as any log file is: at 10 MB, five kept (GW_LOG_MAX_SIZE, GW_LOG_KEEP).
     const logFile = env.GW_LOG_FILE || path.join(app.getPath('logs'), LOG_FILE_NAME)
     const r = await startWithPortChoice(start, { dataDir, logFile }, askPort)
     if (!r) return false

@@ -34,6 +34,7 @@ const SHARED = [
   '../shared',
   'errors.ts',
   'log.ts',
+  'rotatingLog.ts',
   'config.ts',
   'version.ts',
   'boundedJson.ts',

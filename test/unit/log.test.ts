@@ -1,7 +1,7 @@
 // The log's settings and its two faces: JSON lines for files and pipes, one-liners in a terminal.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { resolveConfig } from '../../src/gateway/config'
+import { parseSize, resolveConfig } from '../../src/gateway/config'
 import { openLog } from '../../src/gateway/log'
 
 describe('the gateway log', () => {
@@ -16,6 +16,51 @@ describe('the gateway log', () => {
       () => resolveConfig({ logLevel: 'verbose' }, {}),
       /log level \(--log-level, GW_LOG_LEVEL\) must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/,
     )
+  })
+
+  it('a log file rotates at 10 MB keeping 5 unless told: flag over environment; 0 never rotates; standard output is not rotated', () => {
+    const rotation = (overrides: Parameters<typeof resolveConfig>[0], env: NodeJS.ProcessEnv = {}) => resolveConfig(overrides, env).logRotation
+    assert.equal(rotation({}), null, 'standard output')
+    assert.equal(rotation({}, { GW_LOG_MAX_SIZE: '1M', GW_LOG_KEEP: '2' }), null, 'the variables of a shared environment are no error without a file')
+    assert.deepEqual(rotation({ logFile: '/tmp/gw.log' }), { maxBytes: 10 * 1024 * 1024, keep: 5 })
+    assert.deepEqual(rotation({}, { GW_LOG_FILE: '/var/log/gw.log', GW_LOG_MAX_SIZE: '512K', GW_LOG_KEEP: '3' }), { maxBytes: 512 * 1024, keep: 3 })
+    assert.deepEqual(rotation({ logFile: '/tmp/gw.log', logMaxSize: '16K', logKeep: '2' }, { GW_LOG_MAX_SIZE: '512K', GW_LOG_KEEP: '3' }), {
+      maxBytes: 16 * 1024,
+      keep: 2,
+    })
+    assert.equal(rotation({ logFile: '/tmp/gw.log', logMaxSize: '0' }), null)
+    assert.equal(rotation({}, { GW_LOG_FILE: '/var/log/gw.log', GW_LOG_MAX_SIZE: '0' }), null)
+  })
+
+  it('a size takes its unit, K, M or G (1,024-based); anything else is refused naming the flag or variable it came from', () => {
+    for (const [text, bytes] of [
+      ['10M', 10 * 1024 ** 2],
+      ['512K', 512 * 1024],
+      ['16k', 16 * 1024],
+      ['1.5G', 1.5 * 1024 ** 3],
+      ['10MB', 10 * 1024 ** 2],
+      ['10 MiB', 10 * 1024 ** 2],
+      [' 2m ', 2 * 1024 ** 2],
+      ['0', 0],
+    ] as const) {
+      assert.equal(parseSize(text, '--log-max-size'), bytes, text)
+    }
+    for (const text of ['10', '1048576', '-1M', '10X', '10B', 'M', '', 'ten megabytes']) {
+      assert.throws(
+        () => parseSize(text, '--log-max-size'),
+        { message: `--log-max-size must be a size with its unit, such as 10M, 512K or 1G (1,024-based), or 0 not to rotate, got "${text}"` },
+        text,
+      )
+    }
+    assert.throws(() => resolveConfig({ logFile: '/tmp/gw.log', logMaxSize: '10' }, {}), /^Error: --log-max-size must be a size with its unit.*got "10"$/)
+    assert.throws(() => resolveConfig({}, { GW_LOG_FILE: '/tmp/gw.log', GW_LOG_MAX_SIZE: '10' }), /^Error: GW_LOG_MAX_SIZE must be a size/)
+    assert.throws(() => resolveConfig({ logFile: '/tmp/gw.log', logKeep: '0' }, {}), /^Error: --log-keep must be a whole number of at least 1, got "0"$/)
+    assert.throws(
+      () => resolveConfig({}, { GW_LOG_FILE: '/tmp/gw.log', GW_LOG_KEEP: 'all' }),
+      /^Error: GW_LOG_KEEP must be a whole number of at least 1, got "all"$/,
+    )
+    assert.throws(() => resolveConfig({ logMaxSize: '10M' }, {}), /^Error: --log-max-size applies to a log file: give --log-file \(or GW_LOG_FILE\) too$/)
+    assert.throws(() => resolveConfig({ logKeep: '3' }, {}), /^Error: --log-keep applies to a log file/)
   })
 
   it('in a terminal: one readable line per entry (time, level, message, fields), then the stack of an error', async () => {

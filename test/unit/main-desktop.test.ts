@@ -268,7 +268,7 @@ describe('the desktop app (createDesktop)', () => {
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('writes the gateway log to the app log folder; Settings learns its path and opens its folder over IPC', async () => {
+  it('writes the gateway log to the app log folder, rotated at 10 MB keeping 5; Settings learns its path and opens its folder over IPC', async () => {
     const dataDir = tempDir('gw-desk-log-')
     await seedPort(dataDir, 0)
     const f = fakes(dataDir)
@@ -279,7 +279,10 @@ describe('the desktop app (createDesktop)', () => {
     const ipc = (op: string, input: unknown = {}) =>
       f.handlers.get(`gw:${op}`)!({ senderFrame: { url: 'app://gw/index.html', parent: null }, sender: { send() {} } }, input) as Promise<any>
     assert.equal((await ipc('auth.setup', { username: 'owner', password: 'correct-horse-battery' })).ok, true)
-    assert.equal((await ipc('gateway.status')).value.log_file, file)
+    const status = (await ipc('gateway.status')).value
+    assert.equal(status.log_file, file)
+    // Rotated as every log file is unless told otherwise: at 10 MB, five rotated files kept.
+    assert.deepEqual(status.log_rotation, { max_bytes: 10 * 1024 * 1024, keep: 5 })
     assert.deepEqual(await ipc('gateway.showLog'), { ok: true, value: { path: file, shown: true } })
     assert.deepEqual(f.shownInFolder, [file])
     const url = desk.gateway()!.url

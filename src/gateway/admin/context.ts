@@ -4,6 +4,7 @@ import type { PlaygroundEvent } from '../../contract/playground'
 import type { Gateway } from '../gateway'
 import type { ClientAbort } from '../upstream/clientAbort'
 import type { SignInThrottle } from '../auth/throttle'
+import type { LogRotation } from '../rotatingLog'
 
 /** What the gateway says of itself: where it listens, its version, where it keeps data and its log. */
 export interface GatewayStatus {
@@ -12,7 +13,13 @@ export interface GatewayStatus {
   data_dir: string
   /** Null when the log goes to standard output. */
   log_file: string | null
+  /** Null when the log is not rotated (standard output, or a file rotation is turned off for). */
+  log_rotation: { max_bytes: number; keep: number } | null
 }
+
+/** The log's rotation as the status shows it. */
+export const logRotationStatus = (rotation: LogRotation | null): GatewayStatus['log_rotation'] =>
+  rotation && { max_bytes: rotation.maxBytes, keep: rotation.keep }
 
 /** Who is calling, as the transport established it. */
 export interface Caller {

@@ -21,6 +21,8 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
   serve [--host H] [--port P] [--allowed-hosts a,b] [--cors-origins o1,o2] [--upstream-connections N]
         [--request-timeout S] [--headers-timeout S]              seconds a client has to send a request, its headers
         [--log-level fatal|error|warn|info|debug|trace|silent] [--log-file FILE]   log: JSON lines (pretty in a terminal)
+        [--log-max-size SIZE] [--log-keep N]                     a log file rotates at SIZE (default 10M; 0: never),
+                                                                 keeping N rotated files (default 5): FILE.1 … FILE.N
         [--instance-name NAME]                                   the name its request records carry (default host:port)
         [--max-queued-records N] [--max-queued-records-mb MB]   records held while the store is unreachable
                                                                  (default 100000, 256 MB); beyond them: 503

@@ -22,9 +22,13 @@ export class SettingsPage extends BasePage {
   async adminsOnlyShown(): Promise<boolean> {
     return this.id('admins-only').isVisible()
   }
-  /** The log file's path as the status section shows it, and whether it offers to open its folder (desktop only). */
-  async logFile(): Promise<{ path: string; showButton: boolean }> {
+  /** The log file's path and rotation as the status section shows them, and whether it offers to open its folder (desktop only). */
+  async logFile(): Promise<{ path: string; rotation: string; showButton: boolean }> {
     await this.id('settings-log-file').waitFor()
-    return { path: (await this.id('settings-log-file').innerText()).trim(), showButton: await this.id('settings-log-show').isVisible() }
+    return {
+      path: (await this.id('settings-log-file').innerText()).trim(),
+      rotation: (await this.id('settings-log-rotation').innerText()).trim(),
+      showButton: await this.id('settings-log-show').isVisible(),
+    }
   }
 }

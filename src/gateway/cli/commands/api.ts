@@ -1,7 +1,7 @@
 import { operations, type ContractError, type Input, type OperationName, type Output } from '../../../contract'
 import type { PlaygroundEvent } from '../../../contract/playground'
 import { AdminService, type Invocation } from '../../admin/adminService'
-import { operatorCaller } from '../../admin/context'
+import { logRotationStatus, operatorCaller } from '../../admin/context'
 import { VERSION } from '../../app'
 import { resolveConfig } from '../../config'
 import { findRunning, OPERATOR_HEADER } from '../../http/api/runningGateway'
@@ -53,6 +53,7 @@ export async function withOperator<T>(where: StoreFlags, io: CliIo, fn: (invoke:
       version: VERSION,
       data_dir: config.dataDir,
       log_file: config.logFile,
+      log_rotation: logRotationStatus(config.logRotation),
     })
     return await fn((name, input, onEvent) => admin.invoke(name, input, operatorCaller(), onEvent))
   } finally {

@@ -23,6 +23,13 @@ export const plural = (n: number, one: string, many = `${one}s`) => `${new Intl.
 
 export const int = (n: number | null | undefined) => (n === null || n === undefined ? '—' : new Intl.NumberFormat('en-US').format(n))
 
+/** A size in the unit that reads best: 820 B, 14.2 KB, 16 KB, 3.5 MB, 256 MB, 1 GB. */
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  const [value, unit] = n < 1024 ** 2 ? [n / 1024, 'KB'] : n < 1024 ** 3 ? [n / 1024 ** 2, 'MB'] : [n / 1024 ** 3, 'GB']
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`
+}
+
 export const compact = (n: number) => new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 }).format(n)
 
 export const pct = (n: number | null | undefined) => (n === null || n === undefined ? '—' : `${(n * 100).toFixed(n > 0 && n < 0.01 ? 2 : 1)}%`)

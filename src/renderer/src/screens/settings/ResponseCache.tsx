@@ -4,16 +4,8 @@ import { ConfirmDialog } from '../../components/Dialog'
 import { Facts, Section } from '../../components/Page'
 import { Pending } from '../../components/States'
 import { useToast } from '../../components/Toasts'
-import { int, plural, usd } from '../../lib/format'
+import { bytes, int, plural, usd } from '../../lib/format'
 import { useQuery } from '../../lib/useQuery'
-
-/** A size in the unit that reads best: 820 B, 14.2 KB, 3.5 MB, 256 MB. */
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  const mb = bytes / (1024 * 1024)
-  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`
-}
 
 /** What the response cache holds, what its hits saved (from the records), and the way to empty it. */
 export function ResponseCache() {
@@ -38,7 +30,7 @@ export function ResponseCache() {
                   {int(q.data.entries)}
                 </span>,
               ],
-              ['Size', `${size(q.data.bytes)} of ${size(q.data.max_bytes)}`],
+              ['Size', `${bytes(q.data.bytes)} of ${bytes(q.data.max_bytes)}`],
               [
                 'Requests answered from the cache',
                 <span key="h" data-testid="settings-cache-hits">

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import { call, transport } from '../../api/client'
 import { useQuery } from '../../lib/useQuery'
-import { list, numOrNull } from '../../lib/format'
+import { bytes, list, numOrNull, plural } from '../../lib/format'
 import { errorAt, useFields, useSubmit } from '../../lib/useForm'
 import { validate } from '../../lib/validate'
 import { Checkbox, Field, FormError } from '../../components/Field'
@@ -127,9 +127,15 @@ function SettingsForm({ s, onSaved }: { s: Settings; onSaved: (s: Settings) => v
   )
 }
 
-/** Where the log is; the desktop app opens its folder (a browser cannot, so it shows the path only). */
-function LogFile({ file }: { file: string | null }) {
+/** How the log file is rotated: "rotates at 10 MB, keeps 5 rotated files" (`--log-max-size`, `--log-keep`). */
+function rotationText(rotation: Output<'gateway.status'>['log_rotation']): string {
+  return rotation ? `rotates at ${bytes(rotation.max_bytes)}, keeps ${plural(rotation.keep, 'rotated file')}` : 'not rotated'
+}
+
+/** Where the log is and how it rotates; the desktop app opens its folder (a browser cannot, so it shows the path only). */
+function LogFile({ status }: { status: Pick<Output<'gateway.status'>, 'log_file' | 'log_rotation'> }) {
   const toast = useToast()
+  const file = status.log_file
   if (!file) return <span data-testid="settings-log-file">standard output</span>
   const show = () => call('gateway.showLog', {}).catch((e: Error) => toast(e.message, 'error'))
   return (
@@ -140,6 +146,9 @@ function LogFile({ file }: { file: string | null }) {
           Show in folder
         </button>
       )}
+      <div className="muted small" data-testid="settings-log-rotation">
+        {rotationText(status.log_rotation)}
+      </div>
     </>
   )
 }
@@ -157,7 +166,7 @@ export function SettingsScreen() {
               ['Listening at', <code key="u">{status.data.base_url}</code>],
               ['Version', status.data.version],
               ['Data folder', <code key="d">{status.data.data_dir}</code>],
-              ['Log', <LogFile key="l" file={status.data.log_file} />],
+              ['Log', <LogFile key="l" status={status.data} />],
               ['Keys', String(status.data.keys)],
               ['Requests recorded', String(status.data.requests)],
             ]}
