@@ -33,6 +33,8 @@ export const operations = {
       data_dir: z.string(),
       /** Null when the log goes to standard output. */
       log_file: z.string().nullable(),
+      /** Where Prometheus scrapes `/metrics`, and whether a bearer token is asked (never the token itself); null while metrics are off. */
+      metrics: z.object({ url: z.string(), token_required: z.boolean() }).nullable(),
       keys: z.number().int(),
       requests: z.number().int(),
     }),

@@ -4,6 +4,8 @@ import { buildApp, VERSION, type AppOptions } from './app'
 import { AdminService } from './admin/adminService'
 import { openLog } from './log'
 import { announceRunning, newOperatorToken } from './http/api/runningGateway'
+import { GatewayMetrics } from './metrics/gatewayMetrics'
+import { listenForMetrics } from './http/metricsRoute'
 
 /**
  * Connections the kernel may hold for the gateway before it accepts them (it caps this at
@@ -18,6 +20,8 @@ export interface RunningGateway {
   config: GatewayConfig
   gateway: Gateway
   admin: AdminService
+  /** Where `/metrics` is served, and whether it asks for the token; null while metrics are off. */
+  metrics: { url: string; token_required: boolean } | null
   close(): Promise<void>
 }
 
@@ -45,12 +49,26 @@ export async function startGateway(
     port: overrides.port !== undefined || env.GW_PORT ? resolved.port : gateway.settings.port,
     host: overrides.host !== undefined || env.GW_HOST ? resolved.host : gateway.settings.bind,
   }
-  const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir, log_file: log.file })
+  const admin = new AdminService(gateway, { base_url: '', version: VERSION, data_dir: config.dataDir, log_file: log.file, metrics: null })
   const operatorToken = newOperatorToken()
-  const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir, operatorToken })
+  // Only when metrics are on does the core have an observer to tell: off, they cost nothing.
+  const metrics = config.metrics && { ...config.metrics, metrics: new GatewayMetrics(gateway) }
+  if (metrics) gateway.observers.push(metrics.metrics.tallies)
+  const app = buildApp(gateway, config, {
+    admin,
+    dashboardDir: options.dashboardDir,
+    operatorToken,
+    ...(metrics?.port === null && { metrics }),
+  })
+  let metricsListener: Awaited<ReturnType<typeof listenForMetrics>> | null = null
   try {
     await app.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG })
+    if (metrics && metrics.port !== null) {
+      const allowedHosts = () => [...config.allowedHosts, ...gateway.settings.allowed_hosts]
+      metricsListener = await listenForMetrics(metrics.metrics, { port: metrics.port, token: metrics.token, allowedHosts })
+    }
   } catch (err) {
+    await app.close()
     await gateway.close()
     await log.close()
     throw err
@@ -62,16 +80,22 @@ export async function startGateway(
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   let closing: Promise<void> | null = null
   const url = `http://${host}:${port}`
-  admin.setBaseUrl(`${url}/v1`)
+  const metricsAt = config.metrics && {
+    url: metricsListener ? `http://127.0.0.1:${metricsListener.port}/metrics` : `${url}/metrics`,
+    token_required: config.metrics.token !== null,
+  }
+  admin.listening(`${url}/v1`, metricsAt)
   const announced = announceRunning(config.dataDir, url, operatorToken)
   return {
     url,
     config: { ...config, port },
     gateway,
     admin,
+    metrics: metricsAt,
     close: () =>
       (closing ??= (async () => {
         announced.withdraw()
+        await metricsListener?.close()
         await app.close()
         await gateway.close()
         log.logger.info('stopped')

@@ -87,7 +87,7 @@ describe('provider keys echoed back by a provider reach no client, record or log
       },
     )
     const gw = gateway.gateway
-    admin = new AdminService(gw, { base_url: `${gateway.url}/v1`, version: 'test', data_dir: dataDir, log_file: path.join(dataDir, 'gw.log') })
+    admin = new AdminService(gw, { base_url: `${gateway.url}/v1`, version: 'test', data_dir: dataDir, log_file: path.join(dataDir, 'gw.log'), metrics: null })
     await gw.store.providers.upsert('openai', 'openai', openai.url)
     await gw.store.providers.upsert('openai-wrong', 'openai', openai.url)
     await gw.store.providers.upsert('garbled', 'openai', garbled.url)

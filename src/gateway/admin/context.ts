@@ -12,6 +12,8 @@ export interface GatewayStatus {
   data_dir: string
   /** Null when the log goes to standard output. */
   log_file: string | null
+  /** Where Prometheus scrapes this gateway, and whether it needs the token (never the token); null while metrics are off. */
+  metrics: { url: string; token_required: boolean } | null
 }
 
 /** Who is calling, as the transport established it. */

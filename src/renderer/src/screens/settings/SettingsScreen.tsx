@@ -144,6 +144,16 @@ function LogFile({ file }: { file: string | null }) {
   )
 }
 
+/** Where Prometheus scrapes this gateway, or how to turn metrics on (a start-up flag: they cannot be switched here). */
+function Metrics({ metrics }: { metrics: Output<'gateway.status'>['metrics'] }) {
+  if (!metrics) return <span data-testid="settings-metrics">Off (start with --metrics or GW_METRICS=1)</span>
+  return (
+    <span data-testid="settings-metrics">
+      <code>{metrics.url}</code> · {metrics.token_required ? 'bearer token required' : 'no token'}
+    </span>
+  )
+}
+
 export function SettingsScreen() {
   const q = useQuery(() => call('settings.get', {}), [])
   const status = useQuery(() => call('gateway.status', {}), [])
@@ -158,6 +168,7 @@ export function SettingsScreen() {
               ['Version', status.data.version],
               ['Data folder', <code key="d">{status.data.data_dir}</code>],
               ['Log', <LogFile key="l" file={status.data.log_file} />],
+              ['Metrics', <Metrics key="m" metrics={status.data.metrics} />],
               ['Keys', String(status.data.keys)],
               ['Requests recorded', String(status.data.requests)],
             ]}

@@ -1,0 +1,164 @@
+import type { RequestObserver } from '../core/requestObserver'
+import { refusalReason, type RefusalReason } from '../pipeline/refusals'
+import type { RequestRecord } from '../store/requestsRepo'
+
+/**
+ * Bucket bounds of the time histograms, in milliseconds: from 1 ms (a token count, a cached
+ * answer) to 60 s (a long agent turn), about 2.5× apart. Prometheus shows them in seconds.
+ */
+export const TIME_BUCKETS_MS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000]
+
+/** Per-bucket counts (the last one past every bound), their sum in milliseconds and count. */
+export interface TimeTally {
+  counts: Float64Array
+  sumMs: number
+  count: number
+}
+
+const newTimeTally = (): TimeTally => ({ counts: new Float64Array(TIME_BUCKETS_MS.length + 1), sumMs: 0, count: 0 })
+
+function observe(t: TimeTally, ms: number): void {
+  let i = 0
+  while (i < TIME_BUCKETS_MS.length && ms > TIME_BUCKETS_MS[i]) i++
+  t.counts[i]++
+  t.sumMs += ms
+  t.count++
+}
+
+/** A series' labels: what a request was, never who sent it (no key, user or session: the dashboard has those). */
+// A type, not an interface: prom-client takes it as its label record.
+export type RequestLabels = {
+  wire: string
+  provider: string
+  upstream_model: string
+  status_class: string
+  outcome: string
+}
+
+/**
+ * A pico-dollar sum kept exact: whole pico-dollars add exactly in a double up to 2^53, so they
+ * are added there and moved into a bigint before they could lose a unit (past about $4,500).
+ */
+class PicoSum {
+  private low = 0
+  private high = 0n
+
+  add(pico: number): void {
+    this.low += pico
+    if (this.low > 2 ** 52) {
+      this.high += BigInt(this.low)
+      this.low = 0
+    }
+  }
+
+  usd(): number {
+    return Number(this.high + BigInt(this.low)) / 1e12
+  }
+}
+
+/** What the requests of one series came to. */
+export interface RequestSeries {
+  labels: RequestLabels
+  requests: number
+  /** Answered by a preset's fallback rather than the model asked for. */
+  fallbacks: number
+  /** Recorded with a cost the gateway could not price (no price, no usage): not in `cost`. */
+  unpriced: number
+  tokens: { input: number; output: number; cached_read: number; cached_write: number; reasoning: number }
+  cost: PicoSum
+  ttfb: TimeTally
+  latency: TimeTally
+}
+
+/** What the attempts at one provider's model came to, by the provider's answer. */
+export interface AttemptSeries {
+  labels: { provider: string; upstream_model: string; status_class: string }
+  attempts: number
+  /** Attempts that tried the same model again after the one before failed. */
+  retries: number
+}
+
+export interface RefusalSeries {
+  labels: { wire: string; reason: RefusalReason }
+  refusals: number
+}
+
+/** `2xx`, `4xx`, `5xx` (499, a client gone, is a 4xx); `none` for an attempt that got no answer. */
+const statusClass = (status: number | null) => (status === null ? 'none' : `${Math.floor(status / 100)}xx`)
+
+/** One separator no label value holds (they are ids and model names). */
+const SEP = '\u0001'
+
+/**
+ * The metrics' one observer: it adds each record to the series its labels name, in plain numbers
+ * (a map lookup and some additions a record; no prom-client call on the request path, whose
+ * label hashing costs more than the rest together). The registry reads the tallies when scraped.
+ */
+export class RequestTallies implements RequestObserver {
+  readonly requests = new Map<string, RequestSeries>()
+  readonly attempts = new Map<string, AttemptSeries>()
+  readonly refusals = new Map<string, RefusalSeries>()
+
+  recorded(r: RequestRecord): void {
+    const provider = r.provider ?? ''
+    const model = r.upstream_model ?? ''
+    const sc = statusClass(r.status)
+    const key = r.endpoint + SEP + provider + SEP + model + SEP + sc + SEP + r.outcome
+    let s = this.requests.get(key)
+    if (!s) {
+      s = {
+        labels: { wire: r.endpoint, provider, upstream_model: model, status_class: sc, outcome: r.outcome },
+        requests: 0,
+        fallbacks: 0,
+        unpriced: 0,
+        tokens: { input: 0, output: 0, cached_read: 0, cached_write: 0, reasoning: 0 },
+        cost: new PicoSum(),
+        ttfb: newTimeTally(),
+        latency: newTimeTally(),
+      }
+      this.requests.set(key, s)
+    }
+    s.requests++
+    if (r.fallback_used) s.fallbacks++
+    const u = r.usage
+    if (u) {
+      const t = s.tokens
+      t.input += u.prompt_tokens ?? 0
+      t.output += u.completion_tokens ?? 0
+      t.cached_read += u.cached_tokens ?? 0
+      t.cached_write += u.cache_write_tokens ?? 0
+      t.reasoning += u.reasoning_tokens ?? 0
+    }
+    const cost = r.cost
+    if (cost) {
+      if (cost.final_usd === null) s.unpriced++
+      else s.cost.add(Math.round(cost.final_usd * 1e12))
+    }
+    if (r.ttfb_ms !== null) observe(s.ttfb, r.ttfb_ms)
+    observe(s.latency, r.latency_ms)
+    if (r.attempts.length > 0) this.attempted(r.attempts)
+    if (r.error) this.refused(r.endpoint, r.error)
+  }
+
+  private attempted(attempts: RequestRecord['attempts']): void {
+    let previous: RequestRecord['attempts'][number] | null = null
+    for (const a of attempts) {
+      const sc = statusClass(a.status)
+      const key = a.provider + SEP + a.model + SEP + sc
+      let s = this.attempts.get(key)
+      if (!s) this.attempts.set(key, (s = { labels: { provider: a.provider, upstream_model: a.model, status_class: sc }, attempts: 0, retries: 0 }))
+      s.attempts++
+      if (previous && previous.provider === a.provider && previous.model === a.model) s.retries++
+      previous = a
+    }
+  }
+
+  private refused(wire: string, error: NonNullable<RequestRecord['error']>): void {
+    const reason = refusalReason(error)
+    if (reason === null) return
+    const key = wire + SEP + reason
+    let s = this.refusals.get(key)
+    if (!s) this.refusals.set(key, (s = { labels: { wire, reason }, refusals: 0 }))
+    s.refusals++
+  }
+}
