@@ -20,32 +20,44 @@ const REQUEST_LABELS = ['wire', 'provider', 'upstream_model', 'status_class', 'o
 /** Writes a metric's values from the tallies, each (labels, value), as it is scraped. */
 type Fill = (set: (labels: LabelValues<string>, value: number) => void) => void
 
+type HistogramData = Awaited<ReturnType<Histogram<string>['get']>>
+
 /**
  * A histogram read from tallies when scraped: prom-client's own would hash its labels on every
  * observation, on the request path. Its buckets are cumulative, in seconds, as Prometheus reads them.
  */
 class TalliedHistogram extends Histogram<string> {
   constructor(
-    config: Omit<HistogramConfiguration<string>, 'buckets'>,
+    private readonly config: Omit<HistogramConfiguration<string>, 'buckets'>,
     private readonly tallies: () => Iterable<{ labels: LabelValues<string>; tally: TimeTally }>,
   ) {
     super({ ...config, buckets: TIME_BUCKETS_MS.map((ms) => ms / 1000) })
   }
 
-  override async get(): ReturnType<Histogram<string>['get']> {
-    const base = await super.get()
-    const values: typeof base.values = []
+  override async get(): Promise<HistogramData> {
+    return this.read()
+  }
+
+  /** What prom-client 15's registry writes a histogram's text from, rather than get(). */
+  async getForPromString(): Promise<HistogramData> {
+    return this.read()
+  }
+
+  private read(): HistogramData {
+    const { name, help } = this.config
+    const values: HistogramData['values'] = []
     for (const { labels, tally } of this.tallies()) {
       let cumulative = 0
       for (let i = 0; i < TIME_BUCKETS_MS.length; i++) {
         cumulative += tally.counts[i]
-        values.push({ labels: { ...labels, le: TIME_BUCKETS_MS[i] / 1000 }, value: cumulative, metricName: `${base.name}_bucket` })
+        values.push({ labels: { ...labels, le: TIME_BUCKETS_MS[i] / 1000 }, value: cumulative, metricName: `${name}_bucket` })
       }
-      values.push({ labels: { ...labels, le: '+Inf' }, value: tally.count, metricName: `${base.name}_bucket` })
-      values.push({ labels, value: tally.sumMs / 1000, metricName: `${base.name}_sum` })
-      values.push({ labels, value: tally.count, metricName: `${base.name}_count` })
+      values.push({ labels: { ...labels, le: '+Inf' }, value: tally.count, metricName: `${name}_bucket` })
+      values.push({ labels, value: tally.sumMs / 1000, metricName: `${name}_sum` })
+      values.push({ labels, value: tally.count, metricName: `${name}_count` })
     }
-    return { ...base, values }
+    // The registry reads the type as the text it writes (prom-client's typings call it an enum).
+    return { name, help, type: 'histogram', aggregator: 'sum', values } as unknown as HistogramData
   }
 }
 
