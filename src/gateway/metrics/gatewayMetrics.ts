@@ -112,7 +112,7 @@ export class GatewayMetrics {
       },
     )
     counter('gw_cost_usd_total', "What the requests cost in USD, summed exactly from each record's cost.", REQUEST_LABELS, (set) => {
-      for (const s of requests()) set(s.labels, s.cost.usd())
+      for (const s of requests()) set(s.labels, s.costPico / 1e12)
     })
     counter('gw_unpriced_requests_total', 'Requests recorded without a cost (no price for the model, or no usage): not in gw_cost_usd_total.', REQUEST_LABELS, (set) => {
       for (const s of requests()) if (s.unpriced > 0) set(s.labels, s.unpriced)

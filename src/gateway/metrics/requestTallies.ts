@@ -35,27 +35,6 @@ export type RequestLabels = {
   outcome: string
 }
 
-/**
- * A pico-dollar sum kept exact: whole pico-dollars add exactly in a double up to 2^53, so they
- * are added there and moved into a bigint before they could lose a unit (past about $4,500).
- */
-class PicoSum {
-  private low = 0
-  private high = 0n
-
-  add(pico: number): void {
-    this.low += pico
-    if (this.low > 2 ** 52) {
-      this.high += BigInt(this.low)
-      this.low = 0
-    }
-  }
-
-  usd(): number {
-    return Number(this.high + BigInt(this.low)) / 1e12
-  }
-}
-
 /** What the requests of one series came to. */
 export interface RequestSeries {
   labels: RequestLabels
@@ -65,7 +44,11 @@ export interface RequestSeries {
   /** Recorded with a cost the gateway could not price (no price, no usage): not in `cost`. */
   unpriced: number
   tokens: { input: number; output: number; cached_read: number; cached_write: number; reasoning: number }
-  cost: PicoSum
+  /**
+   * Whole pico-dollars, which add exactly in a double (0.1 + 0.2 is 0.3 here) up to 2^53 of them,
+   * $9,007 a series; past that a sum keeps a double's 16 digits, as the exposition does anyway.
+   */
+  costPico: number
   ttfb: TimeTally
   latency: TimeTally
 }
@@ -112,7 +95,7 @@ export class RequestTallies implements RequestObserver {
         fallbacks: 0,
         unpriced: 0,
         tokens: { input: 0, output: 0, cached_read: 0, cached_write: 0, reasoning: 0 },
-        cost: new PicoSum(),
+        costPico: 0,
         ttfb: newTimeTally(),
         latency: newTimeTally(),
       }
@@ -132,7 +115,7 @@ export class RequestTallies implements RequestObserver {
     const cost = r.cost
     if (cost) {
       if (cost.final_usd === null) s.unpriced++
-      else s.cost.add(Math.round(cost.final_usd * 1e12))
+      else s.costPico += Math.round(cost.final_usd * 1e12)
     }
     if (r.ttfb_ms !== null) observe(s.ttfb, r.ttfb_ms)
     observe(s.latency, r.latency_ms)
