@@ -147,9 +147,17 @@ function LogFile({ file }: { file: string | null }) {
 /** Where Prometheus scrapes this gateway, or how to turn metrics on (a start-up flag: they cannot be switched here). */
 function Metrics({ metrics }: { metrics: Output<'gateway.status'>['metrics'] }) {
   if (!metrics) return <span data-testid="settings-metrics">Off (start with --metrics or GW_METRICS=1)</span>
+  const url = new URL(metrics.url)
   return (
     <span data-testid="settings-metrics">
-      <code>{metrics.url}</code> · {metrics.token_required ? 'bearer token required' : 'no token'}
+      {/* A narrow column breaks the address before its path, not inside a word. */}
+      <code>
+        {url.origin}
+        <wbr />
+        {url.pathname}
+      </code>
+      <br />
+      <span className="muted">{metrics.token_required ? 'Bearer token required' : 'No token required'}</span>
     </span>
   )
 }
