@@ -73,7 +73,7 @@ export class GatewayMetrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry]
-    const requests = () => this.tallies.requests.values()
+    const requests = () => this.tallies.requests
     const counter = (name: string, help: string, labelNames: readonly string[], fill: Fill) =>
       new Counter({
         name,
@@ -130,13 +130,13 @@ export class GatewayMetrics {
       },
     )
     counter('gw_upstream_attempts_total', "Calls to providers, by the provider's answer (status_class none: no answer).", ['provider', 'upstream_model', 'status_class'], (set) => {
-      for (const s of this.tallies.attempts.values()) set(s.labels, s.attempts)
+      for (const s of this.tallies.attempts) set(s.labels, s.attempts)
     })
     counter('gw_upstream_retries_total', 'Calls that tried the same model again after a failed one.', ['provider', 'upstream_model', 'status_class'], (set) => {
-      for (const s of this.tallies.attempts.values()) if (s.retries > 0) set(s.labels, s.retries)
+      for (const s of this.tallies.attempts) if (s.retries > 0) set(s.labels, s.retries)
     })
     counter('gw_refusals_total', "Requests the gateway refused, by reason: balance, spend_limit, rpm, session_requests, session_usd, policy, cooldown.", ['wire', 'reason'], (set) => {
-      for (const s of this.tallies.refusals.values()) set(s.labels, s.refusals)
+      for (const s of this.tallies.refusals) set(s.labels, s.refusals)
     })
     gauge('gw_open_streams', 'Streamed answers being relayed now.', [], (set) => set({}, sources.streams.open))
     gauge('gw_record_queue_records', 'Request records held in memory, not yet in the store.', [], (set) => set({}, sources.records.backlog().records))

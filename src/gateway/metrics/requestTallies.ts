@@ -66,31 +66,51 @@ export interface RefusalSeries {
   refusals: number
 }
 
-/** `2xx`, `4xx`, `5xx` (499, a client gone, is a 4xx); `none` for an attempt that got no answer. */
-const statusClass = (status: number | null) => (status === null ? 'none' : `${Math.floor(status / 100)}xx`)
+/** `2xx`, `4xx`, `5xx` (499, a client gone, is a 4xx) by the status' hundreds; `none` for an attempt that got no answer. */
+const STATUS_CLASSES = ['none', '1xx', '2xx', '3xx', '4xx', '5xx', '6xx', '7xx', '8xx', '9xx']
+const classIndex = (status: number | null) => (status === null ? 0 : Math.min(9, Math.max(1, Math.floor(status / 100))))
+const OUTCOMES: RequestRecord['outcome'][] = ['ok', 'error', 'aborted']
 
-/** One separator no label value holds (they are ids and model names). */
-const SEP = '\u0001'
+/** The map under `key` in `map`, made when missing. */
+function level<V>(map: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let next = map.get(key)
+  if (!next) map.set(key, (next = new Map()))
+  return next
+}
 
 /**
  * The metrics' one observer: it adds each record to the series its labels name, in plain numbers
- * (a map lookup and some additions a record; no prom-client call on the request path, whose
+ * (a few map lookups and additions a record; no prom-client call on the request path, whose
  * label hashing costs more than the rest together). The registry reads the tallies when scraped.
  */
 export class RequestTallies implements RequestObserver {
-  readonly requests = new Map<string, RequestSeries>()
-  readonly attempts = new Map<string, AttemptSeries>()
-  readonly refusals = new Map<string, RefusalSeries>()
+  /** Every series, for the registry to read. */
+  readonly requests: RequestSeries[] = []
+  readonly attempts: AttemptSeries[] = []
+  readonly refusals: RefusalSeries[] = []
+  /**
+   * The series by label, a map a label: wire → provider → model → [status class × outcome]. Its
+   * keys are strings the gateway already holds (the endpoint, the provider's id, the model's name),
+   * whose hashes are kept, so a lookup builds no key: 0.11 µs a record, against 0.53 µs with one
+   * key string built from the labels (bench/metrics-observer.ts).
+   */
+  private readonly requestIndex = new Map<string, Map<string, Map<string, Array<RequestSeries | undefined>>>>()
+  /** provider → model → [status class]. */
+  private readonly attemptIndex = new Map<string, Map<string, Array<AttemptSeries | undefined>>>()
+  private readonly refusalIndex = new Map<string, RefusalSeries>()
 
   recorded(r: RequestRecord): void {
     const provider = r.provider ?? ''
     const model = r.upstream_model ?? ''
-    const sc = statusClass(r.status)
-    const key = r.endpoint + SEP + provider + SEP + model + SEP + sc + SEP + r.outcome
-    let s = this.requests.get(key)
+    const byClass = level(level(this.requestIndex, r.endpoint), provider)
+    let cells = byClass.get(model)
+    if (!cells) byClass.set(model, (cells = []))
+    const sc = classIndex(r.status)
+    const cell = sc * OUTCOMES.length + OUTCOMES.indexOf(r.outcome)
+    let s = cells[cell]
     if (!s) {
-      s = {
-        labels: { wire: r.endpoint, provider, upstream_model: model, status_class: sc, outcome: r.outcome },
+      s = cells[cell] = {
+        labels: { wire: r.endpoint, provider, upstream_model: model, status_class: STATUS_CLASSES[sc], outcome: r.outcome },
         requests: 0,
         fallbacks: 0,
         unpriced: 0,
@@ -99,7 +119,7 @@ export class RequestTallies implements RequestObserver {
         ttfb: newTimeTally(),
         latency: newTimeTally(),
       }
-      this.requests.set(key, s)
+      this.requests.push(s)
     }
     s.requests++
     if (r.fallback_used) s.fallbacks++
@@ -126,10 +146,15 @@ export class RequestTallies implements RequestObserver {
   private attempted(attempts: RequestRecord['attempts']): void {
     let previous: RequestRecord['attempts'][number] | null = null
     for (const a of attempts) {
-      const sc = statusClass(a.status)
-      const key = a.provider + SEP + a.model + SEP + sc
-      let s = this.attempts.get(key)
-      if (!s) this.attempts.set(key, (s = { labels: { provider: a.provider, upstream_model: a.model, status_class: sc }, attempts: 0, retries: 0 }))
+      const byModel = level(this.attemptIndex, a.provider)
+      let cells = byModel.get(a.model)
+      if (!cells) byModel.set(a.model, (cells = []))
+      const sc = classIndex(a.status)
+      let s = cells[sc]
+      if (!s) {
+        s = cells[sc] = { labels: { provider: a.provider, upstream_model: a.model, status_class: STATUS_CLASSES[sc] }, attempts: 0, retries: 0 }
+        this.attempts.push(s)
+      }
       s.attempts++
       if (previous && previous.provider === a.provider && previous.model === a.model) s.retries++
       previous = a
@@ -139,9 +164,13 @@ export class RequestTallies implements RequestObserver {
   private refused(wire: string, error: NonNullable<RequestRecord['error']>): void {
     const reason = refusalReason(error)
     if (reason === null) return
-    const key = wire + SEP + reason
-    let s = this.refusals.get(key)
-    if (!s) this.refusals.set(key, (s = { labels: { wire, reason }, refusals: 0 }))
+    // Only refusals get here: a key built for them costs the rest nothing.
+    const key = `${wire} ${reason}`
+    let s = this.refusalIndex.get(key)
+    if (!s) {
+      this.refusalIndex.set(key, (s = { labels: { wire, reason }, refusals: 0 }))
+      this.refusals.push(s)
+    }
     s.refusals++
   }
 }
