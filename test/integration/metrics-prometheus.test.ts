@@ -63,10 +63,11 @@ describe('Prometheus scrapes /metrics', { skip: prometheusMissing }, () => {
   /** Polls an instant query until `done` holds for its samples (the scrape after the last request), and returns them. */
   async function settled(promql: string, done: (samples: Sample[]) => boolean): Promise<Sample[]> {
     let samples: Sample[] = []
-    await waitUntil(
-      async () => done((samples = await prometheus.query(promql))),
-      { what: () => `${promql} settled; last: ${JSON.stringify(samples)}`, timeoutMs: 30_000, intervalMs: 250 },
-    )
+    await waitUntil(async () => done((samples = await prometheus.query(promql))), {
+      what: () => `${promql} settled; last: ${JSON.stringify(samples)}`,
+      timeoutMs: 30_000,
+      intervalMs: 250,
+    })
     return samples
   }
   const byLabel = (samples: Sample[], label: string) => Object.fromEntries(samples.map((s) => [s.metric[label], s.value]))
@@ -121,7 +122,10 @@ describe('Prometheus scrapes /metrics', { skip: prometheusMissing }, () => {
     const [latencies] = await prometheus.query('sum(gw_request_duration_seconds_count)')
     assert.equal(latencies.value, 14)
     const [attempts] = await prometheus.query('sum(gw_upstream_attempts_total)')
-    assert.equal(attempts.value, records.reduce((n, r) => n + r.attempts.length, 0))
+    assert.equal(
+      attempts.value,
+      records.reduce((n, r) => n + r.attempts.length, 0),
+    )
   })
 
   it("exposes the PostgreSQL pools' connections, and none on SQLite", async () => {

@@ -72,7 +72,11 @@ export async function startPrometheus(targets: string[], opts: { token?: string 
     url,
     async query(promql) {
       const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`)
-      const body = (await res.json()) as { status: string; error?: string; data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } }
+      const body = (await res.json()) as {
+        status: string
+        error?: string
+        data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> }
+      }
       if (body.status !== 'success') throw new Error(`prometheus: ${body.error}`)
       return body.data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }))
     },

@@ -3,14 +3,7 @@ import assert from 'node:assert/strict'
 import { resolveConfig } from '../../src/gateway/config'
 import { RequestTallies, TIME_BUCKETS_MS } from '../../src/gateway/metrics/requestTallies'
 import { presentsBearer } from '../../src/gateway/http/metricsRoute'
-import {
-  noBalanceLeft,
-  periodLimitReached,
-  rateLimited,
-  refusalReason,
-  sessionRequestsReached,
-  sessionSpendReached,
-} from '../../src/gateway/pipeline/refusals'
+import { noBalanceLeft, periodLimitReached, rateLimited, refusalReason, sessionRequestsReached, sessionSpendReached } from '../../src/gateway/pipeline/refusals'
 import { policyViolation } from '../../src/gateway/pipeline/enforcePolicy'
 import { Cooldown, coolingError } from '../../src/gateway/routing/cooldown'
 import { defaultRouting } from '../../src/gateway/routing/routingConfig'
@@ -119,7 +112,13 @@ describe('request tallies', () => {
 
   it("counts attempts by the provider's answer, a retry of the same model, a fallback and a refusal by its reason", () => {
     const tallies = new RequestTallies()
-    const attempt = (provider: string, model: string, status: number | null) => ({ provider, model, status, latency_ms: 5, error: status === 200 ? null : 'failed' })
+    const attempt = (provider: string, model: string, status: number | null) => ({
+      provider,
+      model,
+      status,
+      latency_ms: 5,
+      error: status === 200 ? null : 'failed',
+    })
     tallies.recorded(
       record(
         { at: 0, provider: 'anthropic', upstream: 'claude-haiku-4-5' },
@@ -130,7 +129,9 @@ describe('request tallies', () => {
       ),
     )
     const refused = noBalanceLeft({ id: 'key_1', name: 'k' }, 0n, 0n)
-    tallies.recorded(record({ at: 0, status: 402, outcome: 'error' }, { error: { status: 402, type: refused.type, code: refused.code, message: refused.message } }))
+    tallies.recorded(
+      record({ at: 0, status: 402, outcome: 'error' }, { error: { status: 402, type: refused.type, code: refused.code, message: refused.message } }),
+    )
     assert.deepEqual(
       [...tallies.attempts.values()].map((s) => [s.labels.provider, s.labels.status_class, s.attempts, s.retries]),
       [

@@ -27,7 +27,10 @@ const unauthorized = () =>
 export function metricsRoute(app: FastifyInstance, metrics: GatewayMetrics, token: string | null): void {
   app.get('/metrics', async (req, reply) => {
     if (token !== null && !presentsBearer(req.headers.authorization, token)) throw unauthorized()
-    return reply.type(metrics.contentType).header('cache-control', 'no-store').send(await metrics.text())
+    return reply
+      .type(metrics.contentType)
+      .header('cache-control', 'no-store')
+      .send(await metrics.text())
   })
 }
 
@@ -46,14 +49,23 @@ export async function listenForMetrics(
   const app = Fastify()
   app.addHook('onRequest', (req, _reply, done) => {
     if (hostChecker(HOST, options.allowedHosts())(req.headers.host)) return done()
-    done(new ApiError(403, 'invalid_request_error', `Host "${req.headers.host ?? ''}" is not allowed. Add it to GW_ALLOWED_HOSTS to reach the gateway by that name.`, 'host_not_allowed'))
+    done(
+      new ApiError(
+        403,
+        'invalid_request_error',
+        `Host "${req.headers.host ?? ''}" is not allowed. Add it to GW_ALLOWED_HOSTS to reach the gateway by that name.`,
+        'host_not_allowed',
+      ),
+    )
   })
   app.setErrorHandler((err, _req, reply) => {
     const e = err instanceof ApiError ? err : new ApiError(500, 'server_error', 'The metrics could not be read.', 'internal_error')
     return reply.code(e.status).headers(e.headers).send(e.toBody())
   })
   app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send(new ApiError(404, 'invalid_request_error', `Only GET /metrics is served on this port (${req.method} ${req.url}).`, 'unknown_url').toBody()),
+    reply
+      .code(404)
+      .send(new ApiError(404, 'invalid_request_error', `Only GET /metrics is served on this port (${req.method} ${req.url}).`, 'unknown_url').toBody()),
   )
   metricsRoute(app, metrics, options.token)
   await app.listen({ host: HOST, port: options.port })

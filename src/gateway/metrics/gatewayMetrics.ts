@@ -20,6 +20,14 @@ const REQUEST_LABELS = ['wire', 'provider', 'upstream_model', 'status_class', 'o
 /** Writes a metric's values from the tallies, each (labels, value), as it is scraped. */
 type Fill = (set: (labels: LabelValues<string>, value: number) => void) => void
 
+/** A counter's or gauge's `collect`: its values written afresh as it is scraped (a counter's inc after its reset sets it). */
+function refill(fill: Fill) {
+  return function (this: Counter<string> | Gauge<string>) {
+    this.reset()
+    fill((labels, value) => (this instanceof Counter ? this.inc(labels, value) : this.set(labels, value)))
+  }
+}
+
 type HistogramData = Awaited<ReturnType<Histogram<string>['get']>>
 
 /**
@@ -75,27 +83,9 @@ export class GatewayMetrics {
     const registers = [this.registry]
     const requests = () => this.tallies.requests
     const counter = (name: string, help: string, labelNames: readonly string[], fill: Fill) =>
-      new Counter({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          this.reset()
-          fill((labels, value) => this.inc(labels, value))
-        },
-      })
+      new Counter({ name, help, labelNames, registers, collect: refill(fill) })
     const gauge = (name: string, help: string, labelNames: readonly string[], fill: Fill) =>
-      new Gauge({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect() {
-          this.reset()
-          fill((labels, value) => this.set(labels, value))
-        },
-      })
+      new Gauge({ name, help, labelNames, registers, collect: refill(fill) })
 
     counter('gw_requests_total', 'Requests recorded, by wire, provider, upstream model, status class and outcome.', REQUEST_LABELS, (set) => {
       for (const s of requests()) set(s.labels, s.requests)
@@ -114,9 +104,14 @@ export class GatewayMetrics {
     counter('gw_cost_usd_total', "What the requests cost in USD, summed exactly from each record's cost.", REQUEST_LABELS, (set) => {
       for (const s of requests()) set(s.labels, s.costPico / 1e12)
     })
-    counter('gw_unpriced_requests_total', 'Requests recorded without a cost (no price for the model, or no usage): not in gw_cost_usd_total.', REQUEST_LABELS, (set) => {
-      for (const s of requests()) if (s.unpriced > 0) set(s.labels, s.unpriced)
-    })
+    counter(
+      'gw_unpriced_requests_total',
+      'Requests recorded without a cost (no price for the model, or no usage): not in gw_cost_usd_total.',
+      REQUEST_LABELS,
+      (set) => {
+        for (const s of requests()) if (s.unpriced > 0) set(s.labels, s.unpriced)
+      },
+    )
     new TalliedHistogram(
       { name: 'gw_time_to_first_byte_seconds', help: 'From the request to the first byte of its answer.', labelNames: [...REQUEST_LABELS], registers },
       function* () {
@@ -129,15 +124,25 @@ export class GatewayMetrics {
         for (const s of requests()) yield { labels: s.labels, tally: s.latency }
       },
     )
-    counter('gw_upstream_attempts_total', "Calls to providers, by the provider's answer (status_class none: no answer).", ['provider', 'upstream_model', 'status_class'], (set) => {
-      for (const s of this.tallies.attempts) set(s.labels, s.attempts)
-    })
+    counter(
+      'gw_upstream_attempts_total',
+      "Calls to providers, by the provider's answer (status_class none: no answer).",
+      ['provider', 'upstream_model', 'status_class'],
+      (set) => {
+        for (const s of this.tallies.attempts) set(s.labels, s.attempts)
+      },
+    )
     counter('gw_upstream_retries_total', 'Calls that tried the same model again after a failed one.', ['provider', 'upstream_model', 'status_class'], (set) => {
       for (const s of this.tallies.attempts) if (s.retries > 0) set(s.labels, s.retries)
     })
-    counter('gw_refusals_total', "Requests the gateway refused, by reason: balance, spend_limit, rpm, session_requests, session_usd, policy, cooldown.", ['wire', 'reason'], (set) => {
-      for (const s of this.tallies.refusals) set(s.labels, s.refusals)
-    })
+    counter(
+      'gw_refusals_total',
+      'Requests the gateway refused, by reason: balance, spend_limit, rpm, session_requests, session_usd, policy, cooldown.',
+      ['wire', 'reason'],
+      (set) => {
+        for (const s of this.tallies.refusals) set(s.labels, s.refusals)
+      },
+    )
     gauge('gw_open_streams', 'Streamed answers being relayed now.', [], (set) => set({}, sources.streams.open))
     gauge('gw_record_queue_records', 'Request records held in memory, not yet in the store.', [], (set) => set({}, sources.records.backlog().records))
     gauge('gw_record_queue_bytes', 'The memory those records hold (their logged bodies and a share each), in bytes.', [], (set) =>
@@ -152,12 +157,17 @@ export class GatewayMetrics {
     })
     gauge('gw_providers_cooling', 'Providers being skipped now after repeated failures.', [], (set) => set({}, sources.cooldown.coolingCount()))
     counter('gw_cooldowns_total', 'Cool-downs begun: a provider skipped after repeated failures.', [], (set) => set({}, sources.cooldown.started))
-    gauge('gw_db_pool_connections', "PostgreSQL connections of the gateway's pools, by pool (main, records, limits) and state (in_use, idle).", ['pool', 'state'], (set) => {
-      for (const p of sources.store.pools()) {
-        set({ pool: p.pool, state: 'in_use' }, p.inUse)
-        set({ pool: p.pool, state: 'idle' }, p.idle)
-      }
-    })
+    gauge(
+      'gw_db_pool_connections',
+      "PostgreSQL connections of the gateway's pools, by pool (main, records, limits) and state (in_use, idle).",
+      ['pool', 'state'],
+      (set) => {
+        for (const p of sources.store.pools()) {
+          set({ pool: p.pool, state: 'in_use' }, p.inUse)
+          set({ pool: p.pool, state: 'idle' }, p.idle)
+        }
+      },
+    )
     gauge('gw_db_pool_waiting', 'Queries waiting for a PostgreSQL connection, by pool.', ['pool'], (set) => {
       for (const p of sources.store.pools()) set({ pool: p.pool }, p.waiting)
     })
