@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { resolveConfig } from '../../src/gateway/config'
-import { RequestTallies, TIME_BUCKETS_MS } from '../../src/gateway/metrics/requestTallies'
+import { MODELS_KEPT, OTHER_MODELS, RequestTallies, TIME_BUCKETS_MS } from '../../src/gateway/metrics/requestTallies'
 import { presentsBearer } from '../../src/gateway/http/metricsRoute'
 import { noBalanceLeft, periodLimitReached, rateLimited, refusalReason, sessionRequestsReached, sessionSpendReached } from '../../src/gateway/pipeline/refusals'
 import { policyViolation } from '../../src/gateway/pipeline/enforcePolicy'
@@ -85,6 +85,19 @@ describe('request tallies', () => {
       [{ wire: 'chat.completions', provider: 'openai', upstream_model: 'gpt-4o-mini', status_class: '5xx', outcome: 'error' }, 1],
       [{ wire: 'messages', provider: 'openai', upstream_model: 'gpt-4o-mini', status_class: '4xx', outcome: 'aborted' }, 1],
     ])
+  })
+
+  it('keeps at most MODELS_KEPT models apart per provider: past them, models a caller names at will count under (other)', () => {
+    const tallies = new RequestTallies()
+    const attempt = (model: string) => [{ provider: 'openai', model, status: 404, latency_ms: 1, error: 'no such model' }]
+    for (let i = 0; i < MODELS_KEPT + 50; i++) tallies.recorded(record({ at: 0, upstream: `made-up-${i}` }, { attempts: attempt(`made-up-${i}`) }))
+    tallies.recorded(record({ at: 0, upstream: 'made-up-3' }))
+    const models = tallies.requests.map((s) => s.labels.upstream_model)
+    assert.equal(models.length, MODELS_KEPT + 1)
+    assert.equal(tallies.requests.find((s) => s.labels.upstream_model === OTHER_MODELS)!.requests, 50)
+    assert.equal(tallies.requests.find((s) => s.labels.upstream_model === 'made-up-3')!.requests, 2, 'a model kept apart stays apart')
+    assert.equal(tallies.attempts.length, MODELS_KEPT + 1)
+    assert.equal(tallies.attempts.at(-1)!.labels.upstream_model, OTHER_MODELS)
   })
 
   it('sums cost exactly in pico-dollars, and counts the unpriced apart', () => {
