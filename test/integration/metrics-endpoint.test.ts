@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { startTestGateway, type TestGateway } from '../support/harness'
 import { freePort } from '../support/freePort'
 import { rawRequest } from '../support/rawHttp'
+import { waitUntil } from '../support/waitUntil'
 
 const TOKEN = 'a-token-only-prometheus-knows'
 
@@ -62,6 +63,34 @@ describe('/metrics', () => {
       const text = await (await scrape(t.url, { authorization: `Bearer ${TOKEN}` })).text()
       assert.match(text, /^gw_requests_total\{wire="chat.completions",provider="openai",upstream_model="gpt-4o-mini",status_class="2xx",outcome="ok"\} 1$/m)
       assert.ok(!text.includes(record.key_id!), 'the key id is in no series')
+    })
+  })
+
+  describe('open streams', () => {
+    let t: TestGateway
+    before(async () => (t = await startTestGateway({ metrics: true })))
+    after(() => t?.close())
+
+    it('counts a stream while it is relayed, and no longer once its client left', async () => {
+      const open = async () => Number(/^gw_open_streams (\d+)$/m.exec(await (await scrape(t.url)).text())![1])
+      t.fake.script({ kind: 'endless-stream', intervalMs: 20 })
+      const abort = new AbortController()
+      const stream = await t.client.chat.completions.create(
+        { model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'Go on' }] },
+        { signal: abort.signal },
+      )
+      const chunks = stream[Symbol.asyncIterator]()
+      await chunks.next()
+      assert.equal(await open(), 1)
+      abort.abort()
+      await chunks.next().catch(() => {})
+      await waitUntil(async () => (await open()) === 0, { what: 'the stream uncounted once its client left' })
+      const text = await (await scrape(t.url)).text()
+      assert.match(
+        text,
+        /^gw_requests_total\{wire="chat.completions",provider="openai",upstream_model="gpt-4o-mini",status_class="2xx",outcome="aborted"\} 1$/m,
+        'a stream cut short keeps the 200 it began with',
+      )
     })
   })
 
