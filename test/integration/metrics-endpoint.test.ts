@@ -8,6 +8,7 @@ import { startTestGateway, type TestGateway } from '../support/harness'
 import { freePort } from '../support/freePort'
 import { rawRequest } from '../support/rawHttp'
 import { waitUntil } from '../support/waitUntil'
+import { startGatewayProcesses } from '../support/gatewayProcesses'
 
 const TOKEN = 'a-token-only-prometheus-knows'
 
@@ -125,6 +126,19 @@ describe('/metrics', () => {
       await t.close()
       await assert.rejects(scrape(`http://127.0.0.1:${port}`))
     })
+  })
+
+  it('gw serve takes --metrics-port and GW_METRICS_TOKEN, as a user runs it', async () => {
+    const port = await freePort()
+    const [gw] = await startGatewayProcesses(1, { args: ['--metrics-port', String(port)], env: { GW_METRICS_TOKEN: TOKEN } })
+    try {
+      const own = `http://127.0.0.1:${port}`
+      assert.equal((await scrape(own)).status, 401)
+      assert.match(await (await scrape(own, { authorization: `Bearer ${TOKEN}` })).text(), /^# TYPE gw_requests_total counter$/m)
+      assert.equal((await scrape(gw.url)).status, 404)
+    } finally {
+      await gw.stop()
+    }
   })
 
   it('two gateways in one process share no series', async () => {
