@@ -69,13 +69,31 @@ class TalliedHistogram extends Histogram<string> {
   }
 }
 
+let processMetrics: Registry | null = null
+
+/**
+ * Node's process metrics (CPU, memory, event-loop delay, garbage collection), made once per
+ * process: they describe the process whichever gateway is scraped, and prom-client never stops
+ * their collectors (an event-loop monitor, a GC observer), so a gateway made again (the desktop
+ * app's restart, tests) must not add more of them.
+ */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry()
+    collectDefaultMetrics({ register: processMetrics, prefix: 'gw_' })
+  }
+  return processMetrics
+}
+
 /**
  * One gateway's Prometheus metrics: a registry of its own (two gateways in one process share no
  * series), the request tallies its observer keeps, and gauges read from the gateway when scraped.
  * Series are named `gw_…`; docs/operations.md lists them.
  */
 export class GatewayMetrics {
-  readonly registry = new Registry()
+  private readonly registry = new Registry()
+  /** This gateway's series and the process's, as a scrape gets them. */
+  private readonly exposed: Registry
   /** The observer the core tells of every record. */
   readonly tallies = new RequestTallies()
 
@@ -171,15 +189,15 @@ export class GatewayMetrics {
     gauge('gw_db_pool_waiting', 'Queries waiting for a PostgreSQL connection, by pool.', ['pool'], (set) => {
       for (const p of sources.store.pools()) set({ pool: p.pool }, p.waiting)
     })
-    collectDefaultMetrics({ register: this.registry, prefix: 'gw_' })
+    this.exposed = Registry.merge([this.registry, processRegistry()])
   }
 
   get contentType(): string {
-    return this.registry.contentType
+    return this.exposed.contentType
   }
 
   /** The exposition, as a scrape gets it. */
   text(): Promise<string> {
-    return this.registry.metrics()
+    return this.exposed.metrics()
   }
 }
