@@ -36,7 +36,7 @@ for (const [label, nextId] of Object.entries(ids)) {
   const perWindow: number[] = []
   let t0 = performance.now()
   for (let n = BATCH; n <= RECORDS; n += BATCH) {
-    const items: QueuedRecord[] = Array.from({ length: BATCH }, () => ({ record: chatRecord(nextId()), debit: null, bodies: null }))
+    const items: QueuedRecord[] = Array.from({ length: BATCH }, () => ({ record: chatRecord(nextId()), debit: null, bodies: null, at: Date.now() }))
     write(items, [['key_bench', Date.now()]])
     if (n % WINDOW === 0) {
       const now = performance.now()

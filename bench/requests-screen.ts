@@ -203,7 +203,7 @@ function seed_(db: Db): { keyIds: string[]; seconds: number; bytes: number } {
   return { keyIds, seconds: (performance.now() - t0) / 1000, bytes }
 }
 
-const asQueued = (records: RequestRecord[]) => records.map((record) => ({ record, debit: null, bodies: null }))
+const asQueued = (records: RequestRecord[]) => records.map((record) => ({ record, debit: null, bodies: null, at: Date.now() }))
 
 // ---------- timing ----------
 interface Case {

@@ -35,6 +35,8 @@ export const operations = {
       log_file: z.string().nullable(),
       /** When the log file is rotated (`--log-max-size`, in bytes) and how many rotated files are kept (`--log-keep`); null when it is not rotated. */
       log_rotation: z.object({ max_bytes: z.number().int(), keep: z.number().int() }).nullable(),
+      /** Where Prometheus scrapes `/metrics`, and whether a bearer token is asked (never the token itself); null while metrics are off. */
+      metrics: z.object({ url: z.string(), token_required: z.boolean() }).nullable(),
       keys: z.number().int(),
       requests: z.number().int(),
     }),

@@ -19,6 +19,8 @@ import { inferenceRoutes } from './http/v1/inference'
 import { geminiRoutes } from './http/v1/gemini'
 import { modelsRoutes } from './http/v1/models'
 import { responsesRoutes } from './http/v1/responses'
+import { metricsRoute } from './http/metricsRoute'
+import type { GatewayMetrics } from './metrics/gatewayMetrics'
 
 const patterns = new Map<string, RegExp>()
 /** A route's URL as a regular expression over request paths, made once per URL. */
@@ -46,6 +48,8 @@ export interface AppOptions {
   dashboardDir?: string
   /** Makes a management call the local operator's (see http/api/runningGateway.ts). */
   operatorToken?: string
+  /** Serves `/metrics` on this app (`--metrics` without a port of its own); absent: a 404 there. */
+  metrics?: { metrics: GatewayMetrics; token: string | null }
 }
 
 /** Headers for the dashboard's pages: no inline scripts, no framing, no sniffing. */
@@ -252,6 +256,7 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   modelsRoutes(app, gw)
   responsesRoutes(app, gw)
   geminiRoutes(app, gw)
+  if (options.metrics) metricsRoute(app, options.metrics.metrics, options.metrics.token)
   if (options.admin) apiRoutes(app, options.admin, options.operatorToken)
   const dashboard = options.dashboardDir ?? defaultDashboardDir
   if (options.admin && fs.existsSync(path.join(dashboard, 'index.html'))) {

@@ -45,6 +45,16 @@ export interface GatewayConfig {
   maxQueuedRecordBytes: number
   /** What the response cache's kept answers may hold in all, in bytes; the oldest go first past it. */
   responseCacheBytes: number
+  /** Prometheus' `/metrics`: null while off (the default). */
+  metrics: MetricsConfig | null
+}
+
+/** Where `/metrics` is served and who may read it. */
+export interface MetricsConfig {
+  /** A listener of its own on 127.0.0.1 at this port (0: any free one); null: the gateway's own port. */
+  port: number | null
+  /** The bearer token a scrape must present; null: none is asked (the Host check still applies). */
+  token: string | null
 }
 
 /** The same folder Electron's app.getPath('userData') gives the desktop app, so both share one store. */
@@ -176,6 +186,10 @@ export interface ConfigOverrides {
   maxQueuedRecordsMb?: string | number
   /** In megabytes, as the flag takes it. */
   responseCacheMb?: string | number
+  /** `--metrics`: `/metrics` on the gateway's own port. */
+  metrics?: boolean
+  metricsPort?: string | number
+  metricsToken?: string
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -203,11 +217,37 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     maxQueuedRecordBytes:
       wholeSetting(overrides.maxQueuedRecordsMb, '--max-queued-records-mb', env, 'GW_MAX_QUEUED_RECORDS_MB', DEFAULT_MAX_QUEUED_RECORDS_MB) * 1024 * 1024,
     responseCacheBytes: wholeSetting(overrides.responseCacheMb, '--response-cache-mb', env, 'GW_RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB) * 1024 * 1024,
+    metrics: metricsConfig(overrides, env),
     instanceName:
       overrides.instanceName !== undefined
         ? checkedInstanceName(overrides.instanceName, '--instance-name')
         : checkedInstanceName(env.GW_INSTANCE_NAME || null, 'GW_INSTANCE_NAME'),
   }
+}
+
+/** An on/off environment variable: 1, true, on or yes; 0, false, off, no or empty. */
+function onOff(name: string, value: string | undefined): boolean {
+  const v = (value ?? '').trim().toLowerCase()
+  if (['1', 'true', 'on', 'yes'].includes(v)) return true
+  if (['', '0', 'false', 'off', 'no'].includes(v)) return false
+  throw new Error(`${name} must be 1 or 0 (true/false, on/off), got "${value}"`)
+}
+
+/**
+ * Metrics are off unless asked for: `--metrics` (GW_METRICS=1) serves them on the gateway's port,
+ * `--metrics-port` (GW_METRICS_PORT) on a listener of their own. A token with metrics off is a
+ * mistake said at start, not a setting silently ignored.
+ */
+function metricsConfig(overrides: ConfigOverrides, env: NodeJS.ProcessEnv): MetricsConfig | null {
+  const portGiven = overrides.metricsPort ?? (env.GW_METRICS_PORT || undefined)
+  const on = overrides.metrics === true || portGiven !== undefined || onOff('GW_METRICS', env.GW_METRICS)
+  const token = overrides.metricsToken ?? (env.GW_METRICS_TOKEN || null)
+  if (!on) {
+    if (token !== null) throw new Error('--metrics-token (GW_METRICS_TOKEN) is set but metrics are off: add --metrics or --metrics-port')
+    return null
+  }
+  if (token !== null && token.trim() === '') throw new Error('--metrics-token must not be empty')
+  return { port: portGiven === undefined ? null : port(portGiven, 0), token }
 }
 
 /** At most this many characters: a name is shown in every record's detail and offered as a filter. */

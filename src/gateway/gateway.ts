@@ -27,6 +27,7 @@ import { Cooldown } from './routing/cooldown'
 import { ResponseCache } from './routing/responseCache'
 import { RecordBackpressure } from './core/recordBackpressure'
 import type { RequestObserver } from './core/requestObserver'
+import { OpenStreams } from './core/openStreams'
 import { ReadinessCheck } from './core/readiness'
 
 /** How long after a failed configuration reload it is tried again. */
@@ -85,6 +86,8 @@ export class Gateway {
   readonly responseCache: ResponseCache
   /** Told of every record besides the store: the metrics and traces that are turned on. */
   readonly observers: RequestObserver[] = []
+  /** Streamed answers being relayed now (read by the metrics). */
+  readonly streams = new OpenStreams()
   /** What `/readyz` answers: the store answers and requests are not being refused. */
   readonly readiness: ReadinessCheck
   readonly registry: ProviderRegistry

@@ -5,6 +5,8 @@ import { AdminService } from './admin/adminService'
 import { logRotationStatus } from './admin/context'
 import { openLog } from './log'
 import { announceRunning, newOperatorToken } from './http/api/runningGateway'
+import { GatewayMetrics } from './metrics/gatewayMetrics'
+import { listenForMetrics } from './http/metricsRoute'
 
 /**
  * Connections the kernel may hold for the gateway before it accepts them (it caps this at
@@ -19,6 +21,8 @@ export interface RunningGateway {
   config: GatewayConfig
   gateway: Gateway
   admin: AdminService
+  /** Where `/metrics` is served, and whether it asks for the token; null while metrics are off. */
+  metrics: { url: string; token_required: boolean } | null
   close(): Promise<void>
 }
 
@@ -52,12 +56,27 @@ export async function startGateway(
     data_dir: config.dataDir,
     log_file: log.file,
     log_rotation: logRotationStatus(log.rotation),
+    metrics: null,
   })
   const operatorToken = newOperatorToken()
-  const app = buildApp(gateway, config, { admin, dashboardDir: options.dashboardDir, operatorToken })
+  // Only when metrics are on does the core have an observer to tell: off, they cost nothing.
+  const metrics = config.metrics && { ...config.metrics, metrics: new GatewayMetrics(gateway) }
+  if (metrics) gateway.observers.push(metrics.metrics.tallies)
+  const app = buildApp(gateway, config, {
+    admin,
+    dashboardDir: options.dashboardDir,
+    operatorToken,
+    ...(metrics?.port === null && { metrics }),
+  })
+  let metricsListener: Awaited<ReturnType<typeof listenForMetrics>> | null = null
   try {
     await app.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG })
+    if (metrics && metrics.port !== null) {
+      const allowedHosts = () => [...config.allowedHosts, ...gateway.settings.allowed_hosts]
+      metricsListener = await listenForMetrics(metrics.metrics, { port: metrics.port, token: metrics.token, allowedHosts })
+    }
   } catch (err) {
+    await app.close()
     await gateway.close()
     await log.close()
     throw err
@@ -69,16 +88,22 @@ export async function startGateway(
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   let closing: Promise<void> | null = null
   const url = `http://${host}:${port}`
-  admin.setBaseUrl(`${url}/v1`)
+  const metricsAt = config.metrics && {
+    url: metricsListener ? `http://127.0.0.1:${metricsListener.port}/metrics` : `${url}/metrics`,
+    token_required: config.metrics.token !== null,
+  }
+  admin.listening(`${url}/v1`, metricsAt)
   const announced = announceRunning(config.dataDir, url, operatorToken)
   return {
     url,
     config: { ...config, port },
     gateway,
     admin,
+    metrics: metricsAt,
     close: () =>
       (closing ??= (async () => {
         announced.withdraw()
+        await metricsListener?.close()
         await app.close()
         await gateway.close()
         log.logger.info('stopped')

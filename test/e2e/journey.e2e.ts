@@ -256,7 +256,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     assert.equal(await w.page.evaluate('document.activeElement.getAttribute("data-testid")'), 'create-key')
   })
 
-  it('Settings shows where the log is and how it rotates; a browser gets the path, not a button it could not honour', async () => {
+  it('Settings shows where the log is and how it rotates (a browser gets the path, not a button it could not honour), and that metrics are off', async () => {
     const settings = new SettingsPage(w.page)
     await shell.nav('settings')
     await settings.waitForLoaded()
@@ -265,6 +265,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
       rotation: 'rotates at 10 MB, keeps 5 rotated files',
       showButton: false,
     })
+    assert.equal(await settings.metrics(), 'Off (start with --metrics or GW_METRICS=1)')
   })
 
   it('signs out', async () => {

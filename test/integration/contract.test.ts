@@ -346,7 +346,7 @@ describe('settings take effect', () => {
     const t = await startTestGateway()
     try {
       const gw = t.running.gateway
-      const admin = new AdminService(gw, { base_url: t.baseURL, version: 'test', data_dir: t.dataDir, log_file: null, log_rotation: null })
+      const admin = new AdminService(gw, { base_url: t.baseURL, version: 'test', data_dir: t.dataDir, log_file: null, log_rotation: null, metrics: null })
       const operator = {
         user: { id: 'operator', username: 'cli:test', role: 'admin' as const, created_at: 0 },
         sessionToken: null,

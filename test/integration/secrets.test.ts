@@ -93,6 +93,7 @@ describe('provider keys echoed back by a provider reach no client, record or log
       data_dir: dataDir,
       log_file: path.join(dataDir, 'gw.log'),
       log_rotation: null,
+      metrics: null,
     })
     await gw.store.providers.upsert('openai', 'openai', openai.url)
     await gw.store.providers.upsert('openai-wrong', 'openai', openai.url)

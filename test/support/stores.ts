@@ -62,7 +62,7 @@ async function openSqlite(opened: Set<TestStore>): Promise<TestStore> {
       sql: new SqliteSql(db),
       writeRecords: async (records) =>
         write(
-          records.map((record) => ({ record, debit: null, bodies: null })),
+          records.map((record) => ({ record, debit: null, bodies: null, at: Date.now() })),
           lastUsed(records),
         ),
       close: async () => void db.close(),

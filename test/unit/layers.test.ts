@@ -17,6 +17,8 @@ const LAYERS: Array<{ name: string; modules: string[] }> = [
   { name: 'transports', modules: ['http', 'cli', 'app.ts', 'server.ts', 'storeCopy.ts', '../main', '../preload'] },
   { name: 'admin', modules: ['admin', 'auth', 'presets'] },
   { name: 'composition', modules: ['gateway.ts'] },
+  // What the gateway tells operators' tools of its requests and state (Prometheus' metrics).
+  { name: 'observability', modules: ['metrics'] },
   { name: 'core', modules: ['core'] },
   { name: 'wires', modules: ['wires'] },
   { name: 'routing', modules: ['routing'] },

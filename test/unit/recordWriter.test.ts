@@ -213,13 +213,13 @@ describe('request records written by their own thread', () => {
     const w = open()
     w.start()
     await threadReady(w)
-    assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null })
+    assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null, lagMs: 0 })
     const other = new Database(db.name)
     other.exec('BEGIN IMMEDIATE')
     try {
       w.push(record('plain'))
       w.push(record('logged'), null, { request: 'x'.repeat(1000), response: 'y'.repeat(500) })
-      assert.deepEqual(w.backlog(), { records: 2, bytes: 2 * 2048 + 1500, failingSince: null })
+      assert.deepEqual(w.backlog(), { records: 2, bytes: 2 * 2048 + 1500, failingSince: null, lagMs: 0 })
       // The batch goes to the thread after the batch delay, and waits there on the lock: still held.
       const taken = batchesTaken(w)
       await waitUntil(() => batchesTaken(w) > taken, { what: 'the batch handed to the thread' })
@@ -231,7 +231,10 @@ describe('request records written by their own thread', () => {
     }
     await stored(2)
     await waitUntil(() => w.backlog().records === 0, { what: 'the backlog empty', timeoutMs: 10_000 })
-    assert.deepEqual(w.backlog(), { records: 0, bytes: 0, failingSince: null })
+    const { lagMs, ...rest } = w.backlog()
+    assert.deepEqual(rest, { records: 0, bytes: 0, failingSince: null })
+    // The batch waited on the lock from its records' queuing to its commit.
+    assert.ok(lagMs > 0, `lag ${lagMs} ms`)
   })
 })
 
@@ -267,7 +270,8 @@ describe('the record queue', () => {
     assert.equal(retried.items.length, 21)
     assert.equal(queue.backlog().records, 21)
     queue.settle(retried.items)
-    assert.deepEqual(queue.backlog(), { records: 0, bytes: 0, failingSince: null })
+    // The oldest record of the batch written was queued a second before its commit.
+    assert.deepEqual(queue.backlog(), { records: 0, bytes: 0, failingSince: null, lagMs: 1000 })
     queue.cancel()
   })
 })

@@ -64,9 +64,9 @@ export class AdminService {
     return token ? ((await this.gw.store.users.userForSession(token)) ?? null) : null
   }
 
-  /** Known once the server listens. */
-  setBaseUrl(baseUrl: string): void {
-    this.status = { ...this.status, base_url: baseUrl }
+  /** Known once the server listens (its port may have been chosen then). */
+  listening(baseUrl: string, metrics: GatewayStatus['metrics']): void {
+    this.status = { ...this.status, base_url: baseUrl, metrics }
   }
 
   /** `abort` is the transport's word that the caller of a streaming operation went away. */

@@ -15,6 +15,8 @@ export interface GatewayStatus {
   log_file: string | null
   /** Null when the log is not rotated (standard output, or a file rotation is turned off for). */
   log_rotation: { max_bytes: number; keep: number } | null
+  /** Where Prometheus scrapes this gateway, and whether it needs the token (never the token); null while metrics are off. */
+  metrics: { url: string; token_required: boolean } | null
 }
 
 /** The log's rotation as the status shows it. */

@@ -24,6 +24,7 @@ import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
 import type { RecordBackpressure } from './recordBackpressure'
 import type { RequestObserver } from './requestObserver'
+import type { OpenStreams } from './openStreams'
 import type { Sink } from './sink'
 import type { Delivered, Finished, InboundWire } from './wire'
 import { requestedTier } from '../pricing/tiers'
@@ -66,6 +67,7 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   responseCache: ResponseCache
   /** Told of every record (metrics, traces); empty when none is on. */
   observers: readonly RequestObserver[]
+  streams: OpenStreams
 }
 
 /** What the core holds of one call while it runs: the stages' results its end needs, whatever happens. */
@@ -79,6 +81,8 @@ interface Running {
   delivery: CallDelivery | null
   /** What the delivery produced, when it returned. */
   delivered: Delivered | null
+  /** A streamed delivery began: counted in the open streams until the request is recorded. */
+  streaming: boolean
 }
 
 /**
@@ -109,7 +113,7 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
   }
   const ctx = new RequestContext(call.id, wire.endpoint, key)
   ctx.source = call.source
-  const run: Running = { target: null, admission: NOTHING_HELD, free: false, delivery: null, delivered: null }
+  const run: Running = { target: null, admission: NOTHING_HELD, free: false, delivery: null, delivered: null, streaming: false }
   let finished: Finished
   try {
     finished = await serve(gw, wire, call, ctx, sink, run)
@@ -139,6 +143,7 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
     gw.records.push(record, debit, bodies)
     for (const observer of gw.observers) observer.recorded(record)
   }
+  if (run.streaming) gw.streams.open--
   gw.sessions.recorded(run.admission.sessionHold, record)
   logInference(call.log, ctx, run.target, cost, finished.status, finished.outcome, error, record?.latency_ms ?? ctx.elapsedMs())
   if (finished.outcome === 'aborted') sink.abandon()
@@ -221,8 +226,12 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   const first = switched?.target ?? primary
   const ttl = run.free ? null : cacheTtl(ctx.attribution.cache, ctx.key, ctx.preset, wc.body)
   const cache = ttl === null ? null : gw.responseCache.call(cacheScope(ctx.key, ctx.preset), ttl)
-  const answering = (target: Target) =>
-    (run.delivery = new CallDelivery(gw, ctx, {
+  const answering = (target: Target) => {
+    if (wc.stream && !run.streaming) {
+      run.streaming = true
+      gw.streams.open++
+    }
+    return (run.delivery = new CallDelivery(gw, ctx, {
       target,
       stream: wc.stream,
       sink,
@@ -233,6 +242,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
       admission: run.admission,
       cache,
     }))
+  }
   const local = wc.answerLocally?.(answering(first))
   if (local) return (run.delivered = await local)
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null

@@ -90,3 +90,32 @@ export function sessionRequestTooDear(
     `this request could take this session past its ${usd(limitPico)} limit ${setOn(keyName)} (${usd(spentPico)} spent, ${usd(reservedPico)} reserved by requests in flight, about ${usd(expectedPico)} for this one) [rule: max_session_usd]`,
   )
 }
+
+/** Why the gateway refused a request, as metrics count refusals: one of a few fixed words. */
+export type RefusalReason = 'balance' | 'spend_limit' | 'rpm' | 'session_requests' | 'session_usd' | 'policy' | 'cooldown'
+
+/**
+ * The reason of a recorded error, read from its code and the words its message was made with
+ * (above, in enforcePolicy.ts and routing/cooldown.ts; refusals.test.ts holds them together);
+ * null for an error that is no refusal (a bad request, a provider's failure). Only requests that
+ * ended in an error pay for it.
+ */
+export function refusalReason(error: { code: string | null; message: string }): RefusalReason | null {
+  switch (error.code) {
+    case 'insufficient_balance':
+      return error.message.includes('has no prepaid balance left') ? 'balance' : error.message.includes(' spend limit of ') ? 'spend_limit' : null
+    // A provider's own 429 has this code too, without the rule.
+    case 'rate_limit_exceeded':
+      return error.message.includes('[rule: rpm]') ? 'rpm' : null
+    case 'policy_violation':
+      return error.message.includes('[rule: max_session_requests]')
+        ? 'session_requests'
+        : error.message.includes('[rule: max_session_usd]')
+          ? 'session_usd'
+          : 'policy'
+    case 'provider_unavailable':
+      return error.message.includes('is cooling down') ? 'cooldown' : null
+    default:
+      return null
+  }
+}

@@ -29,6 +29,8 @@ interface State {
  */
 export class Cooldown {
   private readonly states = new Map<string, State>()
+  /** Cool-downs begun since start (a failure that extends one under way begins none). */
+  started = 0
 
   /** `now`: the gateway's clock. */
   constructor(
@@ -40,13 +42,25 @@ export class Cooldown {
     const s = this.states.get(providerId) ?? { failures: 0, lastError: '', until: 0 }
     s.failures++
     s.lastError = error
-    if (s.failures >= this.config.cooldownAfterFailures) s.until = this.now() + this.config.cooldownMs
+    if (s.failures >= this.config.cooldownAfterFailures) {
+      const now = this.now()
+      if (s.until <= now) this.started++
+      s.until = now + this.config.cooldownMs
+    }
     this.states.set(providerId, s)
   }
 
   /** After a success, or once the provider's settings or key changed: its failures so far no longer say anything. */
   clear(providerId: string): void {
     this.states.delete(providerId)
+  }
+
+  /** How many providers are being skipped now. */
+  coolingCount(): number {
+    const now = this.now()
+    let n = 0
+    for (const s of this.states.values()) if (s.until > now) n++
+    return n
   }
 
   /** Why the provider is being skipped, or null when it may be tried. */

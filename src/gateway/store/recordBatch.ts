@@ -24,6 +24,8 @@ export interface QueuedRecord {
   record: RequestRecord
   debit: Debit | null
   bodies: Bodies | null
+  /** When it was queued (Unix ms): how long records wait for the store is measured from it. */
+  at: number
 }
 
 /** Keys' last-used times by key id, epoch milliseconds. */
@@ -99,7 +101,7 @@ function* writePlan(items: QueuedRecord[], lastUsed: LastUsed): Generator<Attemp
       aside: item.debit || item.bodies ? { id: item.record.id, what: 'debit and bodies' } : { id: item.record.id, what: 'record' },
     }
     if (alone === null || (!item.debit && !item.bodies)) continue
-    yield { items: [{ record: item.record, debit: null, bodies: null }], lastUsed: [], aside: { id: item.record.id, what: 'record' } }
+    yield { items: [{ ...item, debit: null, bodies: null }], lastUsed: [], aside: { id: item.record.id, what: 'record' } }
   }
   yield { items: [], lastUsed, aside: null }
 }

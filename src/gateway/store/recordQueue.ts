@@ -38,6 +38,7 @@ export class RecordQueue {
   private held = 0
   private heldBytes = 0
   private failingSince: number | null = null
+  private lagMs = 0
 
   constructor(
     private readonly due: () => void,
@@ -45,7 +46,7 @@ export class RecordQueue {
   ) {}
 
   push(record: RequestRecord, debit: Debit | null, bodies: Bodies | null): void {
-    const item = { record, debit, bodies }
+    const item = { record, debit, bodies, at: Date.now() }
     this.items.push(item)
     this.held++
     this.heldBytes += bytesOf(item)
@@ -85,13 +86,15 @@ export class RecordQueue {
 
   /** These records are written (or set aside as unstorable): the store answers, and they leave the backlog. */
   settle(items: QueuedRecord[]): void {
+    // A batch keeps its records in the order they came, a batch put back at the head: its first is its oldest.
+    if (items.length > 0) this.lagMs = Date.now() - items[0].at
     this.held -= items.length
     for (const item of items) this.heldBytes -= bytesOf(item)
     this.failingSince = null
   }
 
   backlog(): RecordBacklog {
-    return { records: this.held, bytes: this.heldBytes, failingSince: this.failingSince }
+    return { records: this.held, bytes: this.heldBytes, failingSince: this.failingSince, lagMs: this.lagMs }
   }
 
   /** This key's waiting records. */

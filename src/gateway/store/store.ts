@@ -28,6 +28,17 @@ export interface RecordBacklog {
   bytes: number
   /** Since when (Unix ms) writing has failed for a passing reason with nothing written since; null while writes succeed. */
   failingSince: number | null
+  /** How long the last batch written had waited, from its first record's queuing to its commit (0 before any). */
+  lagMs: number
+}
+
+/** One connection pool's use now (PostgreSQL's: the main pool, the records' and the limits'). */
+export interface PoolUse {
+  pool: string
+  inUse: number
+  idle: number
+  /** Queries waiting for a connection. */
+  waiting: number
 }
 
 /**
@@ -90,6 +101,8 @@ export class Store {
     private readonly closeConnections: () => Promise<void>,
     /** Keys' limits held in the database, where several gateways share it; null where one process holds them (SQLite). */
     readonly limits: SharedLimitStore | null = null,
+    /** The connection pools' use, read when asked (metrics); none for SQLite's connections, which never wait. */
+    readonly pools: () => PoolUse[] = () => [],
   ) {
     this.keys = new KeysRepo(sql)
     this.providers = new ProvidersRepo(sql)

@@ -22,6 +22,11 @@ export class SettingsPage extends BasePage {
   async adminsOnlyShown(): Promise<boolean> {
     return this.id('admins-only').isVisible()
   }
+  /** What the status section says of metrics: off and how to turn them on, or where they are scraped. */
+  async metrics(): Promise<string> {
+    await this.id('settings-metrics').waitFor()
+    return (await this.id('settings-metrics').innerText()).trim()
+  }
   /** The log file's path and rotation as the status section shows them, and whether it offers to open its folder (desktop only). */
   async logFile(): Promise<{ path: string; rotation: string; showButton: boolean }> {
     await this.id('settings-log-file').waitFor()

@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { SecretStore } from '../../../src/gateway/secrets/secretStore'
 import { KeychainSecretStore } from '../../../src/gateway/secrets/secretStore'
 import { startGateway, type RunningGateway } from '../../../src/gateway/server'
+import type { ConfigOverrides } from '../../../src/gateway/config'
 import { startFakeOpenAI, type FakeOpenAI } from '../../support/fake-openai'
 import { tempDir } from '../../support/tempDir'
 import { MemorySecretStore } from '../../support/memorySecretStore'
@@ -24,7 +25,7 @@ export interface Stack {
  * A real gateway (the /api management contract, /v1 and the built dashboard) on a loopback port
  * with a fresh data dir, its `openai` provider pointed at a fake OpenAI server.
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(overrides: ConfigOverrides = {}): Promise<Stack> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir('gw-e2e-')
   // The real keychain when a D-Bus session exists (as under scripts/test.mjs); otherwise memory.
@@ -35,7 +36,7 @@ export async function startStack(): Promise<Stack> {
   // A concrete free port rather than port 0: settings.get reports the configured port, and 0
   // fails the contract's `port >= 1` (a backend issue, reported).
   const running = await startGateway(
-    { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log'), ...(await testStoreFor(dataDir)) },
+    { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log'), ...(await testStoreFor(dataDir)), ...overrides },
     { env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY }, secrets },
   )
   await running.gateway.store.providers.upsert('openai', 'openai', fake.url)

@@ -54,6 +54,8 @@ export async function withOperator<T>(where: StoreFlags, io: CliIo, fn: (invoke:
       data_dir: config.dataDir,
       log_file: config.logFile,
       log_rotation: logRotationStatus(config.logRotation),
+      // The CLI's own gateway serves nothing, metrics included.
+      metrics: null,
     })
     return await fn((name, input, onEvent) => admin.invoke(name, input, operatorCaller(), onEvent))
   } finally {

@@ -18,6 +18,9 @@ export const serve: Command = async (args, io) => {
     'max-queued-records': { type: 'string' },
     'max-queued-records-mb': { type: 'string' },
     'response-cache-mb': { type: 'string' },
+    metrics: { type: 'boolean' },
+    'metrics-port': { type: 'string' },
+    'metrics-token': { type: 'string' },
   })
   const running = await startGateway(
     {
@@ -37,12 +40,16 @@ export const serve: Command = async (args, io) => {
       maxQueuedRecords: values['max-queued-records'],
       maxQueuedRecordsMb: values['max-queued-records-mb'],
       responseCacheMb: values['response-cache-mb'],
+      metrics: values.metrics,
+      metricsPort: values['metrics-port'],
+      metricsToken: values['metrics-token'],
     },
     { env: io.env, secrets: io.secrets },
   )
   io.out(
     `GW Gateway listening on ${running.url} (OpenAI base URL ${running.url}/v1, data in ${running.config.dataDir}${running.config.logFile ? `, log in ${running.config.logFile}` : ''})`,
   )
+  if (running.metrics) io.out(`Prometheus metrics at ${running.metrics.url}${running.metrics.token_required ? ' (bearer token required)' : ''}`)
   await io.untilStopped()
   await running.close()
   return 0

@@ -117,7 +117,9 @@ export async function openPostgresStore(o: PostgresOptions): Promise<Store> {
   }
   const records = new PgRecordWriter(new PgSql(recordsPool), { onError: o.onRecordError })
   const limits = new PgSharedLimits(new PgSql(limitsPool), sql)
-  return new Store(sql, watch, records, close, limits)
+  const pools = { main: pool, records: recordsPool, limits: limitsPool }
+  const use = () => Object.entries(pools).map(([name, p]) => ({ pool: name, inUse: p.totalCount - p.idleCount, idle: p.idleCount, waiting: p.waitingCount }))
+  return new Store(sql, watch, records, close, limits, use)
 }
 
 /** Opens `n` connections of a pool and leaves them idle in it. */

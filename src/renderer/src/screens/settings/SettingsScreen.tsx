@@ -153,6 +153,24 @@ function LogFile({ status }: { status: Pick<Output<'gateway.status'>, 'log_file'
   )
 }
 
+/** Where Prometheus scrapes this gateway, or how to turn metrics on (a start-up flag: they cannot be switched here). */
+function Metrics({ metrics }: { metrics: Output<'gateway.status'>['metrics'] }) {
+  if (!metrics) return <span data-testid="settings-metrics">Off (start with --metrics or GW_METRICS=1)</span>
+  const url = new URL(metrics.url)
+  return (
+    <span data-testid="settings-metrics">
+      {/* A narrow column breaks the address before its path, not inside a word. */}
+      <code>
+        {url.origin}
+        <wbr />
+        {url.pathname}
+      </code>
+      <br />
+      <span className="muted">{metrics.token_required ? 'Bearer token required' : 'No token required'}</span>
+    </span>
+  )
+}
+
 export function SettingsScreen() {
   const q = useQuery(() => call('settings.get', {}), [])
   const status = useQuery(() => call('gateway.status', {}), [])
@@ -167,6 +185,7 @@ export function SettingsScreen() {
               ['Version', status.data.version],
               ['Data folder', <code key="d">{status.data.data_dir}</code>],
               ['Log', <LogFile key="l" status={status.data} />],
+              ['Metrics', <Metrics key="m" metrics={status.data.metrics} />],
               ['Keys', String(status.data.keys)],
               ['Requests recorded', String(status.data.requests)],
             ]}
