@@ -26,7 +26,8 @@ import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
 import { ResponseCache } from './routing/responseCache'
 import { RecordBackpressure } from './core/recordBackpressure'
-import type { RequestObserver } from './core/requestObserver'
+import type { RequestObserver, RequestTracer } from './core/requestObserver'
+import type { TracingConfig } from './tracing/tracingConfig'
 import { ReadinessCheck } from './core/readiness'
 
 /** How long after a failed configuration reload it is tried again. */
@@ -50,6 +51,8 @@ export interface GatewayOptions {
    * giving a gateway a fixed clock, not by patching Date.
    */
   clock?: () => number
+  /** Trace requests as this says (see tracingConfig); absent: tracing is off and nothing of OpenTelemetry is loaded. */
+  tracing?: TracingConfig | null
 }
 
 /**
@@ -83,8 +86,10 @@ export class Gateway {
   readonly backpressure: RecordBackpressure
   /** Answers kept for repeats of requests that use the response cache. */
   readonly responseCache: ResponseCache
-  /** Told of every record besides the store: the metrics and traces that are turned on. */
+  /** Told of every record besides the store: the metrics that are turned on (traces begin with the request: `tracer`). */
   readonly observers: RequestObserver[] = []
+  /** Traces requests when tracing is on (set once, as the gateway opens); null when off. */
+  tracer: RequestTracer | null = null
   /** What `/readyz` answers: the store answers and requests are not being refused. */
   readonly readiness: ReadinessCheck
   readonly registry: ProviderRegistry
@@ -116,6 +121,8 @@ export class Gateway {
     const gw = new Gateway(options, store, logger, secretKey)
     gw.logKeyStore(env)
     try {
+      // Loaded only when tracing is on: a gateway without it never loads OpenTelemetry.
+      if (options.tracing) gw.tracer = (await import('./tracing/requestTracer')).startTracer(options.tracing, (id) => gw.registry.get(id))
       await gw.reload()
       await gw.shared?.start()
     } catch (err) {
@@ -283,5 +290,7 @@ export class Gateway {
     await this.registry.close()
     await this.agent.close()
     await this.store.close()
+    // After the records: the last requests' spans are exported before the gateway is gone.
+    await this.tracer?.shutdown()
   }
 }

@@ -25,6 +25,8 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
         [--max-queued-records N] [--max-queued-records-mb MB]   records held while the store is unreachable
                                                                  (default 100000, 256 MB); beyond them: 503
         [--response-cache-mb MB]                                 what the response cache keeps in all (default 256)
+        [--trace-propagate]                                      with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), send each
+                                                                 attempt's traceparent on to the provider
 
   keys create --name NAME [--balance USD] [key settings]     print the new key (shown once)
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting

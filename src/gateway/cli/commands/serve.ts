@@ -16,6 +16,7 @@ export const serve: Command = async (args, io) => {
     'max-queued-records': { type: 'string' },
     'max-queued-records-mb': { type: 'string' },
     'response-cache-mb': { type: 'string' },
+    'trace-propagate': { type: 'boolean' },
   })
   const running = await startGateway(
     {
@@ -33,6 +34,7 @@ export const serve: Command = async (args, io) => {
       maxQueuedRecords: values['max-queued-records'],
       maxQueuedRecordsMb: values['max-queued-records-mb'],
       responseCacheMb: values['response-cache-mb'],
+      tracePropagate: values['trace-propagate'],
     },
     { env: io.env, secrets: io.secrets },
   )
