@@ -21,12 +21,13 @@ const PROTOCOL = 'http/protobuf'
 
 const isTrue = (value: string | undefined) => value?.trim().toLowerCase() === 'true'
 
+/** An http(s) URL; `collector:4318` parses as a URL of scheme `collector:`, and is refused like any other. */
 function checkedUrl(url: string, variable: string): URL {
-  try {
-    return new URL(url)
-  } catch {
-    throw new Error(`${variable}: "${url}" is not a URL (for example http://127.0.0.1:4318)`)
+  const parsed = URL.canParse(url) ? new URL(url) : null
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') {
+    throw new Error(`${variable}: "${url}" is not an http or https URL (for example http://127.0.0.1:4318)`)
   }
+  return parsed
 }
 
 /**
