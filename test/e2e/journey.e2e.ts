@@ -256,11 +256,12 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     assert.equal(await w.page.evaluate('document.activeElement.getAttribute("data-testid")'), 'create-key')
   })
 
-  it('Settings shows where the log is; a browser gets the path, not a button it could not honour', async () => {
+  it('Settings shows where the log is (a browser gets the path, not a button it could not honour) and that tracing is off', async () => {
     const settings = new SettingsPage(w.page)
     await shell.nav('settings')
     await settings.waitForLoaded()
     assert.deepEqual(await settings.logFile(), { path: stack.running.config.logFile, showButton: false })
+    assert.deepEqual(await settings.tracing(), { text: 'Off (set OTEL_EXPORTER_OTLP_ENDPOINT where the gateway starts)', endpoint: null, detail: null })
   })
 
   it('signs out', async () => {

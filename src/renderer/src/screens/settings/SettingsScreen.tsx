@@ -144,6 +144,37 @@ function LogFile({ file }: { file: string | null }) {
   )
 }
 
+/**
+ * Where this gateway's OpenTelemetry traces go (the endpoint without credentials), whether the
+ * trace goes on to providers, and whether spans hold prompts and answers: only with the operator's
+ * content capture and body logging both on (`logBodies` null: not known to this user).
+ */
+function Tracing({ tracing, logBodies }: { tracing: Output<'gateway.status'>['tracing']; logBodies: boolean | null }) {
+  if (!tracing) {
+    return (
+      <span data-testid="settings-tracing">
+        Off <span className="small muted">(set OTEL_EXPORTER_OTLP_ENDPOINT where the gateway starts)</span>
+      </span>
+    )
+  }
+  const content = !tracing.capture_content
+    ? 'no prompts or answers in spans'
+    : logBodies === false
+      ? 'prompts and answers asked for, but body logging is off'
+      : logBodies
+        ? 'prompts and answers in spans'
+        : 'prompts and answers in spans while body logging is on'
+  return (
+    <span data-testid="settings-tracing">
+      <code data-testid="settings-tracing-endpoint">{tracing.endpoint}</code>
+      <br />
+      <span className="small muted" data-testid="settings-tracing-detail">
+        {tracing.propagate ? 'traceparent sent on to providers' : 'traceparent not sent on to providers'}; {content}
+      </span>
+    </span>
+  )
+}
+
 export function SettingsScreen() {
   const q = useQuery(() => call('settings.get', {}), [])
   const status = useQuery(() => call('gateway.status', {}), [])
@@ -158,6 +189,7 @@ export function SettingsScreen() {
               ['Version', status.data.version],
               ['Data folder', <code key="d">{status.data.data_dir}</code>],
               ['Log', <LogFile key="l" file={status.data.log_file} />],
+              ['Tracing', <Tracing key="t" tracing={status.data.tracing} logBodies={q.data?.log_bodies ?? null} />],
               ['Keys', String(status.data.keys)],
               ['Requests recorded', String(status.data.requests)],
             ]}
