@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
+import OpenAI from 'openai'
 import { startGateway } from '../../src/gateway/server'
 import { startTestGateway, tempDir, testStoreFor, type TestGateway } from '../support/harness'
 import { otelLoaded, SPAN_KIND, STATUS_CODE, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver'
@@ -162,6 +163,46 @@ describe('OpenTelemetry traces', () => {
     assert.equal(server.attributes['gw.outcome'], 'error')
     assert.equal(attempts.length, 1)
     assert.equal(attempts[0].status.code, STATUS_CODE.error)
+  })
+
+  it("a fallback the key's policy refuses: an event on the request's span, not an attempt span", async () => {
+    const gw = plain.running.gateway
+    await gw.store.presets.save(
+      {
+        name: 'guarded',
+        model: 'gpt-4o-mini',
+        system_prompt: null,
+        temperature: null,
+        top_p: null,
+        max_tokens: null,
+        fallbacks: ['gpt-4o'],
+        description: null,
+      },
+      'test',
+    )
+    const { secret } = await gw.store.keys.create('mini only', { policy: { allowed_models: ['gpt-4o-mini'] } })
+    await gw.configChanged()
+    plain.fake.script({ kind: 'status', status: 500 })
+    const client = new OpenAI({ baseURL: plain.baseURL, apiKey: secret, maxRetries: 0 })
+    const failed = (await client.chat.completions
+      .create({ model: 'policy/guarded', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)) as {
+      headers: Headers
+    }
+    const record = await plain.record(failed.headers.get('x-request-id'))
+    assert.deepEqual(
+      record.attempts.map((a) => [a.model, a.status]),
+      [
+        ['gpt-4o-mini', 500],
+        ['gpt-4o', null],
+      ],
+    )
+    const { server, attempts } = await spansOf(record)
+    assert.equal(attempts.length, 1)
+    assert.deepEqual(server.events, [
+      { name: 'gw.attempt.skipped', attributes: { 'gw.provider': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gw.reason': record.attempts[1].error } },
+    ])
+    assert.match(record.attempts[1].error!, /^skipped: /)
   })
 
   it('prompt and completion text only with body logging on and content capture asked for', async () => {
