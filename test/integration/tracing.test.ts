@@ -150,6 +150,24 @@ describe('OpenTelemetry traces', () => {
     assert.equal(sent.tracestate, 'vendor=abc')
   })
 
+  it("a client's trace that is not sampled: no span exported, its trace still carried on when propagation is on", async () => {
+    const unsampled = 'f'.repeat(32)
+    for (const t of [plain, propagating]) {
+      const { response } = await chat(t, { traceparent: `00-${unsampled}-${CLIENT_SPAN}-00` })
+      const skipped = await t.record(response.headers.get('x-request-id'))
+      // Spans leave in the order they ended: once a later request's is in, the skipped one's would be.
+      const { response: later } = await chat(t, {})
+      await spansOf(await t.record(later.headers.get('x-request-id')))
+      assert.equal(
+        receiver.spans.some((s) => s.traceId === unsampled || s.attributes['gw.request_id'] === skipped.id),
+        false,
+      )
+    }
+    const unsampledSent = propagating.fake.received.at(-2)!
+    assert.equal(plain.fake.received.at(-2)!.headers.traceparent, undefined)
+    assert.match(String(unsampledSent.headers.traceparent), new RegExp(`^00-${unsampled}-[0-9a-f]{16}-00$`))
+  })
+
   it('a failed request: its span in error, with the error type and the status the client got', async () => {
     plain.fake.script({ kind: 'status', status: 400 })
     const failed = await chat(plain, {}).catch((e: { status: number; headers: Headers }) => e)

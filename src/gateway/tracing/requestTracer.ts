@@ -140,6 +140,8 @@ class SpanTrace implements RequestTrace {
   ) {}
 
   attempt(index: number, startedAt: number): Record<string, string> | null {
+    // A request not sampled needs no span for its attempt, unless its id goes to the provider.
+    if (!this.tracing.config.propagate && !this.span.isRecording()) return null
     const span = this.tracing.tracer.startSpan('attempt', { kind: SpanKind.CLIENT, startTime: startedAt }, trace.setSpan(ROOT_CONTEXT, this.span))
     this.attempts[index] = { span, startedAt }
     if (!this.tracing.config.propagate) return null
