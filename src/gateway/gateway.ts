@@ -122,11 +122,19 @@ export class Gateway {
     gw.logKeyStore(env)
     try {
       // Loaded only when tracing is on: a gateway without it never loads OpenTelemetry.
-      if (options.tracing) gw.tracer = (await import('./tracing/requestTracer')).startTracer(options.tracing, (id) => gw.registry.get(id))
+      const tracing = options.tracing
+      if (tracing) {
+        gw.tracer = (await import('./tracing/requestTracer')).startTracer(tracing, (id) => gw.registry.get(id))
+        logger.info(
+          { endpoint: tracing.shownUrl, propagate: tracing.propagate, capture_content: tracing.captureContent },
+          `tracing: spans go to ${tracing.shownUrl} over OTLP/HTTP`,
+        )
+      }
       await gw.reload()
       await gw.shared?.start()
     } catch (err) {
       await store.close()
+      await gw.tracer?.shutdown()
       throw err
     }
     gw.startPruning()
