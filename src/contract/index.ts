@@ -39,6 +39,17 @@ export const operations = {
       metrics: z.object({ url: z.string(), token_required: z.boolean() }).nullable(),
       keys: z.number().int(),
       requests: z.number().int(),
+      /** Where this gateway's OpenTelemetry traces go; null when tracing is off. */
+      tracing: z
+        .object({
+          /** The OTLP/HTTP traces URL, without credentials (user, password, query); headers are never shown. */
+          endpoint: z.string(),
+          /** Each upstream attempt's `traceparent` goes on to the provider. */
+          propagate: z.boolean(),
+          /** Prompts and completions go into spans while body logging is on. */
+          capture_content: z.boolean(),
+        })
+        .nullable(),
     }),
   }),
   'gateway.showLog': op({

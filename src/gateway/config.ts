@@ -45,6 +45,8 @@ export interface GatewayConfig {
   maxQueuedRecordBytes: number
   /** What the response cache's kept answers may hold in all, in bytes; the oldest go first past it. */
   responseCacheBytes: number
+  /** With tracing on, send each upstream attempt's `traceparent` to the provider (off: the trace stops at the gateway). */
+  tracePropagate: boolean
   /** Prometheus' `/metrics`: null while off (the default). */
   metrics: MetricsConfig | null
 }
@@ -160,6 +162,14 @@ function wholeSetting(flagValue: string | number | undefined, flag: string, env:
   return flagValue !== undefined ? atLeastOne(flagValue, flag, fallback) : atLeastOne(env[variable], variable, fallback)
 }
 
+/** A switch in the environment: true or 1, false or 0; unset or empty is off. */
+function flag(value: string | undefined, variable: string): boolean {
+  const v = value?.trim().toLowerCase()
+  if (!v || v === 'false' || v === '0') return false
+  if (v === 'true' || v === '1') return true
+  throw new Error(`${variable} must be true or false, got "${value}"`)
+}
+
 export interface ConfigOverrides {
   host?: string
   port?: string | number
@@ -190,6 +200,7 @@ export interface ConfigOverrides {
   metrics?: boolean
   metricsPort?: string | number
   metricsToken?: string
+  tracePropagate?: boolean
 }
 
 /** Flags win over environment variables, which win over defaults. */
@@ -218,6 +229,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
       wholeSetting(overrides.maxQueuedRecordsMb, '--max-queued-records-mb', env, 'GW_MAX_QUEUED_RECORDS_MB', DEFAULT_MAX_QUEUED_RECORDS_MB) * 1024 * 1024,
     responseCacheBytes: wholeSetting(overrides.responseCacheMb, '--response-cache-mb', env, 'GW_RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB) * 1024 * 1024,
     metrics: metricsConfig(overrides, env),
+    tracePropagate: overrides.tracePropagate ?? flag(env.GW_TRACE_PROPAGATE, 'GW_TRACE_PROPAGATE'),
     instanceName:
       overrides.instanceName !== undefined
         ? checkedInstanceName(overrides.instanceName, '--instance-name')

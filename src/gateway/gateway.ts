@@ -26,8 +26,9 @@ import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
 import { ResponseCache } from './routing/responseCache'
 import { RecordBackpressure } from './core/recordBackpressure'
-import type { RequestObserver } from './core/requestObserver'
 import { OpenStreams } from './core/openStreams'
+import type { RequestObserver, RequestTracer } from './core/requestObserver'
+import type { TracingConfig } from './tracing/tracingConfig'
 import { ReadinessCheck } from './core/readiness'
 
 /** How long after a failed configuration reload it is tried again. */
@@ -51,6 +52,8 @@ export interface GatewayOptions {
    * giving a gateway a fixed clock, not by patching Date.
    */
   clock?: () => number
+  /** Trace requests as this says (see tracingConfig); absent: tracing is off and nothing of OpenTelemetry is loaded. */
+  tracing?: TracingConfig | null
 }
 
 /**
@@ -84,10 +87,12 @@ export class Gateway {
   readonly backpressure: RecordBackpressure
   /** Answers kept for repeats of requests that use the response cache. */
   readonly responseCache: ResponseCache
-  /** Told of every record besides the store: the metrics and traces that are turned on. */
+  /** Told of every record besides the store: the metrics that are turned on (traces begin with the request: `tracer`). */
   readonly observers: RequestObserver[] = []
   /** Streamed answers being relayed now (read by the metrics). */
   readonly streams = new OpenStreams()
+  /** Traces requests when tracing is on (set once, as the gateway opens); null when off. */
+  tracer: RequestTracer | null = null
   /** What `/readyz` answers: the store answers and requests are not being refused. */
   readonly readiness: ReadinessCheck
   readonly registry: ProviderRegistry
@@ -119,10 +124,20 @@ export class Gateway {
     const gw = new Gateway(options, store, logger, secretKey)
     gw.logKeyStore(env)
     try {
+      // Loaded only when tracing is on: a gateway without it never loads OpenTelemetry.
+      const tracing = options.tracing
+      if (tracing) {
+        gw.tracer = (await import('./tracing/requestTracer')).startTracer(tracing, (id) => gw.registry.get(id))
+        logger.info(
+          { endpoint: tracing.shownUrl, propagate: tracing.propagate, capture_content: tracing.captureContent },
+          `tracing: spans go to ${tracing.shownUrl} over OTLP/HTTP`,
+        )
+      }
       await gw.reload()
       await gw.shared?.start()
     } catch (err) {
       await store.close()
+      await gw.tracer?.shutdown()
       throw err
     }
     gw.startPruning()
@@ -286,5 +301,7 @@ export class Gateway {
     await this.registry.close()
     await this.agent.close()
     await this.store.close()
+    // After the records: the last requests' spans are exported before the gateway is gone.
+    await this.tracer?.shutdown()
   }
 }

@@ -7,6 +7,7 @@ import { openLog } from './log'
 import { announceRunning, newOperatorToken } from './http/api/runningGateway'
 import { GatewayMetrics } from './metrics/gatewayMetrics'
 import { listenForMetrics } from './http/metricsRoute'
+import { tracingConfig } from './tracing/tracingConfig'
 
 /**
  * Connections the kernel may hold for the gateway before it accepts them (it caps this at
@@ -33,10 +34,12 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const env = options.env ?? process.env
   const resolved = resolveConfig(overrides, env)
+  // Before anything is opened: a protocol the gateway cannot export with stops the start in one line.
+  const tracing = tracingConfig(env, resolved.tracePropagate)
   const log = openLog({ level: resolved.logLevel, file: resolved.logFile, rotation: resolved.logRotation })
   let gateway: Gateway
   try {
-    gateway = await Gateway.open({ ...options, config: resolved, logger: log.logger })
+    gateway = await Gateway.open({ ...options, config: resolved, logger: log.logger, tracing })
   } catch (err) {
     await log.close()
     throw err

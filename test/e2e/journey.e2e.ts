@@ -256,7 +256,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
     assert.equal(await w.page.evaluate('document.activeElement.getAttribute("data-testid")'), 'create-key')
   })
 
-  it('Settings shows where the log is and how it rotates (a browser gets the path, not a button it could not honour), and that metrics are off', async () => {
+  it('Settings shows where the log is and how it rotates (a browser gets the path, not a button it could not honour), and that metrics and tracing are off', async () => {
     const settings = new SettingsPage(w.page)
     await shell.nav('settings')
     await settings.waitForLoaded()
@@ -266,6 +266,7 @@ describe('a new user’s whole path through the dashboard', { skip: skip ?? fals
       showButton: false,
     })
     assert.equal(await settings.metrics(), 'Off (start with --metrics or GW_METRICS=1)')
+    assert.deepEqual(await settings.tracing(), { text: 'Off (set OTEL_EXPORTER_OTLP_ENDPOINT where the gateway starts)', endpoint: null, detail: null })
   })
 
   it('signs out', async () => {

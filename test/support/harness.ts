@@ -80,9 +80,10 @@ export interface TestGateway {
 
 /**
  * A real gateway on a loopback port with its own data dir, whose `openai` provider points at a
- * fake OpenAI server, and an official SDK client holding a fresh gateway key.
+ * fake OpenAI server, and an official SDK client holding a fresh gateway key; `env` adds to its
+ * environment (OpenTelemetry's variables, say).
  */
-export async function startTestGateway(config: ConfigOverrides = {}, routing: Partial<RoutingConfig> = {}): Promise<TestGateway> {
+export async function startTestGateway(config: ConfigOverrides = {}, routing: Partial<RoutingConfig> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestGateway> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir()
   const store = await testStoreFor(dataDir)
@@ -90,7 +91,7 @@ export async function startTestGateway(config: ConfigOverrides = {}, routing: Pa
     // Quiet unless a test asks for a log (config.logLevel, config.logFile).
     { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...store, ...config },
     {
-      env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY },
+      env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY, ...env },
       secrets: new KeychainSecretStore('GW Gateway test'),
       // Tests of other behaviour see each provider answer once; routing tests ask for retries.
       routing: { maxRetries: 0, cooldownAfterFailures: 1_000_000, baseDelayMs: 1, maxDelayMs: 20, ...routing },

@@ -8,17 +8,18 @@ import { ROOT } from '../support/build'
  * The gateway's layers, highest first: a module may import its own layer and those below it,
  * never one above. Transports (HTTP, the CLI, Electron's main process) call the admin service and
  * the core; the admin service (with the sign-in and preset checks only it uses) manages what the
- * gateway is made of; `gateway.ts` composes one gateway from the layers below; the core runs a
- * request through the wires; the wires call providers through routing; everything ends in the
- * store. `src/contract`, `src/shared` and the shared modules (errors, log, configuration, pure
+ * gateway is made of; `gateway.ts` composes one gateway from the layers below; what operators'
+ * tools read (metrics, traces) sits on the core; the core runs a request through the wires; the wires call providers through routing;
+ * everything ends in the store. `src/contract`, `src/shared` and the shared modules (errors, log, configuration, pure
  * helpers) are usable by all.
  */
 const LAYERS: Array<{ name: string; modules: string[] }> = [
   { name: 'transports', modules: ['http', 'cli', 'app.ts', 'server.ts', 'storeCopy.ts', '../main', '../preload'] },
   { name: 'admin', modules: ['admin', 'auth', 'presets'] },
   { name: 'composition', modules: ['gateway.ts'] },
-  // What the gateway tells operators' tools of its requests and state (Prometheus' metrics).
-  { name: 'observability', modules: ['metrics'] },
+  // What the gateway tells operators' tools of its requests and state: Prometheus' metrics, and
+  // OpenTelemetry's traces (which the composition loads only when they are on).
+  { name: 'observability', modules: ['metrics', 'tracing'] },
   { name: 'core', modules: ['core'] },
   { name: 'wires', modules: ['wires'] },
   { name: 'routing', modules: ['routing'] },

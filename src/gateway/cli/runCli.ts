@@ -29,6 +29,8 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
         [--response-cache-mb MB]                                 what the response cache keeps in all (default 256)
         [--metrics | --metrics-port P] [--metrics-token T]       Prometheus /metrics (off by default): on this port, or on
                                                                  127.0.0.1:P; T: scrapes send Authorization: Bearer T
+        [--trace-propagate]                                      with tracing on (OTEL_EXPORTER_OTLP_ENDPOINT), send each
+                                                                 attempt's traceparent on to the provider
 
   keys create --name NAME [--balance USD] [key settings]     print the new key (shown once)
   keys update KEY [key settings]                             KEY: id, name or gw- prefix; "none" clears a setting

@@ -23,7 +23,7 @@ import type { Key } from '../pipeline/keyRules'
 import type { RecordSink } from '../store/store'
 import { logInference } from './inferenceLog'
 import type { RecordBackpressure } from './recordBackpressure'
-import type { RequestObserver } from './requestObserver'
+import type { RequestObserver, RequestTracer } from './requestObserver'
 import type { OpenStreams } from './openStreams'
 import type { Sink } from './sink'
 import type { Delivered, Finished, InboundWire } from './wire'
@@ -65,9 +65,11 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   instance: string
   backpressure: Pick<RecordBackpressure, 'refusal'>
   responseCache: ResponseCache
-  /** Told of every record (metrics, traces); empty when none is on. */
+  /** Told of every record (metrics); empty when none is on. */
   observers: readonly RequestObserver[]
   streams: OpenStreams
+  /** Traces requests; null when tracing is off. */
+  tracer: RequestTracer | null
 }
 
 /** What the core holds of one call while it runs: the stages' results its end needs, whatever happens. */
@@ -113,6 +115,8 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
   }
   const ctx = new RequestContext(call.id, wire.endpoint, key)
   ctx.source = call.source
+  const trace = gw.tracer === null ? null : gw.tracer.begin(call.rawHeaders)
+  ctx.trace = trace
   const run: Running = { target: null, admission: NOTHING_HELD, free: false, delivery: null, delivered: null, streaming: false }
   let finished: Finished
   try {
@@ -142,6 +146,7 @@ export async function runInference(gw: CoreDeps, wire: InboundWire, call: Infere
   if (record) {
     gw.records.push(record, debit, bodies)
     for (const observer of gw.observers) observer.recorded(record)
+    trace?.recorded(record, bodies)
   }
   if (run.streaming) gw.streams.open--
   gw.sessions.recorded(run.admission.sessionHold, record)

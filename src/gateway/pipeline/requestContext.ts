@@ -7,7 +7,7 @@ import type { AttributionResult } from './attribution'
 import type { Target } from './resolveModel'
 import type { Preset } from '../../contract/presets'
 import type { AliasMatch } from './aliases'
-import type { AttemptLog } from './attemptLog'
+import type { AttemptLog, AttemptTrace } from './attemptLog'
 
 /**
  * Request ids sort by creation time: `req_`, the millisecond in 8 base-62 digits (0-9, A-Z, a-z
@@ -112,6 +112,8 @@ export class RequestContext implements AttemptLog {
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false
+  /** The request's trace, only when tracing is on. */
+  trace: AttemptTrace | null = null
   /** The service tier the body asked for; the one served is in the usage, and is what is billed. */
   requestedTier: string | null = null
   ttfbMs: number | null = null

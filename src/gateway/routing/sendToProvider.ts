@@ -117,7 +117,10 @@ export function sendToProvider(
   signal: ClientAbort,
 ): Promise<UpstreamResponse> {
   const started = performance.now()
-  return callProvider(registry, clock, target.provider, { method: 'POST', ...request }, signal, {
+  // Tracing on: the attempt's span, carried to the provider when the operator asked for it.
+  const carried = log.trace?.attempt(log.attempts.length, started) ?? null
+  const headers = carried ? { ...request.headers, ...carried } : request.headers
+  return callProvider(registry, clock, target.provider, { method: 'POST', ...request, headers }, signal, {
     sending: () => {
       log.sent = true
     },

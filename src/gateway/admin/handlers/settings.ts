@@ -1,5 +1,6 @@
 import type { AdminContext } from '../context'
 import type { Handlers } from './types'
+import { tracingStatus } from '../../tracing/tracingConfig'
 
 export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'gateway.status' | 'gateway.showLog'> = {
   'settings.get': (ctx) => ctx.gw.settings,
@@ -21,6 +22,7 @@ export const settingsHandlers: Handlers<'settings.get' | 'settings.update' | 'ga
       ...ctx.status,
       keys: (await ctx.gw.store.keys.all()).filter((k) => k.revoked_at === null).length,
       requests: await ctx.gw.store.requests.count(),
+      tracing: tracingStatus(ctx.gw.options.tracing ?? null),
     }
   },
 }

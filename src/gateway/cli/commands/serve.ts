@@ -21,6 +21,7 @@ export const serve: Command = async (args, io) => {
     metrics: { type: 'boolean' },
     'metrics-port': { type: 'string' },
     'metrics-token': { type: 'string' },
+    'trace-propagate': { type: 'boolean' },
   })
   const running = await startGateway(
     {
@@ -43,6 +44,7 @@ export const serve: Command = async (args, io) => {
       metrics: values.metrics,
       metricsPort: values['metrics-port'],
       metricsToken: values['metrics-token'],
+      tracePropagate: values['trace-propagate'],
     },
     { env: io.env, secrets: io.secrets },
   )

@@ -166,7 +166,38 @@ function Metrics({ metrics }: { metrics: Output<'gateway.status'>['metrics'] }) 
         {url.pathname}
       </code>
       <br />
-      <span className="muted">{metrics.token_required ? 'Bearer token required' : 'No token required'}</span>
+      <span className="small muted">{metrics.token_required ? 'Bearer token required' : 'No token required'}</span>
+    </span>
+  )
+}
+
+/**
+ * Where this gateway's OpenTelemetry traces go (the endpoint without credentials), whether the
+ * trace goes on to providers, and whether spans hold prompts and answers: only with the operator's
+ * content capture and body logging both on (`logBodies` null: not known to this user).
+ */
+function Tracing({ tracing, logBodies }: { tracing: Output<'gateway.status'>['tracing']; logBodies: boolean | null }) {
+  if (!tracing) {
+    return (
+      <span data-testid="settings-tracing">
+        Off <span className="small muted">(set OTEL_EXPORTER_OTLP_ENDPOINT where the gateway starts)</span>
+      </span>
+    )
+  }
+  const content = !tracing.capture_content
+    ? 'no prompts or answers in spans'
+    : logBodies === false
+      ? 'prompts and answers asked for, but body logging is off'
+      : logBodies
+        ? 'prompts and answers in spans'
+        : 'prompts and answers in spans while body logging is on'
+  return (
+    <span data-testid="settings-tracing">
+      <code data-testid="settings-tracing-endpoint">{tracing.endpoint}</code>
+      <br />
+      <span className="small muted" data-testid="settings-tracing-detail">
+        {tracing.propagate ? 'traceparent sent on to providers' : 'traceparent not sent on to providers'}; {content}
+      </span>
     </span>
   )
 }
@@ -186,6 +217,7 @@ export function SettingsScreen() {
               ['Data folder', <code key="d">{status.data.data_dir}</code>],
               ['Log', <LogFile key="l" status={status.data} />],
               ['Metrics', <Metrics key="m" metrics={status.data.metrics} />],
+              ['Tracing', <Tracing key="t" tracing={status.data.tracing} logBodies={q.data?.log_bodies ?? null} />],
               ['Keys', String(status.data.keys)],
               ['Requests recorded', String(status.data.requests)],
             ]}
