@@ -83,6 +83,8 @@ export interface RequestRecord {
   alias?: { pattern: string; target: string } | null
   /** Where the key's soft cap sent the request instead of the model it asked for; absent when it did not. */
   soft_cap?: SoftCapSwitch | null
+  /** The session left the provider and model that served its previous turn under the same preset; absent when it did not. */
+  moved?: SessionMove
   provider: string | null
   upstream_model: string | null
   stream: boolean
@@ -139,6 +141,22 @@ export interface SoftCapSwitch {
   reason: string
 }
 
+/** Why a session's turn left the target of its previous turn. */
+export type MoveReason = 'failed' | 'cooled_down' | 'policy' | 'soft_cap' | 'preset_changed'
+
+/**
+ * A session's move, as the record and the answer's `gw.routing` keep it: from and to
+ * (`<provider>/<model>`), why, and what the move cost in prompt cache written again: the
+ * cache-write tokens and their price on this turn (null when the answer had no usage or no price).
+ */
+export interface SessionMove {
+  from: string
+  to: string
+  reason: MoveReason
+  cache_write_tokens: number | null
+  cache_write_usd: number | null
+}
+
 /** Logged bodies as read back: the JSON the client sent and what it got. */
 export interface LoggedBodies {
   request: unknown
@@ -151,7 +169,19 @@ export type ResponseCacheNote = { hit: false } | { hit: true; request_id: string
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
 export type RoutingFields = Pick<
   RequestRecord,
-  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'soft_cap' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost' | 'response_cache'
+  | 'id'
+  | 'model'
+  | 'preset'
+  | 'preset_version'
+  | 'alias'
+  | 'soft_cap'
+  | 'moved'
+  | 'provider'
+  | 'upstream_model'
+  | 'attempts'
+  | 'fallback_used'
+  | 'cost'
+  | 'response_cache'
 >
 
 /** The columns of `requests` a record fills, in the order `requestValues` gives them. */
@@ -288,6 +318,19 @@ export class RequestsRepo {
       [sessionId, keyId],
     )
     return { pico: BigInt(row!.pico), requests: row!.requests }
+  }
+
+  /**
+   * The provider and model that last answered a session's turn under a preset: where its prompt
+   * cache is. Read through the session index (its newest rows first), one row.
+   */
+  sessionTarget(keyId: string, sessionId: string, preset: string): Promise<{ provider: string; upstream_model: string; soft_cap: string | null } | undefined> {
+    return this.sql.get<{ provider: string; upstream_model: string; soft_cap: string | null }>(
+      `SELECT provider, upstream_model, soft_cap FROM requests
+       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND preset = ? AND outcome = 'ok' AND provider IS NOT NULL AND upstream_model IS NOT NULL
+       ORDER BY created_at DESC LIMIT 1`,
+      [sessionId, keyId, preset],
+    )
   }
 
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */
