@@ -7,17 +7,21 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import fs from 'node:fs'
+import OpenAI from 'openai'
+import { GoogleGenAI } from '@google/genai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { usdToPico } from '../../src/contract/money'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import type { PresetFields } from '../../src/gateway/store/presetsRepo'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 import { testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
-import { cacheTurn } from '../support/cacheTurns'
+import { cacheTurn, LONG_INSTRUCTIONS } from '../support/cacheTurns'
 
 const MODEL = 'claude-sonnet-4-5'
 const START = Date.parse('2026-11-20T10:00:00Z')
@@ -228,5 +232,89 @@ describe('sticky sessions across two gateways on one PostgreSQL', { skip: postgr
     assert.equal(third.provider, second.provider, 'the second gateway read where the session is from the store')
     assert.equal(third.moved, undefined)
     assert.ok(third.usage!.cached_tokens > 0)
+  })
+})
+
+describe('translated paths carry what the target reads for caching', () => {
+  let openai: FakeOpenAI
+  let anthropic: FakeAnthropic
+  let gateway: RunningGateway
+  let dataDir: string
+  let secret: string
+
+  before(async () => {
+    openai = await startFakeOpenAI()
+    anthropic = await startFakeAnthropic({ promptCache: true })
+    dataDir = tempDir()
+    gateway = await startGateway(
+      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
+      { env: { OPENAI_API_KEY: openai.apiKey, AZURE_API_KEY: openai.apiKey, COMPAT_API_KEY: openai.apiKey, ANTHROPIC_API_KEY: anthropic.apiKey } },
+    )
+    const store = gateway.gateway.store
+    // OpenAI's API under its own id, behind an address of another name (chat completions only), and a compatible server.
+    await store.providers.upsert('openai', 'openai', openai.url)
+    await store.providers.upsert('azure', 'openai', openai.url, {}, 'chat', 'openai')
+    await store.providers.upsert('compat', 'openai', openai.url, {}, 'chat', 'generic')
+    await store.providers.upsert('anthropic', 'anthropic', anthropic.url)
+    secret = (await store.keys.create('laptop')).secret
+    await gateway.gateway.configChanged()
+  })
+
+  after(async () => {
+    await gateway?.close()
+    await openai?.close()
+    await anthropic?.close()
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  const lastOpenAI = () => openai.received.at(-1)!.body
+  const responses = (session: string | null) =>
+    new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: session === null ? {} : { 'x-gw-session-id': session } })
+      .responses
+
+  it('Messages and Gemini requests of a session reach OpenAI with the session id as prompt_cache_key; none without a session', async () => {
+    await cacheTurn(gateway.url, secret, 'claude-session-1', { asks: ['hello'] }, 'openai/gpt-4o-mini')
+    assert.equal(lastOpenAI().prompt_cache_key, 'claude-session-1')
+    await cacheTurn(gateway.url, secret, null, { asks: ['hello'] }, 'openai/gpt-4o-mini')
+    assert.equal(lastOpenAI().prompt_cache_key, undefined)
+
+    const ai = new GoogleGenAI({ apiKey: secret, httpOptions: { baseUrl: gateway.url, headers: { 'X-Gw-Session-Id': 'gemini-session' } } })
+    await ai.models.generateContent({ model: 'openai/gpt-4o-mini', contents: 'Hi' })
+    assert.equal(lastOpenAI().prompt_cache_key, 'gemini-session')
+
+    // A session id longer than OpenAI takes goes as its SHA-256.
+    const long = 's'.repeat(100)
+    await cacheTurn(gateway.url, secret, long, { asks: ['hello'] }, 'openai/gpt-4o-mini')
+    assert.equal(lastOpenAI().prompt_cache_key, createHash('sha256').update(long).digest('hex'))
+  })
+
+  it("a Responses request translated to OpenAI's chat completions keeps the caller's prompt_cache_key, else gets the session's; a compatible server gets none, and the record says so", async () => {
+    const own = await responses('resp-session').create({ model: 'azure/gpt-4o-mini', input: 'hi', prompt_cache_key: 'callers-own' })
+    assert.equal(lastOpenAI().prompt_cache_key, 'callers-own')
+    const ownRecord = await waitForRecord(gateway.gateway, (own as any).gw.request_id)
+    assert.equal(
+      ownRecord.ignored.some((i) => i.name === 'prompt_cache_key'),
+      false,
+    )
+    await responses('resp-session').create({ model: 'azure/gpt-4o-mini', input: 'hi' })
+    assert.equal(lastOpenAI().prompt_cache_key, 'resp-session')
+
+    const compat: any = await responses('resp-session').create({ model: 'compat/gpt-4o-mini', input: 'hi', prompt_cache_key: 'callers-own' })
+    assert.equal(lastOpenAI().prompt_cache_key, undefined)
+    const record = await waitForRecord(gateway.gateway, compat.gw.request_id)
+    assert.match(record.ignored.find((i) => i.name === 'prompt_cache_key')?.reason ?? '', /OpenAI's API only/)
+  })
+
+  it('chat completions with cache breakpoints reach an Anthropic provider with them', async () => {
+    const chat = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0, defaultHeaders: { 'x-gw-session-id': 'chat-session' } })
+    const system = { type: 'text', text: LONG_INSTRUCTIONS, cache_control: { type: 'ephemeral' } }
+    await chat.chat.completions.create({
+      model: `anthropic/${MODEL}`,
+      messages: [
+        { role: 'system', content: [system] as any },
+        { role: 'user', content: 'hi' },
+      ],
+    })
+    assert.deepEqual(anthropic.received.at(-1)!.body.system.at(-1).cache_control, { type: 'ephemeral' })
   })
 })
