@@ -38,11 +38,12 @@ export const cacheCause = z.object({
    * `tools`, `tools_reordered`, `system`, `message` (`index` says which, from 0): that block differs
    * from the previous turn's; `expired`: the previous turn's cache outlived its TTL; `no_markers`:
    * the client sent no cache_control; `markers_dropped`: a translation dropped them; `unexplained`:
-   * the prefix and markers were the same and within the TTL; `unknown`: a turn has no fingerprint.
+   * the prefix and markers were the same and within the TTL; `unknown`: a turn has no fingerprint;
+   * `moved`: routing moved the session to another provider or model, whose cache it wrote anew.
    */
-  kind: z.enum(['tools', 'tools_reordered', 'system', 'message', 'expired', 'no_markers', 'markers_dropped', 'unexplained', 'unknown']),
+  kind: z.enum(['tools', 'tools_reordered', 'system', 'message', 'expired', 'no_markers', 'markers_dropped', 'unexplained', 'unknown', 'moved']),
   index: z.number().int().nullable(),
-  /** The previous turn of the same model it was compared with. */
+  /** The previous turn of the same model it was compared with (for a move, the turn on the model it moved from). */
   previous_id: z.string(),
   /** One sentence: "the system prompt changed at turn 7: 2,140 tokens re-written". */
   text: z.string(),

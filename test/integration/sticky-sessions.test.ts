@@ -13,13 +13,14 @@ import OpenAI from 'openai'
 import { GoogleGenAI } from '@google/genai'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { usdToPico } from '../../src/contract/money'
+import type { Output } from '../../src/contract'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
 import type { PresetFields } from '../../src/gateway/store/presetsRepo'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { MemorySecretStore } from '../support/memorySecretStore'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
-import { testStoreFor, waitForRecord } from '../support/harness'
+import { ownerCookie, testStoreFor, waitForRecord } from '../support/harness'
 import { tempDir } from '../support/tempDir'
 import { cacheTurn, LONG_INSTRUCTIONS } from '../support/cacheTurns'
 
@@ -140,6 +141,21 @@ describe('sticky sessions: a session stays where its prompt cache is', () => {
     assert.deepEqual(moved.gw.routing.moved, moved.record.moved)
     if (moveTo === 'mirror') assert.equal(usdToPico(moved.record.moved!.cache_write_usd!), BigInt(write) * WRITE_PICO_PER_TOKEN)
     assert.equal(moved.record.fallback_used, true, 'the candidate tried first did not serve')
+    // The prompt-cache doctor names the move as the reason the turn missed.
+    const res = await fetch(`${gateway.url}/api/sessions.get`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: await ownerCookie(gateway.url) },
+      body: JSON.stringify({ id: a }),
+    })
+    const { cache } = (await res.json()) as Output<'sessions.get'>
+    const cause = cache!.turns.find((t) => t.request_id === moved.record.id)!.cause
+    assert.equal(cause?.kind, 'moved')
+    assert.match(
+      cause!.text,
+      new RegExp(
+        `^moved from ${held}/${MODEL} to ${moveTo}/${MODEL} \\(because it failed\\) at turn 4: ${write.toLocaleString('en-US')} tokens re-written, \\$`,
+      ),
+    )
 
     // The failure cooled the held provider down: the other session held there moves too, saying why.
     const cooled = await turn(c)
