@@ -3,6 +3,8 @@ import { bumpConfigRev } from './configRev'
 import type { Cost } from '../pricing/types'
 import { usdToPico } from '../../contract/money'
 import type { SoftLimit } from '../../contract/keys'
+import type { z } from 'zod'
+import type { sessionMove } from '../../contract/sessions'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
 
@@ -141,21 +143,11 @@ export interface SoftCapSwitch {
   reason: string
 }
 
-/** Why a session's turn left the target of its previous turn. */
-export type MoveReason = 'failed' | 'cooled_down' | 'policy' | 'soft_cap' | 'preset_changed'
+/** A session's move, as the record and the answer's `gw.routing` keep it (`sessionMove` says each field). */
+export type SessionMove = z.output<typeof sessionMove>
 
-/**
- * A session's move, as the record and the answer's `gw.routing` keep it: from and to
- * (`<provider>/<model>`), why, and what the move cost in prompt cache written again: the
- * cache-write tokens and their price on this turn (null when the answer had no usage or no price).
- */
-export interface SessionMove {
-  from: string
-  to: string
-  reason: MoveReason
-  cache_write_tokens: number | null
-  cache_write_usd: number | null
-}
+/** Why a session's turn left the target of its previous turn. */
+export type MoveReason = SessionMove['reason']
 
 /** Logged bodies as read back: the JSON the client sent and what it got. */
 export interface LoggedBodies {

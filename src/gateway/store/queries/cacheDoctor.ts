@@ -1,7 +1,7 @@
 import type { z } from 'zod'
-import type { cacheCause, cacheTurn, sessionCache } from '../../../contract/sessions'
+import { MOVED_BECAUSE, type cacheCause, type cacheTurn, type sessionCache } from '../../../contract/sessions'
 import { picoToUsdNumber, usdToPico } from '../../../contract/money'
-import type { MoveReason, PromptFingerprint, RequestRecord, SessionMove } from '../requestsRepo'
+import type { PromptFingerprint, RequestRecord, SessionMove } from '../requestsRepo'
 
 export type SessionCache = z.output<typeof sessionCache>
 type CacheTurn = z.output<typeof cacheTurn>
@@ -64,14 +64,6 @@ function causeOf(p: CacheTurn, t: CacheTurn, gapMs: number, prompts: Map<string,
   return cause('unexplained', `the prefix and its markers were unchanged and within the TTL, yet the cache missed ${at}`)
 }
 
-const MOVED_BECAUSE: Record<MoveReason, string> = {
-  failed: 'it failed',
-  cooled_down: 'it was cooling down',
-  policy: "the key's policy refused it",
-  soft_cap: 'of a soft cap',
-  preset_changed: 'the preset no longer names it',
-}
-
 /** Money as a sentence gives it: to the cent, or to the significant digit below a cent. */
 const dollars = (usd: number) => (usd >= 0.01 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`)
 
@@ -100,6 +92,7 @@ function turnOf(r: RequestRecord, turn: number): CacheTurn {
     markers_dropped: dropped ? dropped.reason : null,
     cause: null,
     unread_write: false,
+    moved: r.moved ?? null,
   }
 }
 
