@@ -319,7 +319,7 @@ export class RequestsRepo {
   sessionTarget(keyId: string, sessionId: string, preset: string): Promise<{ provider: string; upstream_model: string; soft_cap: string | null } | undefined> {
     return this.sql.get<{ provider: string; upstream_model: string; soft_cap: string | null }>(
       `SELECT provider, upstream_model, soft_cap FROM requests
-       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND preset = ? AND outcome = 'ok' AND provider IS NOT NULL AND upstream_model IS NOT NULL
+       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND ${this.sql.dialect.unindexed('preset')} = ? AND outcome = 'ok' AND provider IS NOT NULL AND upstream_model IS NOT NULL
        ORDER BY created_at DESC LIMIT 1`,
       [sessionId, keyId, preset],
     )
