@@ -30,6 +30,10 @@ export class SessionDetailPage extends BasePage {
   softCapMarker(): Locator {
     return this.id('timeline-soft-cap')
   }
+  /** The marker before a request routing moved to another provider or model. */
+  moveMarker(): Locator {
+    return this.id('timeline-moved')
+  }
   /** The "so far" figure of each step, in order. */
   async soFar(): Promise<string[]> {
     return (await this.id('timeline-so-far').allInnerTexts()).map((t) => t.trim())

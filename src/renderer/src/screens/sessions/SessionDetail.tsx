@@ -28,7 +28,7 @@ const SOFT_CAP_LIMIT = { daily: "the key's daily", monthly: "the key's monthly",
 function SwitchRow({ r }: { r: Step }) {
   return (
     <tr className="timeline-marker" data-testid="timeline-soft-cap">
-      <td colSpan={8}>
+      <td colSpan={9}>
         <span aria-hidden="true">↓ </span>
         Soft cap: {SOFT_CAP_LIMIT[r.soft_cap!]} spend limit was near; from here requests went to <code>{r.upstream_model ?? '?'}</code>
       </td>
@@ -40,7 +40,7 @@ function SwitchRow({ r }: { r: Step }) {
 function MoveRow({ m }: { m: NonNullable<CacheTurn['moved']> }) {
   return (
     <tr className="timeline-marker" data-testid="timeline-moved">
-      <td colSpan={8}>
+      <td colSpan={9}>
         <span aria-hidden="true">↪ </span>
         <MoveNote m={m} />
       </td>
