@@ -251,6 +251,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   const candidates = preset && !switched ? await candidatesFor(gw, ctx, primary, preset.fallbacks) : [first]
   const held = holding instanceof Promise ? await holding : holding
   const ordered = preset ? gw.sessionRoutes.arrange(candidates, preset.name, preset.equal_candidates && !switched, sessionId, held) : candidates
+  // A request no candidate answers is recorded under the one tried first.
+  run.target = ordered[0]
   // Why the held target was passed over before it was tried, should it be.
   let passedOver: MoveReason | null = held && gw.cooldown.cooling(held.provider) ? 'cooled_down' : null
   const { target, response } = await route(gw, ctx, ordered, (t) => wc.request(ctx, t, forwarded), call.abort, {
