@@ -105,11 +105,7 @@ describe('sticky sessions on the dashboard', { skip: skip ?? false }, () => {
     await detail.waitForCount('timeline-row', 4)
     await detail.waitForCount('timeline-moved', 1)
     // The marker stands right before the third step, the one that moved.
-    const order = await detail
-      .id('timeline-table')
-      .locator('tbody tr')
-      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-testid')))
-    assert.deepEqual(order, ['timeline-row', 'timeline-row', 'timeline-moved', 'timeline-row', 'timeline-row'])
+    assert.deepEqual(await detail.rowKinds(), ['timeline-row', 'timeline-row', 'timeline-moved', 'timeline-row', 'timeline-row'])
     const to = moved.provider!
     const said = new RegExp(
       `^↪ Moved from ${held}/${MODEL} to ${to}/${MODEL} because it failed: ${moved.usage!.cache_write_tokens.toLocaleString('en-US')} tokens of cache re-written \\(\\$`,
