@@ -80,10 +80,10 @@ describe('sticky sessions: a session stays where its prompt cache is', () => {
   /** Asks so far, per session: each turn adds one, as a conversation grows. */
   const asked = new Map<string, string[]>()
 
-  async function turn(session: string, model = 'policy/pair'): Promise<{ record: RequestRecord; gw: any }> {
+  async function turn(session: string, model = 'policy/pair', key = secret): Promise<{ record: RequestRecord; gw: any }> {
     const asks = [...(asked.get(session) ?? []), `step ${(asked.get(session)?.length ?? 0) + 1} of ${session}`]
     asked.set(session, asks)
-    const { id, answer } = await cacheTurn(gateway.url, secret, session, { asks }, model)
+    const { id, answer } = await cacheTurn(gateway.url, key, session, { asks }, model)
     now += 10_000
     return { record: await waitForRecord(gateway.gateway, id), gw: answer.gw }
   }
@@ -192,6 +192,21 @@ describe('sticky sessions: a session stays where its prompt cache is', () => {
 
     const { answer } = await cacheTurn(gateway.url, secret, null, { asks: ['no session'] }, 'policy/ordered')
     assert.equal(answer.gw.routing.provider, 'anthropic')
+  })
+
+  it("a key's policy that comes to refuse the provider holding a session moves it, saying so", async () => {
+    const { secret: key, info } = await gateway.gateway.store.keys.create('policy-bound')
+    await gateway.gateway.configChanged()
+    // A session whose spot is the second provider (the preset's model passed the policy at admission).
+    let session = ''
+    for (let i = 0; i < 12 && !session; i++) if ((await turn(`pol-${i}`, 'policy/pair', key)).record.provider === 'mirror') session = `pol-${i}`
+    assert.ok(session, 'a session held on mirror')
+    await gateway.gateway.store.keys.update(info.id, { policy: { allowed_providers: ['anthropic'] } })
+    await gateway.gateway.configChanged()
+    const moved = await turn(session, 'policy/pair', key)
+    assert.equal(moved.record.provider, 'anthropic')
+    assert.equal(moved.record.moved?.reason, 'policy')
+    assert.match(moved.record.attempts[0].error ?? '', /^skipped: /)
   })
 
   it('requests without a session take equal providers in turn', async () => {
