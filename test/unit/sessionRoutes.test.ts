@@ -59,9 +59,17 @@ describe('SessionRoutes', () => {
     assert.ok(routes.of('k', 'new', 'other-preset') instanceof Promise, 'per preset')
     assert.ok(routes.of('other-key', 'new', 'p') instanceof Promise, 'per key')
     assert.deepEqual(asked, ['old', 'new', 'new', 'new'])
-    for (let i = 0; i < MAX_HELD_SESSIONS; i++) routes.answered('k', `s${i}`, 'p', a, false)
-    assert.ok(routes.of('k', 'old', 'p') instanceof Promise, 'the session answered longest ago was forgotten')
-    assert.deepEqual(routes.of('k', `s${MAX_HELD_SESSIONS - 1}`, 'p'), held(a))
+
+    // Bounded: past MAX_HELD_SESSIONS, the session answered longest ago is forgotten; a turn answered
+    // where the previous one was makes its session the most recent again.
+    const bounded = new SessionRoutes(async () => null)
+    bounded.answered('k', 'first', 'p', a, false)
+    for (let i = 1; i < MAX_HELD_SESSIONS; i++) bounded.answered('k', `s${i}`, 'p', a, false)
+    bounded.answered('k', 'first', 'p', a, false)
+    bounded.answered('k', 'one-more', 'p', a, false)
+    assert.deepEqual(bounded.of('k', 'first', 'p'), held(a))
+    assert.ok(bounded.of('k', 's1', 'p') instanceof Promise, 'the session answered longest ago was forgotten')
+    assert.deepEqual(bounded.of('k', 's2', 'p'), held(a))
   })
 
   it('a store that cannot answer holds nothing', async () => {

@@ -266,7 +266,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
     replay: cache?.replay,
   })
   run.target = target
-  // Among equals none is a fallback: one served that was not the first tried.
+  // Among equals, a fallback served when any but the one tried first did.
   ctx.fallbackUsed = target !== (preset?.equal_candidates ? ordered[0] : first)
   if (sessionId !== null && preset) {
     if (held && !isHeld(target, held)) ctx.moved = moved(held, target, moveReason(held, candidates, Boolean(switched), passedOver))

@@ -58,13 +58,16 @@ export class SessionRoutes {
     )
   }
 
-  /** The session's turn was answered by `target` (sent there by a soft cap or not): its next turn goes there. */
+  /**
+   * The session's turn was answered by `target` (sent there by a soft cap or not): its next turn
+   * goes there. The session becomes the most recently answered, the last to be forgotten.
+   */
   answered(keyId: string, sessionId: string, preset: string, target: Target, softCap: boolean): void {
     const k = sessionKey(keyId, sessionId, preset)
     const known = this.held.get(k)
-    if (known && isHeld(target, known) && known.softCap === softCap) return
+    const same = known && isHeld(target, known) && known.softCap === softCap
     this.held.delete(k)
-    this.remember(k, { provider: target.provider.id, upstreamModel: target.upstreamModel, softCap })
+    this.remember(k, same ? known : { provider: target.provider.id, upstreamModel: target.upstreamModel, softCap })
   }
 
   private remember(k: string, held: Held | null): void {
