@@ -30,6 +30,12 @@ export const presetInput = z
      * (a key's own soft cap wins); the key's limits still refuse at 100 %.
      */
     soft_cap: softCap.nullish(),
+    /**
+     * The model and its fallbacks are equals (the same model on several providers, or models
+     * treated alike): requests without a session take them in turn, and a session keeps to the
+     * one that holds its prompt cache while it works.
+     */
+    equal_candidates: z.boolean().default(false),
   })
   .strict()
 
@@ -50,6 +56,8 @@ export interface Preset {
   /** Cached answers of requests under this preset are shared by every key (otherwise each key has its own). */
   response_cache_shared: boolean
   soft_cap: SoftCap | null
+  /** The model and its fallbacks are equal candidates, not an order of preference. */
+  equal_candidates: boolean
   created_at: number
   created_by: string | null
 }
@@ -70,6 +78,7 @@ export const preset = z.object({
   response_cache_ttl_s: z.number().int().nullable(),
   response_cache_shared: z.boolean(),
   soft_cap: softCap.nullable(),
+  equal_candidates: z.boolean(),
   created_at: z.number().int(),
   created_by: z.string().nullable(),
 })

@@ -32,17 +32,41 @@ export const timelineRow = requestRow.extend({
   cumulative_unpriced: z.number().int(),
 })
 
+/**
+ * A session's turn that routing sent elsewhere than its previous turn under the same preset: from
+ * and to (`<provider>/<model>`), why (the target it left failed, was cooling down, was refused by
+ * the key's policy; a soft cap; the preset no longer names it), and what the move cost in prompt
+ * cache written again: this turn's cache-write tokens and their price (null without usage or price).
+ */
+export const sessionMove = z.object({
+  from: z.string(),
+  to: z.string(),
+  reason: z.enum(['failed', 'cooled_down', 'policy', 'soft_cap', 'preset_changed']),
+  cache_write_tokens: z.number().int().nullable(),
+  cache_write_usd: usd.nullable(),
+})
+
+/** Each reason for a move as a sentence ends it: "moved … because it failed". */
+export const MOVED_BECAUSE: Record<z.output<typeof sessionMove>['reason'], string> = {
+  failed: 'it failed',
+  cooled_down: 'it was cooling down',
+  policy: "the key's policy refused it",
+  soft_cap: 'of a soft cap',
+  preset_changed: 'the preset no longer names it',
+}
+
 /** Why a turn missed the prompt cache: the first block that differs from the previous turn's, or what else kept it from being read. */
 export const cacheCause = z.object({
   /**
    * `tools`, `tools_reordered`, `system`, `message` (`index` says which, from 0): that block differs
    * from the previous turn's; `expired`: the previous turn's cache outlived its TTL; `no_markers`:
    * the client sent no cache_control; `markers_dropped`: a translation dropped them; `unexplained`:
-   * the prefix and markers were the same and within the TTL; `unknown`: a turn has no fingerprint.
+   * the prefix and markers were the same and within the TTL; `unknown`: a turn has no fingerprint;
+   * `moved`: routing moved the session to another provider or model, whose cache it wrote anew.
    */
-  kind: z.enum(['tools', 'tools_reordered', 'system', 'message', 'expired', 'no_markers', 'markers_dropped', 'unexplained', 'unknown']),
+  kind: z.enum(['tools', 'tools_reordered', 'system', 'message', 'expired', 'no_markers', 'markers_dropped', 'unexplained', 'unknown', 'moved']),
   index: z.number().int().nullable(),
-  /** The previous turn of the same model it was compared with. */
+  /** The previous turn of the same model it was compared with (for a move, the turn on the model it moved from). */
   previous_id: z.string(),
   /** One sentence: "the system prompt changed at turn 7: 2,140 tokens re-written". */
   text: z.string(),
@@ -68,6 +92,8 @@ export const cacheTurn = z.object({
   cause: cacheCause.nullable(),
   /** Its write was never read (see `sessionCache.wasted_usd`). */
   unread_write: z.boolean(),
+  /** Routing moved the session on this turn; null when it stayed. */
+  moved: sessionMove.nullable(),
 })
 
 /**

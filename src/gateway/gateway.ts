@@ -24,6 +24,7 @@ import { KeyIndex } from './pipeline/authenticate'
 import { createUpstreamAgent, type UpstreamAgent } from './upstream/client'
 import { defaultRouting, type RoutingConfig } from './routing/routingConfig'
 import { Cooldown } from './routing/cooldown'
+import { SessionRoutes } from './routing/sessionRoutes'
 import { ResponseCache } from './routing/responseCache'
 import { RecordBackpressure } from './core/recordBackpressure'
 import { OpenStreams } from './core/openStreams'
@@ -77,6 +78,7 @@ export class Gateway {
   private sessionAlertPico: bigint | null = null
   readonly routing: RoutingConfig
   readonly cooldown: Cooldown
+  readonly sessionRoutes: SessionRoutes
   /** Current preset versions by name, reloaded on configuration change. */
   presets = new Map<string, Preset>()
   /** Model aliases, compiled on configuration change. */
@@ -165,6 +167,10 @@ export class Gateway {
     this.responseCache = new ResponseCache(store.responseCache, this.clock, options.config.responseCacheBytes, logger)
     this.routing = { ...defaultRouting, ...options.routing }
     this.cooldown = new Cooldown(this.routing, this.clock)
+    this.sessionRoutes = new SessionRoutes(async (keyId, sessionId, preset) => {
+      const row = await this.store.requests.sessionTarget(keyId, sessionId, preset)
+      return row ? { provider: row.provider, upstreamModel: row.upstream_model, softCap: row.soft_cap !== null } : null
+    })
     this.agent = createUpstreamAgent({ connections: options.config.upstreamConnections })
     this.registry = new ProviderRegistry(this.secrets, options.env ?? process.env, this.agent, (provider, problem) =>
       logger.warn({ provider }, `provider key not usable: ${problem}`),

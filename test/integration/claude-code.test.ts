@@ -387,4 +387,51 @@ describe(`Claude Code ${CLAUDE_CODE.version} (the real CLI, print mode) through 
       fs.rmSync(home, { recursive: true, force: true })
     }
   })
+
+  it('two turns of one session through a preset of two equal Anthropic providers: both go to the one that holds its cache', async () => {
+    const mirror = await startFakeAnthropic({ promptCache: true })
+    anthropic.playPromptCache()
+    const gw = gateway.gateway
+    ;(gw.options.env as NodeJS.ProcessEnv).MIRROR_API_KEY = mirror.apiKey
+    await gw.store.providers.upsert('mirror', 'anthropic', mirror.url)
+    await gw.store.presets.save(
+      {
+        name: 'pair',
+        model: 'anthropic/claude-sonnet-4-5',
+        fallbacks: ['mirror/claude-sonnet-4-5'],
+        equal_candidates: true,
+        system_prompt: null,
+        temperature: null,
+        max_tokens: null,
+        top_p: null,
+        description: null,
+      },
+      'test',
+    )
+    // As a user steers Claude Code: its own model name sent to the preset by an alias.
+    await gw.store.aliases.set('claude-sonnet-*', 'policy/pair', null)
+    await gw.configChanged()
+    const home = tempDir('gw-claude-home-')
+    const session = '9b1d3e5f-2a4c-4e6b-8d0f-1a3c5e7b9d2f'
+    try {
+      const count = await recordCount(gw)
+      const received = () => [anthropic.received.length, mirror.received.length]
+      const before = received()
+      await claude('Say hello', ['--model', 'claude-sonnet-4-5', '--session-id', session], { home })
+      await claude('Say it again', ['--model', 'claude-sonnet-4-5', '--resume', session], { home })
+      const all = await newRecords(gw, count)
+      const [first, second, ...more] = all
+      assert.equal(more.length, 0, JSON.stringify(all.map((r) => [r.provider, r.status, r.error])))
+      for (const r of [first, second]) assert.equal(r.preset, 'pair')
+      assert.equal(second.provider, first.provider, 'the second turn stays where the first was answered')
+      assert.equal(second.moved, undefined)
+      assert.ok(second.usage!.cached_tokens >= first.usage!.cache_write_tokens && first.usage!.cache_write_tokens > 0, 'and reads what it wrote')
+      const sent = received().map((n, i) => n - before[i])
+      assert.deepEqual(sent, first.provider === 'anthropic' ? [2, 0] : [0, 2], 'the other provider was never called')
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true })
+      await gw.store.aliases.remove('claude-sonnet-*')
+      await mirror.close()
+    }
+  })
 })

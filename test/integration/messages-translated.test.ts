@@ -320,7 +320,9 @@ describe('POST /v1/messages translated to chat completions for a provider of ano
     assert.deepEqual(upstream.body.tools, [
       { type: 'function', function: { name: 'weather', description: 'The weather in a city', parameters: weather.input_schema } },
     ])
-    assert.deepEqual(Object.keys(upstream.body).sort(), ['max_completion_tokens', 'messages', 'model', 'stream', 'stream_options', 'tools'])
+    assert.deepEqual(Object.keys(upstream.body).sort(), ['max_completion_tokens', 'messages', 'model', 'prompt_cache_key', 'stream', 'stream_options', 'tools'])
+    // The session Claude Code names in its metadata keys OpenAI's prompt cache.
+    assert.equal(upstream.body.prompt_cache_key, '5f0c1b9e-0000-4000-8000-000000000000')
     assert.equal(upstream.headers['anthropic-beta'], undefined)
     const rec = await record(res)
     assert.equal(rec.outcome, 'ok')

@@ -342,9 +342,11 @@ describe('POST /v1/responses translated to chat completions for providers that d
       body.tools.map((t: any) => t.function.name),
       ['weather'],
     )
-    for (const field of ['reasoning', 'include', 'store', 'prompt_cache_key', 'reasoning_effort']) assert.equal(body[field], undefined, field)
+    for (const field of ['reasoning', 'include', 'store', 'reasoning_effort']) assert.equal(body[field], undefined, field)
+    // OpenAI's chat completions read the caller's cache key too: it is carried.
+    assert.equal(body.prompt_cache_key, 'session-1')
     const rec = await record((res as any).gw.request_id)
-    assert.deepEqual(rec.ignored.map((i) => i.name).sort(), ['include', 'max_output_tokens', 'prompt_cache_key', 'reasoning', 'tools: web_search'])
+    assert.deepEqual(rec.ignored.map((i) => i.name).sort(), ['include', 'max_output_tokens', 'reasoning', 'tools: web_search'])
     assert.match(rec.ignored.find((i) => i.name === 'max_output_tokens')!.reason, /16384/)
   })
 

@@ -23,13 +23,25 @@ export interface CacheTurn {
 
 /** Sends one turn of `session` to the gateway at `url` (its root) and returns the request id. */
 export async function sendCacheTurn(url: string, key: string, session: string, t: CacheTurn, model = 'anthropic/claude-sonnet-4-5'): Promise<string | null> {
-  const client = new Anthropic({ apiKey: key, baseURL: url, defaultHeaders: { 'x-gw-session-id': session }, maxRetries: 0 })
+  return (await cacheTurn(url, key, session, t, model)).id
+}
+
+/** The same turn, with the answer (its `gw` block beside Anthropic's fields). */
+export async function cacheTurn(
+  url: string,
+  key: string,
+  /** Null: a request of no session. */
+  session: string | null,
+  t: CacheTurn,
+  model: string,
+): Promise<{ id: string | null; answer: Anthropic.Message & { gw?: any } }> {
+  const client = new Anthropic({ apiKey: key, baseURL: url, defaultHeaders: session === null ? {} : { 'x-gw-session-id': session }, maxRetries: 0 })
   const messages: Anthropic.MessageParam[] = t.asks.flatMap((ask, i) => {
     const last = i === t.asks.length - 1
     const user: Anthropic.MessageParam = { role: 'user', content: [{ type: 'text', text: ask, ...(last && { cache_control: EPHEMERAL }) }] }
     return last ? [user] : [user, { role: 'assistant', content: [{ type: 'text', text: `Done: ${ask}` }] }]
   })
-  const { response } = await client.messages
+  const { data, response } = await client.messages
     .create({
       model,
       max_tokens: 1024,
@@ -38,5 +50,5 @@ export async function sendCacheTurn(url: string, key: string, session: string, t
       messages,
     })
     .withResponse()
-  return response.headers.get('x-request-id')
+  return { id: response.headers.get('x-request-id'), answer: data }
 }

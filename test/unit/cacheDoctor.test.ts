@@ -137,4 +137,23 @@ describe('the prompt-cache doctor', () => {
     assert.equal(d.turns[1].unread_write, false)
     assert.equal(d.verdict, 'healthy')
   })
+
+  it('names a move as the reason a turn missed: from where to where, why, and what it re-wrote', () => {
+    const before = record({ at: T0, write: 41_000 })
+    const moved: RequestRecord = {
+      ...record({ at: T0 + MIN, write: 41_200, writeUsd: 0.1545 }),
+      provider: 'mirror',
+      moved: { from: 'anthropic/claude-sonnet-4-5', to: 'mirror/claude-sonnet-4-5', reason: 'failed', cache_write_tokens: 41_200, cache_write_usd: 0.1545 },
+    }
+    const after = { ...record({ at: T0 + 2 * MIN, read: 41_200 }), provider: 'mirror' }
+    const d = diagnoseSession([before, moved, after], T0 + 3 * MIN)
+    assert.deepEqual(d.turns[1].cause, {
+      kind: 'moved',
+      index: null,
+      previous_id: before.id,
+      text: 'moved from anthropic/claude-sonnet-4-5 to mirror/claude-sonnet-4-5 (because it failed) at turn 2: 41,200 tokens re-written, $0.15',
+    })
+    assert.equal(d.turns[2].cause, null, 'the turn after reads on the new provider')
+    assert.equal(d.misses, 1)
+  })
 })

@@ -45,6 +45,7 @@ describe('the response cache: who asks for it and for how long', () => {
       response_cache_ttl_s: ttl,
       response_cache_shared: shared,
       soft_cap: null,
+      equal_candidates: false,
       created_at: 0,
       created_by: null,
     })

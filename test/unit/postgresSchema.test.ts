@@ -8,7 +8,7 @@ import { migrations } from '../../src/gateway/store/migrations'
 import { postgresSkipReason, sharedPostgres } from '../support/postgres'
 
 /** The SQLite INTEGER columns that hold 0/1 and stay `integer` (all others become `bigint`). */
-const FLAGS = new Set(['prepaid', 'priced', 'stream', 'session_derived', 'old_priced', 'response_cache_shared'])
+const FLAGS = new Set(['prepaid', 'priced', 'stream', 'session_derived', 'old_priced', 'response_cache_shared', 'equal_candidates'])
 /**
  * Indexes PostgreSQL has and SQLite does not need: its rowid B-tree, NOCASE uniqueness of user
  * names, and those of the limits several gateways hold together (migration 14).

@@ -49,10 +49,10 @@ describe('provider quirks, from what a provider is', () => {
 
   it('each dialect has its quirks: the token-limit field, where reasoning is counted, Gemini bodies', () => {
     const q = (dialect: ProviderDialect) => quirksOf(provider('p', 'http://127.0.0.1/v1', dialect))
-    assert.deepEqual(q('openai'), { limitField: 'max_completion_tokens', reasoning: 'inside', geminiBody: false })
-    assert.deepEqual(q('gemini'), { limitField: 'max_tokens', reasoning: 'outside', geminiBody: true })
-    assert.deepEqual(q('xai'), { limitField: 'max_tokens', reasoning: 'outside', geminiBody: false })
-    assert.deepEqual(q('generic'), { limitField: 'max_tokens', reasoning: 'inside', geminiBody: false })
+    assert.deepEqual(q('openai'), { limitField: 'max_completion_tokens', reasoning: 'inside', geminiBody: false, promptCacheKey: true })
+    assert.deepEqual(q('gemini'), { limitField: 'max_tokens', reasoning: 'outside', geminiBody: true, promptCacheKey: false })
+    assert.deepEqual(q('xai'), { limitField: 'max_tokens', reasoning: 'outside', geminiBody: false, promptCacheKey: false })
+    assert.deepEqual(q('generic'), { limitField: 'max_tokens', reasoning: 'inside', geminiBody: false, promptCacheKey: false })
     assert.equal(quirksOf(provider('claude', 'https://api.anthropic.com/v1', null, 'anthropic')).limitField, 'max_tokens')
   })
 

@@ -63,7 +63,7 @@ async function answered(
   candidates: Target[],
   opts: { skip?: (t: Target) => string | null; build?: (t: Target) => ReturnType<typeof build> } = {},
 ) {
-  const routed = await route(deps, log, candidates, opts.build ?? build, new ClientAbort(), opts.skip)
+  const routed = await route(deps, log, candidates, opts.build ?? build, new ClientAbort(), { skip: opts.skip })
   const body = (await routed.response.body.json()) as { object: string }
   assert.equal(body.object, 'chat.completion')
   return routed.target.provider.id

@@ -49,6 +49,8 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
               [--cache-ttl 1h] [--cache-shared]              the response cache for its deterministic requests,
                                                              its answers shared by every key using it
               [--soft-cap-model M --soft-cap-at PERCENT]     M once a key's spend limit is at PERCENT
+              [--equal-candidates]                           the model and fallbacks are equals: spread across,
+                                                             a session held on the one holding its cache
   presets list
   presets show NAME                                          versions and the keys using it
   presets delete NAME

@@ -17,6 +17,8 @@ import type { AliasTable } from '../pipeline/aliases'
 import { ClientAborted } from '../routing/sendToProvider'
 import { candidatesFor } from '../routing/candidates'
 import { route, type RoutingDeps } from '../routing/route'
+import { heldName, isHeld, moveReason, type Held, type SessionRoutes } from '../routing/sessionRoutes'
+import type { MoveReason } from '../store/requestsRepo'
 import type { ResponseCache } from '../routing/responseCache'
 import { cacheScope, cacheTtl } from '../pipeline/cachePolicy'
 import type { Key } from '../pipeline/keyRules'
@@ -70,6 +72,8 @@ export interface CoreDeps extends ModelSources, RoutingDeps, AdmitDeps {
   streams: OpenStreams
   /** Traces requests; null when tracing is off. */
   tracer: RequestTracer | null
+  /** Where each session's turns under a preset were last answered. */
+  sessionRoutes: SessionRoutes
 }
 
 /** What the core holds of one call while it runs: the stages' results its end needs, whatever happens. */
@@ -197,6 +201,9 @@ function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<str
   return picked
 }
 
+/** A session's move, its cost in re-written cache filled in when the answer is priced. */
+const moved = (held: Held, target: Target, reason: MoveReason) => ({ from: heldName(held), to: `${target.provider.id}/${target.upstreamModel}`, reason })
+
 /** The stages, from the body as sent to the answer delivered. */
 async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: RequestContext, sink: Sink, run: Running): Promise<Finished> {
   const wc = wire.read(call.body)
@@ -219,6 +226,10 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   run.free = control.free === true
   const resolvingSoftCap = run.free ? null : softCapFor(gw, ctx.key, ctx.preset, primary, control.chat)
   const soft = resolvingSoftCap && (await resolvingSoftCap)
+  // A session's turn under a preset goes where its previous turn was answered; read (from the
+  // store, when this gateway does not know the session) while admission runs.
+  const sessionId = ctx.attribution.attribution.session_id
+  const holding = sessionId !== null && ctx.preset && !run.free ? gw.sessionRoutes.of(ctx.key.id, sessionId, ctx.preset.name) : null
   run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
   if (run.admission.refused) throw run.admission.refused
   // The soft cap decided at admission: from here the request is the cap's model's, routed and
@@ -251,19 +262,31 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   const local = wc.answerLocally?.(answering(first))
   if (local) return (run.delivered = await local)
   const forwarded = wire.forwardHeaders ? pickHeaders(call.rawHeaders, wire.forwardHeaders) : null
-  const candidates = ctx.preset && !switched ? await candidatesFor(gw, ctx, primary, ctx.preset.fallbacks) : [first]
-  const { target, response } = await route(
-    gw,
-    ctx,
-    candidates,
-    (t) => wc.request(ctx, t, forwarded),
-    call.abort,
-    // The first candidate passed the policy at admission.
-    (t) => (t === first ? null : policyRefusal(ctx, t, wc.body, control)),
-    cache?.replay,
-  )
+  const preset = ctx.preset
+  const candidates = preset && !switched ? await candidatesFor(gw, ctx, primary, preset.fallbacks) : [first]
+  const held = holding instanceof Promise ? await holding : holding
+  const ordered = preset ? gw.sessionRoutes.arrange(candidates, preset.name, preset.equal_candidates && !switched, sessionId, held) : candidates
+  // A request no candidate answers is recorded under the one tried first.
+  run.target = ordered[0]
+  // Why the held target was passed over before it was tried, should it be.
+  let passedOver: MoveReason | null = held && gw.cooldown.cooling(held.provider) ? 'cooled_down' : null
+  const { target, response } = await route(gw, ctx, ordered, (t) => wc.request(ctx, t, forwarded), call.abort, {
+    primary: first,
+    skip: (t) => {
+      // The first candidate passed the policy at admission.
+      const refused = t === first ? null : policyRefusal(ctx, t, wc.body, control)
+      if (refused && held && isHeld(t, held)) passedOver = 'policy'
+      return refused
+    },
+    replay: cache?.replay,
+  })
   run.target = target
-  ctx.fallbackUsed = target !== first
+  // Among equals, a fallback served when any but the one tried first did.
+  ctx.fallbackUsed = target !== (preset?.equal_candidates ? ordered[0] : first)
+  if (sessionId !== null && preset) {
+    if (held && !isHeld(target, held)) ctx.moved = moved(held, target, moveReason(held, candidates, Boolean(switched), passedOver))
+    gw.sessionRoutes.answered(ctx.key.id, sessionId, preset.name, target, Boolean(switched))
+  }
   if (!cache) return (run.delivered = await wc.deliver(response, answering(target)))
   // A hit's saving is noted when its answer is priced.
   ctx.responseCache = cache.hit ? { hit: true, request_id: cache.hit.request_id, saved_usd: null } : { hit: false }

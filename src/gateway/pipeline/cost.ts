@@ -60,6 +60,7 @@ export function gwBlock(r: RoutingFields): GwBlock {
       preset: r.preset === null ? null : { name: r.preset, version: r.preset_version },
       alias: r.alias ?? null,
       soft_cap: r.soft_cap ?? null,
+      moved: r.moved ?? null,
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,
@@ -81,6 +82,8 @@ export interface GwBlock {
     alias: RoutingFields['alias'] | null
     /** Set when a soft cap sent the request to a cheaper model. */
     soft_cap: NonNullable<RoutingFields['soft_cap']> | null
+    /** Set when a session's turn left the provider and model of its previous turn. */
+    moved: NonNullable<RoutingFields['moved']> | null
     provider: string | null
     upstream_model: string | null
     attempts: RoutingFields['attempts']

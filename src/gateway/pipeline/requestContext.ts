@@ -1,6 +1,6 @@
 import { randomText } from '../randomText'
 import type { Key } from './keyRules'
-import type { Attempt, Outcome, PromptFingerprint, RequestRecord, ResponseCacheNote, RoutingFields, SoftCapSwitch } from '../store/requestsRepo'
+import type { Attempt, Outcome, PromptFingerprint, RequestRecord, ResponseCacheNote, RoutingFields, SessionMove, SoftCapSwitch } from '../store/requestsRepo'
 import type { ApiError } from '../errors'
 import type { Cost, NormalizedUsage } from '../pricing/types'
 import type { AttributionResult } from './attribution'
@@ -109,6 +109,8 @@ export class RequestContext implements AttemptLog {
   alias: AliasMatch | null = null
   /** Where the key's soft cap sent the request instead. */
   softCap: SoftCapSwitch | null = null
+  /** The session left its previous turn's target: from, to and why; what it re-wrote comes from the answer's price. */
+  moved: Omit<SessionMove, 'cache_write_tokens' | 'cache_write_usd'> | null = null
   readonly attempts: Attempt[] = []
   /** Whether any attempt went out to a provider (which may bill it even when it failed). */
   sent = false
@@ -164,6 +166,7 @@ export class RequestContext implements AttemptLog {
       cost,
     }
     if (this.responseCache !== null) r.response_cache = this.responseCache
+    if (this.moved !== null) r.moved = { ...this.moved, cache_write_tokens: cost?.cache_write_tokens ?? null, cache_write_usd: cost?.cache_write_usd ?? null }
     return r
   }
 
@@ -183,6 +186,7 @@ export class RequestContext implements AttemptLog {
       preset_version: r.preset_version,
       alias: r.alias,
       ...(r.soft_cap && { soft_cap: r.soft_cap }),
+      ...(r.moved && { moved: r.moved }),
       provider: r.provider,
       upstream_model: r.upstream_model,
       attempts: r.attempts,

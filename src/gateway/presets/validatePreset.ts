@@ -34,6 +34,8 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
   }
   const main = check('model', p.model)
   p.fallbacks.forEach((f, i) => check(`fallbacks.${i}`, f))
+  if (p.equal_candidates && p.fallbacks.length === 0)
+    issues.push({ field: 'equal_candidates', message: 'needs at least one fallback: the model and its fallbacks are the equals' })
   if (p.soft_cap) {
     const soft = check('soft_cap.model', p.soft_cap.model)
     const id = soft && `${soft.provider.id}/${soft.upstreamModel}`
@@ -62,5 +64,6 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
     response_cache_ttl_s: p.response_cache_ttl_s ?? null,
     response_cache_shared: p.response_cache_shared,
     soft_cap: p.soft_cap ?? null,
+    equal_candidates: p.equal_candidates,
   }
 }

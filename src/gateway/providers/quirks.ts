@@ -14,16 +14,21 @@ export interface Quirks {
   reasoning: ReasoningConvention
   /** Chat requests get Gemini's tool schemas and thought signatures (`forGemini`). */
   geminiBody: boolean
+  /**
+   * It reads `prompt_cache_key` (OpenAI's API: requests with the same key go to the same cache),
+   * so a translated request may carry one; other compatible servers may refuse a field they do not know.
+   */
+  promptCacheKey: boolean
 }
 
 const QUIRKS: Record<ProviderDialect, Quirks> = {
-  openai: { limitField: 'max_completion_tokens', reasoning: 'inside', geminiBody: false },
+  openai: { limitField: 'max_completion_tokens', reasoning: 'inside', geminiBody: false, promptCacheKey: true },
   // Gemini's native usage keeps thoughts apart from the answer; where its OpenAI layer folds them
   // into completion_tokens, total_tokens says so and nothing is added (`normalizeUsage`).
-  gemini: { limitField: 'max_tokens', reasoning: 'outside', geminiBody: true },
+  gemini: { limitField: 'max_tokens', reasoning: 'outside', geminiBody: true, promptCacheKey: false },
   // By xAI's documentation, and matched against its own cost_in_usd_ticks (wire-format §6.15).
-  xai: { limitField: 'max_tokens', reasoning: 'outside', geminiBody: false },
-  generic: { limitField: 'max_tokens', reasoning: 'inside', geminiBody: false },
+  xai: { limitField: 'max_tokens', reasoning: 'outside', geminiBody: false, promptCacheKey: false },
+  generic: { limitField: 'max_tokens', reasoning: 'inside', geminiBody: false, promptCacheKey: false },
 }
 
 /**

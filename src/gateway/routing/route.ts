@@ -39,6 +39,19 @@ export interface Routed {
   response: UpstreamResponse
 }
 
+/** What a call adds to routing's own rules. */
+export interface RouteOptions {
+  /** Why a candidate may not be tried (the key's policy), or null. */
+  skip?: (target: Target) => string | null
+  /** The response cache's answer to a candidate's request, asked before the provider (a call that uses the cache). */
+  replay?: (target: Target, request: UpstreamRequest) => Promise<UpstreamResponse | null>
+  /**
+   * The candidate the request must fit (the model asked for): one that cannot express it throws
+   * the caller's error; any other is passed over. The first candidate when not said.
+   */
+  primary?: Target
+}
+
 /**
  * Sends the request to the first candidate that answers: each is retried with backoff while its
  * failures are retryable (honouring retry-after up to a cap), then the next is tried, in order.
@@ -53,9 +66,7 @@ export async function route(
   candidates: Target[],
   build: (target: Target) => UpstreamRequest,
   signal: ClientAbort,
-  skip: (target: Target) => string | null = () => null,
-  /** The response cache's answer to a candidate's request, asked before the provider (a call that uses the cache). */
-  replay?: (target: Target, request: UpstreamRequest) => Promise<UpstreamResponse | null>,
+  { skip = () => null, replay, primary = candidates[0] }: RouteOptions = {},
 ): Promise<Routed> {
   const config = deps.routing
   let last: ApiError | null = null
@@ -83,7 +94,7 @@ export async function route(
     } catch (err) {
       // The caller's request must fit the primary provider; a fallback of another kind that
       // cannot express it (n > 1 on Anthropic, say) is passed over instead.
-      if (target === candidates[0] || !(err instanceof ApiError)) throw err
+      if (target === primary || !(err instanceof ApiError)) throw err
       skipped(`the request cannot be sent to ${id}: ${err.message}`)
       last = err
       continue

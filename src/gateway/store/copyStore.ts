@@ -98,6 +98,7 @@ const TABLES: readonly Table[] = [
       'created_by',
       'response_cache_ttl_s',
       'response_cache_shared',
+      'equal_candidates',
     ],
     key: ['name', 'version'],
     noun: ['preset version', 'preset versions'],

@@ -573,4 +573,13 @@ export const migrations: Migration[] = [
       db.exec(`ALTER TABLE requests ADD COLUMN soft_cap TEXT; ALTER TABLE preset_versions ADD COLUMN soft_cap TEXT;`)
     },
   },
+  {
+    version: 23,
+    description: "a preset's equal candidates: its model and fallbacks are equals, spread across and held per session",
+    // A session's moves are in the record's JSON only: nothing filters or sums on them.
+    up(db) {
+      db.exec(`ALTER TABLE preset_versions ADD COLUMN equal_candidates INTEGER NOT NULL DEFAULT 0;`)
+    },
+    postgres: `ALTER TABLE preset_versions ADD COLUMN equal_candidates integer NOT NULL DEFAULT 0;`,
+  },
 ]

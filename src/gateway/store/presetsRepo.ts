@@ -3,11 +3,12 @@ import { bumpConfigRev } from './configRev'
 import type { Preset } from '../../contract/presets'
 import type { SoftCap } from '../../contract/keys'
 
-/** A stored version: the preset with its fallbacks and soft cap as JSON text (versions saved before soft caps have none) and its flag as 0 or 1. */
-type VersionRow = Omit<Preset, 'fallbacks' | 'soft_cap' | 'response_cache_shared'> & {
+/** A stored version: the preset with its fallbacks and soft cap as JSON text (versions saved before soft caps have none) and its flags as 0 or 1. */
+type VersionRow = Omit<Preset, 'fallbacks' | 'soft_cap' | 'response_cache_shared' | 'equal_candidates'> & {
   fallbacks: string
   soft_cap: string | null
   response_cache_shared: number
+  equal_candidates: number
 }
 
 const toPreset = (r: VersionRow): Preset => ({
@@ -15,12 +16,16 @@ const toPreset = (r: VersionRow): Preset => ({
   fallbacks: JSON.parse(r.fallbacks) as string[],
   soft_cap: r.soft_cap === null ? null : (JSON.parse(r.soft_cap) as SoftCap),
   response_cache_shared: r.response_cache_shared === 1,
+  equal_candidates: r.equal_candidates === 1,
 })
 
-/** What a save gives; a preset that says nothing of the response cache or a soft cap turns none on. */
-export type PresetFields = Omit<Preset, 'version' | 'created_at' | 'created_by' | 'soft_cap' | 'response_cache_ttl_s' | 'response_cache_shared'> & {
+/** What a save gives; a preset that says nothing of the response cache, a soft cap or equal candidates turns none on. */
+export type PresetFields = Omit<
+  Preset,
+  'version' | 'created_at' | 'created_by' | 'soft_cap' | 'response_cache_ttl_s' | 'response_cache_shared' | 'equal_candidates'
+> & {
   soft_cap?: SoftCap | null
-} & Partial<Pick<Preset, 'response_cache_ttl_s' | 'response_cache_shared'>>
+} & Partial<Pick<Preset, 'response_cache_ttl_s' | 'response_cache_shared' | 'equal_candidates'>>
 
 /** Every save is a new version; the preset row points at the current one. Old versions stay for history and records. */
 export class PresetsRepo {
@@ -43,12 +48,13 @@ export class PresetsRepo {
         soft_cap: p.soft_cap ? JSON.stringify(p.soft_cap) : null,
         response_cache_ttl_s: p.response_cache_ttl_s ?? null,
         response_cache_shared: p.response_cache_shared ? 1 : 0,
+        equal_candidates: p.equal_candidates ? 1 : 0,
         created_at: now,
         created_by: actor,
       }
       await tx.run(
-        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, soft_cap, created_at, created_by, response_cache_ttl_s, response_cache_shared)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO preset_versions (name, version, model, system_prompt, temperature, max_tokens, top_p, fallbacks, description, soft_cap, created_at, created_by, response_cache_ttl_s, response_cache_shared, equal_candidates)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.name,
           row.version,
@@ -64,6 +70,7 @@ export class PresetsRepo {
           row.created_by,
           row.response_cache_ttl_s,
           row.response_cache_shared,
+          row.equal_candidates,
         ],
       )
       await tx.run(

@@ -3,6 +3,8 @@ import { bumpConfigRev } from './configRev'
 import type { Cost } from '../pricing/types'
 import { usdToPico } from '../../contract/money'
 import type { SoftLimit } from '../../contract/keys'
+import type { z } from 'zod'
+import type { sessionMove } from '../../contract/sessions'
 
 export type Outcome = 'ok' | 'error' | 'aborted'
 
@@ -83,6 +85,8 @@ export interface RequestRecord {
   alias?: { pattern: string; target: string } | null
   /** Where the key's soft cap sent the request instead of the model it asked for; absent when it did not. */
   soft_cap?: SoftCapSwitch | null
+  /** The session left the provider and model that served its previous turn under the same preset; absent when it did not. */
+  moved?: SessionMove
   provider: string | null
   upstream_model: string | null
   stream: boolean
@@ -139,6 +143,12 @@ export interface SoftCapSwitch {
   reason: string
 }
 
+/** A session's move, as the record and the answer's `gw.routing` keep it (`sessionMove` says each field). */
+export type SessionMove = z.output<typeof sessionMove>
+
+/** Why a session's turn left the target of its previous turn. */
+export type MoveReason = SessionMove['reason']
+
 /** Logged bodies as read back: the JSON the client sent and what it got. */
 export interface LoggedBodies {
   request: unknown
@@ -151,7 +161,19 @@ export type ResponseCacheNote = { hit: false } | { hit: true; request_id: string
 /** Where a request went and what it cost: the fields its `gw` block is made of. */
 export type RoutingFields = Pick<
   RequestRecord,
-  'id' | 'model' | 'preset' | 'preset_version' | 'alias' | 'soft_cap' | 'provider' | 'upstream_model' | 'attempts' | 'fallback_used' | 'cost' | 'response_cache'
+  | 'id'
+  | 'model'
+  | 'preset'
+  | 'preset_version'
+  | 'alias'
+  | 'soft_cap'
+  | 'moved'
+  | 'provider'
+  | 'upstream_model'
+  | 'attempts'
+  | 'fallback_used'
+  | 'cost'
+  | 'response_cache'
 >
 
 /** The columns of `requests` a record fills, in the order `requestValues` gives them. */
@@ -288,6 +310,19 @@ export class RequestsRepo {
       [sessionId, keyId],
     )
     return { pico: BigInt(row!.pico), requests: row!.requests }
+  }
+
+  /**
+   * The provider and model that last answered a session's turn under a preset: where its prompt
+   * cache is. Read through the session index (its newest rows first), one row.
+   */
+  sessionTarget(keyId: string, sessionId: string, preset: string): Promise<{ provider: string; upstream_model: string; soft_cap: string | null } | undefined> {
+    return this.sql.get<{ provider: string; upstream_model: string; soft_cap: string | null }>(
+      `SELECT provider, upstream_model, soft_cap FROM requests
+       WHERE session_id = ? AND ${this.sql.dialect.unindexed('key_id')} = ? AND ${this.sql.dialect.unindexed('preset')} = ? AND outcome = 'ok' AND provider IS NOT NULL AND upstream_model IS NOT NULL
+       ORDER BY created_at DESC LIMIT 1`,
+      [sessionId, keyId, preset],
+    )
   }
 
   /** Who made the stored Responses answer `upstreamId`, and where: undefined when no record has it. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { Dropped, RequestContext } from '../pipeline/requestContext'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
@@ -19,12 +20,21 @@ export interface ChatTarget {
    * providers refuse (OpenAI's non-reasoning models, xAI's) or do not know.
    */
   geminiLayer?: boolean
+  /** The provider reads `prompt_cache_key` (OpenAI's API): a caller's own key may be carried. */
+  promptCacheKey?: boolean
 }
+
+/** OpenAI's longest `prompt_cache_key`; a longer session id is sent as its SHA-256 (64 hex digits). */
+const MAX_CACHE_KEY = 64
+
+const cacheKeyOf = (session: string) => (session.length <= MAX_CACHE_KEY ? session : createHash('sha256').update(session).digest('hex'))
 
 /**
  * A translated path's request (Messages or Responses to a provider of another wire): chat
  * completions through the provider kind's adapter, so every quirk the chat path handles applies.
- * What the translation dropped joins the record's `ignored`.
+ * What the translation dropped joins the record's `ignored`. A request of a session going to
+ * OpenAI's API carries the session id as `prompt_cache_key` unless the caller's own key was
+ * carried, so the session's turns meet the same cache there.
  */
 export function translatedChatRequest(
   ctx: RequestContext,
@@ -36,8 +46,11 @@ export function translatedChatRequest(
     maxOutputTokens: target.priced?.entry.max_output_tokens,
     limitField: quirks.limitField,
     geminiLayer: quirks.geminiBody,
+    promptCacheKey: quirks.promptCacheKey,
   })
   for (const d of dropped) ctx.ignore(d)
+  const session = ctx.attribution.attribution.session_id
+  if (quirks.promptCacheKey && session !== null && chat.prompt_cache_key === undefined) chat.prompt_cache_key = cacheKeyOf(session)
   return chatRequestFor(ctx, chat, target)
 }
 

@@ -14,6 +14,8 @@ export interface PresetFields {
   cacheTtl?: string
   softCapModel?: string
   softCapAt?: string
+  /** The model and its fallbacks are equal candidates. */
+  equalCandidates?: boolean
 }
 
 export class PresetsPage extends BasePage {
@@ -25,7 +27,7 @@ export class PresetsPage extends BasePage {
     await this.id('preset-form').waitFor()
   }
   async fill(f: PresetFields): Promise<void> {
-    const set: Array<[keyof PresetFields, string]> = [
+    const set: Array<[Exclude<keyof PresetFields, 'equalCandidates'>, string]> = [
       ['name', 'preset-name'],
       ['model', 'preset-model'],
       ['system', 'preset-system'],
@@ -39,6 +41,7 @@ export class PresetsPage extends BasePage {
       ['softCapAt', 'preset-soft-cap-at'],
     ]
     for (const [k, id] of set) if (f[k] !== undefined) await this.id(id).fill(f[k]!)
+    if (f.equalCandidates !== undefined) await this.id('preset-equal-candidates').setChecked(f.equalCandidates)
   }
   async save(): Promise<void> {
     await this.answerOf('presets.save', () => this.id('preset-save').click())

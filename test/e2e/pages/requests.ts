@@ -52,6 +52,10 @@ export class RequestDetailPage extends BasePage {
   cache(): Locator {
     return this.id('detail-response-cache')
   }
+  /** What the request page says of a session's move (only on the turn that moved). */
+  moved(): Locator {
+    return this.id('detail-moved')
+  }
   /** The request page's prompt-cache section (the cache doctor's). */
   promptCache(): Locator {
     return this.id('detail-prompt-cache')

@@ -30,6 +30,16 @@ export class SessionDetailPage extends BasePage {
   softCapMarker(): Locator {
     return this.id('timeline-soft-cap')
   }
+  /** The timeline's rows in order, steps and markers, by their test ids. */
+  rowKinds(): Promise<Array<string | null>> {
+    return this.id('timeline-table')
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-testid')))
+  }
+  /** The marker before a request routing moved to another provider or model. */
+  moveMarker(): Locator {
+    return this.id('timeline-moved')
+  }
   /** The "so far" figure of each step, in order. */
   async soFar(): Promise<string[]> {
     return (await this.id('timeline-so-far').allInnerTexts()).map((t) => t.trim())

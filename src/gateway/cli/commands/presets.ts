@@ -11,7 +11,7 @@ const row = (p: Preset) => [
   p.temperature === null ? '-' : String(p.temperature),
   p.max_tokens === null ? '-' : String(p.max_tokens),
   p.top_p === null ? '-' : String(p.top_p),
-  p.fallbacks.join(',') || '-',
+  p.fallbacks.length === 0 ? '-' : `${p.fallbacks.join(',')}${p.equal_candidates ? ' (equals)' : ''}`,
   p.response_cache_ttl_s === null ? '-' : `${formatDuration(p.response_cache_ttl_s)}${p.response_cache_shared ? ' shared' : ''}`,
   p.system_prompt ? JSON.stringify(p.system_prompt.length > 40 ? p.system_prompt.slice(0, 39) + '…' : p.system_prompt) : '-',
 ]
@@ -31,6 +31,7 @@ export const presetsSet: Command = async (args, io) => {
     'cache-shared': { type: 'boolean' },
     'soft-cap-model': { type: 'string' },
     'soft-cap-at': { type: 'string' },
+    'equal-candidates': { type: 'boolean' },
   })
   const num = (v: string | undefined, flag: string) => (v === undefined ? null : number(v, flag, () => true, 'a number'))
   const softModel = values['soft-cap-model']
@@ -52,6 +53,7 @@ export const presetsSet: Command = async (args, io) => {
       response_cache_ttl_s: values['cache-ttl'] === undefined ? null : cacheTtl(values['cache-ttl']),
       response_cache_shared: values['cache-shared'] ?? false,
       soft_cap: softModel === undefined ? null : { model: softModel, at_percent: softAt! },
+      equal_candidates: values['equal-candidates'] ?? false,
     },
     { 'soft_cap.model': '--soft-cap-model', 'soft_cap.at_percent': '--soft-cap-at' },
   )

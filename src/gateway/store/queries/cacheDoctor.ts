@@ -1,7 +1,7 @@
 import type { z } from 'zod'
-import type { cacheCause, cacheTurn, sessionCache } from '../../../contract/sessions'
+import { MOVED_BECAUSE, type cacheCause, type cacheTurn, type sessionCache } from '../../../contract/sessions'
 import { picoToUsdNumber, usdToPico } from '../../../contract/money'
-import type { PromptFingerprint, RequestRecord } from '../requestsRepo'
+import type { PromptFingerprint, RequestRecord, SessionMove } from '../requestsRepo'
 
 export type SessionCache = z.output<typeof sessionCache>
 type CacheTurn = z.output<typeof cacheTurn>
@@ -64,6 +64,16 @@ function causeOf(p: CacheTurn, t: CacheTurn, gapMs: number, prompts: Map<string,
   return cause('unexplained', `the prefix and its markers were unchanged and within the TTL, yet the cache missed ${at}`)
 }
 
+/** Money as a sentence gives it: to the cent, or to the significant digit below a cent. */
+const dollars = (usd: number) => (usd >= 0.01 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`)
+
+/** The miss of a turn routing moved: "moved from anthropic/… to mirror/… (it failed) at turn 4: 41,200 tokens re-written, $0.15". */
+function moveCause(p: CacheTurn, t: CacheTurn, m: SessionMove): CacheCause {
+  const price = m.cache_write_usd === null ? '' : `, ${dollars(m.cache_write_usd)}`
+  const text = `moved from ${m.from} to ${m.to} (because ${MOVED_BECAUSE[m.reason]}) at turn ${t.turn}: ${missCost(t)}${t.cache_write_tokens > 0 ? price : ''}`
+  return { kind: 'moved', index: null, previous_id: p.request_id, text }
+}
+
 /** A record's figures as one turn (no cause or verdict yet). */
 function turnOf(r: RequestRecord, turn: number): CacheTurn {
   // A response-cache replay's usage is its first answer's: it neither read nor wrote the provider's cache.
@@ -82,6 +92,7 @@ function turnOf(r: RequestRecord, turn: number): CacheTurn {
     markers_dropped: dropped ? dropped.reason : null,
     cause: null,
     unread_write: false,
+    moved: r.moved ?? null,
   }
 }
 
@@ -120,6 +131,16 @@ export function diagnoseSession(records: RequestRecord[], now: number): SessionC
     t.state = t.cached_tokens > 0 ? 'read' : t.cache_write_tokens > 0 ? 'write' : 'none'
     const pi = previous.get(t.model)
     previous.set(t.model, i)
+    // A turn routing moved is compared with the last turn on where it came from: its cache is there.
+    const from = r.moved ? previous.get(r.moved.from) : undefined
+    if (r.moved && from !== undefined) {
+      const p = turns[from]
+      if (p.cached_tokens + p.cache_write_tokens === 0) return
+      t.state = 'miss'
+      t.cause = moveCause(p, t, r.moved)
+      misses++
+      return
+    }
     if (pi === undefined) return
     const p = turns[pi]
     if (t.cached_tokens >= p.cached_tokens + p.cache_write_tokens || p.cached_tokens + p.cache_write_tokens === 0) return

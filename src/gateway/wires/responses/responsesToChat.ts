@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>
 const DROPPED: Record<string, string> = {
   include: 'what it asks for (encrypted reasoning, logprobs, hosted tool results) is made by OpenAI-style Responses providers only',
   reasoning: 'chat completions has no reasoning setting every provider takes; the model reasoned as it does by default',
-  prompt_cache_key: "a cache hint for OpenAI's API; providers that cache do it on their own",
+  prompt_cache_key: "a cache hint read by OpenAI's API only; providers that cache do it on their own",
   prompt_cache_retention: "a cache setting for OpenAI's API",
   metadata: 'stored with a response by OpenAI only',
   client_metadata: 'read by OpenAI only',
@@ -292,6 +292,7 @@ export function responsesToChat(body: ResponsesBody, target: ChatTarget = {}): {
     if (TRANSLATED.has(field) || value === undefined || value === null) continue
     // What the translated path does anyway.
     if (field === 'background' && value === false) continue
+    if (field === 'prompt_cache_key' && target.promptCacheKey && typeof value === 'string') continue
     if (Object.hasOwn(REFUSED, field)) throw invalidRequest(`${field} cannot be sent to ${body.model}: ${REFUSED[field]}.`, field, 'unsupported_parameter')
     drops.add({ name: field, reason: DROPPED[field] ?? 'not a Responses field the gateway translates to chat completions' })
   }
@@ -316,6 +317,7 @@ export function responsesToChat(body: ResponsesBody, target: ChatTarget = {}): {
       : {}),
     ...translateText(body.text, drops),
     ...translateUser(body),
+    ...(target.promptCacheKey && typeof body.prompt_cache_key === 'string' ? { prompt_cache_key: body.prompt_cache_key } : {}),
     ...(body.stream === true ? { stream: true } : {}),
   }
   return { chat, dropped: drops.done() }

@@ -132,9 +132,20 @@ function Editor({ data, onChanged }: { data: Loaded | null; onChanged: () => voi
                   />
                 </Field>
               </div>
-              <Field label="Fallback models" error={errorFor('fallbacks')} hint="Comma-separated, tried in order when the model fails (at most 5).">
+              <Field
+                label="Fallback models"
+                error={errorFor('fallbacks') ?? errorFor('equal_candidates')}
+                hint="Comma-separated, tried in order when the model fails (at most 5)."
+              >
                 <input value={draft.fallbacks} onChange={set('fallbacks')} onBlur={blur('fallbacks')} data-testid="preset-fallbacks" />
               </Field>
+              <Checkbox
+                label="The model and its fallbacks are equals"
+                hint="Requests take them in turn; each session stays on the one that holds its prompt cache until it fails."
+                checked={draft.equal_candidates}
+                onChange={(on) => setDraft((d) => ({ ...d, equal_candidates: on }))}
+                testId="preset-equal-candidates"
+              />
               <div className="form-grid">
                 <Field label="Soft cap model" error={errorFor('soft_cap.model')} hint="A cheaper priced chat model for when a key's spend limit is near.">
                   <input

@@ -15,6 +15,7 @@ const FIELDS: Array<[keyof Preset, string]> = [
   ['top_p', 'top_p'],
   ['max_tokens', 'Max tokens'],
   ['fallbacks', 'Fallbacks'],
+  ['equal_candidates', 'Equal candidates'],
   ['description', 'Description'],
   ['soft_cap', 'Soft cap'],
 ]
@@ -22,6 +23,7 @@ const FIELDS: Array<[keyof Preset, string]> = [
 const show = (v: unknown): string => {
   if (v === null || v === undefined || (Array.isArray(v) && v.length === 0)) return '—'
   if (Array.isArray(v)) return v.join(', ')
+  if (typeof v === 'boolean') return v ? 'yes' : 'no'
   // A soft cap, the one object among a preset's fields.
   if (typeof v === 'object' && 'model' in v && 'at_percent' in v) return `${String(v.model)} from ${String(v.at_percent)} %`
   return String(v)

@@ -17,6 +17,7 @@ export interface PresetDraft {
   cache_shared: boolean
   soft_cap_model: string
   soft_cap_at: string
+  equal_candidates: boolean
 }
 
 export const emptyDraft: PresetDraft = {
@@ -32,6 +33,7 @@ export const emptyDraft: PresetDraft = {
   cache_shared: false,
   soft_cap_model: '',
   soft_cap_at: '',
+  equal_candidates: false,
 }
 
 export function draftOf(p: Preset): PresetDraft {
@@ -49,6 +51,7 @@ export function draftOf(p: Preset): PresetDraft {
     cache_shared: p.response_cache_shared,
     soft_cap_model: p.soft_cap?.model ?? '',
     soft_cap_at: p.soft_cap ? String(p.soft_cap.at_percent) : '',
+    equal_candidates: p.equal_candidates,
   }
 }
 
@@ -67,5 +70,6 @@ export function inputOf(d: PresetDraft): PresetInput {
     response_cache_shared: d.cache_shared,
     // Either field makes a soft cap; one left empty is the contract's to name.
     soft_cap: d.soft_cap_model.trim() || d.soft_cap_at.trim() ? { model: d.soft_cap_model.trim(), at_percent: numOrNull(d.soft_cap_at) as number } : null,
+    equal_candidates: d.equal_candidates,
   }
 }

@@ -10,6 +10,7 @@ import { CodeBlock, CopyButton } from '../../components/Copy'
 import { StatusBadge, noCostReason } from './RequestsTable'
 import { TableHead } from '../../components/Table'
 import { RequestCache } from './RequestCache'
+import { MoveNote, type Move } from '../sessions/MoveNote'
 
 type Obj = Record<string, unknown>
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {})
@@ -318,6 +319,7 @@ export function RequestDetail({ id }: { id: string }) {
   const preset = str(r.preset)
   const alias = obj(r.alias)
   const softCap = obj(r.soft_cap)
+  const moved = r.moved ? (r.moved as Move) : null
   const instance = str(r.instance)
   const created = typeof r.created_at === 'number' || typeof r.created_at === 'string' ? r.created_at : null
   return (
@@ -364,6 +366,17 @@ export function RequestDetail({ id }: { id: string }) {
             ['Upstream model', <code key="u">{dash(str(r.upstream_model))}</code>],
             ['Streamed', r.stream ? 'yes' : 'no'],
             ['Fallback used', r.fallback_used ? 'yes' : 'no'],
+            // Only on the turn routing moved: the request page of every other turn stays as it was.
+            ...(moved
+              ? [
+                  [
+                    'Session moved',
+                    <span key="mv" data-testid="detail-moved">
+                      <MoveNote m={moved} />
+                    </span>,
+                  ] satisfies [string, ReactNode],
+                ]
+              : []),
             ['Response cache', <CacheNote key="c" note={obj(r.response_cache)} />],
             [
               'Soft cap',

@@ -10,6 +10,7 @@ import { CostCell, SoftCapBadge, StatusBadge } from '../requests/RequestsTable'
 import { SpendText } from './SpendText'
 import { shortId } from './SessionsScreen'
 import { CacheCell, CachePanel, type CacheTurn } from './CachePanel'
+import { MoveNote } from './MoveNote'
 
 type Found = Output<'sessions.get'>
 type Step = Found['requests'][number]
@@ -27,9 +28,21 @@ const SOFT_CAP_LIMIT = { daily: "the key's daily", monthly: "the key's monthly",
 function SwitchRow({ r }: { r: Step }) {
   return (
     <tr className="timeline-marker" data-testid="timeline-soft-cap">
-      <td colSpan={8}>
+      <td colSpan={9}>
         <span aria-hidden="true">↓ </span>
         Soft cap: {SOFT_CAP_LIMIT[r.soft_cap!]} spend limit was near; from here requests went to <code>{r.upstream_model ?? '?'}</code>
+      </td>
+    </tr>
+  )
+}
+
+/** Where routing moved the session to another provider or model: before the request that moved. */
+function MoveRow({ m }: { m: NonNullable<CacheTurn['moved']> }) {
+  return (
+    <tr className="timeline-marker" data-testid="timeline-moved">
+      <td colSpan={9}>
+        <span aria-hidden="true">↪ </span>
+        <MoveNote m={m} />
       </td>
     </tr>
   )
@@ -168,6 +181,7 @@ export function SessionDetail({ id }: { id: string }) {
               {requests.map((r, i) => (
                 <Fragment key={r.id}>
                   {r.soft_cap && !requests[i - 1]?.soft_cap && <SwitchRow r={r} />}
+                  {turns.get(r.id)?.moved && <MoveRow m={turns.get(r.id)!.moved!} />}
                   <StepRow r={r} n={i + 1} total={s.cost_usd} cache={turns.get(r.id)} />
                 </Fragment>
               ))}
