@@ -129,10 +129,14 @@ describe('/metrics', () => {
   })
 
   it('gw serve takes --metrics-port and GW_METRICS_TOKEN, as a user runs it', async () => {
-    const port = await freePort()
-    const [gw] = await startGatewayProcesses(1, { args: ['--metrics-port', String(port)], env: { GW_METRICS_TOKEN: TOKEN } })
+    // Port 0: the OS picks one, and the gateway prints it; a port chosen here beforehand could be
+    // taken by a test running alongside before the gateway binds it.
+    const [gw] = await startGatewayProcesses(1, { args: ['--metrics-port', '0'], env: { GW_METRICS_TOKEN: TOKEN } })
     try {
-      const own = `http://127.0.0.1:${port}`
+      const printed = () => /^Prometheus metrics at (http:\/\/127\.0\.0\.1:\d+)\/metrics \(bearer token required\)$/m.exec(gw.stdout())?.[1]
+      await waitUntil(() => printed() !== undefined, { what: () => `the metrics line in ${JSON.stringify(gw.stdout())}` })
+      const own = printed()!
+      assert.notEqual(own, gw.url)
       assert.equal((await scrape(own)).status, 401)
       assert.match(await (await scrape(own, { authorization: `Bearer ${TOKEN}` })).text(), /^# TYPE gw_requests_total counter$/m)
       assert.equal((await scrape(gw.url)).status, 404)

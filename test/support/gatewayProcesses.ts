@@ -13,6 +13,8 @@ export interface GatewayProcess {
   readonly dataDir: string
   /** What the process wrote on standard error so far. */
   stderr(): string
+  /** What it wrote on standard output so far (the listening line, then what it printed after). */
+  stdout(): string
   /** Sends `signal` (SIGKILL by default) and resolves once the process is gone, to its exit code (null when the signal ended it). */
   kill(signal?: NodeJS.Signals): Promise<number | null>
   /** SIGTERM, as a service manager stops it, then SIGKILL if it is still there after 30 s; resolves to its exit code. */
@@ -72,22 +74,21 @@ async function startOne(options: GatewayProcessOptions): Promise<GatewayProcess>
   const exited = exitOf(child).finally(() => running.delete(child))
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  // Read with a listener, never `for await` and break: leaving the loop destroys the stream, and
+  // the gateway's next line (the metrics' address) would then meet a closed pipe and end it.
   let out = ''
-  let url: string | null = null
-  for await (const chunk of child.stdout!) {
-    out += chunk
-    const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
-    if (m) {
-      url = m[1]
-      break
-    }
-  }
+  const url = await new Promise<string | null>((resolve) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString()
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (m) resolve(m[1])
+    })
+    void exited.then(() => resolve(null))
+  })
   if (url === null) {
     await exited
     throw new Error(`the gateway did not start (exit ${child.exitCode ?? child.signalCode}):\n${out}${stderr}`)
   }
-  // Whatever it prints later is read and dropped, so a full pipe never stalls it.
-  child.stdout!.resume()
   const kill = (signal: NodeJS.Signals = 'SIGKILL') => {
     child.kill(signal)
     return exited
@@ -97,6 +98,7 @@ async function startOne(options: GatewayProcessOptions): Promise<GatewayProcess>
     pid: child.pid!,
     dataDir,
     stderr: () => stderr,
+    stdout: () => out,
     kill,
     async stop() {
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
