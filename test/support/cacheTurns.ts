@@ -21,9 +21,15 @@ export interface CacheTurn {
   asks: string[]
 }
 
-/** Sends one turn of `session` to the gateway at `url` (its root) and returns the request id. */
-export async function sendCacheTurn(url: string, key: string, session: string, t: CacheTurn, model = 'anthropic/claude-sonnet-4-5'): Promise<string | null> {
-  const client = new Anthropic({ apiKey: key, baseURL: url, defaultHeaders: { 'x-gw-session-id': session }, maxRetries: 0 })
+/** Sends one turn of `session` (null: of no session) to the gateway at `url` (its root) and returns the request id. */
+export async function sendCacheTurn(
+  url: string,
+  key: string,
+  session: string | null,
+  t: CacheTurn,
+  model = 'anthropic/claude-sonnet-4-5',
+): Promise<string | null> {
+  const client = new Anthropic({ apiKey: key, baseURL: url, defaultHeaders: session === null ? {} : { 'x-gw-session-id': session }, maxRetries: 0 })
   const messages: Anthropic.MessageParam[] = t.asks.flatMap((ask, i) => {
     const last = i === t.asks.length - 1
     const user: Anthropic.MessageParam = { role: 'user', content: [{ type: 'text', text: ask, ...(last && { cache_control: EPHEMERAL }) }] }

@@ -1,6 +1,6 @@
 import type { Output } from '../../../contract'
 import { operating } from './api'
-import { number, parse, table, when, type Command } from '../shared'
+import { number, parse, since, table, when, type Command } from '../shared'
 
 type Session = Output<'sessions.list'>['items'][number]
 
@@ -9,15 +9,6 @@ function spend(costUsd: number, unpriced: number, requests: number): string {
   if (unpriced === 0) return `$${costUsd}`
   if (unpriced >= requests && costUsd === 0) return 'unpriced'
   return `>= $${costUsd} (${unpriced} unpriced)`
-}
-
-/** `24h`, `7d` before now, or a date/time (ISO 8601, UTC unless it says otherwise). */
-function since(value: string, now = Date.now()): number {
-  const ago = /^(\d+)([hd])$/.exec(value)
-  if (ago) return now - Number(ago[1]) * (ago[2] === 'h' ? 3_600_000 : 86_400_000)
-  const t = Date.parse(value)
-  if (!Number.isFinite(t)) throw new Error(`--since must be a duration (24h, 7d) or a date (2026-11-23), got "${value}"`)
-  return t
 }
 
 const SORTS = { last: 'last_at', first: 'first_at', cost: 'cost_usd', requests: 'requests', tokens: 'tokens' } as const
