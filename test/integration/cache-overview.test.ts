@@ -123,7 +123,10 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
     openai.script({ kind: 'reply', usage: { prompt_tokens: 2048, completion_tokens: 7, cached_tokens: 1024 } }, { kind: 'reply' })
     const client = new OpenAI({ apiKey: ci.secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 })
     const ask = (content: string) =>
-      client.chat.completions.create({ model: 'openai/gpt-4o-mini', temperature: 0, messages: [{ role: 'user', content }] }, { headers: { 'X-Gw-Cache': '1h' } })
+      client.chat.completions.create(
+        { model: 'openai/gpt-4o-mini', temperature: 0, messages: [{ role: 'user', content }] },
+        { headers: { 'X-Gw-Cache': '1h' } },
+      )
     for (const content of ['first question', 'first question', 'second question', 'first question', 'second question']) {
       const { response } = await ask(content).withResponse()
       await waitForRecord(gateway.gateway, response.headers.get('x-request-id'))
@@ -152,13 +155,25 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
       hits.some((r) => r.usage!.cached_tokens > 0),
       "a replay carries its first answer's cache reads, which the hit rate leaves out",
     )
-    assert.equal(cache.prompt.prompt_tokens, turns.reduce((s, r) => s + r.usage!.prompt_tokens, 0))
-    assert.equal(cache.prompt.cached_tokens, turns.reduce((s, r) => s + r.usage!.cached_tokens, 0))
+    assert.equal(
+      cache.prompt.prompt_tokens,
+      turns.reduce((s, r) => s + r.usage!.prompt_tokens, 0),
+    )
+    assert.equal(
+      cache.prompt.cached_tokens,
+      turns.reduce((s, r) => s + r.usage!.cached_tokens, 0),
+    )
     assert.equal(cache.prompt.hit_rate, cache.prompt.cached_tokens / cache.prompt.prompt_tokens)
-    assert.equal(cache.prompt.saved_usd, sumUsd(all, (r) => r.cost?.cache_savings_usd))
+    assert.equal(
+      cache.prompt.saved_usd,
+      sumUsd(all, (r) => r.cost?.cache_savings_usd),
+    )
     assert.ok(cache.prompt.saved_usd !== 0)
     assert.equal(cache.response.hits, hits.length)
-    assert.equal(cache.response.saved_usd, sumUsd(hits, (r) => (r.response_cache?.hit ? r.response_cache.saved_usd : 0)))
+    assert.equal(
+      cache.response.saved_usd,
+      sumUsd(hits, (r) => (r.response_cache?.hit ? r.response_cache.saved_usd : 0)),
+    )
     assert.ok(cache.response.saved_usd > 0)
 
     // Wasted: the doctor's figure for each session, and the same rule over each key's requests without one.
@@ -189,7 +204,13 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
       const o = (await api('analytics.overview', { from: START, to: now, filter: { session_id: id } })).cache.prompt
       assert.deepEqual(
         { prompt_tokens: o.prompt_tokens, cached_tokens: o.cached_tokens, saved_usd: o.saved_usd, wasted_usd: o.wasted_usd, wasted_tokens: o.wasted_tokens },
-        { prompt_tokens: cache.prompt_tokens, cached_tokens: cache.cached_tokens, saved_usd: cache.saved_usd, wasted_usd: cache.wasted_usd, wasted_tokens: cache.wasted_tokens },
+        {
+          prompt_tokens: cache.prompt_tokens,
+          cached_tokens: cache.cached_tokens,
+          saved_usd: cache.saved_usd,
+          wasted_usd: cache.wasted_usd,
+          wasted_tokens: cache.wasted_tokens,
+        },
       )
     }
     // A key's writes, unread as the whole sequence tells it: the clock session's second turn, on
@@ -204,8 +225,14 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
     for (const key of [laptop, ci]) {
       const mine = all.filter((r) => r.key_id === key.info.id)
       const o = (await api('analytics.overview', { from: START, to: now, filter: { key_id: key.info.id } })).cache
-      assert.equal(o.prompt.saved_usd, sumUsd(mine, (r) => r.cost?.cache_savings_usd))
-      assert.equal(o.prompt.cached_tokens, mine.filter(cacheTurn).reduce((s, r) => s + r.usage!.cached_tokens, 0))
+      assert.equal(
+        o.prompt.saved_usd,
+        sumUsd(mine, (r) => r.cost?.cache_savings_usd),
+      )
+      assert.equal(
+        o.prompt.cached_tokens,
+        mine.filter(cacheTurn).reduce((s, r) => s + r.usage!.cached_tokens, 0),
+      )
       assert.equal(
         o.prompt.wasted_usd,
         sumUsd(
@@ -240,7 +267,10 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
     const { stdout } = await gwCli(['cache', 'stats', '--since', new Date(START).toISOString(), '--json'], { dataDir })
     assert.deepEqual(JSON.parse(stdout).period, { from: START, ...cache })
     const text = (await gwCli(['cache', 'stats', '--since', new Date(START).toISOString()], { dataDir })).stdout
-    assert.match(text, new RegExp(`wasted \\$${cache.prompt.wasted_usd} on ${cache.prompt.unread_writes} writes never read \\(${cache.prompt.wasted_tokens} tokens\\)`))
+    assert.match(
+      text,
+      new RegExp(`wasted \\$${cache.prompt.wasted_usd} on ${cache.prompt.unread_writes} writes never read \\(${cache.prompt.wasted_tokens} tokens\\)`),
+    )
     assert.match(text, new RegExp(`response cache  ${cache.response.hits} requests answered, \\$${cache.response.saved_usd} saved`))
   })
 })

@@ -15,19 +15,19 @@ export function CacheTotals({ cache }: { cache: CacheFigures }) {
         hint={`${compact(p.cached_tokens)} of ${compact(p.prompt_tokens)} prompt tokens read from the cache`}
         testId="total-cache-hit-rate"
       />
-      <Stat label="Cache saved" value={usd(p.saved_usd)} hint="cached reads against the input rate, less what writes cost above it" testId="total-cache-saved" />
+      <Stat
+        label="Cache saved"
+        value={usd(p.saved_usd)}
+        hint="cached reads against the input rate, less what writes cost above it"
+        testId="total-cache-saved"
+      />
       <Stat
         label="Cache wasted"
         value={usd(p.wasted_usd)}
         hint={`${plural(p.unread_writes, 'write')} never read · ${compact(p.wasted_tokens)} tokens`}
         testId="total-cache-wasted"
       />
-      <Stat
-        label="Response cache"
-        value={plural(cache.response.hits, 'hit')}
-        hint={`${usd(cache.response.saved_usd)} saved`}
-        testId="total-response-cache"
-      />
+      <Stat label="Response cache" value={plural(cache.response.hits, 'hit')} hint={`${usd(cache.response.saved_usd)} saved`} testId="total-response-cache" />
     </div>
   )
 }
