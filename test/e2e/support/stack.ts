@@ -22,9 +22,10 @@ export interface Stack {
 
 /**
  * A real gateway (the /api management contract, /v1 and the built dashboard) on a loopback port
- * with a fresh data dir, its `openai` provider pointed at a fake OpenAI server.
+ * with a fresh data dir, its `openai` provider pointed at a fake OpenAI server; `clock`, when
+ * given, is the gateway's time (records' times, what has expired).
  */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: { clock?: () => number } = {}): Promise<Stack> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir('gw-e2e-')
   // The real keychain when a D-Bus session exists (as under scripts/test.mjs); otherwise memory.
@@ -36,7 +37,7 @@ export async function startStack(): Promise<Stack> {
   // fails the contract's `port >= 1` (a backend issue, reported).
   const running = await startGateway(
     { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log'), ...(await testStoreFor(dataDir)) },
-    { env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY }, secrets },
+    { env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY }, secrets, ...(options.clock && { clock: options.clock }) },
   )
   await running.gateway.store.providers.upsert('openai', 'openai', fake.url)
   await running.gateway.configChanged()
