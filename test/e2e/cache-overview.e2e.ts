@@ -9,14 +9,13 @@ import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { waitForRecord } from '../support/harness'
-import { LONG_INSTRUCTIONS, sendCacheTurn } from '../support/cacheTurns'
 import { compact, pct, plural, usd } from '../../src/renderer/src/lib/format'
 import type { Output } from '../../src/contract'
 import { launch, skipReason, type WatchedPage } from './support/browser'
 import { assertNoSideScroll, PHONE, shots, signedIn } from './support/views'
 import { startStack, type Stack } from './support/stack'
+import { cachingAnthropic, sessionMissingOnce, type CachingAnthropic } from './support/promptCache'
 import { OverviewPage } from './pages/overview'
 
 const skip = skipReason()
@@ -24,7 +23,7 @@ const HOUR = 3_600_000
 
 describe("the Overview's cache row", { skip: skip ?? false }, () => {
   let stack: Stack
-  let anthropic: FakeAnthropic
+  let anthropic: CachingAnthropic
   let browser: Browser
   let w: WatchedPage
   /** The gateway's clock runs this far behind while the requests are made. */
@@ -33,16 +32,12 @@ describe("the Overview's cache row", { skip: skip ?? false }, () => {
   before(async () => {
     buildApp()
     stack = await startStack({ clock: () => Date.now() - behind })
-    anthropic = await startFakeAnthropic({ promptCache: true })
+    anthropic = await cachingAnthropic(stack)
     const gw = stack.running.gateway
-    await gw.secrets.set('anthropic', anthropic.apiKey)
-    await gw.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     const key = await gw.store.keys.create('laptop')
     await gw.configChanged()
     // A session reading its cache, then a turn with a new system prompt whose write nothing reads.
-    const asks = ['Read the router', 'Split it into modules', 'Run the tests']
-    for (const [i, system] of [LONG_INSTRUCTIONS, LONG_INSTRUCTIONS, `${LONG_INSTRUCTIONS} Now: 10:04.`].entries())
-      await waitForRecord(gw, await sendCacheTurn(stack.url, key.secret, 'refactor', { system, asks: asks.slice(0, i + 1) }))
+    await sessionMissingOnce(stack, key.secret, 'refactor')
     // A deterministic question asked three times: the response cache answers the repeats.
     const client = new OpenAI({ apiKey: key.secret, baseURL: stack.baseURL, maxRetries: 0 })
     for (let i = 0; i < 3; i++) {
@@ -58,9 +53,8 @@ describe("the Overview's cache row", { skip: skip ?? false }, () => {
   afterEach(() => w.assertNoConsoleErrors())
   after(async () => {
     await browser?.close()
-    await stack?.close()
     await anthropic?.close()
-    await stack?.running.gateway.secrets.delete('anthropic').catch(() => false)
+    await stack?.close()
   })
 
   it('shows the hit rate, cache saved and wasted, and response-cache hits as the Overview op answers them', async () => {

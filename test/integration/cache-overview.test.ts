@@ -7,16 +7,13 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import OpenAI from 'openai'
-import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import type { RunningGateway } from '../../src/gateway/server'
 import type { Input, Output } from '../../src/contract'
 import { picoToUsdNumber, usdToPico } from '../../src/contract/money'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
-import { gwCli, ownerCookie, testStoreFor, waitForRecord } from '../support/harness'
-import { tempDir } from '../support/tempDir'
+import { startCachingGateway, type CachingGateway } from '../support/cachingGateway'
+import { gwCli, ownerCookie, waitForRecord } from '../support/harness'
 import { LONG_INSTRUCTIONS, sendCacheTurn, type CacheTurn } from '../support/cacheTurns'
 
 const START = Date.parse('2026-11-20T10:00:00Z')
@@ -54,8 +51,7 @@ function unreadSessionless(records: RequestRecord[], now: number): RequestRecord
 }
 
 describe('the Overview: cache saved, wasted, hit rate and response-cache hits agree with the records', () => {
-  let anthropic: FakeAnthropic
-  let openai: FakeOpenAI
+  let stack: CachingGateway
   let gateway: RunningGateway
   let dataDir: string
   let cookie: string
@@ -87,15 +83,9 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
   }
 
   before(async () => {
-    anthropic = await startFakeAnthropic({ promptCache: true })
-    openai = await startFakeOpenAI()
-    dataDir = tempDir()
-    gateway = await startGateway(
-      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 }, clock: () => now },
-    )
-    await gateway.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
+    stack = await startCachingGateway(() => now)
+    gateway = stack.gateway
+    dataDir = stack.dataDir
     laptop = await gateway.gateway.store.keys.create('laptop')
     ci = await gateway.gateway.store.keys.create('ci')
     await gateway.gateway.configChanged()
@@ -120,7 +110,7 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
     await turn(ci.secret, null, { system: `${loose} On CI.`, asks: ['Summarise the diff'] })
 
     // The response cache: deterministic chat requests asked to be kept, repeated through the openai SDK.
-    openai.script({ kind: 'reply', usage: { prompt_tokens: 2048, completion_tokens: 7, cached_tokens: 1024 } }, { kind: 'reply' })
+    stack.openai.script({ kind: 'reply', usage: { prompt_tokens: 2048, completion_tokens: 7, cached_tokens: 1024 } }, { kind: 'reply' })
     const client = new OpenAI({ apiKey: ci.secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 })
     const ask = (content: string) =>
       client.chat.completions.create(
@@ -136,10 +126,7 @@ describe('the Overview: cache saved, wasted, hit rate and response-cache hits ag
   })
 
   after(async () => {
-    await gateway?.close()
-    await anthropic?.close()
-    await openai?.close()
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+    await stack?.close()
   })
 
   it('the period: saved, hit rate and response-cache hits are the records summed; wasted is the session pages’ plus the unread writes without a session', async () => {
