@@ -581,7 +581,8 @@ export const migrations: Migration[] = [
     // from their JSON. Reads, savings and the response cache's columns join the end of the
     // analytics index, so the Overview sums them without reading table rows; they are null or 0
     // on most records, which SQLite stores in the record header alone and PostgreSQL in its null
-    // bitmap. Writes get a partial index: finding unread ones reads only the records that wrote.
+    // bitmap. Writes get a partial index covering what finding unread ones reads of them (40 % faster
+    // than reading their rows, bench/requests-screen.ts): only the records that wrote are in it.
     up(db) {
       db.exec(`
         ALTER TABLE requests ADD COLUMN cached_tokens INTEGER;
@@ -601,7 +602,9 @@ export const migrations: Migration[] = [
         CREATE INDEX requests_analytics ON requests
           (created_at, outcome, cost_usd, prompt_tokens, completion_tokens, latency_ms, model, key_id, provider, endpoint, session_id, source_tool, instance,
            cached_tokens, cache_savings_usd, cache_hit_of, cache_saved_usd);
-        CREATE INDEX requests_cache_writes ON requests (created_at) WHERE cache_write_tokens > 0;
+        CREATE INDEX requests_cache_writes ON requests
+          (created_at, session_id, key_id, provider, upstream_model, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cache_write_usd)
+          WHERE cache_write_tokens > 0;
       `)
     },
     postgres: `
@@ -622,7 +625,9 @@ export const migrations: Migration[] = [
       CREATE INDEX requests_analytics ON requests
         (created_at, outcome, cost_usd, prompt_tokens, completion_tokens, latency_ms, model, key_id, provider, endpoint, session_id, source_tool, instance,
          cached_tokens, cache_savings_usd, cache_hit_of, cache_saved_usd);
-      CREATE INDEX requests_cache_writes ON requests (created_at) WHERE cache_write_tokens > 0;
+      CREATE INDEX requests_cache_writes ON requests
+        (created_at, session_id, key_id, provider, upstream_model, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cache_write_usd)
+        WHERE cache_write_tokens > 0;
     `,
   },
 ]
