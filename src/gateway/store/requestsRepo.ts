@@ -48,9 +48,10 @@ export const costPico = (r: Pick<RequestRecord, 'cost'>): bigint => (r.cost?.fin
 
 /**
  * The exact sum of a money column of the selected records (`COST_PICO_SUM`: their costs) in
- * pico-dollars, as text (past 2^53 a JavaScript number would round it). Each cost is turned back into the whole pico-dollars it was written
- * from before it is added, as `costPico` does (the two agree for any cost below $4,096), so the
- * sum is of 64-bit integers: summing the USD values as floats would drift (0.1 + 0.2 ≠ 0.3).
+ * pico-dollars, as text (past 2^53 a JavaScript number would round it). Each amount is turned
+ * back into the whole pico-dollars it was written from before it is added, as `costPico` does
+ * (the two agree for any amount below $4,096), so the sum is of 64-bit integers: summing the USD
+ * values as floats would drift (0.1 + 0.2 ≠ 0.3).
  */
 export const picoSum = (column: string) => `CAST(COALESCE(SUM(CAST(round(${column} * 1e12) AS BIGINT)), 0) AS TEXT)`
 export const COST_PICO_SUM = picoSum('cost_usd')
