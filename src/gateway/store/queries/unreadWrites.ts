@@ -21,7 +21,8 @@ export interface UnreadWrites {
  * ended yet may still be read and is not counted.
  *
  * Only requests that wrote are read (a partial index holds them), each probing its sequence's
- * requests within its TTL through the session index, or the key's.
+ * requests within its TTL through the session index, or, without a session, the partial index of
+ * reads by key (which `k.cached_tokens > 0` lets the planners use).
  */
 export async function unreadWrites(sql: Sql, where: SqlWhere, scope: Scope, now: number): Promise<UnreadWrites> {
   // A scope of no keys sees nothing (and PostgreSQL has no empty IN list).
@@ -31,7 +32,8 @@ export async function unreadWrites(sql: Sql, where: SqlWhere, scope: Scope, now:
   const reader = (sequence: string) => `SELECT 1 FROM requests k WHERE ${sequence}
     AND k.created_at >= r.created_at AND k.created_at <= r.created_at + ${TTL_SQL('r')}
     AND (k.created_at > r.created_at OR k.rowid > r.rowid)
-    AND k.provider = r.provider AND k.upstream_model = r.upstream_model AND k.cached_tokens > r.cached_tokens${readerScope}`
+    AND k.provider = r.provider AND k.upstream_model = r.upstream_model AND k.cached_tokens > r.cached_tokens
+    AND k.cached_tokens > 0${readerScope}`
   const row = await sql.get<{ writes: number; tokens: number; pico: string }>(
     `SELECT count(*) AS writes, COALESCE(SUM(r.cache_write_tokens), 0) AS tokens, ${picoSum('r.cache_write_usd')} AS pico
      FROM requests r
