@@ -26,9 +26,33 @@ export const group = z.object({
   errors: z.number().int(),
 })
 
+/**
+ * What caching did over a range. `prompt` is the provider's prompt cache, counted as the cache
+ * doctor counts a session's turns: `prompt_tokens` is the cacheable input (prompt tokens of the
+ * requests a provider answered with usage, response-cache replays aside), `cached_tokens` what of
+ * it was read from the cache, `saved_usd` what those reads saved against the input rate, and
+ * `wasted_usd` what the writes no later request read cost: a write is unread when no later request
+ * of its session (or, without a session, of its key) on the same provider and upstream model
+ * read more of the cache than it did within the write's TTL (5 minutes, 1 hour for 1-hour
+ * writes), counted once the TTL has ended. `response` is the response cache: the requests it
+ * answered and what they would have cost again.
+ */
+export const cacheFigures = z.object({
+  prompt: z.object({
+    prompt_tokens: z.number().int(),
+    cached_tokens: z.number().int(),
+    hit_rate: z.number().nullable(),
+    saved_usd: usd,
+    wasted_usd: usd,
+    wasted_tokens: z.number().int(),
+    unread_writes: z.number().int(),
+  }),
+  response: z.object({ hits: z.number().int(), saved_usd: usd }),
+})
+
 export const analyticsOps = {
   'analytics.overview': op({
-    summary: 'Totals, error rate, latency percentiles and a time series over a range',
+    summary: 'Totals, error rate, latency percentiles, what caching saved and wasted, and a time series over a range',
     access: 'user',
     input: range.extend({ bucket: z.enum(['hour', 'day']).default('hour') }),
     output: z.object({
@@ -45,6 +69,7 @@ export const analyticsOps = {
         p99_ms: z.number().nullable(),
       }),
       series: z.array(seriesPoint),
+      cache: cacheFigures,
     }),
   }),
   'analytics.groupBy': op({

@@ -52,6 +52,10 @@ export const requestRow = z.object({
   instance: z.string().nullable(),
   /** The spend limit near which the key's soft cap sent it to the cap's cheaper model; null when it did not. */
   soft_cap: softLimit.nullable(),
+  /** The request whose answer the response cache replayed for this one; null when it did not. */
+  cache_hit_of: z.string().nullable(),
+  /** What that replay saved (its first answer's cost again); null without a hit, or when that answer was unpriced. */
+  cache_saved_usd: usd.nullable(),
 })
 
 /** Which requests, in which order: the list and the export take the same. */

@@ -139,4 +139,24 @@ describe('Overview, Requests and a key with traffic, at 1280 and 390 px', { skip
     await assertNoSideScroll(w.page, 'the key page')
     await shots(w.page, 'key', () => keys.id('ledger-empty').waitFor())
   })
+
+  it("a key's usage: Refresh asks up to now, so a request made after the page opened (in a later minute) is counted", async () => {
+    const gw = stack.running.gateway
+    const key = await gw.store.keys.create('usage-later')
+    await gw.configChanged()
+    // The page's clock starts three minutes behind the gateway's, so the page opens on a range that
+    // ended two minutes ago; the request below is recorded by the gateway's own clock, and Refresh
+    // is pressed once the page's clock caught up.
+    await w.page.clock.install({ time: Date.now() - 3 * 60_000 })
+    await w.page.reload()
+    const keys = new KeysPage(w.page)
+    await keys.go(`#/keys/${key.info.id}`)
+    await keys.id('key-usage-empty').waitFor()
+    const client = new OpenAI({ baseURL: stack.baseURL, apiKey: key.secret, maxRetries: 0 })
+    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+    await w.page.clock.setSystemTime(Date.now())
+    await keys.answerOf('analytics.overview', () => keys.id('key-usage-refresh').click())
+    await keys.waitForText(keys.id('key-usage-totals'), /^1 request · /)
+    assert.match(await keys.id('key-usage-totals').innerText(), /0 errors$/)
+  })
 })

@@ -8,17 +8,14 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import Anthropic from '@anthropic-ai/sdk'
-import { startGateway, type RunningGateway } from '../../src/gateway/server'
+import type { RunningGateway } from '../../src/gateway/server'
 import type { Output } from '../../src/contract'
 import { usdToPico } from '../../src/contract/money'
 import type { RequestRecord } from '../../src/gateway/store/requestsRepo'
-import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
-import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
+import { startCachingGateway, type CachingGateway } from '../support/cachingGateway'
 import OpenAI from 'openai'
-import { gwCli, ownerCookie, testStoreFor, waitForRecord } from '../support/harness'
-import { tempDir } from '../support/tempDir'
+import { gwCli, ownerCookie, waitForRecord } from '../support/harness'
 import { AGENT_TOOLS, LONG_INSTRUCTIONS, sendCacheTurn, type CacheTurn } from '../support/cacheTurns'
 
 const MODEL = 'anthropic/claude-sonnet-4-5'
@@ -26,8 +23,7 @@ const START = Date.parse('2026-11-20T10:00:00Z')
 const TOOLS = AGENT_TOOLS
 
 describe('the prompt-cache doctor: per-request cache facts and fingerprints, a session diagnosed turn by turn', () => {
-  let anthropic: FakeAnthropic
-  let openai: FakeOpenAI
+  let stack: CachingGateway
   let gateway: RunningGateway
   let dataDir: string
   let secret: string
@@ -56,25 +52,16 @@ describe('the prompt-cache doctor: per-request cache facts and fingerprints, a s
     Number(records.reduce((s, r) => s + usdToPico(r.cost?.[field] ?? 0), 0n)) / 1e12
 
   before(async () => {
-    anthropic = await startFakeAnthropic({ promptCache: true })
-    openai = await startFakeOpenAI()
-    dataDir = tempDir()
-    gateway = await startGateway(
-      { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, OPENAI_API_KEY: openai.apiKey }, routing: { maxRetries: 0 }, clock: () => now },
-    )
-    await gateway.gateway.store.providers.upsert('anthropic', 'anthropic', anthropic.url)
-    await gateway.gateway.store.providers.upsert('openai', 'openai', openai.url)
+    stack = await startCachingGateway(() => now)
+    gateway = stack.gateway
+    dataDir = stack.dataDir
     secret = (await gateway.gateway.store.keys.create('laptop')).secret
     await gateway.gateway.configChanged()
     cookie = await ownerCookie(gateway.url)
   })
 
   after(async () => {
-    await gateway?.close()
-    await anthropic?.close()
-    await openai?.close()
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
+    await stack?.close()
   })
 
   it('a steady session: the second turn reads what the first wrote, the doctor says healthy, and its figures agree with the records', async () => {

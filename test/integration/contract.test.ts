@@ -12,7 +12,7 @@ import { withStoreSql } from '../support/storeFile'
 import { startTestGateway, TEST_STORE, type TestGateway } from '../support/harness'
 
 const CSV_HEADER =
-  'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool,instance'
+  'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool,instance,soft_cap,cache_hit_of,cache_saved_usd'
 
 interface Res {
   status: number

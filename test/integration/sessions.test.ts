@@ -432,6 +432,12 @@ describe('coding-agent sessions: recognised from what the tools send, listed wit
       3,
       show.stdout,
     )
+    // A page past the first: rows numbered within the whole session, their cost so far from its start.
+    const all = show.stdout.split('\n').filter((l) => /^\d+ +\d{4}-/.test(l))
+    const page = await gwCli(['sessions', 'show', session, '--offset', '1', '--limit', '1'], { dataDir })
+    const rows = page.stdout.split('\n').filter((l) => /^\d+ +\d{4}-/.test(l))
+    assert.deepEqual(rows, [all[1]], page.stdout)
+    assert.match(page.stdout, /^requests 2–2 of 3; --offset and --limit show others$/m)
     await assert.rejects(gwCli(['sessions', 'show', 'no-such-session'], { dataDir }), (e: { stderr: string }) => /session no-such-session/.test(e.stderr))
   })
 })

@@ -178,9 +178,10 @@ describe('three gateways on one PostgreSQL database', { skip: postgresSkipReason
     }
     const csv = (await asOperator(c, 'requests.export', { filter: { key_id: info.id, instance: 'gateway-c' } })).body.csv as string
     const [header, ...lines] = csv.trimEnd().split('\r\n')
-    assert.equal(header.split(',').at(-1), 'instance')
+    const column = header.split(',').indexOf('instance')
+    assert.ok(column > 0)
     assert.deepEqual(
-      lines.map((l) => l.split(',').at(-1)),
+      lines.map((l) => l.split(',')[column]),
       ['gateway-c', 'gateway-c', 'gateway-c', 'gateway-c'],
     )
     const detail = await asOperator(b, 'requests.get', { id: [...servedBy].find(([, n]) => n === names[0])![0] })

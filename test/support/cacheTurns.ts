@@ -21,8 +21,14 @@ export interface CacheTurn {
   asks: string[]
 }
 
-/** Sends one turn of `session` to the gateway at `url` (its root) and returns the request id. */
-export async function sendCacheTurn(url: string, key: string, session: string, t: CacheTurn, model = 'anthropic/claude-sonnet-4-5'): Promise<string | null> {
+/** Sends one turn of `session` (null: of no session) to the gateway at `url` (its root) and returns the request id. */
+export async function sendCacheTurn(
+  url: string,
+  key: string,
+  session: string | null,
+  t: CacheTurn,
+  model = 'anthropic/claude-sonnet-4-5',
+): Promise<string | null> {
   return (await cacheTurn(url, key, session, t, model)).id
 }
 

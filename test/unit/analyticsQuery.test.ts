@@ -15,6 +15,8 @@ const MIN = 60_000
 const H = 3_600_000
 const DAY = 86_400_000
 const ALL: Scope = { keyIds: null }
+/** After every record: each test's writes have had their TTL. */
+const NOW = Date.UTC(2030, 0, 1)
 
 type Spec = RecordSpec
 
@@ -65,7 +67,7 @@ describeEachStore('analytics.overview', (under) => {
       cost: i < 3 ? undefined : i < 6 ? null : 0.25,
     }))
     const { sql, close } = await store(specs)
-    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL, NOW)
     overviewOutput.parse(out)
     assert.deepEqual(out.totals, {
       requests: 20,
@@ -89,7 +91,7 @@ describeEachStore('analytics.overview', (under) => {
       { at: T0, outcome: 'error', provider: null, tokens: null },
       { at: T0 + MIN, outcome: 'error', tokens: null },
     ])
-    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL, NOW)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.unpriced_requests, 1, 'only the one a provider saw: its cost is unknown')
     await close()
@@ -98,7 +100,7 @@ describeEachStore('analytics.overview', (under) => {
   it('leaves free token counts out (they are in the request list, not in inference totals, percentiles or groups)', async () => {
     const counts: Spec[] = [1, 2, 3].map((i) => ({ at: T0 + i * MIN, endpoint: 'messages.count_tokens', latency: 1, cost: 0, tokens: null }))
     const { sql, close } = await store([{ at: T0, latency: 300, cost: 0.5 }, { at: T0 + 5 * MIN, latency: 500, cost: 0.25 }, ...counts])
-    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + H, bucket: 'hour' }, ALL, NOW)
     assert.equal(out.totals.requests, 2)
     assert.equal(out.totals.cost_usd, 0.75)
     assert.equal(out.totals.p50_ms, 300)
@@ -113,7 +115,7 @@ describeEachStore('analytics.overview', (under) => {
 
   it('answers an empty range with zeros and null percentiles', async () => {
     const { sql, close } = await store([])
-    const out = await overview(sql, { from: T0, to: T0 + 2 * H }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + 2 * H }, ALL, NOW)
     assert.deepEqual(out.totals, {
       requests: 0,
       errors: 0,
@@ -144,7 +146,7 @@ describeEachStore('analytics.overview', (under) => {
       { at: T0 + 5 * H + 5 * MIN, latency: 11, outcome: 'error' },
       { at: to, latency: 13 }, // exactly to: excluded
     ])
-    const out = await overview(sql, { from, to, bucket: 'hour' }, ALL)
+    const out = await overview(sql, { from, to, bucket: 'hour' }, ALL, NOW)
     assert.deepEqual(
       out.series.map((p) => [p.t, p.requests, p.errors, p.p50_ms, p.p95_ms]),
       [
@@ -161,7 +163,7 @@ describeEachStore('analytics.overview', (under) => {
     assert.equal(out.totals.requests, 4)
     assert.equal(out.totals.p50_ms, 7) // 5, 7, 9, 11: rank 2
     // A `to` on a bucket boundary does not open an empty bucket after it.
-    assert.equal((await overview(sql, { from: T0, to: T0 + 2 * H }, ALL)).series.length, 2)
+    assert.equal((await overview(sql, { from: T0, to: T0 + 2 * H }, ALL, NOW)).series.length, 2)
     await close()
   })
 
@@ -172,7 +174,7 @@ describeEachStore('analytics.overview', (under) => {
       { at: T0 + H, latency: 0 },
       { at: T0 + 3 * H + 1, latency: 2 ** 31 + 5 }, // longer than the packing allows: clamped, bucket intact
     ])
-    const out = await overview(sql, { from: T0, to: T0 + 4 * H }, ALL)
+    const out = await overview(sql, { from: T0, to: T0 + 4 * H }, ALL, NOW)
     assert.deepEqual(
       out.series.map((p) => [p.requests, p.p50_ms, p.p95_ms]),
       [
@@ -193,7 +195,7 @@ describeEachStore('analytics.overview', (under) => {
       { at: T0 + DAY, latency: 3 },
       { at: T0 + 3 * DAY + 12 * H, latency: 4 },
     ])
-    const out = await overview(sql, { from: T0 - 6 * H, to: T0 + 3 * DAY + 13 * H, bucket: 'day' }, ALL)
+    const out = await overview(sql, { from: T0 - 6 * H, to: T0 + 3 * DAY + 13 * H, bucket: 'day' }, ALL, NOW)
     assert.deepEqual(
       out.series.map((p) => [p.t, p.requests]),
       [
@@ -218,16 +220,16 @@ describeEachStore('analytics.overview', (under) => {
       { at: T0 + 2 * H, key: 'key_a', model: 'm2', latency: 40, dims: { team: 'ml' } },
     ])
     const range = { from: T0, to: T0 + 3 * H }
-    assert.equal((await overview(sql, { ...range, filter: { model: 'm1' } }, ALL)).totals.requests, 2)
-    assert.equal((await overview(sql, { ...range, filter: { tag: 'prod' } }, ALL)).totals.p95_ms, 20)
-    assert.equal((await overview(sql, { ...range, filter: { dimensions: { team: 'ml' } } }, ALL)).totals.requests, 2)
+    assert.equal((await overview(sql, { ...range, filter: { model: 'm1' } }, ALL, NOW)).totals.requests, 2)
+    assert.equal((await overview(sql, { ...range, filter: { tag: 'prod' } }, ALL, NOW)).totals.p95_ms, 20)
+    assert.equal((await overview(sql, { ...range, filter: { dimensions: { team: 'ml' } } }, ALL, NOW)).totals.requests, 2)
     // The filter's own from/to narrow the range; they never widen it.
-    assert.equal((await overview(sql, { ...range, filter: { from: T0 + H } }, ALL)).totals.requests, 1)
-    assert.equal((await overview(sql, { from: T0, to: T0 + H, filter: { to: T0 + 5 * H } }, ALL)).totals.requests, 3)
-    const member = await overview(sql, range, { keyIds: ['key_a'] })
+    assert.equal((await overview(sql, { ...range, filter: { from: T0 + H } }, ALL, NOW)).totals.requests, 1)
+    assert.equal((await overview(sql, { from: T0, to: T0 + H, filter: { to: T0 + 5 * H } }, ALL, NOW)).totals.requests, 3)
+    const member = await overview(sql, range, { keyIds: ['key_a'] }, NOW)
     assert.equal(member.totals.requests, 2)
     assert.equal(member.totals.p50_ms, 10)
-    assert.equal((await overview(sql, range, { keyIds: [] })).totals.requests, 0)
+    assert.equal((await overview(sql, range, { keyIds: [] }, NOW)).totals.requests, 0)
     await close()
   })
 
@@ -235,10 +237,10 @@ describeEachStore('analytics.overview', (under) => {
     const { sql, close } = await store([])
     // Valid by the contract but too large: refused as invalid input (400), not as an internal error.
     await assert.rejects(
-      overview(sql, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL),
+      overview(sql, { from: 0, to: (MAX_BUCKETS + 1) * H, bucket: 'hour' }, ALL, NOW),
       (err: unknown) => err instanceof InvalidQuery && err.field === 'bucket' && /^bucket: .*10001 hour buckets/.test(err.message),
     )
-    assert.equal((await overview(sql, { from: 0, to: MAX_BUCKETS * H, bucket: 'hour' }, ALL)).series.length, MAX_BUCKETS)
+    assert.equal((await overview(sql, { from: 0, to: MAX_BUCKETS * H, bucket: 'hour' }, ALL, NOW)).series.length, MAX_BUCKETS)
     await close()
   })
 })
@@ -440,7 +442,7 @@ describeEachStore('analytics.groupBy', (under) => {
       ['local', 2, 0, 4000, 0],
       ['paid', 1, 0.02, 15, 0],
     ])
-    const totals = (await overview(sql, range, ALL)).totals
+    const totals = (await overview(sql, range, ALL, NOW)).totals
     approx(totals.cost_usd, 0.02)
     assert.equal(totals.unpriced_requests, 2)
     await close()

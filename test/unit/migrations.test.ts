@@ -255,3 +255,45 @@ describe('store migrations: SQLite', () => {
     db.close()
   })
 })
+
+describeEachStore('store migrations: version 24', (under) => {
+  /** A record's detail as records made before version 24 keep it: only the parts the migration reads. */
+  const detail = (parts: Record<string, unknown>) => JSON.stringify(parts).replaceAll("'", "''")
+  const usage = (cached: number, written: number, oneHour = 0) => ({
+    prompt_tokens: 5000,
+    completion_tokens: 10,
+    cached_tokens: cached,
+    cache_write_tokens: written,
+    cache_write_1h_tokens: oneHour,
+  })
+
+  it('fills the cache columns of records made before from their JSON, as the cache doctor counts them: none for a replay or a request without usage', async () => {
+    const store = await emptyStore(under.name)
+    await store.migrate(migrations.filter((m) => m.version <= 22))
+    const rows: Array<[string, string | null, string | null, string]> = [
+      ['req_read', 'anthropic', null, detail({ usage: usage(4000, 0), cost: { cache_savings_usd: 0.0108, cache_write_usd: 0 } })],
+      ['req_write', 'anthropic', null, detail({ usage: usage(0, 4000, 4000), cost: { cache_savings_usd: -0.006, cache_write_usd: 0.024 } })],
+      ['req_replay', 'anthropic', 'req_read', detail({ usage: usage(4000, 0), cost: { cache_savings_usd: 0, cache_write_usd: 0 } })],
+      ['req_failed', 'anthropic', null, detail({ usage: null, cost: null })],
+      ['req_nowhere', null, null, detail({ usage: usage(0, 0), cost: { cache_savings_usd: 0 } })],
+    ]
+    for (const [id, provider, hitOf, json] of rows) {
+      await store.exec(
+        `INSERT INTO requests (id, created_at, endpoint, status, outcome, provider, upstream_model, cache_hit_of, detail)
+         VALUES ('${id}', 1, 'messages', 200, 'ok', ${provider ? `'${provider}'` : 'NULL'}, ${provider ? "'claude-sonnet-4-5'" : 'NULL'}, ${hitOf ? `'${hitOf}'` : 'NULL'}, '${json}')`,
+      )
+    }
+    assert.equal(await store.migrate(), latest)
+    assert.deepEqual(
+      await store.rows(`SELECT id, cached_tokens, cache_write_tokens, cache_write_1h_tokens, cache_savings_usd, cache_write_usd FROM requests ORDER BY id`),
+      [
+        { id: 'req_failed', cached_tokens: null, cache_write_tokens: null, cache_write_1h_tokens: null, cache_savings_usd: null, cache_write_usd: null },
+        { id: 'req_nowhere', cached_tokens: null, cache_write_tokens: null, cache_write_1h_tokens: null, cache_savings_usd: null, cache_write_usd: null },
+        { id: 'req_read', cached_tokens: 4000, cache_write_tokens: 0, cache_write_1h_tokens: 0, cache_savings_usd: 0.0108, cache_write_usd: null },
+        { id: 'req_replay', cached_tokens: null, cache_write_tokens: null, cache_write_1h_tokens: null, cache_savings_usd: null, cache_write_usd: null },
+        { id: 'req_write', cached_tokens: 0, cache_write_tokens: 4000, cache_write_1h_tokens: 4000, cache_savings_usd: -0.006, cache_write_usd: 0.024 },
+      ],
+    )
+    await store.close()
+  })
+})

@@ -218,6 +218,8 @@ describeEachStore('requests.list query', (under) => {
       source_tool: null,
       instance: 'gw-a',
       soft_cap: null,
+      cache_hit_of: null,
+      cache_saved_usd: null,
     })
     const r04 = out.items.find((i) => i.id === 'r04')!
     assert.equal(r04.cost_usd, null)
@@ -479,16 +481,41 @@ describeEachStore('requests.export', (under) => {
     const lines = requestsCsv((await exportRequests(sql, { filter: { key_id: 'key_x' } }, ALL)).rows).split('\r\n')
     assert.equal(
       lines[0],
-      'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool,instance',
+      'id,created_at,endpoint,status,outcome,key_id,model,preset,provider,upstream_model,user_id,prompt_tokens,completion_tokens,cost_usd,priced,latency_ms,source,source_tool,instance,soft_cap,cache_hit_of,cache_saved_usd',
     )
     assert.equal(
       lines[1],
-      `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,,`,
+      `x02,${new Date(T0 + 81 * H).toISOString()},chat.completions,200,ok,key_x,"a,""b""\nc",,openai,gpt-4o,ok,1,1,0.000001234,true,20,api,,,,,`,
     )
     assert.equal(
       lines[2],
-      `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,,`,
+      `x01,${new Date(T0 + 80 * H).toISOString()},chat.completions,200,ok,key_x,"'=HYPERLINK(""http://evil"",""x"")",,openai,gpt-4o,'-2+3,7,3,,false,10,api,,,,,`,
     )
     assert.equal(lines[3], '', 'the file ends with a line end')
+  })
+
+  it("carries a soft cap's limit and a response-cache hit's first request and saving", async () => {
+    const store = await under.open()
+    const capped: RequestRecord = {
+      ...record({ id: 'y01', at: T0, key: 'key_y', cost: 0.0001 }),
+      soft_cap: { limit: 'daily', at_percent: 80, instead_of: 'openai/gpt-4o', reason: 'near the daily limit' },
+    }
+    const hit: RequestRecord = {
+      ...record({ id: 'y02', at: T0 + H, key: 'key_y', cost: 0 }),
+      response_cache: { hit: true, request_id: 'y01', saved_usd: 0.0001 },
+    }
+    await store.writeRecords([capped, hit])
+    const [header, ...lines] = requestsCsv((await exportRequests(store.sql, { sort: 'created_at', order: 'asc' }, ALL)).rows)
+      .trimEnd()
+      .split('\r\n')
+    const at = (line: string, column: string) => line.split(',')[header.split(',').indexOf(column)]
+    assert.deepEqual(
+      lines.map((l) => [at(l, 'id'), at(l, 'soft_cap'), at(l, 'cache_hit_of'), at(l, 'cache_saved_usd')]),
+      [
+        ['y01', 'daily', '', ''],
+        ['y02', '', 'y01', '0.0001'],
+      ],
+    )
+    await store.close()
   })
 })

@@ -95,9 +95,10 @@ const USAGE = `usage: gw <command> [options]   (every command takes --data-dir D
 
   sessions list [--since 24h|7d|DATE] [--tool T] [--key KEY_ID] [--sort last|first|cost|requests|tokens] [--limit N]
                                                              coding-agent sessions: tool, key, requests, tokens, cost
-  sessions show ID                                           a session's requests in order, the cost accumulating
+  sessions show ID [--limit N] [--offset N]                  a session's requests in order, the cost accumulating
 
-  cache stats                                                the response cache: answers kept, hits and money saved
+  cache stats [--since 24h|7d|DATE]                          the response cache: answers kept, hits and money saved;
+                                                             the prompt cache's hit rate, saved and wasted over the period
   cache clear                                                delete every kept answer
 
   store copy --from-data-dir DIR --to postgres://… [--database-schema S]

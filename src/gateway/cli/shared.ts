@@ -67,6 +67,15 @@ export function table(rows: string[][]): string {
     .join('\n')
 }
 
+/** `24h`, `7d` before now, or a date/time (ISO 8601, UTC unless it says otherwise). */
+export function since(value: string, now = Date.now()): number {
+  const ago = /^(\d+)([hd])$/.exec(value)
+  if (ago) return now - Number(ago[1]) * (ago[2] === 'h' ? 3_600_000 : 86_400_000)
+  const t = Date.parse(value)
+  if (!Number.isFinite(t)) throw new Error(`--since must be a duration (24h, 7d) or a date (2026-11-23), got "${value}"`)
+  return t
+}
+
 export const when = (ms: number | null) => (ms === null ? '-' : new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z'))
 
 export function number(value: string, flag: string, check: (n: number) => boolean, what: string): number {

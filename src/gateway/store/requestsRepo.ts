@@ -49,12 +49,14 @@ export const isTokenCount = (r: Pick<RequestRecord, 'endpoint'>) => TOKEN_COUNT_
 export const costPico = (r: Pick<RequestRecord, 'cost'>): bigint => (r.cost?.final_usd ? usdToPico(r.cost.final_usd) : 0n)
 
 /**
- * The exact sum of the selected records' costs in pico-dollars, as text (past 2^53 a JavaScript
- * number would round it). Each cost is turned back into the whole pico-dollars it was written
- * from before it is added, as `costPico` does (the two agree for any cost below $4,096), so the
- * sum is of 64-bit integers: summing the USD values as floats would drift (0.1 + 0.2 ≠ 0.3).
+ * The exact sum of a money column of the selected records (`COST_PICO_SUM`: their costs) in
+ * pico-dollars, as text (past 2^53 a JavaScript number would round it). Each amount is turned
+ * back into the whole pico-dollars it was written from before it is added, as `costPico` does
+ * (the two agree for any amount below $4,096), so the sum is of 64-bit integers: summing the USD
+ * values as floats would drift (0.1 + 0.2 ≠ 0.3).
  */
-export const COST_PICO_SUM = 'CAST(COALESCE(SUM(CAST(round(cost_usd * 1e12) AS BIGINT)), 0) AS TEXT)'
+export const picoSum = (column: string) => `CAST(COALESCE(SUM(CAST(round(${column} * 1e12) AS BIGINT)), 0) AS TEXT)`
+export const COST_PICO_SUM = picoSum('cost_usd')
 
 export interface RequestRecord {
   id: string
@@ -210,8 +212,38 @@ export const REQUEST_COLUMNS = [
   'cache_hit_of',
   'cache_saved_usd',
   'soft_cap',
+  'cached_tokens',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  'cache_savings_usd',
+  'cache_write_usd',
   'detail',
 ] as const
+
+/** What the provider's prompt cache did for a record's request, as the cache doctor counts a turn; null when there is no such turn. */
+function cacheUsage(r: Pick<RequestRecord, 'usage' | 'provider' | 'upstream_model' | 'response_cache'>): Record<string, number> | null {
+  // A response-cache replay's usage is its first answer's: the provider's cache was not touched.
+  return r.usage && r.provider && r.upstream_model && !r.response_cache?.hit ? r.usage : null
+}
+
+/**
+ * A record's prompt-cache token counts as columns (cache reads, writes, 1-hour writes), so the
+ * Overview sums them from its index and finds unread writes without reading JSON: null when no
+ * provider answered with usage, and for a response-cache replay.
+ */
+function cacheTokenValues(r: RequestRecord): SqlValue[] {
+  const u = cacheUsage(r)
+  return u ? [u.cached_tokens ?? 0, u.cache_write_tokens ?? 0, u.cache_write_1h_tokens ?? 0] : [null, null, null]
+}
+
+/**
+ * What a record's cache reads saved and its cache writes cost, as columns (repricing rewrites
+ * them with the cost). Null rather than 0 when there is none, which keeps them out of the index's bytes.
+ */
+export function cacheMoneyValues(r: RequestRecord, cost: Cost | null): [number | null, number | null] {
+  const writes = cacheUsage(r)?.cache_write_tokens ?? 0
+  return [cost?.cache_savings_usd || null, writes > 0 ? (cost?.cache_write_usd ?? null) : null]
+}
 
 /**
  * A record as a row of `requests`: columns carry what is filtered or grouped on; the full record
@@ -252,6 +284,8 @@ export function requestValues(r: RequestRecord): SqlValue[] {
     r.response_cache?.hit ? r.response_cache.request_id : null,
     r.response_cache?.hit ? r.response_cache.saved_usd : null,
     r.soft_cap?.limit ?? null,
+    ...cacheTokenValues(r),
+    ...cacheMoneyValues(r, r.cost),
     JSON.stringify(r),
   ]
 }
@@ -386,9 +420,12 @@ export class RequestsRepo {
           `INSERT INTO request_costs (request_id, repriced_at, old_cost_usd, old_priced, old_cost, new_cost_usd, actor) VALUES (?, ?, ?, ?, ?, ?, ?)`,
           [record.id, now, old?.final_usd ?? null, old?.priced ? 1 : 0, old ? JSON.stringify(old) : null, cost.final_usd, actor],
         )
-        await tx.run(`UPDATE requests SET cost_usd = ?, priced = ?, detail = ? WHERE id = ?`, [
+        const [savings, writes] = cacheMoneyValues(record, cost)
+        await tx.run(`UPDATE requests SET cost_usd = ?, priced = ?, cache_savings_usd = ?, cache_write_usd = ?, detail = ? WHERE id = ?`, [
           cost.final_usd,
           cost.priced ? 1 : 0,
+          savings,
+          writes,
           JSON.stringify({ ...record, cost }),
           record.id,
         ])

@@ -1,4 +1,5 @@
 import type { Sql } from './sql'
+import { picoSum } from './requestsRepo'
 
 const PRUNE_LOCK = 'response_cache.prune'
 
@@ -88,7 +89,7 @@ export class ResponseCacheRepo {
    */
   async recordedHits(): Promise<{ hits: number; savedPico: bigint }> {
     const row = (await this.sql.get<{ hits: number; saved: string }>(
-      `SELECT COUNT(cache_hit_of) AS hits, CAST(COALESCE(SUM(CAST(round(cache_saved_usd * 1e12) AS BIGINT)), 0) AS TEXT) AS saved FROM requests`,
+      `SELECT COUNT(cache_hit_of) AS hits, ${picoSum('cache_saved_usd')} AS saved FROM requests`,
     ))!
     return { hits: Number(row.hits), savedPico: BigInt(row.saved) }
   }

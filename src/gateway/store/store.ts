@@ -63,7 +63,7 @@ export class Queries {
   constructor(private readonly sql: Sql) {}
   listRequests = (input: ListRequestsInput, scope: Scope) => listRequests(this.sql, input, scope)
   exportRequests = (input: Omit<ListRequestsInput, 'limit' | 'offset'>, scope: Scope, max?: number) => exportRequests(this.sql, input, scope, max)
-  overview = (input: OverviewInput, scope: Scope) => overview(this.sql, input, scope)
+  overview = (input: OverviewInput, scope: Scope, now: number) => overview(this.sql, input, scope, now)
   groupBy = (input: GroupByInput, scope: Scope) => groupBy(this.sql, input, scope)
   listSessions = (input: ListSessionsInput, scope: Scope) => listSessions(this.sql, input, scope)
   getSession = (input: GetSessionInput, scope: Scope, now: number) => getSession(this.sql, input, scope, now)

@@ -30,6 +30,20 @@ export class OverviewPage extends BasePage {
       rows.map(async (r) => [(await r.locator('td').nth(0).innerText()).trim(), (await r.locator('td').nth(1).innerText()).trim()] as [string, string]),
     )
   }
+  /** The cache row's figures, by their test ids' names (`total-cache-saved` → `cache-saved`). */
+  async cacheFigures(): Promise<Record<'cache-hit-rate' | 'cache-saved' | 'cache-wasted' | 'response-cache', { value: string; hint: string }>> {
+    await this.id('cache-totals').waitFor()
+    const figure = async (name: string) => {
+      const stat = this.id(`total-${name}`)
+      return { value: (await stat.getByTestId(`total-${name}-value`).innerText()).trim(), hint: (await stat.locator('.stat-hint').innerText()).trim() }
+    }
+    return {
+      'cache-hit-rate': await figure('cache-hit-rate'),
+      'cache-saved': await figure('cache-saved'),
+      'cache-wasted': await figure('cache-wasted'),
+      'response-cache': await figure('response-cache'),
+    }
+  }
   async totalRequests(): Promise<string> {
     return this.id('total-requests-value').innerText()
   }

@@ -24,9 +24,9 @@ export interface Stack {
 /**
  * A real gateway (the /api management contract, /v1 and the built dashboard) on a loopback port
  * with a fresh data dir, its `openai` provider pointed at a fake OpenAI server; `env` adds to its
- * environment.
+ * environment; `clock`, when given, is the gateway's time (records' times, what has expired).
  */
-export async function startStack(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = {}): Promise<Stack> {
+export async function startStack(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = {}, clock?: () => number): Promise<Stack> {
   const fake = await startFakeOpenAI()
   const dataDir = tempDir('gw-e2e-')
   // The real keychain when a D-Bus session exists (as under scripts/test.mjs); otherwise memory.
@@ -38,7 +38,7 @@ export async function startStack(overrides: ConfigOverrides = {}, env: NodeJS.Pr
   // fails the contract's `port >= 1` (a backend issue, reported).
   const running = await startGateway(
     { host: '127.0.0.1', port: await freePort(), dataDir, logFile: path.join(dataDir, 'gw.log'), ...(await testStoreFor(dataDir)), ...overrides },
-    { env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY, ...env }, secrets },
+    { env: { OPENAI_API_KEY: fake.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY, ...env }, secrets, ...(clock && { clock }) },
   )
   await running.gateway.store.providers.upsert('openai', 'openai', fake.url)
   await running.gateway.configChanged()

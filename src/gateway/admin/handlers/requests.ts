@@ -48,7 +48,7 @@ export const requestHandlers: Handlers<'requests.list' | 'requests.export' | 're
 
   async 'analytics.overview'(ctx, input) {
     await ctx.gw.records.flushed()
-    return ctx.gw.store.queries.overview(input, await scope(ctx))
+    return ctx.gw.store.queries.overview(input, await scope(ctx), ctx.gw.clock())
   },
 
   async 'analytics.groupBy'(ctx, input) {

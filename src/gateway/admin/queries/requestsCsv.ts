@@ -1,6 +1,6 @@
 import type { RequestRow } from '../../store/queries/requestQuery'
 
-/** The export's columns, in order: the list's columns, cost as a number and `unpriced` said outright. */
+/** The export's columns, in order: the list's columns, cost as a number and `unpriced` said outright; columns added later go last, so a column keeps its place. */
 const COLUMNS: Array<keyof RequestRow> = [
   'id',
   'created_at',
@@ -21,6 +21,9 @@ const COLUMNS: Array<keyof RequestRow> = [
   'source',
   'source_tool',
   'instance',
+  'soft_cap',
+  'cache_hit_of',
+  'cache_saved_usd',
 ]
 
 /**

@@ -1,6 +1,6 @@
 import type { Output } from '../../../contract'
 import { operating } from './api'
-import { number, parse, table, when, type Command } from '../shared'
+import { number, parse, since, table, when, type Command } from '../shared'
 
 type Session = Output<'sessions.list'>['items'][number]
 
@@ -9,15 +9,6 @@ function spend(costUsd: number, unpriced: number, requests: number): string {
   if (unpriced === 0) return `$${costUsd}`
   if (unpriced >= requests && costUsd === 0) return 'unpriced'
   return `>= $${costUsd} (${unpriced} unpriced)`
-}
-
-/** `24h`, `7d` before now, or a date/time (ISO 8601, UTC unless it says otherwise). */
-function since(value: string, now = Date.now()): number {
-  const ago = /^(\d+)([hd])$/.exec(value)
-  if (ago) return now - Number(ago[1]) * (ago[2] === 'h' ? 3_600_000 : 86_400_000)
-  const t = Date.parse(value)
-  if (!Number.isFinite(t)) throw new Error(`--since must be a duration (24h, 7d) or a date (2026-11-23), got "${value}"`)
-  return t
 }
 
 const SORTS = { last: 'last_at', first: 'first_at', cost: 'cost_usd', requests: 'requests', tokens: 'tokens' } as const
@@ -87,12 +78,19 @@ function cacheCell(t: CacheTurn | undefined): string {
   return `${t.state === 'miss' ? 'MISS ' : ''}r${t.cached_tokens}${wrote}`
 }
 
-/** `gw sessions show ID`: the session's totals and its prompt cache, then its requests in order with the cost so far. */
+/**
+ * `gw sessions show ID [--limit N] [--offset N]`: the session's totals and its prompt cache, then a
+ * page of its requests in order (500 from the first unless said), numbered within the whole
+ * session, with the cost so far.
+ */
 export const sessionsShow: Command = async (args, io) => {
-  const { values, positionals } = parse(args, {})
+  const { values, positionals } = parse(args, { limit: { type: 'string' }, offset: { type: 'string' } })
   const id = positionals[0]
   if (!id) throw new Error('sessions show needs a session id (see gw sessions list)')
-  const found = await operating(values, io, (operate) => operate('sessions.get', { id }))
+  const limit =
+    values.limit === undefined ? 500 : number(values.limit, '--limit', (n) => Number.isInteger(n) && n > 0 && n <= 1000, 'an integer from 1 to 1000')
+  const offset = values.offset === undefined ? 0 : number(values.offset, '--offset', (n) => Number.isInteger(n) && n >= 0, 'a non-negative integer')
+  const found = await operating(values, io, (operate) => operate('sessions.get', { id, limit, offset }))
   if (values.json) {
     io.out(JSON.stringify(found, null, 2))
     return 0
@@ -116,7 +114,7 @@ export const sessionsShow: Command = async (args, io) => {
     table([
       ['#', 'TIME', 'REQUEST', 'STATUS', 'MODEL', 'TOKENS', 'CACHE', 'COST USD', 'SO FAR USD'],
       ...found.requests.map((r, i) => [
-        String(i + 1),
+        String(offset + i + 1),
         when(r.created_at),
         r.id,
         String(r.status),
@@ -124,9 +122,17 @@ export const sessionsShow: Command = async (args, io) => {
         r.prompt_tokens === null ? '-' : `${r.prompt_tokens}/${r.completion_tokens ?? 0}`,
         cacheCell(turns.get(r.id)),
         r.priced ? String(r.cost_usd) : r.provider === null ? '-' : 'unpriced',
-        spend(r.cumulative_usd, r.cumulative_unpriced, i + 1),
+        spend(r.cumulative_usd, r.cumulative_unpriced, offset + i + 1),
       ]),
     ]),
   )
+  const shown = found.requests.length
+  if (shown < s.requests) {
+    io.out(
+      shown === 0
+        ? `no requests past the first ${s.requests}; --offset below ${s.requests} shows some`
+        : `requests ${offset + 1}–${offset + shown} of ${s.requests}; --offset and --limit show others`,
+    )
+  }
   return 0
 }

@@ -1,6 +1,8 @@
 import type { z } from 'zod'
 import type { Sql } from '../sql'
-import { TOKEN_COUNT_ENDPOINTS_SQL } from '../requestsRepo'
+import { picoSum, TOKEN_COUNT_ENDPOINTS_SQL } from '../requestsRepo'
+import { picoToUsdNumber } from '../../../contract/money'
+import { unreadWrites } from './unreadWrites'
 import { invalid } from './invalidQuery'
 import { analyticsOps, type group } from '../../../contract/analytics'
 import type { RequestFilter } from '../../../contract/requests'
@@ -54,6 +56,12 @@ interface TotalsRow {
 }
 interface BucketRow extends TotalsRow {
   t: number
+  /** The cache's figures, summed with the bucket's (the pico-dollar sums as text, exact). */
+  cacheable_tokens: number
+  cached_tokens: number
+  cache_saved_pico: string
+  hits: number
+  hits_saved_pico: string
 }
 
 /** Requests whose cost is unknown: no price, though a provider was chosen (one sent nowhere is priced $0). */
@@ -73,9 +81,11 @@ export const COST = 'COALESCE(SUM(r.cost_usd), 0)'
  * counted, never priced as $0. One refused before any provider was chosen (unknown model, bad
  * body) was sent nowhere and costs nothing.
  * Buckets are UTC hour/day starts from the one holding `from` to the one holding `to - 1`,
- * empty ones included.
+ * empty ones included. The cache's figures (`cacheFigures`) are summed with the buckets from the
+ * same index, money in whole pico-dollars; unread prompt-cache writes as of `now` are found
+ * apart, from the requests that wrote alone (`unreadWrites`).
  */
-export async function overview(sql: Sql, input: OverviewInput, scope: Scope): Promise<OverviewOutput> {
+export async function overview(sql: Sql, input: OverviewInput, scope: Scope, now: number): Promise<OverviewOutput> {
   const bucket = input.bucket ?? 'hour'
   const bucketMs = BUCKET_MS[bucket]
   if (!bucketMs) throw invalid('bucket', `unknown bucket ${String(bucket)}`)
@@ -89,7 +99,10 @@ export async function overview(sql: Sql, input: OverviewInput, scope: Scope): Pr
   // constants, written as a literal: a bound JS number arrives as a REAL and would divide exactly.
   const sums = (where: string) => `SELECT (r.created_at / ${bucketMs}) * ${bucketMs} AS t, count(*) AS requests, ${ERRORS} AS errors,
        ${COST} AS cost_usd, ${UNPRICED} AS unpriced,
-       COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens
+       COALESCE(SUM(r.prompt_tokens), 0) AS prompt_tokens, COALESCE(SUM(r.completion_tokens), 0) AS completion_tokens,
+       COALESCE(SUM(CASE WHEN r.cached_tokens IS NOT NULL THEN r.prompt_tokens END), 0) AS cacheable_tokens,
+       COALESCE(SUM(r.cached_tokens), 0) AS cached_tokens, ${picoSum('r.cache_savings_usd')} AS cache_saved_pico,
+       count(r.cache_hit_of) AS hits, ${picoSum('r.cache_saved_usd')} AS hits_saved_pico
      FROM requests r WHERE ${where} AND ${INFERENCE_ONLY} GROUP BY 1`
   // One number per row, bucket number · 2^31 + latency (exact below 2^53 until the year 2448 for
   // hours): no per-row objects beyond the driver's, and sorting it sorts every bucket's latencies at once.
@@ -97,11 +110,12 @@ export async function overview(sql: Sql, input: OverviewInput, scope: Scope): Pr
     `SELECT (r.created_at / ${bucketMs}) * ${PACK} + CASE WHEN r.latency_ms > ${PACK - 1} THEN ${PACK - 1} WHEN r.latency_ms < 0 THEN 0 ELSE r.latency_ms END AS v
      FROM requests r WHERE ${where} AND ${INFERENCE_ONLY} AND r.latency_ms IS NOT NULL`
 
-  const { rows, packed } = await sql.read(async (tx) => {
+  const { rows, packed, unread } = await sql.read(async (tx) => {
     const where = filterSql(tx.dialect, filter, scope, await choosePlan(tx, filter, scope))
     return {
       rows: await tx.all<BucketRow>(sums(where.sql), where.params),
       packed: Float64Array.from(await tx.all<{ v: number }>(latencies(where.sql), where.params), (r) => r.v).sort(),
+      unread: await unreadWrites(tx, where, scope, now),
     }
   })
 
@@ -117,8 +131,14 @@ export async function overview(sql: Sql, input: OverviewInput, scope: Scope): Pr
   for (let b = buckets - 1; b >= 0; b--) start[b] = Math.min(start[b], start[b + 1])
 
   const totals: TotalsRow = { requests: 0, errors: 0, cost_usd: 0, unpriced: 0, prompt_tokens: 0, completion_tokens: 0 }
+  const cache = { cacheable: 0, cached: 0, savedPico: 0n, hits: 0, hitsSavedPico: 0n }
   const byStart = new Map<number, BucketRow>()
   for (const r of rows) {
+    cache.cacheable += r.cacheable_tokens
+    cache.cached += r.cached_tokens
+    cache.savedPico += BigInt(r.cache_saved_pico)
+    cache.hits += r.hits
+    cache.hitsSavedPico += BigInt(r.hits_saved_pico)
     byStart.set(r.t, r)
     totals.requests += r.requests
     totals.errors += r.errors
@@ -160,6 +180,18 @@ export async function overview(sql: Sql, input: OverviewInput, scope: Scope): Pr
       p99_ms: nearestRank(all, 99),
     },
     series,
+    cache: {
+      prompt: {
+        prompt_tokens: cache.cacheable,
+        cached_tokens: cache.cached,
+        hit_rate: cache.cacheable > 0 ? cache.cached / cache.cacheable : null,
+        saved_usd: picoToUsdNumber(cache.savedPico),
+        wasted_usd: picoToUsdNumber(unread.pico),
+        wasted_tokens: unread.tokens,
+        unread_writes: unread.writes,
+      },
+      response: { hits: cache.hits, saved_usd: picoToUsdNumber(cache.hitsSavedPico) },
+    },
   }
 }
 

@@ -213,7 +213,8 @@ const SORT_COLUMNS = {
 const ORDERS = { asc: 'ASC', desc: 'DESC' } as const
 
 export const ROW_COLUMNS = `r.id, r.created_at, r.endpoint, r.status, r.outcome, r.key_id, r.model, r.preset, r.provider, r.upstream_model,
-  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source, r.source_tool, r.instance, r.soft_cap`
+  r.user_id, r.prompt_tokens, r.completion_tokens, r.cost_usd, r.priced, r.latency_ms, r.source, r.source_tool, r.instance, r.soft_cap,
+  r.cache_hit_of, r.cache_saved_usd`
 
 export type RawRow = Omit<RequestRow, 'priced'> & { priced: number }
 

@@ -17,11 +17,28 @@ import { RevokeKeyDialog } from './RevokeKey'
 import { StoredResponses } from './StoredResponses'
 
 function Usage({ keyId }: { keyId: string }) {
-  const range = useMemo(() => rangeOf('7d'), [])
-  const q = useQuery(() => call('analytics.overview', { from: range.from, to: range.to, bucket: range.bucket, filter: { key_id: keyId } }), [keyId])
+  // The range ends now, as of the last refresh (as on the Sessions screen): memoised once, it kept
+  // ending at the minute the page opened in, and what came after never showed.
+  const [now, setNow] = useState(() => Date.now())
+  const range = useMemo(() => rangeOf('7d', now), [now])
+  const q = useQuery(() => call('analytics.overview', { from: range.from, to: range.to, bucket: range.bucket, filter: { key_id: keyId } }), [keyId, range.to])
+  const refresh = () => {
+    const next = Date.now()
+    // A new end of the range asks again by itself; within the same minute, ask again.
+    if (rangeOf('7d', next).to !== range.to) setNow(next)
+    else q.reload()
+  }
   const spent = q.data ? spend(q.data.totals.cost_usd, q.data.totals.unpriced_requests, q.data.totals.requests) : null
   return (
-    <Section title="Usage, last 7 days" testId="key-usage">
+    <Section
+      title="Usage, last 7 days"
+      testId="key-usage"
+      actions={
+        <button type="button" className="btn btn-small" onClick={refresh} data-testid="key-usage-refresh">
+          Refresh
+        </button>
+      }
+    >
       {q.error || !q.data ? (
         <Pending q={q} />
       ) : q.data.totals.requests === 0 ? (

@@ -9,6 +9,7 @@ import { Segmented } from '../../components/Segmented'
 import { ErrorState, Pending } from '../../components/States'
 import { emptyPoint, OverviewCharts } from '../../components/Charts'
 import { TotalsRow } from './Totals'
+import { CacheTotals } from './CacheTotals'
 import { TopList } from './TopList'
 import { Quickstart } from './Quickstart'
 import { Breakdown } from './Breakdown'
@@ -71,7 +72,10 @@ export function OverviewScreen() {
               </p>
             </div>
           ) : (
-            <OverviewCharts series={series} range={range} />
+            <>
+              <CacheTotals cache={overview.data.cache} />
+              <OverviewCharts series={series} range={range} />
+            </>
           )}
         </>
       )}

@@ -4,7 +4,7 @@ import { spend } from '../../lib/spend'
 
 type Totals = Output<'analytics.overview'>['totals']
 
-function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId: string }) {
+export function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId: string }) {
   return (
     <div className="stat" data-testid={testId}>
       <div className="stat-label">{label}</div>

@@ -160,23 +160,26 @@ function Attempts({ record }: { record: Obj }) {
             : 'No provider was called (the request was refused before routing).'}
         </p>
       ) : (
-        <table className="table table-compact">
-          <TableHead cols={['#', 'Provider', 'Model', 'Status', { label: 'Latency', num: true }, 'Error']} />
-          <tbody>
-            {attempts.map((a, i) => (
-              <tr key={i} data-testid="attempt-row">
-                <td>{i + 1}</td>
-                <td>{dash(str(a.provider))}</td>
-                <td>
-                  <code>{dash(str(a.model))}</code>
-                </td>
-                <td>{a.status === null || a.status === undefined ? 'no answer' : String(a.status)}</td>
-                <td className="num">{ms(num(a.latency_ms))}</td>
-                <td className="wrap">{dash(str(a.error))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        // Six columns and a model id do not fit a phone: the table scrolls in its card, not the page.
+        <div className="table-wrap">
+          <table className="table table-compact">
+            <TableHead cols={['#', 'Provider', 'Model', 'Status', { label: 'Latency', num: true }, 'Error']} />
+            <tbody>
+              {attempts.map((a, i) => (
+                <tr key={i} data-testid="attempt-row">
+                  <td>{i + 1}</td>
+                  <td>{dash(str(a.provider))}</td>
+                  <td>
+                    <code className="nowrap">{dash(str(a.model))}</code>
+                  </td>
+                  <td>{a.status === null || a.status === undefined ? 'no answer' : String(a.status)}</td>
+                  <td className="num">{ms(num(a.latency_ms))}</td>
+                  <td className="wrap">{dash(str(a.error))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Section>
   )
