@@ -55,7 +55,7 @@ describe('the gemini kind: both of Google’s APIs under one base URL and key', 
     for (const baseUrl of ['https://generativelanguage.googleapis.com/v1beta', 'http://10.0.0.5:8080/google/v1beta']) {
       const p = { id: 'goog', kind: 'gemini', baseUrl, dialect: null }
       assert.equal(dialectOf(p), 'gemini', baseUrl)
-      assert.deepEqual(quirksOf(p), { limitField: 'max_tokens', reasoning: 'outside', geminiBody: true })
+      assert.deepEqual(quirksOf(p), { limitField: 'max_tokens', reasoning: 'outside', geminiBody: true, promptCacheKey: false })
     }
   })
 
