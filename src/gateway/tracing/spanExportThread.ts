@@ -1,0 +1,70 @@
+import { Worker } from 'node:worker_threads'
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace'
+import { workerScript } from '../workerScript'
+import { plainSpan, type ExportThreadData, type FromExportThread, type ToExportThread } from './spanExportProtocol'
+
+type Request = { type: 'export'; spans: ReadableSpan[] } | { type: 'flush' | 'shutdown' }
+
+/**
+ * Exports the batches the span processor hands it on a thread of their own (spanExportWorker.ts):
+ * the event loop pays only for copying each batch across as plain data, while the OTLP protobuf
+ * and the HTTP export (most of tracing's cost when they ran here) happen beside it. A batch is
+ * done, for the processor, when the thread has sent it; if the thread dies, every batch fails
+ * from then on, as an unreachable collector's would.
+ */
+export class ThreadSpanExporter implements SpanExporter {
+  private readonly worker: Worker
+  private readonly waiting = new Map<number, (error: Error | null) => void>()
+  private nextId = 0
+  private dead: Error | null = null
+
+  constructor(data: ExportThreadData) {
+    this.worker = new Worker(workerScript(import.meta.url, 'spanExportWorker', ['@opentelemetry/*']), { eval: true, workerData: data })
+    // Like the span processor's timer, the thread never keeps a process alive that closed nothing.
+    this.worker.unref()
+    this.worker.on('message', (msg: FromExportThread) => {
+      const done = this.waiting.get(msg.id)
+      this.waiting.delete(msg.id)
+      done?.(msg.error === null ? null : new Error(msg.error))
+    })
+    this.worker.on('error', (err) => this.died(err))
+    this.worker.on('exit', (code) => this.died(new Error(`the span export thread exited (code ${code})`)))
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.send({ type: 'export', spans }).then(
+      () => resultCallback({ code: ExportResultCode.SUCCESS }),
+      (error: Error) => resultCallback({ code: ExportResultCode.FAILED, error }),
+    )
+  }
+
+  forceFlush(): Promise<void> {
+    return this.send({ type: 'flush' })
+  }
+
+  /** Waits for the exports under way, then stops the thread. */
+  async shutdown(): Promise<void> {
+    try {
+      await this.send({ type: 'shutdown' })
+    } finally {
+      await this.worker.terminate()
+    }
+  }
+
+  private send(request: Request): Promise<void> {
+    if (this.dead) return Promise.reject(this.dead)
+    const id = this.nextId++
+    const msg: ToExportThread = request.type === 'export' ? { type: 'export', id, spans: request.spans.map(plainSpan) } : { type: request.type, id }
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, (error) => (error ? reject(error) : resolve()))
+      this.worker.postMessage(msg)
+    })
+  }
+
+  private died(err: Error): void {
+    this.dead ??= err
+    for (const done of this.waiting.values()) done(this.dead)
+    this.waiting.clear()
+  }
+}
