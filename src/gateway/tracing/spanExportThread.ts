@@ -2,13 +2,13 @@ import { Worker } from 'node:worker_threads'
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core'
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace'
 import { workerScript } from '../workerScript'
-import { plainSpan, type ExportThreadData, type FromExportThread, type ToExportThread } from './spanExportProtocol'
+import { SpanPacker, type ExportThreadData, type FromExportThread, type ToExportThread } from './spanExportProtocol'
 
 type Request = { type: 'export'; spans: ReadableSpan[] } | { type: 'flush' | 'shutdown' }
 
 /**
  * Exports the batches the span processor hands it on a thread of their own (spanExportWorker.ts):
- * the event loop pays only for copying each batch across as plain data, while the OTLP protobuf
+ * the event loop pays only for copying each batch across as plain data (spanExportProtocol.ts), while the OTLP protobuf
  * and the HTTP export (most of tracing's cost when they ran here) happen beside it. A batch is
  * done, for the processor, when the thread has sent it; if the thread dies, every batch fails
  * from then on, as an unreachable collector's would.
@@ -16,6 +16,7 @@ type Request = { type: 'export'; spans: ReadableSpan[] } | { type: 'flush' | 'sh
 export class ThreadSpanExporter implements SpanExporter {
   private readonly worker: Worker
   private readonly waiting = new Map<number, (error: Error | null) => void>()
+  private readonly packer = new SpanPacker()
   private nextId = 0
   private dead: Error | null = null
 
@@ -55,7 +56,7 @@ export class ThreadSpanExporter implements SpanExporter {
   private send(request: Request): Promise<void> {
     if (this.dead) return Promise.reject(this.dead)
     const id = this.nextId++
-    const msg: ToExportThread = request.type === 'export' ? { type: 'export', id, spans: request.spans.map(plainSpan) } : { type: request.type, id }
+    const msg: ToExportThread = request.type === 'export' ? { type: 'export', id, spans: this.packer.pack(request.spans) } : { type: request.type, id }
     return new Promise((resolve, reject) => {
       this.waiting.set(id, (error) => (error ? reject(error) : resolve()))
       this.worker.postMessage(msg)

@@ -10,7 +10,7 @@ import { defaultResource, resourceFromAttributes, type Resource } from '@opentel
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
-import { SCOPE, type ExportThreadData, type FromExportThread, type PlainSpan, type ToExportThread } from './spanExportProtocol'
+import { SCOPE, SpanUnpacker, type ExportThreadData, type FromExportThread, type PlainSpan, type ToExportThread } from './spanExportProtocol'
 
 const data = workerData as ExportThreadData
 const port = parentPort!
@@ -69,6 +69,7 @@ class PostedSpan implements ReadableSpan {
   }
 }
 
+const unpacker = new SpanUnpacker()
 const exporter = new OTLPTraceExporter({ url: data.url, headers: data.headers })
 
 const answer = (id: number, error: unknown) =>
@@ -78,7 +79,7 @@ port.on('message', (msg: ToExportThread) => {
   switch (msg.type) {
     case 'export':
       exporter.export(
-        msg.spans.map((s) => new PostedSpan(s)),
+        unpacker.unpack(msg.spans).map((s) => new PostedSpan(s)),
         (result) => answer(msg.id, result.code === ExportResultCode.SUCCESS ? null : (result.error ?? 'the export failed')),
       )
       return
