@@ -22,11 +22,14 @@ export class ThreadSpanExporter implements SpanExporter {
 
   constructor(data: ExportThreadData) {
     this.worker = new Worker(workerScript(import.meta.url, 'spanExportWorker', ['@opentelemetry/*']), { eval: true, workerData: data })
-    // Like the span processor's timer, the thread never keeps a process alive that closed nothing.
+    // Idle, the thread keeps no process alive (like the span processor's timer); with an export,
+    // flush or shutdown under way it does, as the export's own HTTP request did on this thread,
+    // so that a shutdown's last spans are sent before the process exits.
     this.worker.unref()
     this.worker.on('message', (msg: FromExportThread) => {
       const done = this.waiting.get(msg.id)
       this.waiting.delete(msg.id)
+      if (this.waiting.size === 0) this.worker.unref()
       done?.(msg.error === null ? null : new Error(msg.error))
     })
     this.worker.on('error', (err) => this.died(err))
@@ -59,6 +62,7 @@ export class ThreadSpanExporter implements SpanExporter {
     const msg: ToExportThread = request.type === 'export' ? { type: 'export', id, spans: this.packer.pack(request.spans) } : { type: request.type, id }
     return new Promise((resolve, reject) => {
       this.waiting.set(id, (error) => (error ? reject(error) : resolve()))
+      this.worker.ref()
       this.worker.postMessage(msg)
     })
   }
