@@ -46,6 +46,7 @@ const SHARED = [
   'jsonObject.ts',
   'keys',
   'pricing/types.ts',
+  'workerScript.ts',
 ]
 
 /**

@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { Db } from './db'
+import { workerScript } from '../workerScript'
 import { recordBatchWriter, writeBatchSafely, type Bodies, type Debit, type SetAside, type WriteBatch } from './recordBatch'
 import { ATTEMPTED, CLOSED, READY, STATE_SLOTS, WRITTEN, type Batch, type FromWorker, type ToWorker, type WorkerData } from './recordWorkerProtocol'
 import type { RequestRecord } from './requestsRepo'
@@ -9,35 +8,6 @@ import { RecordQueue, recordsOfKey } from './recordQueue'
 import type { RecordBacklog } from './store'
 
 export type { Bodies, Debit } from './recordBatch'
-
-/**
- * The thread's code: the built .js beside this module, or, when running from source (tests,
- * `npx gw`), recordWorker.ts bundled once per process by esbuild (tsx's own compiler). Not
- * tsx's loader in the thread: module customization hooks inside worker threads can deadlock on
- * Node 20 (nodejs/node#50948), and a record thread stuck in its loader held every flush for its
- * whole timeout and then kept the process from exiting.
- */
-const FROM_SOURCE = import.meta.url.endsWith('.ts')
-let bundled: string | null = null
-const workerScript = (): string => {
-  if (!FROM_SOURCE) return `import(${JSON.stringify(new URL('./recordWorker.js', import.meta.url).href)})`
-  if (bundled === null) {
-    const requireHere = createRequire(import.meta.url)
-    const esbuild = requireHere('esbuild') as typeof import('esbuild')
-    const out = esbuild.buildSync({
-      entryPoints: [fileURLToPath(new URL('./recordWorker.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      external: ['better-sqlite3'],
-      write: false,
-    })
-    // Native modules resolve from here, not from the thread's working directory.
-    bundled = `((require) => {\n${out.outputFiles[0].text}\n})(require('node:module').createRequire(${JSON.stringify(import.meta.url)}))`
-  }
-  return bundled
-}
 
 /**
  * The record thread's young generation. Its garbage is short-lived (a batch's messages and
@@ -184,7 +154,11 @@ export class RecordWriter {
     if (this.closed) return null
     try {
       const data: WorkerData = { file: this.db.name, state: this.state.buffer as SharedArrayBuffer }
-      const worker = new Worker(workerScript(), { eval: true, workerData: data, resourceLimits: { maxYoungGenerationSizeMb: RECORD_THREAD_YOUNG_MB } })
+      const worker = new Worker(workerScript(import.meta.url, 'recordWorker', ['better-sqlite3']), {
+        eval: true,
+        workerData: data,
+        resourceLimits: { maxYoungGenerationSizeMb: RECORD_THREAD_YOUNG_MB },
+      })
       worker.unref()
       worker.on('message', (msg: FromWorker) => this.report(msg))
       worker.on('error', (err) => this.fallBack(err))

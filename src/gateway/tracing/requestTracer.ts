@@ -1,6 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
 import { parseKeyPairsIntoRecord, parseTraceParent, TraceState } from '@opentelemetry/core'
-import { defaultResource, resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -11,14 +10,13 @@ import {
   type BatchSpanProcessorOptions,
   type Sampler,
 } from '@opentelemetry/sdk-trace'
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto'
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import type { RequestTrace, RequestTracer } from '../core/requestObserver'
 import type { Bodies } from '../store/recordBatch'
 import type { RequestRecord } from '../store/requestsRepo'
-import { VERSION } from '../version'
 import { attemptAttributes, operationOf, requestAttributes, spanName, type ProviderLookup } from './spanAttributes'
 import type { TracingConfig } from './tracingConfig'
+import { SCOPE } from './spanExportProtocol'
+import { ThreadSpanExporter } from './spanExportThread'
 
 /**
  * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name: the SDK's tracer provider reads neither
@@ -71,15 +69,6 @@ function batchingFrom(env: NodeJS.ProcessEnv): Omit<BatchSpanProcessorOptions, '
   }
 }
 
-/** Who the spans are from: `gw-gateway` unless `OTEL_SERVICE_NAME` or `OTEL_RESOURCE_ATTRIBUTES` says otherwise. */
-function resourceFrom(env: NodeJS.ProcessEnv): Resource {
-  const service = env.OTEL_SERVICE_NAME?.trim()
-  return defaultResource()
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw-gateway', [ATTR_SERVICE_VERSION]: VERSION }))
-    .merge(resourceFromAttributes(parseKeyPairsIntoRecord(env.OTEL_RESOURCE_ATTRIBUTES)))
-    .merge(service ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: service }) : null)
-}
-
 /** The first value of a header in `rawHeaders` (name, value, name, value…), by its lower-case name. */
 function headerOf(rawHeaders: readonly string[], name: string): string | undefined {
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) return rawHeaders[i + 1]
@@ -99,7 +88,8 @@ function parentFrom(rawHeaders: readonly string[]): Context {
 
 /**
  * Traces requests with a tracer provider of this gateway's own (not OpenTelemetry's global one,
- * so that two gateways in one process keep apart), batching spans to the OTLP endpoint.
+ * so that two gateways in one process keep apart), batching spans to the OTLP endpoint from a
+ * thread of its own.
  */
 class GatewayTracer implements RequestTracer {
   readonly tracer: Tracer
@@ -109,7 +99,7 @@ class GatewayTracer implements RequestTracer {
     readonly config: TracingConfig,
     readonly providers: ProviderLookup,
   ) {
-    this.tracer = provider.getTracer('gw-gateway', VERSION)
+    this.tracer = provider.getTracer(SCOPE.name, SCOPE.version)
   }
 
   begin(rawHeaders: readonly string[]): RequestTrace {
@@ -181,14 +171,16 @@ class SpanTrace implements RequestTrace {
 /** Starts tracing as `config` says: a sampler or protocol the gateway does not have stops the start, naming its variable. */
 export function startTracer(config: TracingConfig, providers: ProviderLookup): RequestTracer {
   const env = config.env
-  const exporter = new OTLPTraceExporter({
+  // Read before the export thread starts, so a sampler or batching refused leaves none running.
+  const sampler = samplerFrom(env)
+  const batching = batchingFrom(env)
+  const exporter = new ThreadSpanExporter({
     url: config.url,
     headers: { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
+    serviceName: env.OTEL_SERVICE_NAME?.trim(),
+    resourceAttributes: env.OTEL_RESOURCE_ATTRIBUTES,
   })
-  const provider = new TracerProvider({
-    resource: resourceFrom(env),
-    sampler: samplerFrom(env),
-    spanProcessors: [new BatchSpanProcessor({ exporter, ...batchingFrom(env) })],
-  })
+  // The spans' resource is the export thread's (spanExportWorker.ts): none is set here.
+  const provider = new TracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor({ exporter, ...batching })] })
   return new GatewayTracer(provider, config, providers)
 }
