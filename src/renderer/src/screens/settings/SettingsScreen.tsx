@@ -155,7 +155,13 @@ function LogFile({ status }: { status: Pick<Output<'gateway.status'>, 'log_file'
 
 /** Where Prometheus scrapes this gateway, or how to turn metrics on (a start-up flag: they cannot be switched here). */
 function Metrics({ metrics }: { metrics: Output<'gateway.status'>['metrics'] }) {
-  if (!metrics) return <span data-testid="settings-metrics">Off (start with --metrics or GW_METRICS=1)</span>
+  if (!metrics) {
+    return (
+      <span data-testid="settings-metrics">
+        Off <span className="small muted">(start with --metrics or GW_METRICS=1)</span>
+      </span>
+    )
+  }
   const url = new URL(metrics.url)
   return (
     <span data-testid="settings-metrics">
