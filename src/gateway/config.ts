@@ -97,7 +97,12 @@ const DEFAULT_REQUEST_TIMEOUT_S = 300
 const DEFAULT_HEADERS_TIMEOUT_S = 30
 
 function atLeastOne(value: string | number | undefined, name: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback
+  return wholeAtLeastOne(value, name) ?? fallback
+}
+
+/** A whole number of at least 1, or undefined when none is given; a bad value's error names where it came from. */
+export function wholeAtLeastOne(value: string | number | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined
   const n = Number(value)
   if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, got "${value}"`)
   return n

@@ -10,7 +10,7 @@ import type { ClientAbort } from '../upstream/clientAbort'
 import { countedFree, sentNowhere } from '../pipeline/cost'
 import { CallDelivery, chargeFor, type PricedUsage } from './callDelivery'
 import { RequestContext } from '../pipeline/requestContext'
-import { resolveModel, type ModelSources, type Target } from '../pipeline/resolveModel'
+import { resolveModel, targetName, type ModelSources, type Target } from '../pipeline/resolveModel'
 import { steer } from '../pipeline/resolvePreset'
 import { softCapFor, softCapSwitch } from '../pipeline/softCap'
 import type { AliasTable } from '../pipeline/aliases'
@@ -202,7 +202,7 @@ function pickHeaders(rawHeaders: string[], names: readonly string[]): Record<str
 }
 
 /** A session's move, its cost in re-written cache filled in when the answer is priced. */
-const moved = (held: Held, target: Target, reason: MoveReason) => ({ from: heldName(held), to: `${target.provider.id}/${target.upstreamModel}`, reason })
+const moved = (held: Held, target: Target, reason: MoveReason) => ({ from: heldName(held), to: targetName(target), reason })
 
 /** The stages, from the body as sent to the answer delivered. */
 async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: RequestContext, sink: Sink, run: Running): Promise<Finished> {

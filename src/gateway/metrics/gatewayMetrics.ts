@@ -3,6 +3,7 @@ import type { OpenStreams } from '../core/openStreams'
 import type { Cooldown } from '../routing/cooldown'
 import type { PoolUse, RecordSink } from '../store/store'
 import { RequestTallies, TIME_BUCKETS_MS, type TimeTally } from './requestTallies'
+import { picoToUsd } from '../pricing/priceUsage'
 
 /** What the gauges read when scraped: the gateway's own state, asked then, never kept up on the request path. */
 export interface MetricSources {
@@ -120,7 +121,7 @@ export class GatewayMetrics {
       },
     )
     counter('gw_cost_usd_total', "What the requests cost in USD, summed exactly from each record's cost.", REQUEST_LABELS, (set) => {
-      for (const s of requests()) set(s.labels, s.costPico / 1e12)
+      for (const s of requests()) set(s.labels, picoToUsd(s.costPico))
     })
     counter(
       'gw_unpriced_requests_total',

@@ -11,6 +11,9 @@ export interface Target {
   priced: PricedModel | null
 }
 
+/** The target as records, routing notes and messages name it: `<provider>/<upstream model>`. */
+export const targetName = (t: Pick<Target, 'provider' | 'upstreamModel'>) => `${t.provider.id}/${t.upstreamModel}`
+
 /** Where a model id is looked up: configured providers, the price catalog, local servers' model lists. */
 export interface ModelSources {
   registry: ProviderRegistry

@@ -3,7 +3,7 @@ import { ApiError } from '../errors'
 import type { SoftCapTarget } from './admit'
 import { softRules, type Key, type SoftLimit, type SoftRules } from './keyRules'
 import { usd } from './refusals'
-import { resolveModel, type ModelSources, type Target } from './resolveModel'
+import { resolveModel, targetName, type ModelSources, type Target } from './resolveModel'
 import type { SoftCapSwitch } from '../store/requestsRepo'
 
 /**
@@ -32,6 +32,17 @@ async function resolveSoftCap(sources: ModelSources, rules: SoftRules, primary: 
   return { rules, target }
 }
 
+/**
+ * Why `target` cannot be a soft cap's model, or null when it can: a soft cap reserves what its
+ * requests may cost, so its model needs a price, and it stands in for chat models only.
+ */
+export function softCapModelProblem(target: Pick<Target, 'provider' | 'upstreamModel' | 'priced'>): string | null {
+  const id = targetName(target)
+  if (!target.priced) return `${id} has no known price, and a soft cap reserves what its requests may cost; set one with \`gw prices set\``
+  if (target.priced.entry.kind === 'embedding') return `${id} is an embedding model; a soft cap needs a chat model`
+  return null
+}
+
 const limitName = (limit: SoftLimit) => (limit === 'session' ? "this session's" : `the key's ${limit}`)
 
 /** What the record and `gw.routing` say of a request a soft cap sent to its model. */
@@ -39,7 +50,7 @@ export function softCapSwitch(key: Key, soft: SoftCapTarget, limit: SoftLimit, a
   const rules = key.rules
   const { percent, model } = soft.rules
   const limitPico = limit === 'daily' ? rules.dailyPico! : limit === 'monthly' ? rules.monthlyPico! : rules.sessionPico!
-  const instead = `${asked.provider.id}/${asked.upstreamModel}`
+  const instead = targetName(asked)
   const near = limit === 'session' ? `reached ${percent} % of it, or this request could pass it on ${instead}` : `reached ${percent} % of it`
   return {
     limit,

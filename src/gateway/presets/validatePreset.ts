@@ -2,6 +2,7 @@ import { presetInput } from '../../contract/presets'
 import type { PriceBook } from '../pricing/priceBook'
 import type { ProviderRegistry } from '../providers/registry'
 import { lookupModel } from '../pipeline/resolveModel'
+import { softCapModelProblem } from '../pipeline/softCap'
 import { presetNameOf } from '../pipeline/resolvePreset'
 import type { PresetFields } from '../store/presetsRepo'
 
@@ -38,14 +39,8 @@ export function validatePreset(input: unknown, registry: ProviderRegistry, price
     issues.push({ field: 'equal_candidates', message: 'needs at least one fallback: the model and its fallbacks are the equals' })
   if (p.soft_cap) {
     const soft = check('soft_cap.model', p.soft_cap.model)
-    const id = soft && `${soft.provider.id}/${soft.upstreamModel}`
-    if (soft && !soft.priced)
-      issues.push({
-        field: 'soft_cap.model',
-        message: `${id} has no known price, and a soft cap reserves what its requests may cost; set one with \`gw prices set\``,
-      })
-    else if (soft?.priced?.entry.kind === 'embedding')
-      issues.push({ field: 'soft_cap.model', message: `${id} is an embedding model; a soft cap needs a chat model` })
+    const problem = soft && softCapModelProblem(soft)
+    if (problem) issues.push({ field: 'soft_cap.model', message: problem })
   }
   const limit = main?.priced?.entry.max_output_tokens
   if (p.max_tokens != null && limit !== undefined && p.max_tokens > limit) {

@@ -15,6 +15,7 @@ import type { Bodies } from '../store/recordBatch'
 import type { RequestRecord } from '../store/requestsRepo'
 import { attemptAttributes, operationOf, requestAttributes, spanName, type ProviderLookup } from './spanAttributes'
 import type { TracingConfig } from './tracingConfig'
+import { wholeAtLeastOne } from '../config'
 import { SCOPE } from './spanExportProtocol'
 import { ThreadSpanExporter } from './spanExportThread'
 
@@ -54,13 +55,7 @@ function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
 
 /** The batching the `OTEL_BSP_*` variables ask for (the SDK's span processor reads none of them itself); its defaults otherwise. */
 function batchingFrom(env: NodeJS.ProcessEnv): Omit<BatchSpanProcessorOptions, 'exporter'> {
-  const whole = (variable: string) => {
-    const value = env[variable]?.trim()
-    if (!value) return undefined
-    const n = Number(value)
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${variable} must be a whole number of at least 1, got "${value}"`)
-    return n
-  }
+  const whole = (variable: string) => wholeAtLeastOne(env[variable]?.trim(), variable)
   return {
     scheduledDelayMillis: whole('OTEL_BSP_SCHEDULE_DELAY'),
     exportTimeoutMillis: whole('OTEL_BSP_EXPORT_TIMEOUT'),

@@ -1,6 +1,7 @@
 import type { KeyPolicy, KeySummary } from '../../../contract/keys'
 import { globMatch } from '../../pipeline/enforcePolicy'
-import { lookupModel } from '../../pipeline/resolveModel'
+import { lookupModel, targetName } from '../../pipeline/resolveModel'
+import { softCapModelProblem } from '../../pipeline/softCap'
 import { toKeyInfo, type KeyRow } from '../../store/keysRepo'
 import { picoToUsdNumber, usdToPico } from '../../store/ledgerRepo'
 import { conflict, forbidden, invalid, notFound } from '../adminError'
@@ -60,9 +61,9 @@ function checkSoftCap(ctx: AdminContext, policy: KeyPolicy, limits: { daily: num
   const field = 'policy.soft_cap.model'
   const found = lookupModel(ctx.gw.registry, ctx.gw.priceBook, cap.model)
   if (!found) throw invalid(field, `unknown model "${cap.model}"; use \`<provider>/<model>\` or a model from GET /v1/models`)
-  const id = `${found.provider.id}/${found.upstreamModel}`
-  if (!found.priced) throw invalid(field, `${id} has no known price, and a soft cap reserves what its requests may cost; set one with \`gw prices set\``)
-  if (found.priced.entry.kind === 'embedding') throw invalid(field, `${id} is an embedding model; a soft cap needs a chat model`)
+  const problem = softCapModelProblem(found)
+  if (problem) throw invalid(field, problem)
+  const id = targetName(found)
   if (policy.allowed_providers && !policy.allowed_providers.some((g) => globMatch(g, found.provider.id))) {
     throw invalid(field, `the key's policy does not allow provider ${found.provider.id} (allowed_providers)`)
   }
