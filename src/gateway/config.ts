@@ -167,14 +167,6 @@ function wholeSetting(flagValue: string | number | undefined, flag: string, env:
   return flagValue !== undefined ? atLeastOne(flagValue, flag, fallback) : atLeastOne(env[variable], variable, fallback)
 }
 
-/** A switch in the environment: true or 1, false or 0; unset or empty is off. */
-function flag(value: string | undefined, variable: string): boolean {
-  const v = value?.trim().toLowerCase()
-  if (!v || v === 'false' || v === '0') return false
-  if (v === 'true' || v === '1') return true
-  throw new Error(`${variable} must be true or false, got "${value}"`)
-}
-
 export interface ConfigOverrides {
   host?: string
   port?: string | number
@@ -221,7 +213,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
     databaseSchema: schemaName(overrides.databaseSchema ?? (env.GW_DATABASE_SCHEMA || null)),
     allowedHosts: overrides.allowedHosts ?? list(env.GW_ALLOWED_HOSTS),
     corsOrigins: overrides.corsOrigins ?? list(env.GW_CORS_ORIGINS),
-    bodyLimitBytes: overrides.bodyLimitBytes ?? Number(env.GW_BODY_LIMIT_MB ?? 32) * 1024 * 1024,
+    bodyLimitBytes: overrides.bodyLimitBytes ?? atLeastOne(env.GW_BODY_LIMIT_MB, 'GW_BODY_LIMIT_MB', 32) * 1024 * 1024,
     requestTimeoutMs,
     // Headers are part of the request: their limit never outlasts the whole request's.
     headersTimeoutMs: requestTimeoutMs > 0 && (headersTimeoutMs === 0 || headersTimeoutMs > requestTimeoutMs) ? requestTimeoutMs : headersTimeoutMs,
@@ -234,7 +226,7 @@ export function resolveConfig(overrides: ConfigOverrides = {}, env: NodeJS.Proce
       wholeSetting(overrides.maxQueuedRecordsMb, '--max-queued-records-mb', env, 'GW_MAX_QUEUED_RECORDS_MB', DEFAULT_MAX_QUEUED_RECORDS_MB) * 1024 * 1024,
     responseCacheBytes: wholeSetting(overrides.responseCacheMb, '--response-cache-mb', env, 'GW_RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB) * 1024 * 1024,
     metrics: metricsConfig(overrides, env),
-    tracePropagate: overrides.tracePropagate ?? flag(env.GW_TRACE_PROPAGATE, 'GW_TRACE_PROPAGATE'),
+    tracePropagate: overrides.tracePropagate ?? onOff('GW_TRACE_PROPAGATE', env.GW_TRACE_PROPAGATE),
     instanceName:
       overrides.instanceName !== undefined
         ? checkedInstanceName(overrides.instanceName, '--instance-name')

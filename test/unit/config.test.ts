@@ -67,3 +67,16 @@ describe('the bound on request records held for the store', () => {
     assert.throws(() => resolveConfig({ maxQueuedRecordsMb: '1.5' }, {}), /--max-queued-records-mb must be a whole number of at least 1, got "1.5"/)
   })
 })
+
+describe('the body limit', () => {
+  it('is 32 MB unless GW_BODY_LIMIT_MB says otherwise', () => {
+    assert.equal(resolveConfig({}, {}).bodyLimitBytes, 32 * 1024 * 1024)
+    assert.equal(resolveConfig({}, { GW_BODY_LIMIT_MB: '64' }).bodyLimitBytes, 64 * 1024 * 1024)
+  })
+
+  it('refuses anything but a whole number of megabytes, naming the variable (a typo never becomes no limit)', () => {
+    for (const bad of ['32MB', '0', '-1', '1.5']) {
+      assert.throws(() => resolveConfig({}, { GW_BODY_LIMIT_MB: bad }), new RegExp(`GW_BODY_LIMIT_MB must be a whole number of at least 1, got "${bad}"`))
+    }
+  })
+})

@@ -48,10 +48,13 @@ describe('tracingConfig: OpenTelemetry standard variables', () => {
     )
   })
 
-  it('propagation: --trace-propagate, else GW_TRACE_PROPAGATE (true/false, 1/0), off by default', () => {
+  it('propagation: --trace-propagate, else GW_TRACE_PROPAGATE (1/0, true/false, on/off), off by default', () => {
     assert.equal(resolveConfig({ dataDir: '/tmp/x' }, {}).tracePropagate, false)
     assert.equal(resolveConfig({ dataDir: '/tmp/x' }, { GW_TRACE_PROPAGATE: '1' }).tracePropagate, true)
     assert.equal(resolveConfig({ dataDir: '/tmp/x', tracePropagate: true }, { GW_TRACE_PROPAGATE: 'false' }).tracePropagate, true)
-    assert.throws(() => resolveConfig({ dataDir: '/tmp/x' }, { GW_TRACE_PROPAGATE: 'yes' }), /GW_TRACE_PROPAGATE must be true or false, got "yes"/)
+    assert.throws(
+      () => resolveConfig({ dataDir: '/tmp/x' }, { GW_TRACE_PROPAGATE: 'maybe' }),
+      /GW_TRACE_PROPAGATE must be 1 or 0 \(true\/false, on\/off\), got "maybe"/,
+    )
   })
 })
