@@ -161,7 +161,12 @@ export class OpenAIChunks implements ChunkEncoder {
 
   last(gw: GwBlock, usage: NormalizedUsage | null): object[] {
     const finishChunk = this.held!
-    if (!this.includeUsage) return [{ ...finishChunk, gw }]
+    if (!this.includeUsage) {
+      // On the held chunk itself, the gateway's own parse that nothing reads after: a copy made by
+      // a spread cost ~1 µs more with its serialisation (2026-11-26).
+      ;(finishChunk as Chunk & { gw: GwBlock }).gw = gw
+      return [finishChunk]
+    }
     const reported = this.usageChunk
     const envelope = without(reported ?? this.lastParsed() ?? finishChunk, 'choices', 'usage')
     envelope.choices = []
