@@ -119,6 +119,12 @@ describe('POST /v1/chat/completions through the official SDK', () => {
     const events = await readSse(res)
     assert.equal(events.at(-1), '[DONE]')
     const chunks = events.slice(0, -1) as Array<Record<string, any>>
+    // The stream's headers: the reply's own (its request id) and those of an event stream.
+    const id = chunks.at(-1)!.gw.request_id
+    assert.equal(res.headers.get('x-request-id'), id)
+    assert.equal(res.headers.get('x-gw-request-id'), id)
+    assert.equal(res.headers.get('cache-control'), 'no-cache')
+    assert.equal(res.headers.get('x-accel-buffering'), 'no')
     assert.ok(chunks.length >= 4)
     for (const c of chunks) {
       assert.equal('usage' in c, false, 'no usage key on chunks the client did not ask usage for')

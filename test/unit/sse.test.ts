@@ -23,6 +23,24 @@ describe('SSE parser', () => {
     ])
   })
 
+  it('reads fields as the SSE spec does: one optional space, a bare name, unknown fields and look-alike names ignored', () => {
+    const p = new SseParser()
+    const events = p.push(bytes('data:a\ndata\ndata:  b\nid: 7\nretry: 10\ndatas: no\nevents: no\nevent\n\nevent:named\ndata: c\n\n'))
+    assert.deepEqual(events, [
+      { event: '', data: 'a\n\n b' },
+      { event: 'named', data: 'c' },
+    ])
+  })
+
+  it('reads \n-only reads and \r reads of one stream alike, whichever comes first', () => {
+    const p = new SseParser()
+    const out = [...p.push(bytes('data: 1\n\nda')), ...p.push(bytes('ta: 2\r\n\r\ndata: 3\n')), ...p.push(bytes('\ndata: 4\r')), ...p.push(bytes('\n\r\n'))]
+    assert.deepEqual(
+      out.map((e) => e.data),
+      ['1', '2', '3', '4'],
+    )
+  })
+
   it('keeps frames split across reads, including inside a UTF-8 sequence and between \\r and \\n', () => {
     const p = new SseParser()
     const whole = bytes('data: {"t":"héllo ✓"}\r\n\r\n')

@@ -2,6 +2,7 @@ import type { InboundWire } from '../core/wire'
 import type { Target } from '../pipeline/resolveModel'
 import type { UpstreamRequest } from '../providers/adapter'
 import { invalidRequest } from '../errors'
+import { without } from '../jsonObject'
 import { normalizeUsage } from '../pricing/usage'
 import { adapterFor } from '../providers/kinds'
 import { deliverWith, type AnswerGrammar } from './deliver'
@@ -71,8 +72,9 @@ export function embeddingsRequestFor(target: Target, body: Record<string, unknow
 export const embeddingsWire: InboundWire = {
   endpoint: 'embeddings',
   read(sent) {
-    const { gw: envelope, ...rest } = validateEmbeddingsBody(sent)
-    const body = rest as EmbeddingsBody
+    const sentBody = validateEmbeddingsBody(sent)
+    const envelope = sentBody.gw
+    const body = without(sentBody, 'gw') as EmbeddingsBody
     const grammar: AnswerGrammar = {
       whole({ json }) {
         reencode(json.data, body.encoding_format)

@@ -1,6 +1,7 @@
 import type { Preset } from '../../../contract/presets'
 import { withPresetParameters } from '../../pipeline/resolvePreset'
 import { invalidRequest } from '../../errors'
+import { without } from '../../jsonObject'
 import { checkBoolean, checkNumbers, type NumberRule } from '../numberFields'
 
 export interface ChatBody {
@@ -66,8 +67,8 @@ export function validateChatBody(body: unknown): ChatBody {
  * `gw` envelope, and with usage always requested on streams (the gateway prices every request).
  */
 export function upstreamChatBody(body: ChatBody, upstreamModel: string): Record<string, unknown> {
-  const { gw: _envelope, ...rest } = body
-  const out: Record<string, unknown> = { ...rest, model: upstreamModel }
+  const out = without(body, 'gw')
+  out.model = upstreamModel
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true }
   return out
 }

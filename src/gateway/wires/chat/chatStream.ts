@@ -9,6 +9,7 @@ import type { UpstreamResponse } from '../../upstream/client'
 import type { SseEvent } from '../../../shared/sse'
 import { endStream, failStream, pumpSse } from '../pumpSse'
 import { partialUsage } from '../../pipeline/estimate'
+import { without } from '../../jsonObject'
 
 /** Characters of output a chunk carries: content, refusal and tool-call arguments. */
 function generatedChars(chunk: Chunk): number {
@@ -160,10 +161,18 @@ export class OpenAIChunks implements ChunkEncoder {
 
   last(gw: GwBlock, usage: NormalizedUsage | null): object[] {
     const finishChunk = this.held!
-    if (!this.includeUsage) return [{ ...finishChunk, gw }]
+    if (!this.includeUsage) {
+      // On the held chunk itself, the gateway's own parse that nothing reads after: a copy made by
+      // a spread cost ~1 µs more with its serialisation (2026-11-26).
+      ;(finishChunk as Chunk & { gw: GwBlock }).gw = gw
+      return [finishChunk]
+    }
     const reported = this.usageChunk
-    const { choices: _c, usage: _u, ...envelope } = reported ?? this.lastParsed() ?? finishChunk
-    return [finishChunk, { ...envelope, choices: [], usage: reported?.usage ?? (usage ? openAIUsage(usage) : null), gw }]
+    const envelope = without(reported ?? this.lastParsed() ?? finishChunk, 'choices', 'usage')
+    envelope.choices = []
+    envelope.usage = reported?.usage ?? (usage ? openAIUsage(usage) : null)
+    envelope.gw = gw
+    return [finishChunk, envelope]
   }
 
   logged(text: string): string {

@@ -1,5 +1,6 @@
 import type { Preset } from '../../../contract/presets'
 import { invalidRequest } from '../../errors'
+import { without } from '../../jsonObject'
 import { prependSystemPrompt, withPresetParameters } from '../../pipeline/resolvePreset'
 import { checkBoolean, checkNumbers, type NumberRule } from '../numberFields'
 
@@ -54,6 +55,7 @@ export function applyResponsesPreset(body: ResponsesBody, preset: Preset): Respo
 
 /** The body a provider serving Responses receives: the caller's, but for the model and without the `gw` envelope. */
 export function upstreamResponsesBody(body: ResponsesBody, upstreamModel: string): Record<string, unknown> {
-  const { gw: _envelope, ...rest } = body
-  return { ...rest, model: upstreamModel }
+  const out = without(body, 'gw')
+  out.model = upstreamModel
+  return out
 }
