@@ -124,7 +124,13 @@ for (const p of pools.values()) await p.close()
 const unit = mode === 'streams' ? 'event' : 'request'
 const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
 const lines = [
-  `${mode}${args.prepaid ? ' (prepaid key)' : ''}${Object.keys(afterEnv).length ? ` (after: ${Object.entries(afterEnv).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`,
+  `${mode}${args.prepaid ? ' (prepaid key)' : ''}${
+    Object.keys(afterEnv).length
+      ? ` (after: ${Object.entries(afterEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')})`
+      : ''
+  }, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`,
 ]
 for (const s of sides) {
   const r = rounds[s.name]

@@ -5,7 +5,17 @@ import { millisToHrTime, TraceState } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
-import { envelope, KIND, ProtoWriter, resourceAndScope, UNSET, writeSpan, type SpanEvent, type SpanHead, type SpanStatus } from '../../src/gateway/tracing/otlpWriter'
+import {
+  envelope,
+  KIND,
+  ProtoWriter,
+  resourceAndScope,
+  UNSET,
+  writeSpan,
+  type SpanEvent,
+  type SpanHead,
+  type SpanStatus,
+} from '../../src/gateway/tracing/otlpWriter'
 import { decodeTraceExport } from '../support/otlpReceiver'
 
 const SCOPE = { name: 'gw-gateway', version: '1.2.3' }
@@ -44,8 +54,14 @@ function readable(head: SpanHead, attributes: Attributes, events: SpanEvent[], s
   return {
     name: head.name,
     kind: head.kind - 1,
-    spanContext: () => ({ traceId: head.traceId, spanId: head.spanId, traceFlags: 1, traceState: head.traceState ? new TraceState(head.traceState) : undefined }),
-    parentSpanContext: head.parentSpanId === null ? undefined : { traceId: head.traceId, spanId: head.parentSpanId, traceFlags: 1, isRemote: head.parentIsRemote },
+    spanContext: () => ({
+      traceId: head.traceId,
+      spanId: head.spanId,
+      traceFlags: 1,
+      traceState: head.traceState ? new TraceState(head.traceState) : undefined,
+    }),
+    parentSpanContext:
+      head.parentSpanId === null ? undefined : { traceId: head.traceId, spanId: head.parentSpanId, traceFlags: 1, isRemote: head.parentIsRemote },
     startTime: hr(head.startMs),
     endTime: hr(head.endMs),
     status: status.error ? { code: 2, message: status.message } : { code: 0 },
@@ -71,8 +87,8 @@ const server: SpanHead = {
   parentIsRemote: true,
   name: 'chat policy/traced',
   kind: KIND.server,
-  startMs: 1_764_160_000_123.456,
-  endMs: 1_764_160_000_987.0005,
+  startMs: 1_764_160_000_123.25,
+  endMs: 1_764_160_000_987.0625,
 }
 const attempt: SpanHead = {
   traceId: server.traceId,
@@ -86,7 +102,11 @@ const attempt: SpanHead = {
   endMs: server.startMs + 300.125,
 }
 const root: SpanHead = { ...server, spanId: 'a000000000000001', traceState: '', parentSpanId: null, parentIsRemote: false, name: 'embeddings' }
-const skipped: SpanEvent = { timeMs: server.endMs - 1, name: 'gw.attempt.skipped', attributes: { 'gw.provider': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gw.reason': 'skipped: policy' } }
+const skipped: SpanEvent = {
+  timeMs: server.endMs - 1,
+  name: 'gw.attempt.skipped',
+  attributes: { 'gw.provider': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gw.reason': 'skipped: policy' },
+}
 
 type Span = [SpanHead, Attributes, SpanEvent[], SpanStatus]
 const SPANS: Span[] = [
@@ -95,7 +115,7 @@ const SPANS: Span[] = [
   [root, { 'gw.outcome': 'error' }, [], { error: true, message: undefined }],
 ]
 
-/** The spans through the gateway's writer, in one ExportTraceServiceRequest (a small first buffer, so it grows as it goes). */
+/** (The times above are whole multiples of 2^-4 ms, exact as doubles, so their nanoseconds are too.) The spans through the gateway's writer, in one ExportTraceServiceRequest (a small first buffer, so it grows as it goes). */
 function ours(spans: Span[]): Buffer {
   const w = new ProtoWriter(16)
   for (const [head, attributes, events, status] of spans) writeSpan(w, head, attributes, events, status)
@@ -114,8 +134,9 @@ describe('otlpWriter: OTLP protobuf written by hand', () => {
     const [a, s, r] = decodeTraceExport(ours(SPANS))
     assert.deepEqual(s.attributes, {
       ...AWKWARD,
-      // The decoder gives an int64 beyond 2^53 as a bigint; 2^63 does not fit int64, so it went as a double.
+      // The decoder gives an int64 beyond 2^53 as a bigint (and every int64 in an array); 2^63 does not fit int64, so it went as a double.
       'power of two past 2^53': 2n ** 60n,
+      numbers: [1n, 2.5, -3n],
     })
     assert.equal(s.resource['service.name'], 'gw-gateway')
     assert.equal(s.resource['host.cores'], 2)
@@ -123,8 +144,8 @@ describe('otlpWriter: OTLP protobuf written by hand', () => {
     assert.equal(s.parentSpanId, server.parentSpanId)
     assert.equal(s.traceState, 'vendor=abc,other=x')
     assert.equal(s.kind, 2)
-    assert.equal(s.startNs, 1_764_160_000_123_456_000n)
-    assert.equal(s.endNs, 1_764_160_000_987_000_500n)
+    assert.equal(s.startNs, 1_764_160_000_123_250_000n)
+    assert.equal(s.endNs, 1_764_160_000_987_062_500n)
     assert.deepEqual(s.events, [{ name: 'gw.attempt.skipped', attributes: skipped.attributes }])
     assert.deepEqual(s.status, { code: 0, message: '' })
     assert.equal(a.kind, 3)

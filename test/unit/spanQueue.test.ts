@@ -16,7 +16,13 @@ function heldExporter() {
   return { exporter, batches, isShutDown: () => shutdown }
 }
 
-const batching = (b: Partial<Batching>): Batching => ({ scheduledDelayMillis: 60_000, exportTimeoutMillis: 60_000, maxQueueSize: 100, maxExportBatchSize: 10, ...b })
+const batching = (b: Partial<Batching>): Batching => ({
+  scheduledDelayMillis: 60_000,
+  exportTimeoutMillis: 60_000,
+  maxQueueSize: 100,
+  maxExportBatchSize: 10,
+  ...b,
+})
 
 /** Writes `n` one-byte "spans" (their number), as writeSpan would write each. */
 function end(queue: SpanQueue, n: number, from = 0): number {

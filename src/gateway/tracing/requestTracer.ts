@@ -2,14 +2,7 @@ import { randomFillSync } from 'node:crypto'
 import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type SpanContext } from '@opentelemetry/api'
 import { parseKeyPairsIntoRecord, parseTraceParent, TraceState } from '@opentelemetry/core'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  ParentBasedSampler,
-  SamplingDecision,
-  TraceIdRatioBasedSampler,
-  type Sampler,
-} from '@opentelemetry/sdk-trace'
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import type { RequestTrace, RequestTracer } from '../core/requestObserver'
 import type { Bodies } from '../store/recordBatch'
@@ -141,7 +134,11 @@ class GatewayTracer implements RequestTracer {
     const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED
     if (!sampled && !this.config.propagate) return UNTRACED
     const traceState = (sampling.traceState ?? parent?.traceState)?.serialize() ?? ''
-    return new SpanTrace(this, { traceId, spanId: this.ids.spanId(), traceState, parentSpanId: parent?.spanId ?? null, parentIsRemote: parent !== null }, sampled)
+    return new SpanTrace(
+      this,
+      { traceId, spanId: this.ids.spanId(), traceState, parentSpanId: parent?.spanId ?? null, parentIsRemote: parent !== null },
+      sampled,
+    )
   }
 
   shutdown(): Promise<void> {
@@ -191,20 +188,21 @@ class SpanTrace implements RequestTrace {
     const { providers, config, queue } = this.tracing
     const { traceId, traceState } = this.span
     const operation = operationOf(record)
-    const events: SpanEvent[] = []
+    let events: SpanEvent[] | null = null
     const now = performance.now()
-    record.attempts.forEach((attempt, i) => {
+    for (let i = 0; i < record.attempts.length; i++) {
+      const attempt = record.attempts[i]
       const sent = this.attempts[i]
       if (!sent) {
-        events.push({
+        ;(events ??= []).push({
           timeMs: this.epochMs(now),
           name: 'gw.attempt.skipped',
           attributes: { 'gw.provider': attempt.provider, 'gen_ai.request.model': attempt.model, 'gw.reason': attempt.error ?? '' },
         })
-        return
+        continue
       }
       const w = queue.take()
-      if (w === null) return
+      if (w === null) continue
       const head: SpanHead = {
         traceId,
         spanId: sent.spanId,
@@ -218,7 +216,7 @@ class SpanTrace implements RequestTrace {
       }
       writeSpan(w, head, attemptAttributes(record, attempt, providers), NO_EVENTS, attempt.error === null ? UNSET : { error: true, message: attempt.error })
       queue.added()
-    })
+    }
     const w = queue.take()
     if (w === null) return
     const attributes = requestAttributes(record, providers)
@@ -227,8 +225,19 @@ class SpanTrace implements RequestTrace {
       if (bodies.request !== null) attributes['gw.request.body'] = bodies.request
       if (bodies.response !== null) attributes['gw.response.body'] = bodies.response
     }
-    const head: SpanHead = { ...this.span, name: spanName(operation, record.model), kind: KIND.server, startMs: this.startMs, endMs: this.epochMs(now) }
-    writeSpan(w, head, attributes, events, record.outcome === 'error' ? { error: true, message: record.error?.message } : UNSET)
+    // Written out rather than spread from this.span: V8's spread of it took ~4 µs a request (CPU profile, built gateway under load).
+    const head: SpanHead = {
+      traceId,
+      spanId: this.span.spanId,
+      traceState,
+      parentSpanId: this.span.parentSpanId,
+      parentIsRemote: this.span.parentIsRemote,
+      name: spanName(operation, record.model),
+      kind: KIND.server,
+      startMs: this.startMs,
+      endMs: this.epochMs(now),
+    }
+    writeSpan(w, head, attributes, events ?? NO_EVENTS, record.outcome === 'error' ? { error: true, message: record.error?.message } : UNSET)
     queue.added()
   }
 }

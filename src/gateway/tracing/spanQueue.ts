@@ -84,12 +84,17 @@ export class SpanQueue {
     }
   }
 
-  /** Sends what is left, then stops: later spans are dropped. */
+  /**
+   * Sends what is left, then stops: later spans are dropped. An export the collector does not
+   * answer holds the shutdown for `exportTimeoutMillis` at most, the exporter's own retries included.
+   */
   async shutdown(): Promise<void> {
     await this.flush()
     this.stopped = true
     if (this.timer !== null) clearTimeout(this.timer)
-    await this.exporter.shutdown()
+    let timeout: NodeJS.Timeout | undefined
+    await Promise.race([this.exporter.shutdown(), new Promise((resolve) => (timeout = setTimeout(resolve, this.batching.exportTimeoutMillis).unref()))])
+    clearTimeout(timeout)
   }
 
   private readonly due = () => {
