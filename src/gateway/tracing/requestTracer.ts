@@ -67,9 +67,12 @@ function batchingFrom(env: NodeJS.ProcessEnv): Batching {
   }
 }
 
-/** The first value of a header in `rawHeaders` (name, value, name, value…), by its lower-case name. */
+/** The first value of a header in `rawHeaders` (name, value, name, value…), by its lower-case name; only names of its length are lower-cased to compare. */
 function headerOf(rawHeaders: readonly string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) return rawHeaders[i + 1]
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const h = rawHeaders[i]
+    if (h.length === name.length && (h === name || h.toLowerCase() === name)) return rawHeaders[i + 1]
+  }
   return undefined
 }
 
