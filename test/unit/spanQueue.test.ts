@@ -24,6 +24,10 @@ const batching = (b: Partial<Batching>): Batching => ({
   ...b,
 })
 
+/** What the queue warned of. */
+const warned: string[] = []
+const warn = (message: string) => warned.push(message)
+
 /** Writes `n` one-byte "spans" (their number), as writeSpan would write each. */
 function end(queue: SpanQueue, n: number, from = 0): number {
   let written = 0
@@ -40,7 +44,7 @@ function end(queue: SpanQueue, n: number, from = 0): number {
 describe('SpanQueue: the batch span processor of the specification, for spans already in protobuf', () => {
   it('a full batch goes out at once, one export at a time, the next when the one before is done', async () => {
     const { exporter, batches } = heldExporter()
-    const queue = new SpanQueue(batching({ maxExportBatchSize: 3 }), exporter)
+    const queue = new SpanQueue(batching({ maxExportBatchSize: 3 }), exporter, warn)
     end(queue, 7)
     assert.equal(batches.length, 1, 'one export under way; the second full batch waits for it')
     assert.deepEqual([...batches[0].batch.spans], [0, 1, 2])
@@ -56,7 +60,7 @@ describe('SpanQueue: the batch span processor of the specification, for spans al
 
   it('a batch not full goes out OTEL_BSP_SCHEDULE_DELAY after its first span', async () => {
     const { exporter, batches } = heldExporter()
-    const queue = new SpanQueue(batching({ scheduledDelayMillis: 30 }), exporter)
+    const queue = new SpanQueue(batching({ scheduledDelayMillis: 30 }), exporter, warn)
     const started = performance.now()
     end(queue, 2)
     await waitUntil(() => batches.length === 1, { what: 'the batch sent on schedule' })
@@ -66,21 +70,29 @@ describe('SpanQueue: the batch span processor of the specification, for spans al
 
   it('with OTEL_BSP_MAX_QUEUE_SIZE spans waiting, a span ending is dropped and counted; handing a batch over makes room', async () => {
     const { exporter, batches } = heldExporter()
-    const queue = new SpanQueue(batching({ maxQueueSize: 5, maxExportBatchSize: 2 }), exporter)
+    const queue = new SpanQueue(batching({ maxQueueSize: 5, maxExportBatchSize: 2 }), exporter, warn)
     // 2 go out at once (the export hangs, as a dead collector's does); 5 fill the queue; 3 are dropped.
+    warned.length = 0
     assert.equal(end(queue, 10), 7)
-    assert.equal(queue.dropped, 3)
     batches[0].done(null)
     await waitUntil(() => batches.length === 2, { what: 'the next batch handed over' })
+    assert.deepEqual(warned, ['tracing: 3 spans dropped, the export queue being full (OTEL_BSP_MAX_QUEUE_SIZE=5)'])
     assert.equal(end(queue, 3, 10), 2, 'room for the two spans handed over')
-    assert.equal(queue.dropped, 4)
+    batches[1].done(new Error('the collector said 400'))
+    await waitUntil(() => warned.length === 3, { what: 'the failed export and the drop told' })
+    assert.deepEqual(warned.slice(1), [
+      'tracing: 2 spans not exported: the collector said 400',
+      'tracing: 1 span dropped, the export queue being full (OTEL_BSP_MAX_QUEUE_SIZE=5)',
+    ])
   })
 
   it('an export given no answer is given up on after OTEL_BSP_EXPORT_TIMEOUT; its late answer changes nothing', async () => {
     const { exporter, batches } = heldExporter()
-    const queue = new SpanQueue(batching({ maxExportBatchSize: 1, exportTimeoutMillis: 30 }), exporter)
+    const queue = new SpanQueue(batching({ maxExportBatchSize: 1, exportTimeoutMillis: 30 }), exporter, warn)
     end(queue, 2)
+    warned.length = 0
     await waitUntil(() => batches.length === 2, { what: 'the second batch, after the first timed out' })
+    assert.deepEqual(warned, ['tracing: 1 span not exported: no answer in 30 ms (OTEL_BSP_EXPORT_TIMEOUT)'])
     batches[0].done(null)
     end(queue, 1, 2)
     assert.equal(batches.length, 2, 'the second export is still the one under way')
@@ -88,7 +100,7 @@ describe('SpanQueue: the batch span processor of the specification, for spans al
 
   it('shutdown sends every span ended, waits for the exports, stops the exporter, and drops spans after', async () => {
     const { exporter, batches, isShutDown } = heldExporter()
-    const queue = new SpanQueue(batching({ maxExportBatchSize: 4 }), exporter)
+    const queue = new SpanQueue(batching({ maxExportBatchSize: 4 }), exporter, warn)
     end(queue, 6)
     const stopped = queue.shutdown()
     batches[0].done(null)

@@ -19,8 +19,8 @@ import { otlpExporter } from './otlpExport'
 const SCOPE = { name: 'gw-gateway', version: VERSION }
 
 /**
- * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name: the SDK's tracer provider reads neither
- * itself (only sdk-node did). By default every request is traced unless the client's
+ * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name, one of OpenTelemetry's own (only its
+ * sdk-node reads the variables, so they are read here). By default every request is traced unless the client's
  * `traceparent` says its trace is not sampled (parentbased_always_on).
  */
 function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
@@ -256,12 +256,15 @@ function resourceOf(env: NodeJS.ProcessEnv): Attributes {
     .merge(serviceName ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }) : null).attributes
 }
 
-/** Starts tracing as `config` says: a sampler or batching the gateway does not have stops the start, naming its variable. */
-export function startTracer(config: TracingConfig, providers: ProviderLookup): RequestTracer {
+/**
+ * Starts tracing as `config` says: a sampler or batching the gateway does not have stops the
+ * start, naming its variable. Exports that fail and spans dropped are told to `warn`.
+ */
+export function startTracer(config: TracingConfig, providers: ProviderLookup, warn: (message: string) => void): RequestTracer {
   const env = config.env
   const sampler = samplerFrom(env)
   const batching = batchingFrom(env)
   const headers = { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) }
   const exporter = otlpExporter(config.url, headers, resourceAndScope(resourceOf(env), SCOPE))
-  return new GatewayTracer(sampler, new SpanQueue(batching, exporter), config, providers)
+  return new GatewayTracer(sampler, new SpanQueue(batching, exporter, warn), config, providers)
 }

@@ -24,16 +24,19 @@ export interface BatchExporter {
   shutdown(): Promise<void>
 }
 
+const spans = (n: number) => (n === 1 ? '1 span' : `${n} spans`)
+
 /**
  * The batch span processor of the specification, for spans written straight into protobuf as they
  * end: a span is written into the batch being filled (`take`, then `added`), a batch goes out when
  * it is full or `scheduledDelayMillis` after its first span, one export at a time (each given up
  * on after `exportTimeoutMillis`). With `maxQueueSize` spans waiting, a span ending is dropped and
- * counted, so a slow or dead collector costs requests nothing but those spans.
+ * counted, so a slow or dead collector costs requests nothing but those spans. What went wrong
+ * (an export failed or timed out, spans dropped since) is told to `warn` as each export ends.
  */
 export class SpanQueue {
-  /** Spans dropped because the queue was full. */
-  dropped = 0
+  /** Spans dropped because the queue was full, since `warn` was last told. */
+  private dropped = 0
   private writer: ProtoWriter
   /** Spans in `writer`. */
   private filling = 0
@@ -50,6 +53,7 @@ export class SpanQueue {
   constructor(
     private readonly batching: Batching,
     private readonly exporter: BatchExporter,
+    private readonly warn: (message: string) => void,
   ) {
     this.writer = new ProtoWriter(this.lastBytes)
   }
@@ -122,16 +126,24 @@ export class SpanQueue {
     this.exporting = new Promise((resolve) => {
       let settled = false
       // Sent, failed or given up on, whichever comes first: a late answer changes nothing.
-      const finish = () => {
+      const finish = (error: Error | null) => {
         if (settled) return
         settled = true
         clearTimeout(timeout)
+        if (error) this.warn(`tracing: ${spans(batch.count)} not exported: ${error.message}`)
+        if (this.dropped > 0) {
+          this.warn(`tracing: ${spans(this.dropped)} dropped, the export queue being full (OTEL_BSP_MAX_QUEUE_SIZE=${this.batching.maxQueueSize})`)
+          this.dropped = 0
+        }
         this.exporting = null
         resolve()
         if (this.ready.length > 0) this.pump()
         else if (this.filling > 0 && this.timer === null && !this.stopped) this.timer = setTimeout(this.due, this.batching.scheduledDelayMillis).unref()
       }
-      const timeout = setTimeout(finish, this.batching.exportTimeoutMillis).unref()
+      const timeout = setTimeout(
+        () => finish(new Error(`no answer in ${this.batching.exportTimeoutMillis} ms (OTEL_BSP_EXPORT_TIMEOUT)`)),
+        this.batching.exportTimeoutMillis,
+      ).unref()
       this.exporter.export(batch, finish)
     })
   }
