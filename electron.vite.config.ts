@@ -13,12 +13,9 @@ export default defineConfig({
           gw: resolve(import.meta.dirname, 'src/gateway/cli/gw.ts'),
           // The request-record thread's entry; recordWriter finds it beside itself.
           recordWorker: resolve(import.meta.dirname, 'src/gateway/store/recordWorker.ts'),
-          // The span export thread's entry (tracing on); spanExportThread finds it beside itself.
-          spanExportWorker: resolve(import.meta.dirname, 'src/gateway/tracing/spanExportWorker.ts'),
         },
         // Shared chunks beside the entries, not in chunks/, so `new URL('./recordWorker.js',
-        // import.meta.url)` resolves from whichever chunk recordWriter lands in (and the span
-        // export thread's from spanExportThread's).
+        // import.meta.url)` resolves from whichever chunk recordWriter lands in.
         output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
       },
     },

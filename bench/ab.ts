@@ -7,7 +7,13 @@
  *
  * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages]
  *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
+ *                                       [--after-env K=V]... [--otlp-sink]
  * --prepaid: the requests carry a key with a prepaid balance (each answer's debit in the ledger).
+ * --after-env K=V (repeatable): an environment variable for this checkout's gateway only, so one
+ *   setting is measured on the same code (`--vs .`), e.g. tracing on against off.
+ * --otlp-sink: an OTLP/HTTP collector in a child process (bench/tracing.ts --sink --discard: it
+ *   answers 200 and drops what it gets, as cheap as a collector elsewhere); `{sink}` in an
+ *   --after-env value is its URL.
  * chat: closed loop on chat completions (instant mock), req/s and CPU µs a request.
  * streams: 200 chat streams kept open (20 content chunks 20 ms apart each), TTFC and CPU µs a
  *   relayed event (each stream is 23 events: role, 20 content, finish, usage; [DONE] not counted).
@@ -28,6 +34,8 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
     prepaid: { type: 'boolean', default: false },
+    'after-env': { type: 'string', multiple: true, default: [] },
+    'otlp-sink': { type: 'boolean', default: false },
   },
 })
 if (!args.vs) throw new Error('--vs DIR (another checkout, built) is required')
@@ -40,9 +48,17 @@ const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
 
 buildApp()
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
+const sink = args['otlp-sink'] ? await startChild(['--import', 'tsx', 'bench/tracing.ts', '--sink', '--discard']) : null
+const afterEnv = Object.fromEntries(
+  args['after-env']!.map((kv) => {
+    const at = kv.indexOf('=')
+    if (at < 1) throw new Error(`--after-env takes K=V, got "${kv}"`)
+    return [kv.slice(0, at), kv.slice(at + 1).replaceAll('{sink}', sink ? `http://127.0.0.1:${sink.info.port}` : '{sink}')]
+  }),
+)
 const options = { messages: true, chatOnly: true, ...(args.prepaid ? { prepaidUsd: 1e6 } : {}) }
 const sides: Array<{ name: string; gw: GatewayChild }> = [
-  { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options }) },
+  { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options, env: afterEnv }) },
   { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options }) },
 ]
 
@@ -102,12 +118,19 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 for (const s of sides) await s.gw.stop()
 await mock.stop()
+await sink?.stop()
 for (const p of pools.values()) await p.close()
 
 const unit = mode === 'streams' ? 'event' : 'request'
 const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
 const lines = [
-  `${mode}${args.prepaid ? ' (prepaid key)' : ''}, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`,
+  `${mode}${args.prepaid ? ' (prepaid key)' : ''}${
+    Object.keys(afterEnv).length
+      ? ` (after: ${Object.entries(afterEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')})`
+      : ''
+  }, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`,
 ]
 for (const s of sides) {
   const r = rounds[s.name]

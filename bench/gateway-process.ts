@@ -33,6 +33,8 @@ export interface GatewayChildOptions {
    * only (`--wire chat`), priced as `openai`'s models, so the Responses API to it is translated.
    */
   chatOnly?: boolean
+  /** Environment variables for the gateway process besides this process's (bench/ab.ts --after-env). */
+  env?: Record<string, string>
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
   /** `serve --log-level`: the shipped default (info, to the log file) when not given; `silent` for a twin that logs nothing. */
@@ -92,6 +94,7 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
     env: {
       ...Object.fromEntries(['openai', 'anthropic', 'gemini', CHAT_ONLY_PROVIDER].map((id) => [envVarFor(id), MOCK_KEY])),
       GW_LOG_FILE: path.join(dataDir, 'gw.log'),
+      ...opts.env,
     },
     parse: (out) => {
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)

@@ -1,13 +1,14 @@
 /**
  * What tracing adds to a request, in CPU: the request's trace as the core drives it (begin with
- * the client's traceparent, one attempt carrying its traceparent on, the record), the batching
- * span processor, the OTLP protobuf serialisation and the export over HTTP, against the same loop
- * without a tracer. The collector is a child process (bench/tracing.ts --sink) that decodes what it
- * gets and counts the spans, so its CPU is not this process's, and no span may be dropped unseen.
+ * the client's traceparent, one attempt carrying its traceparent on, the record, which writes its
+ * two spans into OTLP protobuf), their batching and the export over HTTP, against the same loop
+ * without a tracer. The collector is a child process (bench/tracing.ts --sink) that keeps what it
+ * gets and decodes it when asked for the count of spans, after a run, so its CPU is neither this
+ * process's nor taken from it while measured, and no span may be dropped unseen.
  * Requests go in rounds of 64, paced to `--rate` a second (a busy gateway's), the event loop free
  * between rounds for the exports. The main thread's CPU (what takes the gateway's throughput) is
- * counted apart from the process's other threads' (the span export thread's, V8's helpers'), from
- * Linux's /proc/thread-self/schedstat.
+ * counted apart from the process's other threads' (V8's helpers', the HTTP client's none: it
+ * runs on the event loop), from Linux's /proc/thread-self/schedstat.
  * Usage: node --import tsx bench/tracing.ts [--requests 50000] [--rate 5000] [--repeats 5]
  */
 import fs from 'node:fs'
@@ -28,17 +29,26 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '5000' },
     repeats: { type: 'string', default: '5' },
     sink: { type: 'boolean', default: false },
+    discard: { type: 'boolean', default: false },
   },
 })
 
 if (args.sink) {
+  // The exports are decoded when the spans are counted (GET /count), after a run, so that the
+  // collector's decoding takes no CPU from the gateway while it is measured; with --discard
+  // (bench/ab.ts) they are neither kept nor decoded, as a collector on another machine costs
+  // the gateway nothing but the sending.
   let spans = 0
+  const exports: Buffer[] = []
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = []
     req.on('data', (d: Buffer) => parts.push(d))
     req.on('end', () => {
-      if (req.url === '/count') return res.end(String(spans))
-      spans += decodeTraceExport(Buffer.concat(parts)).length
+      if (req.url === '/count') {
+        for (const body of exports.splice(0)) spans += decodeTraceExport(body).length
+        return res.end(String(spans))
+      }
+      if (!args.discard) exports.push(Buffer.concat(parts))
       res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
     })
   })
@@ -88,9 +98,9 @@ if (args.sink) {
 
   const count = async () => Number(await (await fetch(`${base}/count`)).text())
   const env = { OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG }
-  /** A tracer started and given time to load its export thread, whose start-up is once a gateway, not a request's. */
+  /** A tracer started and given time to settle (its modules loaded), whose start-up is once a gateway, not a request's. */
   const tracer = async () => {
-    const started = startTracer(tracingConfig(env, true)!, providers)
+    const started = startTracer(tracingConfig(env, true)!, providers, (message) => process.stderr.write(`${message}\n`))
     await new Promise((resolve) => setTimeout(resolve, 1500))
     return started
   }
@@ -113,7 +123,7 @@ if (args.sink) {
       `(a SERVER span and a CLIENT span each, exported; sampler ${OTEL_TRACES_SAMPLER ?? 'parentbased_always_on'}${OTEL_TRACES_SAMPLER_ARG ? ` ${OTEL_TRACES_SAMPLER_ARG}` : ''}), ` +
       `${rows.length} repeats at ${RATE.toLocaleString('en')} a second.\n` +
       `CPU µs a request added by tracing, main thread: ${added('main')}\n` +
-      `CPU µs a request added by tracing, whole process (the export thread and V8's helper threads too): ${added('all')}\n`,
+      `CPU µs a request added by tracing, whole process (V8's helper threads too): ${added('all')}\n`,
   )
   await sink.stop()
 }

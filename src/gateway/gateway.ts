@@ -129,7 +129,11 @@ export class Gateway {
       // Loaded only when tracing is on: a gateway without it never loads OpenTelemetry.
       const tracing = options.tracing
       if (tracing) {
-        gw.tracer = (await import('./tracing/requestTracer')).startTracer(tracing, (id) => gw.registry.get(id))
+        gw.tracer = (await import('./tracing/requestTracer')).startTracer(
+          tracing,
+          (id) => gw.registry.get(id),
+          (message) => logger.warn(message),
+        )
         logger.info(
           { endpoint: tracing.shownUrl, propagate: tracing.propagate, capture_content: tracing.captureContent },
           `tracing: spans go to ${tracing.shownUrl} over OTLP/HTTP`,

@@ -263,3 +263,90 @@ describe('OpenTelemetry traces', () => {
     fs.rmSync(dataDir, { recursive: true, force: true })
   })
 })
+
+describe('OpenTelemetry traces: the standard variables, shutdown and a dead collector', () => {
+  let receiver: OtlpReceiver
+  before(async () => {
+    receiver = await startOtlpReceiver()
+  })
+  after(() => receiver?.close())
+
+  const chatOnce = async (t: TestGateway) => {
+    const { response } = await t.client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).withResponse()
+    return t.record(response.headers.get('x-request-id'))
+  }
+
+  it("shutdown sends the last spans, under OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES' resource", async () => {
+    // A batch due in a minute: only the shutdown sends it.
+    const t = await startTestGateway(
+      {},
+      {},
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_BSP_SCHEDULE_DELAY: '60000',
+        OTEL_SERVICE_NAME: 'gateway-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=overridden',
+      },
+    )
+    const record = await chatOnce(t)
+    assert.equal(receiver.spans.filter((s) => s.attributes['gw.request_id'] === record.id).length, 0, 'not sent before the shutdown')
+    await t.close()
+    const [server] = receiver.spans.filter((s) => s.attributes['gw.request_id'] === record.id)
+    assert.ok(server, 'sent by the shutdown')
+    assert.equal(server.resource['service.name'], 'gateway-eu', 'OTEL_SERVICE_NAME over the resource attributes')
+    assert.equal(server.resource['deployment.environment'], 'prod')
+    assert.equal(server.resource['telemetry.sdk.language'], 'nodejs')
+    assert.equal(receiver.spans.filter((s) => s.traceId === server.traceId).length, 2, 'its attempt span too')
+  })
+
+  it('OTEL_TRACES_SAMPLER=always_off: nothing exported; traceidratio with ratio 0 neither, and the propagated traceparent says so', async () => {
+    const before = receiver.spans.length
+    for (const [sampler, propagate] of [
+      ['always_off', false],
+      ['traceidratio', true],
+    ] as const) {
+      const t = await startTestGateway(
+        { tracePropagate: propagate },
+        {},
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_TRACES_SAMPLER: sampler,
+          OTEL_TRACES_SAMPLER_ARG: '0',
+        },
+      )
+      await chatOnce(t)
+      if (propagate) assert.match(String(t.fake.received.at(-1)!.headers.traceparent), /^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/)
+      await t.close()
+    }
+    assert.equal(receiver.spans.length, before)
+  })
+
+  it('a sampler or batching the gateway does not have stops the start, naming its variable', async () => {
+    for (const [env, message] of [
+      [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, /OTEL_TRACES_SAMPLER: "jaeger_remote" is not a sampler the gateway has/],
+      [{ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' }, /OTEL_TRACES_SAMPLER_ARG must be a probability from 0 to 1/],
+      [{ OTEL_BSP_MAX_QUEUE_SIZE: '0' }, /OTEL_BSP_MAX_QUEUE_SIZE must be a whole number of at least 1, got "0"/],
+    ] as const) {
+      const dataDir = tempDir()
+      await assert.rejects(
+        startGateway(
+          { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
+          { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, ...env } },
+        ),
+        message,
+      )
+      fs.rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  it('a dead collector: requests answered and recorded as ever, and the gateway closes within OTEL_BSP_EXPORT_TIMEOUT', async () => {
+    const dead = await startOtlpReceiver()
+    const url = dead.url
+    await dead.close()
+    const t = await startTestGateway({}, {}, { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_BSP_SCHEDULE_DELAY: '1', OTEL_BSP_EXPORT_TIMEOUT: '300' })
+    for (let i = 0; i < 5; i++) assert.equal((await chatOnce(t)).outcome, 'ok')
+    const closing = performance.now()
+    await t.close()
+    assert.ok(performance.now() - closing < 3000, `closed in ${Math.round(performance.now() - closing)} ms`)
+  })
+})

@@ -5,12 +5,11 @@ import { spawnSync } from 'node:child_process'
 
 export const ROOT = path.resolve(import.meta.dirname, '../..')
 
-/** What `electron-vite build` writes: the desktop main process, `gw` compiled, the record and span export threads, preload and dashboard. */
+/** What `electron-vite build` writes: the desktop main process, `gw` compiled, the record thread, preload and dashboard. */
 export const BUILT = {
   main: path.join(ROOT, 'out/main/index.js'),
   gw: path.join(ROOT, 'out/main/gw.js'),
   recordWorker: path.join(ROOT, 'out/main/recordWorker.js'),
-  spanExportWorker: path.join(ROOT, 'out/main/spanExportWorker.js'),
   preload: path.join(ROOT, 'out/preload/index.cjs'),
   renderer: path.join(ROOT, 'out/renderer/index.html'),
 }

@@ -1,27 +1,26 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type Tracer } from '@opentelemetry/api'
+import { randomFillSync } from 'node:crypto'
+import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type SpanContext } from '@opentelemetry/api'
 import { parseKeyPairsIntoRecord, parseTraceParent, TraceState } from '@opentelemetry/core'
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type BatchSpanProcessorOptions,
-  type Sampler,
-} from '@opentelemetry/sdk-trace'
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace'
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import type { RequestTrace, RequestTracer } from '../core/requestObserver'
 import type { Bodies } from '../store/recordBatch'
 import type { RequestRecord } from '../store/requestsRepo'
+import { wholeAtLeastOne } from '../config'
+import { VERSION } from '../version'
 import { attemptAttributes, operationOf, requestAttributes, spanName, type ProviderLookup } from './spanAttributes'
 import type { TracingConfig } from './tracingConfig'
-import { wholeAtLeastOne } from '../config'
-import { SCOPE } from './spanExportProtocol'
-import { ThreadSpanExporter } from './spanExportThread'
+import { KIND, resourceAndScope, UNSET, writeSpan, type SpanEvent, type SpanHead } from './otlpWriter'
+import { DEFAULT_BATCHING, SpanQueue, type Batching } from './spanQueue'
+import { otlpExporter } from './otlpExport'
+
+/** The gateway's one tracer: every span is of this instrumentation scope, written once a batch. */
+const SCOPE = { name: 'gw-gateway', version: VERSION }
 
 /**
- * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name: the SDK's tracer provider reads neither
- * itself (only sdk-node did). By default every request is traced unless the client's
+ * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name, one of OpenTelemetry's own (only its
+ * sdk-node reads the variables, so they are read here). By default every request is traced unless the client's
  * `traceparent` says its trace is not sampled (parentbased_always_on).
  */
 function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
@@ -53,129 +52,219 @@ function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
   }
 }
 
-/** The batching the `OTEL_BSP_*` variables ask for (the SDK's span processor reads none of them itself); its defaults otherwise. */
-function batchingFrom(env: NodeJS.ProcessEnv): Omit<BatchSpanProcessorOptions, 'exporter'> {
-  const whole = (variable: string) => wholeAtLeastOne(env[variable]?.trim(), variable)
+/**
+ * The batching the `OTEL_BSP_*` variables ask for, the specification's defaults otherwise; a batch
+ * larger than the queue is cut to the queue's size, as OpenTelemetry's batch span processor does.
+ */
+function batchingFrom(env: NodeJS.ProcessEnv): Batching {
+  const whole = (variable: string, fallback: number) => wholeAtLeastOne(env[variable]?.trim(), variable) ?? fallback
+  const maxQueueSize = whole('OTEL_BSP_MAX_QUEUE_SIZE', DEFAULT_BATCHING.maxQueueSize)
   return {
-    scheduledDelayMillis: whole('OTEL_BSP_SCHEDULE_DELAY'),
-    exportTimeoutMillis: whole('OTEL_BSP_EXPORT_TIMEOUT'),
-    maxQueueSize: whole('OTEL_BSP_MAX_QUEUE_SIZE'),
-    maxExportBatchSize: whole('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+    scheduledDelayMillis: whole('OTEL_BSP_SCHEDULE_DELAY', DEFAULT_BATCHING.scheduledDelayMillis),
+    exportTimeoutMillis: whole('OTEL_BSP_EXPORT_TIMEOUT', DEFAULT_BATCHING.exportTimeoutMillis),
+    maxQueueSize,
+    maxExportBatchSize: Math.min(maxQueueSize, whole('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', DEFAULT_BATCHING.maxExportBatchSize)),
   }
 }
 
-/** The first value of a header in `rawHeaders` (name, value, name, value…), by its lower-case name. */
+/** The first value of a header in `rawHeaders` (name, value, name, value…), by its lower-case name; only names of its length are lower-cased to compare. */
 function headerOf(rawHeaders: readonly string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) return rawHeaders[i + 1]
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const h = rawHeaders[i]
+    if (h.length === name.length && (h === name || h.toLowerCase() === name)) return rawHeaders[i + 1]
+  }
   return undefined
 }
 
-/** The client's span, from its W3C `traceparent` (and `tracestate`), as the parent of the request's; the root when it sent none that parses. */
-function parentFrom(rawHeaders: readonly string[]): Context {
+/** The client's span, from its W3C `traceparent` (and `tracestate`), as the parent of the request's; null when it sent none that parses (all-zero ids do not). */
+function parentFrom(rawHeaders: readonly string[]): SpanContext | null {
   const traceparent = headerOf(rawHeaders, 'traceparent')
   const parent = traceparent === undefined ? null : parseTraceParent(traceparent)
-  if (!parent) return ROOT_CONTEXT
+  if (!parent) return null
   parent.isRemote = true
   const tracestate = headerOf(rawHeaders, 'tracestate')
   if (tracestate !== undefined) parent.traceState = new TraceState(tracestate)
-  return trace.setSpanContext(ROOT_CONTEXT, parent)
+  return parent
 }
 
-/**
- * Traces requests with a tracer provider of this gateway's own (not OpenTelemetry's global one,
- * so that two gateways in one process keep apart), batching spans to the OTLP endpoint from a
- * thread of its own.
- */
-class GatewayTracer implements RequestTracer {
-  readonly tracer: Tracer
+/** Random trace and span ids in hex, taken from a pool of random bytes filled 4 KiB at a time. */
+class IdPool {
+  private readonly pool = Buffer.allocUnsafe(4096)
+  private at = this.pool.length
 
-  constructor(
-    private readonly provider: TracerProvider,
-    readonly config: TracingConfig,
-    readonly providers: ProviderLookup,
-  ) {
-    this.tracer = provider.getTracer(SCOPE.name, SCOPE.version)
+  private next(bytes: number): string {
+    if (this.at + bytes > this.pool.length) {
+      randomFillSync(this.pool)
+      this.at = 0
+    }
+    const id = this.pool.toString('hex', this.at, this.at + bytes)
+    this.at += bytes
+    return id
   }
 
+  traceId = () => this.next(16)
+  spanId = () => this.next(8)
+}
+
+/** What the sampler is told of a request's span besides its trace and parent: none of its attributes are known yet, and it has no links. */
+const NO_ATTRIBUTES = Object.freeze({})
+const NO_LINKS = Object.freeze([]) as []
+
+/** The trace of a request that is neither sampled nor carried on to the provider: nothing to do. */
+const UNTRACED: RequestTrace = { attempt: () => null, recorded: () => {} }
+
+/**
+ * Traces requests with spans of the gateway's own, each written into OTLP's protobuf as it ends
+ * (otlpWriter.ts) and batched to the collector (spanQueue.ts, otlpExport.ts). The sampler is
+ * OpenTelemetry's, asked once a request: an attempt's span is sampled with its request's, as
+ * OpenTelemetry's every sampler would have it (same trace, sampled parent).
+ */
+class GatewayTracer implements RequestTracer {
+  readonly ids = new IdPool()
+
+  constructor(
+    private readonly sampler: Sampler,
+    readonly queue: SpanQueue,
+    readonly config: TracingConfig,
+    readonly providers: ProviderLookup,
+  ) {}
+
   begin(rawHeaders: readonly string[]): RequestTrace {
-    // Named once the record says what the request was for (the operation and the model).
-    const span = this.tracer.startSpan('gateway', { kind: SpanKind.SERVER }, parentFrom(rawHeaders))
-    return new SpanTrace(this, span)
+    const parent = parentFrom(rawHeaders)
+    const traceId = parent === null ? this.ids.traceId() : parent.traceId
+    const context = parent === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
+    const sampling = this.sampler.shouldSample(context, traceId, 'gateway', SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
+    const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED
+    if (!sampled && !this.config.propagate) return UNTRACED
+    const traceState = (sampling.traceState ?? parent?.traceState)?.serialize() ?? ''
+    return new SpanTrace(
+      this,
+      { traceId, spanId: this.ids.spanId(), traceState, parentSpanId: parent?.spanId ?? null, parentIsRemote: parent !== null },
+      sampled,
+    )
   }
 
   shutdown(): Promise<void> {
-    return this.provider.shutdown()
+    return this.queue.shutdown()
   }
 }
 
 /** W3C's `traceparent` for a span: version 00, its trace and span ids, whether it is sampled. */
-const traceparentOf = (span: Span) => {
-  const c = span.spanContext()
-  return `00-${c.traceId}-${c.spanId}-0${c.traceFlags & 1}`
-}
+const traceparentOf = (traceId: string, spanId: string, sampled: boolean) => `00-${traceId}-${spanId}-0${sampled ? 1 : 0}`
 
-/** One request's spans: its own (SERVER), begun with it, and one per upstream attempt (CLIENT) as each goes out. */
+/** A span's identity: where it is in its trace. */
+type SpanIdentity = Pick<SpanHead, 'traceId' | 'spanId' | 'traceState' | 'parentSpanId' | 'parentIsRemote'>
+
+/**
+ * One request's spans: its own (SERVER), begun with it, and one per upstream attempt (CLIENT) as
+ * each goes out; all are written when the request is recorded. Times are the wall clock's at the
+ * request's start plus the monotonic clock since, as OpenTelemetry's spans take them.
+ */
 class SpanTrace implements RequestTrace {
-  /** The attempts' spans and start times by their index in the record's attempts; a candidate passed over has none. */
-  private readonly attempts: Array<{ span: Span; startedAt: number } | undefined> = []
+  private readonly startMs = Date.now()
+  private readonly startedAt = performance.now()
+  /** The attempts' span ids and start times (`performance.now()`) by their index in the record's attempts; a candidate passed over has none. */
+  private readonly attempts: Array<{ spanId: string; startedAt: number } | undefined> = []
 
   constructor(
     private readonly tracing: GatewayTracer,
-    private readonly span: Span,
+    private readonly span: SpanIdentity,
+    private readonly sampled: boolean,
   ) {}
 
+  /** A time from `performance.now()` as milliseconds since the epoch. */
+  private epochMs(at: number): number {
+    return this.startMs + (at - this.startedAt)
+  }
+
   attempt(index: number, startedAt: number): Record<string, string> | null {
-    // A request not sampled needs no span for its attempt, unless its id goes to the provider.
-    if (!this.tracing.config.propagate && !this.span.isRecording()) return null
-    const span = this.tracing.tracer.startSpan('attempt', { kind: SpanKind.CLIENT, startTime: startedAt }, trace.setSpan(ROOT_CONTEXT, this.span))
-    this.attempts[index] = { span, startedAt }
+    const spanId = this.tracing.ids.spanId()
+    this.attempts[index] = { spanId, startedAt }
     if (!this.tracing.config.propagate) return null
-    const tracestate = span.spanContext().traceState?.serialize()
-    return tracestate ? { traceparent: traceparentOf(span), tracestate } : { traceparent: traceparentOf(span) }
+    const traceparent = traceparentOf(this.span.traceId, spanId, this.sampled)
+    return this.span.traceState ? { traceparent, tracestate: this.span.traceState } : { traceparent }
   }
 
   recorded(record: RequestRecord, bodies: Bodies | null): void {
     // Not sampled: its attempts' spans are not either, and nothing of it is exported.
-    if (!this.span.isRecording()) return
-    const { providers, config } = this.tracing
+    if (!this.sampled) return
+    const { providers, config, queue } = this.tracing
+    const { traceId, traceState } = this.span
     const operation = operationOf(record)
-    record.attempts.forEach((attempt, i) => {
+    let events: SpanEvent[] | null = null
+    const now = performance.now()
+    for (let i = 0; i < record.attempts.length; i++) {
+      const attempt = record.attempts[i]
       const sent = this.attempts[i]
       if (!sent) {
-        this.span.addEvent('gw.attempt.skipped', { 'gw.provider': attempt.provider, 'gen_ai.request.model': attempt.model, 'gw.reason': attempt.error ?? '' })
-        return
+        ;(events ??= []).push({
+          timeMs: this.epochMs(now),
+          name: 'gw.attempt.skipped',
+          attributes: { 'gw.provider': attempt.provider, 'gen_ai.request.model': attempt.model, 'gw.reason': attempt.error ?? '' },
+        })
+        continue
       }
-      sent.span.updateName(spanName(operation, attempt.model))
-      sent.span.setAttributes(attemptAttributes(record, attempt, providers))
-      if (attempt.error !== null) sent.span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.error })
-      sent.span.end(sent.startedAt + attempt.latency_ms)
-    })
-    const span = this.span
-    span.updateName(spanName(operation, record.model))
-    span.setAttributes(requestAttributes(record, providers))
-    if (record.outcome === 'error') span.setStatus({ code: SpanStatusCode.ERROR, message: record.error?.message })
+      const w = queue.take()
+      if (w === null) continue
+      const head: SpanHead = {
+        traceId,
+        spanId: sent.spanId,
+        traceState,
+        parentSpanId: this.span.spanId,
+        parentIsRemote: false,
+        name: spanName(operation, attempt.model),
+        kind: KIND.client,
+        startMs: this.epochMs(sent.startedAt),
+        endMs: this.epochMs(sent.startedAt + attempt.latency_ms),
+      }
+      writeSpan(w, head, attemptAttributes(record, attempt, providers), NO_EVENTS, attempt.error === null ? UNSET : { error: true, message: attempt.error })
+      queue.added()
+    }
+    const w = queue.take()
+    if (w === null) return
+    const attributes = requestAttributes(record, providers)
     // The prompt and the answer only where the operator keeps them (body logging) and asked for them in spans too.
     if (config.captureContent && bodies) {
-      if (bodies.request !== null) span.setAttribute('gw.request.body', bodies.request)
-      if (bodies.response !== null) span.setAttribute('gw.response.body', bodies.response)
+      if (bodies.request !== null) attributes['gw.request.body'] = bodies.request
+      if (bodies.response !== null) attributes['gw.response.body'] = bodies.response
     }
-    span.end()
+    // Written out rather than spread from this.span: V8's spread of it took ~4 µs a request (CPU profile, built gateway under load).
+    const head: SpanHead = {
+      traceId,
+      spanId: this.span.spanId,
+      traceState,
+      parentSpanId: this.span.parentSpanId,
+      parentIsRemote: this.span.parentIsRemote,
+      name: spanName(operation, record.model),
+      kind: KIND.server,
+      startMs: this.startMs,
+      endMs: this.epochMs(now),
+    }
+    writeSpan(w, head, attributes, events ?? NO_EVENTS, record.outcome === 'error' ? { error: true, message: record.error?.message } : UNSET)
+    queue.added()
   }
 }
 
-/** Starts tracing as `config` says: a sampler or protocol the gateway does not have stops the start, naming its variable. */
-export function startTracer(config: TracingConfig, providers: ProviderLookup): RequestTracer {
+const NO_EVENTS: readonly SpanEvent[] = []
+
+/** Who the spans are from: `gw-gateway` unless `OTEL_SERVICE_NAME` or `OTEL_RESOURCE_ATTRIBUTES` says otherwise, with OpenTelemetry's telemetry.sdk.* attributes. */
+function resourceOf(env: NodeJS.ProcessEnv): Attributes {
+  const serviceName = env.OTEL_SERVICE_NAME?.trim()
+  return defaultResource()
+    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw-gateway', [ATTR_SERVICE_VERSION]: SCOPE.version }))
+    .merge(resourceFromAttributes(parseKeyPairsIntoRecord(env.OTEL_RESOURCE_ATTRIBUTES)))
+    .merge(serviceName ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }) : null).attributes
+}
+
+/**
+ * Starts tracing as `config` says: a sampler or batching the gateway does not have stops the
+ * start, naming its variable. Exports that fail and spans dropped are told to `warn`.
+ */
+export function startTracer(config: TracingConfig, providers: ProviderLookup, warn: (message: string) => void): RequestTracer {
   const env = config.env
-  // Read before the export thread starts, so a sampler or batching refused leaves none running.
   const sampler = samplerFrom(env)
   const batching = batchingFrom(env)
-  const exporter = new ThreadSpanExporter({
-    url: config.url,
-    headers: { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
-    serviceName: env.OTEL_SERVICE_NAME?.trim(),
-    resourceAttributes: env.OTEL_RESOURCE_ATTRIBUTES,
-  })
-  // The spans' resource is the export thread's (spanExportWorker.ts): none is set here.
-  const provider = new TracerProvider({ sampler, spanProcessors: [new BatchSpanProcessor({ exporter, ...batching })] })
-  return new GatewayTracer(provider, config, providers)
+  const headers = { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) }
+  const exporter = otlpExporter(config.url, headers, resourceAndScope(resourceOf(env), SCOPE))
+  return new GatewayTracer(sampler, new SpanQueue(batching, exporter, warn), config, providers)
 }
