@@ -123,7 +123,7 @@ function ours(spans: Span[]): Buffer {
 }
 
 describe('otlpWriter: OTLP protobuf written by hand', () => {
-  it("writes the very bytes of OpenTelemetry's own serializer (exporter-trace-otlp-proto's), one span or several", () => {
+  it("writes the very bytes of OpenTelemetry's own serializer (otlp-transformer's, which its OTLP exporters use), one span or several", () => {
     for (const spans of [[SPANS[0]], [SPANS[1]], [SPANS[2]], SPANS]) {
       const official = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans.map(([h, a, e, s]) => readable(h, a, e, s)))!)
       assert.ok(ours(spans).equals(official), `the bytes of ${spans.map(([h]) => h.name).join(', ')}`)
