@@ -219,7 +219,9 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   // Only a session's turns are compared, so only they pay for the digests.
   if (ctx.attribution.attribution.session_id !== null && wc.promptParts) ctx.prompt = fingerprintPrompt(wc.promptParts())
   ctx.requestedTier = requestedTier(wc.body)
-  const primary = await resolveModel(gw, steering.model)
+  // Awaited only when it waits (a credential's first lookup, a local server's models): no promise a request otherwise.
+  const resolving = resolveModel(gw, steering.model)
+  const primary = resolving instanceof Promise ? await resolving : resolving
   run.target = primary
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
