@@ -232,7 +232,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   // store, when this gateway does not know the session) while admission runs.
   const sessionId = ctx.attribution.attribution.session_id
   const holding = sessionId !== null && ctx.preset && !run.free ? gw.sessionRoutes.of(ctx.key.id, sessionId, ctx.preset.name) : null
-  run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
+  const admitting = admit(gw, ctx, primary, wc.body, control, soft)
+  run.admission = admitting instanceof Promise ? await admitting : admitting
   if (run.admission.refused) throw run.admission.refused
   // The soft cap decided at admission: from here the request is the cap's model's, routed and
   // translated as if it had asked for it (a preset's fallbacks are the dearer model's, not tried).
