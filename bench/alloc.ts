@@ -2,8 +2,9 @@
  * Where the gateway's garbage and resident memory come from: runs the shipped gateway (this
  * checkout's, or `--root DIR`'s, built) under `--trace-gc-nvp` with the inspector on loopback,
  * and reports
- * - at idle, after start-up: RSS, V8's heap, and the scripts V8 compiled, summed by package (what
- *   `gw serve` loads before its first request);
+ * - at idle, after start-up: RSS, V8's heap and its spaces, and the scripts V8 compiled, summed by
+ *   package (what `gw serve` loads before its first request); the same under load; and at the end,
+ *   after a full GC, a heap snapshot's objects summed by kind (strings, code, shapes, constructors);
  * - under a closed loop (instant mock, chat or Messages native, 50 connections by default): the
  *   bytes the main thread allocates a request (the scavenges' `allocated=`, summed), scavenges and
  *   mark-compacts per 1,000 requests, bytes promoted a request, peak RSS; and the sampling heap
@@ -109,6 +110,35 @@ const memory = async (): Promise<Memory> => ({
 await cdp.send('HeapProfiler.collectGarbage')
 const idle = await memory()
 
+/**
+ * A heap snapshot, its objects' self sizes summed by kind (the snapshot's node type, and
+ * for objects, closures, arrays and code their constructor's or function's name): what stays resident.
+ */
+async function heapBySelfSize(): Promise<Array<{ what: string; count: number; bytes: number }>> {
+  let json = ''
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', (p) => (json += String(p.chunk)))
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false })
+  const snap = JSON.parse(json) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }
+    nodes: number[]
+    strings: string[]
+  }
+  const fields = snap.snapshot.meta.node_fields
+  const types = snap.snapshot.meta.node_types[0]
+  const [T, N, S] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f))
+  const named = new Set(['object', 'closure', 'code', 'array'])
+  const sums = new Map<string, { what: string; count: number; bytes: number }>()
+  for (let i = 0; i < snap.nodes.length; i += fields.length) {
+    const type = types[snap.nodes[i + T]]
+    const what = named.has(type) ? `${type}: ${snap.strings[snap.nodes[i + N]].slice(0, 60)}` : type
+    const e = sums.get(what) ?? { what, count: 0, bytes: 0 }
+    e.count++
+    e.bytes += snap.nodes[i + S]
+    sums.set(what, e)
+  }
+  return [...sums.values()].sort((a, b) => b.bytes - a.bytes)
+}
+
 const messages = [
   { role: 'system', content: 'You are a terse assistant.' },
   { role: 'user', content: 'Say hello in one short sentence.' },
@@ -136,6 +166,9 @@ const loaded = await memory()
 await cdp.send('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
 await closedLoop(pool, target, JSON.stringify(req.body), CONNS, Number(args.seconds) * 1000)
 const { profile } = await cdp.send<{ profile: { head: ProfileNode & { selfSize: number } } }>('HeapProfiler.stopSampling')
+// Last: making a snapshot takes the process's memory far above what it serves with.
+await cdp.send('HeapProfiler.collectGarbage')
+const heapKinds = await heapBySelfSize()
 cdp.close()
 await pool.close()
 await gw.stop()
@@ -200,6 +233,12 @@ process.stdout.write(
       (sp, i) =>
         `| ${sp.space_name}: used / size (MB) | ${mb(sp.space_used_size)} / ${mb(sp.space_size)} | ${mb(loaded.spaces[i].space_used_size)} / ${mb(loaded.spaces[i].space_size)} |`,
     ),
+    '',
+    `### The heap after the load and a full GC, by kind (a heap snapshot's self sizes), top ${top}`,
+    '',
+    '| kind | objects | KB |',
+    '|---|---:|---:|',
+    ...heapKinds.slice(0, top).map((e) => `| ${e.what.replaceAll('|', '\\|')} | ${e.count} | ${(e.bytes / 1024).toFixed(0)} |`),
     '',
     `### Allocation by site (sampling heap profile, scaled to the measured KB a request), top ${top}`,
     '',
