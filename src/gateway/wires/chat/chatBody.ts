@@ -66,14 +66,8 @@ export function validateChatBody(body: unknown): ChatBody {
  * `gw` envelope, and with usage always requested on streams (the gateway prices every request).
  */
 export function upstreamChatBody(body: ChatBody, upstreamModel: string): Record<string, unknown> {
-  let out: Record<string, unknown>
-  if ('gw' in body) {
-    const { gw: _envelope, ...rest } = body
-    out = { ...rest, model: upstreamModel }
-  } else {
-    // One copy, not two, for the request that carries no envelope (most do not).
-    out = { ...body, model: upstreamModel }
-  }
+  const { gw: _envelope, ...rest } = body
+  const out: Record<string, unknown> = { ...rest, model: upstreamModel }
   if (body.stream === true) out.stream_options = { ...(body.stream_options ?? {}), include_usage: true }
   return out
 }
