@@ -3,7 +3,8 @@
  * (`--vs DIR`, built), both as `npm run serve` runs them, driven in alternating rounds so the
  * machine's drift falls on both. Per round it reads each gateway process's CPU (all its threads,
  * from /proc) over the round, so what a change buys shows as CPU per request or per relayed
- * event, which moves far less with the machine than req/s or latency do.
+ * event, which moves far less with the machine than req/s or latency do; and each process's peak
+ * RSS over the whole run.
  *
  * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages]
  *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
@@ -21,7 +22,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
-import { cpuSeconds, ROOT, startChild } from './procs'
+import { cpuSeconds, memoryMb, ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
@@ -91,7 +92,7 @@ const target = (gw: GatewayChild) => {
   return { name: 'gateway', origin: gw.url, path: req.path, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-key': key } }
 }
 
-type Round = { rate: number; cpuUs: number; ttfcP50?: number; ttfcP99?: number }
+type Round = { rate: number; cpuUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number }
 const rounds: Record<string, Round[]> = { after: [], before: [] }
 const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'streams' ? 256 : CONNS)]))
 
@@ -108,7 +109,7 @@ async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
   const s = await closedLoop(pool, t, req.body, CONNS, ms)
   const cpu = cpuSeconds(side.gw.pid) - cpu0
   if (s.errors) throw new Error(`${side.name}: ${s.errors} errors: ${s.firstError}`)
-  return { rate: s.rps, cpuUs: (cpu * 1e6) / (s.rps * s.seconds) }
+  return { rate: s.rps, cpuUs: (cpu * 1e6) / (s.rps * s.seconds), p99: s.p99 }
 }
 
 for (const side of sides) await one(side, 2000)
@@ -116,6 +117,8 @@ for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 === 0 ? sides : [...sides].reverse()
   for (const side of order) rounds[side.name].push(await one(side, MS))
 }
+// Each gateway's peak resident set over the whole run, warm-up included (VmHWM).
+const peakRss = new Map(sides.map((s) => [s.name, memoryMb(s.gw.pid).peak]))
 for (const s of sides) await s.gw.stop()
 await mock.stop()
 await sink?.stop()
@@ -143,12 +146,15 @@ for (const s of sides) {
           r.map((x) => x.ttfcP99!),
           2,
         )} ms`
-      : ''
+      : `, p99 ${fmt(
+          r.map((x) => x.p99!),
+          2,
+        )} ms`
   lines.push(
     `  ${s.name.padEnd(6)} ${mode === 'streams' ? 'streams/s' : 'req/s'} ${fmt(
       r.map((x) => x.rate),
       0,
-    )}, CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))}${extra}`,
+    )}, CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))}${extra}, peak RSS ${peakRss.get(s.name)!.toFixed(0)} MB`,
   )
 }
 const pair = rounds.after.map((a, i) => (a.cpuUs / rounds.before[i].cpuUs - 1) * 100)

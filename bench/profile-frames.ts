@@ -17,11 +17,13 @@
  * WebAssembly (undici's HTTP parser) counts in the group of the JavaScript that called it: its
  * time is that code's work.
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 import { SourceMapConsumer } from 'source-map-js'
 import { ROOT } from './procs'
+import { BUILT, buildApp } from '../test/support/build'
 
 export interface ProfileNode {
   id: number
@@ -149,4 +151,17 @@ function declaredLayers(): { layers: Array<{ name: string; modules: string[] }>;
   const shared = value('SHARED') as string[] | undefined
   if (!layers || !shared) throw new Error(`${file} no longer declares LAYERS and SHARED as literals`)
   return (declared = { layers, shared })
+}
+
+/**
+ * The shipped bundle with its source maps: `electron-vite build --sourcemap` emits the same code
+ * as the plain build (a `sourceMappingURL` comment more, so other chunk hashes) and the `.map`
+ * files beside it. A plain build, as the tests and the benchmark make one, empties out/ first, so
+ * maps that are there belong to the bundle that is there.
+ */
+export function buildWithSourceMaps(): void {
+  buildApp()
+  if (fs.existsSync(`${BUILT.gw}.map`)) return
+  const r = spawnSync(path.join(ROOT, 'node_modules/.bin/electron-vite'), ['build', '--sourcemap', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`electron-vite build --sourcemap failed:\n${r.stdout}\n${r.stderr}`)
 }

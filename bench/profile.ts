@@ -10,15 +10,13 @@
  * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated] [--top 15]
  *        node --import tsx bench/profile.ts --read file.cpuprofile   (mapped through out/ as built now)
  */
-import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
-import { isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
-import { BUILT, buildApp } from '../test/support/build'
+import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -111,19 +109,6 @@ export function summarize(file: string, top: number, what: string, load: string)
 if (args.read) {
   process.stdout.write(summarize(args.read, Number(args.top), 'read back', ''))
   process.exit(0)
-}
-
-/**
- * The shipped bundle with its source maps: `electron-vite build --sourcemap` emits the same code
- * as the plain build (a `sourceMappingURL` comment more, so other chunk hashes) and the `.map`
- * files beside it. A plain build, as the tests and the benchmark make one, empties out/ first, so
- * maps that are there belong to the bundle that is there.
- */
-function buildWithSourceMaps(): void {
-  buildApp()
-  if (fs.existsSync(`${BUILT.gw}.map`)) return
-  const r = spawnSync(path.join(ROOT, 'node_modules/.bin/electron-vite'), ['build', '--sourcemap', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' })
-  if (r.status !== 0) throw new Error(`electron-vite build --sourcemap failed:\n${r.stdout}\n${r.stderr}`)
 }
 
 const dir = path.join(ROOT, 'bench/results/profiles')

@@ -5,7 +5,6 @@ import { AdminService } from './admin/adminService'
 import { logRotationStatus } from './admin/context'
 import { openLog } from './log'
 import { announceRunning, newOperatorToken } from './http/api/runningGateway'
-import { GatewayMetrics } from './metrics/gatewayMetrics'
 import { listenForMetrics } from './http/metricsRoute'
 import { tracingConfig } from './tracing/tracingConfig'
 
@@ -62,8 +61,8 @@ export async function startGateway(
     metrics: null,
   })
   const operatorToken = newOperatorToken()
-  // Only when metrics are on does the core have an observer to tell: off, they cost nothing.
-  const metrics = config.metrics && { ...config.metrics, metrics: new GatewayMetrics(gateway) }
+  // Only when metrics are on does the core have an observer to tell, and is prom-client loaded: off, they cost nothing.
+  const metrics = config.metrics && { ...config.metrics, metrics: new (await import('./metrics/gatewayMetrics')).GatewayMetrics(gateway) }
   if (metrics) gateway.observers.push(metrics.metrics.tallies)
   const app = buildApp(gateway, config, {
     admin,

@@ -61,7 +61,7 @@ describe('admit: what a request holds before it goes upstream', () => {
     const { deps, key, request } = await admission()
     const narrow = await key('narrow', policy({ allowed_models: ['other-*'] }))
     await assert.rejects(
-      admit(deps, request(narrow), unpriced, {}, { chat: false, prompt: 'hi', free: true }),
+      async () => admit(deps, request(narrow), unpriced, {}, { chat: false, prompt: 'hi', free: true }),
       (e: unknown) => e instanceof ApiError && e.code === 'policy_violation',
     )
   })
@@ -70,15 +70,21 @@ describe('admit: what a request holds before it goes upstream', () => {
     const { deps, key, request, balances } = await admission()
     const prepaid = await key('prepaid', { balanceUsd: 1 })
     const { body, opts } = chat()
-    const held = await admit(deps, request(prepaid), priced, body, opts)
+    const reading = admit(deps, request(prepaid), priced, body, opts)
+    assert.ok(reading instanceof Promise, 'the balance is read from the ledger first')
+    const held = await reading
     assert.deepEqual(held, { reservation: { keyId: prepaid.id, prepaid: true, pico: EXPECTED_PICO, debit: 'due' }, sessionHold: null })
     assert.equal(balances.balanceOf(prepaid.id), 1_000_000_000_000n)
+    // With the balance in memory, a request is admitted in the same turn: no promise.
+    const next = admit(deps, request(prepaid), priced, body, opts)
+    assert.ok(!(next instanceof Promise))
+    assert.equal(next.reservation?.pico, EXPECTED_PICO)
   })
 
   it('a prepaid key refuses a model with no known price', async () => {
     const { deps, key, request } = await admission()
     const prepaid = await key('prepaid', { balanceUsd: 1 })
-    await assert.rejects(admit(deps, request(prepaid), unpriced, chat().body, chat().opts), /has no known price/)
+    await assert.rejects(async () => admit(deps, request(prepaid), unpriced, chat().body, chat().opts), /has no known price/)
   })
 
   it('a balance refusal after the session hold returns the hold with the refusal, for the record to release', async () => {
@@ -93,7 +99,7 @@ describe('admit: what a request holds before it goes upstream', () => {
     assert.equal(first.sessionHold.pico, EXPECTED_PICO)
     assert.deepEqual(sessionReads, ['s1'], 'the session was read before it was admitted')
     // Until it is released, that place is taken: the session's one request is in flight.
-    await assert.rejects(admit(deps, request(empty, 's1'), priced, body, opts), /limit of 1 requests .*\(0 made, 1 in flight\)/)
+    await assert.rejects(async () => admit(deps, request(empty, 's1'), priced, body, opts), /limit of 1 requests .*\(0 made, 1 in flight\)/)
     deps.sessions.recorded(first.sessionHold, null)
     const again = await admit(deps, request(empty, 's1'), priced, body, opts)
     assert.equal((again.refused as ApiError).code, 'insufficient_balance')
@@ -108,7 +114,7 @@ describe('admit: what a request holds before it goes upstream', () => {
     assert.equal(first.refused, undefined)
     assert.deepEqual(first.reservation, { keyId: limited.id, prepaid: false, pico: 0n, debit: 'due' }, 'an unlimited key reserves nothing')
     await assert.rejects(
-      admit(deps, request(limited), unpriced, body, opts),
+      async () => admit(deps, request(limited), unpriced, body, opts),
       (e: unknown) => e instanceof ApiError && e.status === 429 && e.code === 'rate_limit_exceeded' && Number(e.headers['retry-after']) > 0,
     )
   })

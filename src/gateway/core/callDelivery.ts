@@ -107,7 +107,8 @@ export class CallDelivery implements Delivery {
 
   headers(): Record<string, string> {
     const cost = (this.priced ?? (this.a.free ? countedFree() : null))?.cost.final_usd
-    return { 'x-gw-request-id': this.ctx.id, ...(cost !== undefined && cost !== null && { 'x-gw-cost-usd': String(cost) }) }
+    // Literals, not a conditional spread: V8 (Node 20) builds a spread through a slow path, on every request.
+    return cost === undefined || cost === null ? { 'x-gw-request-id': this.ctx.id } : { 'x-gw-request-id': this.ctx.id, 'x-gw-cost-usd': String(cost) }
   }
 
   private async storeBeforeDelivery(): Promise<void> {

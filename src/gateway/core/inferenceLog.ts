@@ -16,18 +16,17 @@ export function logInference(
   error: ApiError | null,
   latencyMs: number,
 ): void {
-  log.info(
-    {
-      endpoint: ctx.endpoint,
-      key: ctx.key.name,
-      model: ctx.model,
-      provider: target?.provider.id ?? null,
-      status,
-      outcome,
-      latency_ms: latencyMs,
-      cost_usd: cost?.final_usd ?? null,
-      ...(error ? { error: error.code ?? error.type } : {}),
-    },
-    'request',
-  )
+  const line: Record<string, unknown> = {
+    endpoint: ctx.endpoint,
+    key: ctx.key.name,
+    model: ctx.model,
+    provider: target?.provider.id ?? null,
+    status,
+    outcome,
+    latency_ms: latencyMs,
+    cost_usd: cost?.final_usd ?? null,
+  }
+  // Added, not spread in: a spread in a literal takes V8's slow path (Node 20), on every request.
+  if (error) line.error = error.code ?? error.type
+  log.info(line, 'request')
 }

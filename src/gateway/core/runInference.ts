@@ -219,7 +219,9 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   // Only a session's turns are compared, so only they pay for the digests.
   if (ctx.attribution.attribution.session_id !== null && wc.promptParts) ctx.prompt = fingerprintPrompt(wc.promptParts())
   ctx.requestedTier = requestedTier(wc.body)
-  const primary = await resolveModel(gw, steering.model)
+  // Awaited only when it waits (a credential's first lookup, a local server's models): no promise a request otherwise.
+  const resolving = resolveModel(gw, steering.model)
+  const primary = resolving instanceof Promise ? await resolving : resolving
   run.target = primary
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
@@ -230,7 +232,8 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   // store, when this gateway does not know the session) while admission runs.
   const sessionId = ctx.attribution.attribution.session_id
   const holding = sessionId !== null && ctx.preset && !run.free ? gw.sessionRoutes.of(ctx.key.id, sessionId, ctx.preset.name) : null
-  run.admission = await admit(gw, ctx, primary, wc.body, control, soft)
+  const admitting = admit(gw, ctx, primary, wc.body, control, soft)
+  run.admission = admitting instanceof Promise ? await admitting : admitting
   if (run.admission.refused) throw run.admission.refused
   // The soft cap decided at admission: from here the request is the cap's model's, routed and
   // translated as if it had asked for it (a preset's fallbacks are the dearer model's, not tried).

@@ -113,15 +113,17 @@ function softEntry(ctx: RequestContext, soft: Target, body: Record<string, unkno
  * injected into it). `soft` is the soft cap's model for a key that has one: the request goes there
  * when a spend limit is near, decided in the same step as its reservation (in this process's
  * memory, or in the database's one call), so parallel requests split exactly as they reserve.
+ * A refusal is thrown; the admission is returned at once when everything it reads is in this
+ * process's memory (most requests: no promise), a promise of it when it waits for the store.
  */
-export async function admit(
+export function admit(
   deps: AdmitDeps,
   ctx: RequestContext,
   target: Target,
   body: Record<string, unknown>,
   opts: AdmitOptions,
   soft: SoftCapTarget | null = null,
-): Promise<Admission> {
+): Admission | Promise<Admission> {
   const key = ctx.key
   if (opts.free) {
     checkPolicy(ctx, target, body, opts)
@@ -157,41 +159,68 @@ export async function admit(
     const cheaper = soft ? softEntry(ctx, soft.target, body, opts) : null
     if (cheaper) softExpected = expectedOn(cheaper)
   }
-  if (shared) {
-    const reservation = await shared.admit({
-      key,
-      requestId: ctx.id,
-      startedAt: ctx.startedAt.getTime(),
-      endpoint: ctx.endpoint,
-      sessionId,
-      tool: ctx.attribution.tool,
-      expectedPico: BigInt(expected),
-      soft: softExpected === null ? null : { rules: soft!.rules, pico: BigInt(softExpected) },
-    })
-    const limit = reservation.shared.soft
-    return { reservation, sessionHold: null, ...(limit && { soft: { target: soft!.target, limit } }) }
-  }
+  const e: Expected = { sessionId, pico: expected, soft, softPico: softExpected }
+  if (shared) return admitShared(shared, ctx, e)
   // A watched session, a key's balance and its period spend are read from the store when not in
   // memory (once a session, after a change, once a period); admission follows in the same turn
-  // as the check that all of them are.
-  for (;;) {
-    const loading = deps.sessions.loading(key, sessionId) ?? deps.balances.loading(key)
-    if (!loading) break
-    await loading
-  }
+  // as the check that all of them are. When all are in memory (most requests), no promise at all.
+  if (loadingFor(deps, key, sessionId)) return admitWhenLoaded(deps, ctx, e)
+  return admitHeld(deps, ctx, e)
+}
+
+/** What a request is expected to cost, reckoned before anything is held: at its model, and at the soft cap's (null: none). */
+interface Expected {
+  sessionId: string | null
+  pico: number
+  soft: SoftCapTarget | null
+  softPico: number | null
+}
+
+/** What is still being read from the store before a request of this key (and session) can be admitted, or null. */
+const loadingFor = (deps: AdmitDeps, key: RequestContext['key'], sessionId: string | null) =>
+  deps.sessions.loading(key, sessionId) ?? deps.balances.loading(key)
+
+/** Admission where several gateways share the store: the database holds the limits in one call. */
+async function admitShared(shared: SharedLimits, ctx: RequestContext, e: Expected): Promise<Admission> {
+  const reservation = await shared.admit({
+    key: ctx.key,
+    requestId: ctx.id,
+    startedAt: ctx.startedAt.getTime(),
+    endpoint: ctx.endpoint,
+    sessionId: e.sessionId,
+    tool: ctx.attribution.tool,
+    expectedPico: BigInt(e.pico),
+    soft: e.softPico === null ? null : { rules: e.soft!.rules, pico: BigInt(e.softPico) },
+  })
+  const limit = reservation.shared.soft
+  return { reservation, sessionHold: null, ...(limit && { soft: { target: e.soft!.target, limit } }) }
+}
+
+/** `admitHeld` once everything it reads is in memory. */
+async function admitWhenLoaded(deps: AdmitDeps, ctx: RequestContext, e: Expected): Promise<Admission> {
+  for (let loading = loadingFor(deps, ctx.key, e.sessionId); loading; loading = loadingFor(deps, ctx.key, e.sessionId)) await loading
+  return admitHeld(deps, ctx, e)
+}
+
+/** Admission against this process's holds (sessions, balances, period spend), every one of them in memory. */
+function admitHeld(deps: AdmitDeps, ctx: RequestContext, e: Expected): Admission {
+  const key = ctx.key
+  const { sessionId, soft, softPico } = e
+  let expected = e.pico
   // The soft cap's decision, in the same turn as the holds it is decided on: the session first, as
   // the database's admission does.
   let limit: SoftLimit | null = null
-  if (softExpected !== null) {
+  if (softPico !== null) {
     const rules = soft!.rules
     limit = deps.sessions.softReached(key, rules, sessionId, BigInt(expected)) ? 'session' : deps.balances.softReached(key, rules)
-    if (limit) expected = softExpected
+    if (limit) expected = softPico
   }
-  const switched = limit && { soft: { target: soft!.target, limit } }
   // Held before the balance is; a balance refusal returns the hold, which the request's record releases.
   const sessionHold = deps.sessions.admit(key, sessionId, BigInt(expected), ctx.endpoint)
   try {
-    return { reservation: deps.balances.admit(key, BigInt(expected)), sessionHold, ...switched }
+    const reservation = deps.balances.admit(key, BigInt(expected))
+    // Literals, not a conditional spread (V8's slow path on Node 20, on every request).
+    return limit ? { reservation, sessionHold, soft: { target: soft!.target, limit } } : { reservation, sessionHold }
   } catch (refused) {
     return { reservation: null, sessionHold, refused }
   }

@@ -46,9 +46,11 @@ export function lookupModel(
 /**
  * `<provider-id>/<model>` goes to that provider even when the catalog does not know the model
  * (then it is unpriced). A bare id goes to a provider the catalog says serves it, preferring one
- * that has a credential, then a local server that lists it.
+ * that has a credential, then a local server that lists it. Synchronous (no promise a request)
+ * while every credential it asks about is known; it waits only for a lookup not yet settled and
+ * for a local server's model list.
  */
-export async function resolveModel(sources: ModelSources, model: string): Promise<Target> {
+export function resolveModel(sources: ModelSources, model: string): Target | Promise<Target> {
   const slash = model.indexOf('/')
   if (slash > 0) {
     const provider = sources.registry.get(model.slice(0, slash))
@@ -58,12 +60,29 @@ export async function resolveModel(sources: ModelSources, model: string): Promis
       return { requested: model, provider, upstreamModel, priced: sources.priceBook.lookup(provider.id, upstreamModel) }
     }
   }
-  const candidates = sources.priceBook
-    .findBare(model)
-    .map((priced) => ({ priced, provider: sources.registry.get(priced.entry.provider) }))
-    .filter((c): c is { priced: PricedModel; provider: Provider } => c.provider !== undefined)
+  const candidates = bareCandidates(sources, model)
   // The provider gets the name asked for: a catalog alias is one of its own ids (a dated snapshot,
   // Gemini CLI's `gemini-3.1-pro-preview-customtools`), priced as the entry it belongs to.
+  for (const c of candidates) {
+    const credential = sources.registry.knownCredential(c.provider.id)
+    if (credential === undefined) return resolveBare(sources, model, candidates)
+    if (credential) return { requested: model, provider: c.provider, upstreamModel: model, priced: c.priced }
+  }
+  return resolveBare(sources, model, candidates)
+}
+
+/** The catalog's providers of a bare model id that this gateway has, catalog order. */
+function bareCandidates(sources: ModelSources, model: string): Array<{ priced: PricedModel; provider: Provider }> {
+  const out: Array<{ priced: PricedModel; provider: Provider }> = []
+  for (const priced of sources.priceBook.findBare(model)) {
+    const provider = sources.registry.get(priced.entry.provider)
+    if (provider) out.push({ priced, provider })
+  }
+  return out
+}
+
+/** `resolveModel` for a bare id, waiting for credentials and local servers' model lists. */
+async function resolveBare(sources: ModelSources, model: string, candidates: Array<{ priced: PricedModel; provider: Provider }>): Promise<Target> {
   for (const c of candidates) {
     if (await sources.registry.credential(c.provider.id)) {
       return { requested: model, provider: c.provider, upstreamModel: model, priced: c.priced }

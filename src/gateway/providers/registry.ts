@@ -44,6 +44,8 @@ const defaultDeadlines = deadlinesOf({})
 export class ProviderRegistry {
   private providers = new Map<string, Provider>()
   private credentials = new Map<string, Promise<CredentialLookup>>()
+  /** The lookups that have settled: a request's provider call reads its credential here without a promise. */
+  private settled = new Map<string, CredentialLookup>()
   private agents = new Map<string, UpstreamAgent>()
   /** When each stored provider's settings were last saved, as of the last reload. */
   private saved = new Map<string, number>()
@@ -92,6 +94,7 @@ export class ProviderRegistry {
     }
     this.providers = next
     this.credentials.clear()
+    this.settled.clear()
     const old = [...this.agents.values()]
     this.agents.clear()
     // Requests already running or waiting on an old pool finish on it; it closes when they are done.
@@ -127,6 +130,14 @@ export class ProviderRegistry {
     return this.lookup(id).then((found) => found.credential)
   }
 
+  /**
+   * The credential when its lookup has already settled (null: there is none), undefined when it
+   * has not: the request path reads it so, and awaits `credential` only the first time.
+   */
+  knownCredential(id: string): Credential | null | undefined {
+    return this.settled.get(id)?.credential
+  }
+
   /** Why a provider has no credential although one is stored (it cannot be read here), or null. */
   credentialProblem(id: string): Promise<string | null> {
     return this.lookup(id).then((found) => found.problem)
@@ -135,7 +146,9 @@ export class ProviderRegistry {
   private lookup(id: string): Promise<CredentialLookup> {
     let c = this.credentials.get(id)
     if (!c) {
-      c = resolveCredential(id, this.secrets, this.env).then((found) => {
+      const lookup: Promise<CredentialLookup> = resolveCredential(id, this.secrets, this.env).then((found) => {
+        // Not when a reload cleared this lookup meanwhile: its result may be stale.
+        if (this.credentials.get(id) === lookup) this.settled.set(id, found)
         if (found.credential) this.redactor.remember(found.credential.value)
         if (found.problem && !this.told.has(found.problem)) {
           this.told.add(found.problem)
@@ -143,6 +156,7 @@ export class ProviderRegistry {
         }
         return found
       })
+      c = lookup
       this.credentials.set(id, c)
     }
     return c

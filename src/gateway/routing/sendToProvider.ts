@@ -56,7 +56,8 @@ export async function callProvider(
   report: AttemptReport,
 ): Promise<UpstreamResponse> {
   const adapter = adapterFor(provider.kind)
-  const credential = await registry.credential(provider.id)
+  const known = registry.knownCredential(provider.id)
+  const credential = known !== undefined ? known : await registry.credential(provider.id)
   if (!credential && !provider.local) {
     const problem = await registry.credentialProblem(provider.id)
     const e = new ApiError(
@@ -120,7 +121,7 @@ export function sendToProvider(
   // Tracing on: the attempt's span, carried to the provider when the operator asked for it.
   const carried = log.trace?.attempt(log.attempts.length, started) ?? null
   const headers = carried ? { ...request.headers, ...carried } : request.headers
-  return callProvider(registry, clock, target.provider, { method: 'POST', ...request, headers }, signal, {
+  return callProvider(registry, clock, target.provider, { method: 'POST', path: request.path, body: request.body, headers }, signal, {
     sending: () => {
       log.sent = true
     },
