@@ -71,7 +71,10 @@ export class ReplySink implements Sink {
     private readonly grammar: Grammar = openAIGrammar,
   ) {
     const frameText = grammar.frameText
-    if (frameText) this.eventText = (text) => void (this.pending += frameText(text))
+    if (frameText)
+      this.eventText = (text) => {
+        this.pending += frameText(text)
+      }
   }
 
   async json(text: string, headers: Record<string, string>): Promise<void> {
@@ -96,9 +99,10 @@ export class ReplySink implements Sink {
 
   /**
    * An event nobody changed leaves as the provider's own text (no second serialisation, numbers and
-   * key order untouched). The events of one read of the provider leave in one write, at `wait`: one
-   * chunk of the chunked body, where a write each made one chunk (its length line and its end) per
-   * event, 28 on a Responses stream.
+   * key order untouched). The events of one read of the provider leave in one write, at `wait`, as
+   * one chunk of the chunked body. A write each left in one send too (Node corks a response's
+   * socket for a tick), but each went through Node's write path and made its own chunk, its
+   * length line and end included: 27 on a Responses stream read at once.
    */
   event(data: object, text?: string): void {
     this.pending += this.grammar.frame(data, text)
