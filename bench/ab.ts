@@ -22,6 +22,7 @@ import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
 import { cpuSeconds, ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
+import { geminiBody, messages, responsesBody } from './turn'
 import { MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -52,10 +53,6 @@ const sides: Array<{ name: string; gw: GatewayChild }> = [
   { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options }) },
 ]
 
-const messages = [
-  { role: 'system', content: 'You are a terse assistant.' },
-  { role: 'user', content: 'Say hello in one short sentence.' },
-]
 /** `googleKey`: the key goes in `x-goog-api-key`, as Google's clients send it. */
 const requests: Record<string, { path: string; body: string; googleKey?: boolean }> = {
   chat: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }) },
@@ -74,24 +71,10 @@ const requests: Record<string, { path: string; body: string; googleKey?: boolean
     body: JSON.stringify({ model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64 }),
   },
   // As bench/run.ts sends scenario A's rows.
-  'responses-stream': {
-    path: '/v1/responses',
-    body: JSON.stringify({
-      model: MOCK_MODELS.instant,
-      instructions: messages[0].content,
-      input: messages[1].content,
-      max_output_tokens: 64,
-      store: false,
-      stream: true,
-    }),
-  },
+  'responses-stream': { path: '/v1/responses', body: responsesBody(MOCK_MODELS.instant, true) },
   'gemini-stream': {
     path: `/v1beta/models/${MOCK_GEMINI_MODELS.instant}:streamGenerateContent?alt=sse`,
-    body: JSON.stringify({
-      systemInstruction: { parts: [{ text: messages[0].content }] },
-      contents: [{ role: 'user', parts: [{ text: messages[1].content }] }],
-      generationConfig: { maxOutputTokens: 64 },
-    }),
+    body: geminiBody,
     googleKey: true,
   },
 }

@@ -20,6 +20,7 @@ import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
 import { isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
 import { BUILT, buildApp } from '../test/support/build'
+import { messages, responsesBody } from './turn'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -148,10 +149,6 @@ const target = {
   path: translated || responsesStream ? '/v1/responses' : '/v1/chat/completions',
   headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
 }
-const messages = [
-  { role: 'system', content: 'You are a terse assistant.' },
-  { role: 'user', content: 'Say hello in one short sentence.' },
-]
 const pool = makePool(gw.url, args.streams ? 256 : 10)
 let load: string
 if (args.streams) {
@@ -159,14 +156,7 @@ if (args.streams) {
   const s = await sustainedStreams(pool, target, body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, Number(args.seconds) * 1000)
   load = `200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`
 } else if (responsesStream) {
-  const body = JSON.stringify({
-    model: MOCK_MODELS.instant,
-    instructions: messages[0].content,
-    input: messages[1].content,
-    max_output_tokens: 64,
-    store: false,
-    stream: true,
-  })
+  const body = responsesBody(MOCK_MODELS.instant, true)
   const s = await closedLoop(pool, target, body, 1, Number(args.seconds) * 1000)
   load = `one request at a time: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`
 } else {
