@@ -6,7 +6,7 @@
  * event, which moves far less with the machine than req/s or latency do; and each process's peak
  * RSS over the whole run.
  *
- * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages]
+ * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages|responses-stream|gemini-stream]
  *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
  *                                       [--after-env K=V]... [--otlp-sink]
  * --prepaid: the requests carry a key with a prepaid balance (each answer's debit in the ledger).
@@ -18,6 +18,10 @@
  * chat: closed loop on chat completions (instant mock), req/s and CPU µs a request.
  * streams: 200 chat streams kept open (20 content chunks 20 ms apart each), TTFC and CPU µs a
  *   relayed event (each stream is 23 events: role, 20 content, finish, usage; [DONE] not counted).
+ * responses-stream, gemini-stream: scenario A's native streamed rows (the mock's whole stream at
+ *   once: 28 Responses events, 20 Gemini chunks), one request at a time (--connections is
+ *   ignored); each round also sends the same request straight to the mock, and reports the added
+ *   p50 latency (gateway p50 minus direct p50) besides CPU µs a request.
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -25,7 +29,8 @@ import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
 import { cpuSeconds, memoryMb, ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
+import { geminiBody, messages, responsesBody } from './turn'
+import { MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
   options: {
@@ -43,7 +48,9 @@ if (!args.vs) throw new Error('--vs DIR (another checkout, built) is required')
 const mode = args.mode!
 const ROUNDS = Number(args.rounds)
 const MS = Number(args.seconds) * 1000
-const CONNS = Number(args.connections)
+/** One request at a time: the modes that measure added latency against the mock itself. */
+const SERIAL = mode === 'responses-stream' || mode === 'gemini-stream'
+const CONNS = SERIAL ? 1 : Number(args.connections)
 /** Events a chat stream relays: the role chunk, the content chunks, the finish chunk and the usage chunk. */
 const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
 
@@ -57,17 +64,14 @@ const afterEnv = Object.fromEntries(
     return [kv.slice(0, at), kv.slice(at + 1).replaceAll('{sink}', sink ? `http://127.0.0.1:${sink.info.port}` : '{sink}')]
   }),
 )
-const options = { messages: true, chatOnly: true, ...(args.prepaid ? { prepaidUsd: 1e6 } : {}) }
+const options = { messages: true, gemini: mode === 'gemini-stream', chatOnly: true, ...(args.prepaid ? { prepaidUsd: 1e6 } : {}) }
 const sides: Array<{ name: string; gw: GatewayChild }> = [
   { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options, env: afterEnv }) },
   { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options }) },
 ]
 
-const messages = [
-  { role: 'system', content: 'You are a terse assistant.' },
-  { role: 'user', content: 'Say hello in one short sentence.' },
-]
-const requests: Record<string, { path: string; body: string }> = {
+/** `googleKey`: the key goes in `x-goog-api-key`, as Google's clients send it. */
+const requests: Record<string, { path: string; body: string; googleKey?: boolean }> = {
   chat: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }) },
   streams: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
   'responses-translated': {
@@ -83,16 +87,27 @@ const requests: Record<string, { path: string; body: string }> = {
     path: '/v1/messages',
     body: JSON.stringify({ model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64 }),
   },
+  // As bench/run.ts sends scenario A's rows.
+  'responses-stream': { path: '/v1/responses', body: responsesBody(MOCK_MODELS.instant, true) },
+  'gemini-stream': {
+    path: `/v1beta/models/${MOCK_GEMINI_MODELS.instant}:streamGenerateContent?alt=sse`,
+    body: geminiBody,
+    googleKey: true,
+  },
 }
 const req = requests[mode]
 if (!req) throw new Error(`--mode is one of ${Object.keys(requests).join(', ')}`)
 
 const target = (gw: GatewayChild) => {
   const key = args.prepaid ? gw.prepaidKey! : gw.key
-  return { name: 'gateway', origin: gw.url, path: req.path, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-api-key': key } }
+  const auth: Record<string, string> = req.googleKey ? { 'x-goog-api-key': key } : { authorization: `Bearer ${key}`, 'x-api-key': key }
+  return { name: 'gateway', origin: gw.url, path: req.path, headers: { 'content-type': 'application/json', ...auth } }
 }
+/** The mock itself, for the serial modes' added latency (it takes any key). */
+const direct = { path: req.path, headers: { 'content-type': 'application/json', authorization: 'Bearer mock', 'x-goog-api-key': 'mock' } }
+const directPool = makePool(mock.info.url, 1)
 
-type Round = { rate: number; cpuUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number }
+type Round = { rate: number; cpuUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number; addedP50?: number }
 const rounds: Record<string, Round[]> = { after: [], before: [] }
 const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'streams' ? 256 : CONNS)]))
 
@@ -109,10 +124,17 @@ async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
   const s = await closedLoop(pool, t, req.body, CONNS, ms)
   const cpu = cpuSeconds(side.gw.pid) - cpu0
   if (s.errors) throw new Error(`${side.name}: ${s.errors} errors: ${s.firstError}`)
-  return { rate: s.rps, cpuUs: (cpu * 1e6) / (s.rps * s.seconds), p99: s.p99 }
+  const round: Round = { rate: s.rps, cpuUs: (cpu * 1e6) / (s.rps * s.seconds), p99: s.p99 }
+  if (SERIAL) {
+    const floor = await closedLoop(directPool, direct, req.body, 1, ms / 4)
+    if (floor.errors) throw new Error(`direct: ${floor.errors} errors: ${floor.firstError}`)
+    round.addedP50 = s.p50 - floor.p50
+  }
+  return round
 }
 
-for (const side of sides) await one(side, 2000)
+// The serial modes warm up as scenario A does (thousands of requests: the code is still being compiled after hundreds).
+for (const side of sides) await one(side, SERIAL ? 6000 : 2000)
 for (let r = 0; r < ROUNDS; r++) {
   const order = r % 2 === 0 ? sides : [...sides].reverse()
   for (const side of order) rounds[side.name].push(await one(side, MS))
@@ -123,6 +145,7 @@ for (const s of sides) await s.gw.stop()
 await mock.stop()
 await sink?.stop()
 for (const p of pools.values()) await p.close()
+await directPool.close()
 
 const unit = mode === 'streams' ? 'event' : 'request'
 const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
@@ -133,7 +156,7 @@ const lines = [
           .map(([k, v]) => `${k}=${v}`)
           .join(' ')})`
       : ''
-  }, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connections`}:`,
+  }, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connection${CONNS === 1 ? '' : 's'}`}:`,
 ]
 for (const s of sides) {
   const r = rounds[s.name]
@@ -149,7 +172,14 @@ for (const s of sides) {
       : `, p99 ${fmt(
           r.map((x) => x.p99!),
           2,
-        )} ms`
+        )} ms${
+          SERIAL
+            ? `, added p50 ${fmt(
+                r.map((x) => x.addedP50! * 1000),
+                0,
+              )} µs`
+            : ''
+        }`
   lines.push(
     `  ${s.name.padEnd(6)} ${mode === 'streams' ? 'streams/s' : 'req/s'} ${fmt(
       r.map((x) => x.rate),
@@ -159,4 +189,8 @@ for (const s of sides) {
 }
 const pair = rounds.after.map((a, i) => (a.cpuUs / rounds.before[i].cpuUs - 1) * 100)
 lines.push(`  CPU per ${unit}, after vs before, paired by round: ${fmt(pair)} %`)
+if (SERIAL) {
+  const added = rounds.after.map((a, i) => (a.addedP50! - rounds.before[i].addedP50!) * 1000)
+  lines.push(`  added p50, after minus before, paired by round: ${fmt(added, 0)} µs`)
+}
 process.stdout.write(lines.join('\n') + '\n')

@@ -4,10 +4,11 @@
  * thread's profile: the top self-time frames, each with its source file and the layer or group
  * it belongs to (bench/profile-frames.ts), the self time of each layer and group, and the
  * inclusive time of the gateway's own functions. Printed, and written to
- * bench/results/profile-<what>.md (<what>: chat, streams or responses-translated, -log-bodies).
+ * bench/results/profile-<what>.md (<what>: chat, streams, responses-translated or responses-stream,
+ * -log-bodies).
  * The gateway runs the shipped bundle built with its source maps beside it, so that its frames
  * map back to src/.
- * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated] [--top 15]
+ * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated | --responses-stream] [--top 15]
  *        node --import tsx bench/profile.ts --read file.cpuprofile   (mapped through out/ as built now)
  */
 import fs from 'node:fs'
@@ -17,6 +18,7 @@ import { closedLoop, makePool, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
 import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
+import { messages, responsesBody } from './turn'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -26,6 +28,8 @@ const { values: args } = parseArgs({
     'log-bodies': { type: 'boolean', default: false },
     // The Responses API translated to a chat-only provider (scenario A's costliest whole answer), instead of chat.
     'responses-translated': { type: 'boolean', default: false },
+    // A native Responses stream (the mock's 28 events at once), one request at a time: scenario A's Responses streamed row.
+    'responses-stream': { type: 'boolean', default: false },
     top: { type: 'string', default: '15' },
     read: { type: 'string' },
   },
@@ -117,6 +121,7 @@ const before = new Set(fs.readdirSync(dir))
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 buildWithSourceMaps()
 const translated = args['responses-translated']
+const responsesStream = args['responses-stream']
 const gw = await startGatewayChild(mock.info.url, {
   root: ROOT,
   logBodies: args['log-bodies'],
@@ -126,19 +131,19 @@ const gw = await startGatewayChild(mock.info.url, {
 const target = {
   name: 'gateway',
   origin: gw.url,
-  path: translated ? '/v1/responses' : '/v1/chat/completions',
+  path: translated || responsesStream ? '/v1/responses' : '/v1/chat/completions',
   headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
 }
-const messages = [
-  { role: 'system', content: 'You are a terse assistant.' },
-  { role: 'user', content: 'Say hello in one short sentence.' },
-]
 const pool = makePool(gw.url, args.streams ? 256 : 10)
 let load: string
 if (args.streams) {
   const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, stream: true, stream_options: { include_usage: true } })
   const s = await sustainedStreams(pool, target, body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, Number(args.seconds) * 1000)
   load = `200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`
+} else if (responsesStream) {
+  const body = responsesBody(MOCK_MODELS.instant, true)
+  const s = await closedLoop(pool, target, body, 1, Number(args.seconds) * 1000)
+  load = `one request at a time: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`
 } else {
   const body = JSON.stringify(
     translated
@@ -160,7 +165,10 @@ await mock.stop()
 // The main thread's profile (thread id 0), not tsx's loader worker.
 const file = fs.readdirSync(dir).find((f) => !before.has(f) && /\.\d+\.0\.\d+\.cpuprofile$/.test(f))
 if (!file) throw new Error('no profile written')
-const what = [args.streams ? 'streams' : translated ? 'responses-translated' : 'chat', ...(args['log-bodies'] ? ['log-bodies'] : [])].join('-')
+const what = [
+  args.streams ? 'streams' : translated ? 'responses-translated' : responsesStream ? 'responses-stream' : 'chat',
+  ...(args['log-bodies'] ? ['log-bodies'] : []),
+].join('-')
 const md = summarize(path.join(dir, file), Number(args.top), what, load)
 fs.writeFileSync(path.join(ROOT, `bench/results/profile-${what}.md`), md)
 process.stdout.write(md)

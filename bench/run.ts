@@ -38,6 +38,7 @@ import { cpuSeconds, httpReady, memoryMb, resetPeakRss, ROOT, startChild, startD
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { DELAY_MS, MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
+import { geminiBody, messages, responsesBody } from './turn'
 
 const { values: args } = parseArgs({
   options: {
@@ -194,16 +195,9 @@ const asGoogleClient = (t: Target, model: string, method: string): Target => {
   const { authorization, ...headers } = t.headers
   return { ...t, path: `/v1beta/models/${model}:${method}`, headers: { ...headers, 'x-goog-api-key': authorization.slice('Bearer '.length) } }
 }
-const messages = [
-  { role: 'system', content: 'You are a terse assistant.' },
-  { role: 'user', content: 'Say hello in one short sentence.' },
-]
 /** The same turn on Anthropic's Messages API, as Claude Code sends it. */
 const messagesBody = (model: string) =>
   JSON.stringify({ model, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, metadata: { user_id: 'bench' } })
-/** The same turn on the Responses API, as Codex sends it (streamed, as Codex always asks) or not, kept nowhere (`store: false`). */
-const responsesBody = (model: string, stream: boolean) =>
-  JSON.stringify({ model, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false, ...(stream ? { stream } : {}) })
 const bodies = {
   instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
   messagesInstant: messagesBody(MOCK_MESSAGES_MODELS.instant),
@@ -216,12 +210,7 @@ const bodies = {
   /** To the provider that takes chat completions only: the gateway translates it. */
   responsesTranslated: responsesBody(`${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`, false),
   embeddings: JSON.stringify({ model: MOCK_MODELS.embeddings, input: messages[1].content }),
-  /** Google's wire names the model and whether to stream in the path: one body for all its rows. */
-  gemini: JSON.stringify({
-    systemInstruction: { parts: [{ text: messages[0].content }] },
-    contents: [{ role: 'user', parts: [{ text: messages[1].content }] }],
-    generationConfig: { maxOutputTokens: 64 },
-  }),
+  gemini: geminiBody,
 }
 
 /** Scenario A's wires beyond chat, in the report's order: each one's row label and results key. */

@@ -124,6 +124,27 @@ describe("Google's generateContent API, through @google/genai", () => {
       assert.equal(record.stream, true)
     })
 
+    it("ends a stream whose provider fails mid-way with Google's error, charged for the text it relayed, estimated", async () => {
+      google.script({ kind: 'fail-mid-stream', afterChunks: 3, mode: 'error-event' })
+      const res = await fetch(`${running.url}/v1beta/models/${NATIVE}:streamGenerateContent?alt=sse`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': secret },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Stream it' }] }] }),
+      })
+      const chunks = (await res.text())
+        .split('\n\n')
+        .filter(Boolean)
+        .map((e) => JSON.parse(e.slice('data: '.length)))
+      assert.ok(chunks.at(-1).error, "Google's error ends the stream")
+      const relayed = chunks.slice(0, -1).flatMap((c) => c.candidates[0].content.parts.map((p: { text: string }) => p.text))
+      assert.equal(relayed.length, 3)
+      const record = await waitForRecord(running.gateway, res.headers.get('x-gw-request-id')!)
+      assert.equal(record.outcome, 'error')
+      // Four characters a token, from the text the client got.
+      assert.equal(record.usage?.completion_tokens, Math.ceil(relayed.join('').length / 4))
+      assert.equal(record.cost?.estimated, true)
+    })
+
     it('times the first byte of a stream that is one chunk, as Google streams a function call', async () => {
       google.script({ kind: 'reply', functionCalls: [{ name: 'read_file', args: { path: 'a.txt' } }] })
       const chunks = await collect(await ai.models.generateContentStream({ model: NATIVE, contents: 'Read a.txt' }))

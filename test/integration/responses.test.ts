@@ -370,6 +370,17 @@ describe('POST /v1/responses through the official openai SDK, natively to a prov
     assert.equal(typeof record.cost!.final_usd, 'number')
   })
 
+  it('relays response.failed with any echo of the provider key in its error redacted, for the client and the record', async () => {
+    t.fake.scriptResponses({ kind: 'fail-mid-stream', afterDeltas: 1, mode: 'response-failed', message: `Key ${t.fake.apiKey} was revoked.` })
+    const res = await raw({ model: MODEL, input: 'Hi', stream: true })
+    const text = await res.text()
+    assert.ok(!text.includes(t.fake.apiKey.slice(-16)), 'the key left the gateway')
+    const end = events(text).at(-1)!
+    assert.equal(end.data.response.error.message, 'Key [redacted] was revoked.')
+    const record = await t.record(end.data.response.gw.request_id)
+    assert.match(record.error!.message, /Key \[redacted\] was revoked/)
+  })
+
   it('GET /v1/responses/{id} fetches a stored response from the provider that made it, for the key that made it only', async () => {
     t.fake.scriptResponses({ kind: 'reply', content: 'Kept.' }, { kind: 'reply', content: 'Streamed and kept.' }, { kind: 'reply', content: 'Not kept.' })
     const made = await t.client.responses.create({ model: MODEL, input: 'Keep this.' })

@@ -33,8 +33,8 @@ export type ResponsesBehaviour =
       /** `web_search_call` output items before the answer, one per search. */
       webSearches?: number
     }
-  /** Streams only: `afterDeltas` text deltas, then OpenAI's `error` event, a `response.failed` event, or a cut connection. */
-  | { kind: 'fail-mid-stream'; afterDeltas: number; mode: 'error-event' | 'response-failed' | 'drop' }
+  /** Streams only: `afterDeltas` text deltas, then OpenAI's `error` event, a `response.failed` event (the error's `message` as given), or a cut connection. */
+  | { kind: 'fail-mid-stream'; afterDeltas: number; mode: 'error-event' | 'response-failed' | 'drop'; message?: string }
 
 const DEFAULT_CONTENT = 'Hello from the fake Responses API.'
 const DEFAULT_USAGE: ResponsesUsageSpec = { input_tokens: 30, cached_tokens: 0, output_tokens: 8, reasoning_tokens: 0 }
@@ -335,7 +335,7 @@ export function answerResponses(
     for (let n = 0; n < b.afterDeltas; n++)
       w.event('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: 'partial ', logprobs: [] })
     if (b.mode === 'drop') return drop()
-    const error = { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' }
+    const error = { code: 'server_error', message: b.message ?? 'The server had an error while processing your request. Sorry about that!' }
     if (b.mode === 'error-event') w.event('error', { ...error, param: null })
     else w.event('response.failed', { response: { ...shell, status: 'failed', error, usage: usageObject({ ...DEFAULT_USAGE, output_tokens: b.afterDeltas }) } })
     return void res.end()

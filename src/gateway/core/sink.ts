@@ -20,8 +20,10 @@ export interface Sink {
    */
   readonly eventText?: (text: string) => void
   /**
-   * True when the reader is behind: `resume` is called once it caught up, and the caller stops
-   * reading upstream until then (the client's backpressure reaches the provider).
+   * Called once the events of one read of the provider are all given: a sink that gathers them
+   * writes them here, together. True when the reader is behind: `resume` is called once it caught
+   * up, and the caller stops reading upstream until then (the client's backpressure reaches the
+   * provider).
    */
   wait(resume: () => void): boolean
   /** The stream's last events and its end, in one write: complete, or ended by `error`. */

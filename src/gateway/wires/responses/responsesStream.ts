@@ -63,8 +63,11 @@ class ResponsesNativeEvents implements NativeEvents {
 
   read(type: string | undefined, ev: SseEvent): string | undefined {
     if (type !== undefined && TERMINAL.has(type)) {
-      // The one event parsed and sent again: any echo of a credential in its error goes no further.
-      const text = this.redactor.scrub(ev.data)
+      // The one event parsed and sent again. A failure's is the provider's own error text: any echo
+      // of a credential in it goes no further. The others carry the answer the deltas already
+      // relayed as they came; scrubbing them (a set lookup at every character of the whole
+      // response) cost 26 µs on the bench's 525-character event and 1.1 ms on a 20 KB answer.
+      const text = type === 'response.failed' ? this.redactor.scrub(ev.data) : ev.data
       this.terminal = JSON.parse(text) as ResponseEvent
       this.usage = normalizeResponsesUsage(this.terminal.response)
       return text
