@@ -4,7 +4,7 @@ import type { Target } from '../../pipeline/resolveModel'
 import type { RecordSink } from '../../store/store'
 import type { RequestsRepo } from '../../store/requestsRepo'
 import type { ResponsesRepo } from '../../store/responsesRepo'
-import { isObj } from '../../jsonObject'
+import { isObj, without } from '../../jsonObject'
 import { responsesId, type KeptResponse } from './chatToResponse'
 import type { ResponsesBody } from './responsesBody'
 
@@ -150,13 +150,11 @@ export class Conversations {
       )
     }
     if (native && conv.fromStore.size === 0) return body
-    const { previous_response_id: _kept, ...rest } = body
     const items = [...conv.context, ...conv.input]
-    return {
-      ...rest,
-      input: native ? items.map((item) => (conv.fromStore.has(item) ? withoutId(item) : item)) : items,
-      ...(native && conv.upstream ? { previous_response_id: conv.upstream.id } : {}),
-    }
+    const out = without(body, 'previous_response_id')
+    out.input = native ? items.map((item) => (conv.fromStore.has(item) ? without(item, 'id') : item)) : items
+    if (native && conv.upstream) out.previous_response_id = conv.upstream.id
+    return out as ResponsesBody
   }
 
   /** Whether an answer to this body is kept: not when it said `store: false`, nor when the retention is 0. */
@@ -178,9 +176,4 @@ export class Conversations {
       input: conv.input.map((item) => (conv.fromStore.has(item) ? item : keptItem(item))),
     })
   }
-}
-
-function withoutId(item: Obj): Obj {
-  const { id: _id, ...rest } = item
-  return rest
 }
