@@ -29,7 +29,7 @@ import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
 import { cpuSeconds, memoryMb, ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { geminiBody, messages, responsesBody } from './turn'
+import { chatBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
 import { MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -72,7 +72,7 @@ const sides: Array<{ name: string; gw: GatewayChild }> = [
 
 /** `googleKey`: the key goes in `x-goog-api-key`, as Google's clients send it. */
 const requests: Record<string, { path: string; body: string; googleKey?: boolean }> = {
-  chat: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }) },
+  chat: { path: '/v1/chat/completions', body: chatBody(MOCK_MODELS.instant) },
   streams: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
   'responses-translated': {
     path: '/v1/responses',
@@ -83,10 +83,7 @@ const requests: Record<string, { path: string; body: string; googleKey?: boolean
       store: false,
     }),
   },
-  messages: {
-    path: '/v1/messages',
-    body: JSON.stringify({ model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64 }),
-  },
+  messages: { path: '/v1/messages', body: messagesBody(MOCK_MESSAGES_MODELS.instant) },
   // As bench/run.ts sends scenario A's rows.
   'responses-stream': { path: '/v1/responses', body: responsesBody(MOCK_MODELS.instant, true) },
   'gemini-stream': {

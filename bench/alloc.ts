@@ -20,6 +20,7 @@ import { memoryMb, resetPeakRss, ROOT, startChild } from './procs'
 import { startGatewayChild } from './gateway-process'
 import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode } from './profile-frames'
 import { MOCK_MESSAGES_MODELS, MOCK_MODELS } from './mock-provider'
+import { chatBody, messagesBody } from './turn'
 
 const { values: args } = parseArgs({
   options: {
@@ -156,14 +157,10 @@ async function heapBySelfSize(): Promise<Array<{ what: string; count: number; by
   return [...sums.values()].sort((a, b) => b.bytes - a.bytes)
 }
 
-const messages = [
-  { role: 'system', content: 'You are a terse assistant.' },
-  { role: 'user', content: 'Say hello in one short sentence.' },
-]
 const req =
   args.mode === 'messages'
-    ? { path: '/v1/messages', body: { model: MOCK_MESSAGES_MODELS.instant, system: messages[0].content, messages: messages.slice(1), max_tokens: 64 } }
-    : { path: '/v1/chat/completions', body: { model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' } }
+    ? { path: '/v1/messages', body: messagesBody(MOCK_MESSAGES_MODELS.instant) }
+    : { path: '/v1/chat/completions', body: chatBody(MOCK_MODELS.instant) }
 const target = {
   name: 'gateway',
   origin: gw.url,
@@ -171,17 +168,17 @@ const target = {
   headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}`, 'x-api-key': gw.key },
 }
 const pool = makePool(gw.url, CONNS)
-await closedLoop(pool, target, JSON.stringify(req.body), CONNS, 3000)
+await closedLoop(pool, target, req.body, CONNS, 3000)
 
 // First the counts and the peak, then (a second window) the sampling profile, whose own samples would weigh on both.
 resetPeakRss(gw.pid)
 const mark = stdout.length
-const load = await closedLoop(pool, target, JSON.stringify(req.body), CONNS, Number(args.seconds) * 1000)
+const load = await closedLoop(pool, target, req.body, CONNS, Number(args.seconds) * 1000)
 const gcText = stdout.slice(mark)
 const peakMb = memoryMb(gw.pid).peak
 const loaded = await memory()
 await cdp.send('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
-await closedLoop(pool, target, JSON.stringify(req.body), CONNS, Number(args.seconds) * 1000)
+await closedLoop(pool, target, req.body, CONNS, Number(args.seconds) * 1000)
 const { profile } = await cdp.send<{ profile: { head: ProfileNode & { selfSize: number } } }>('HeapProfiler.stopSampling')
 // Last: making a snapshot takes the process's memory far above what it serves with.
 await cdp.send('HeapProfiler.collectGarbage')

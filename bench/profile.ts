@@ -18,7 +18,7 @@ import { closedLoop, makePool, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
 import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
-import { messages, responsesBody } from './turn'
+import { chatBody, messages, responsesBody } from './turn'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -145,17 +145,7 @@ if (args.streams) {
   const s = await closedLoop(pool, target, body, 1, Number(args.seconds) * 1000)
   load = `one request at a time: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`
 } else {
-  const body = JSON.stringify(
-    translated
-      ? {
-          model: `${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`,
-          instructions: messages[0].content,
-          input: messages[1].content,
-          max_output_tokens: 64,
-          store: false,
-        }
-      : { model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' },
-  )
+  const body = translated ? responsesBody(`${CHAT_ONLY_PROVIDER}/${MOCK_MODELS.instant}`, false) : chatBody(MOCK_MODELS.instant)
   const s = await closedLoop(pool, target, body, 10, Number(args.seconds) * 1000)
   load = `closed loop at 10 connections: ${s.rps.toFixed(0)} req/s, p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, errors ${s.errors}`
 }

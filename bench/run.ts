@@ -38,7 +38,7 @@ import { cpuSeconds, httpReady, memoryMb, resetPeakRss, ROOT, startChild, startD
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { DELAY_MS, MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
-import { geminiBody, messages, responsesBody } from './turn'
+import { chatBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
 
 const { values: args } = parseArgs({
   options: {
@@ -196,14 +196,13 @@ const asGoogleClient = (t: Target, model: string, method: string): Target => {
   return { ...t, path: `/v1beta/models/${model}:${method}`, headers: { ...headers, 'x-goog-api-key': authorization.slice('Bearer '.length) } }
 }
 /** The same turn on Anthropic's Messages API, as Claude Code sends it. */
-const messagesBody = (model: string) =>
-  JSON.stringify({ model, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, metadata: { user_id: 'bench' } })
+const claudeCodeBody = (model: string) => messagesBody(model, { user_id: 'bench' })
 const bodies = {
-  instant: JSON.stringify({ model: MOCK_MODELS.instant, messages, max_tokens: 64, user: 'bench' }),
-  messagesInstant: messagesBody(MOCK_MESSAGES_MODELS.instant),
+  instant: chatBody(MOCK_MODELS.instant),
+  messagesInstant: claudeCodeBody(MOCK_MESSAGES_MODELS.instant),
   /** An OpenAI model on the Messages API: the gateway translates it to chat completions for the `openai` provider. */
-  messagesTranslated: messagesBody(MOCK_MODELS.instant),
-  delayed: JSON.stringify({ model: MOCK_MODELS.delayed, messages, max_tokens: 64, user: 'bench' }),
+  messagesTranslated: claudeCodeBody(MOCK_MODELS.instant),
+  delayed: chatBody(MOCK_MODELS.delayed),
   stream: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true, stream_options: { include_usage: true } }),
   responses: responsesBody(MOCK_MODELS.instant, false),
   responsesStream: responsesBody(MOCK_MODELS.instant, true),

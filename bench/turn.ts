@@ -4,6 +4,13 @@ export const messages = [
   { role: 'user', content: 'Say hello in one short sentence.' },
 ]
 
+/** The turn on chat completions, a whole answer, attributed to a user. */
+export const chatBody = (model: string) => JSON.stringify({ model, messages, max_tokens: 64, user: 'bench' })
+
+/** The turn on Anthropic's Messages API; `metadata` as Claude Code sends one (`user_id`), or none. */
+export const messagesBody = (model: string, metadata?: Record<string, string>) =>
+  JSON.stringify({ model, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, ...(metadata ? { metadata } : {}) })
+
 /** The turn on the Responses API, as Codex sends it (streamed, as Codex always asks) or not, kept nowhere (`store: false`). */
 export const responsesBody = (model: string, stream: boolean) =>
   JSON.stringify({ model, instructions: messages[0].content, input: messages[1].content, max_output_tokens: 64, store: false, ...(stream ? { stream } : {}) })
