@@ -1,8 +1,8 @@
 /**
  * A paired before/after of one change: this checkout's gateway against another checkout's
  * (`--vs DIR`, built), both as `npm run serve` runs them, driven in alternating rounds so the
- * machine's drift falls on both. Per round it reads each gateway process's CPU (all its threads,
- * from /proc) over the round, so what a change buys shows as CPU per request or per relayed
+ * machine's drift falls on both. Per round it reads each gateway process's CPU over the round
+ * (all its threads, and its main thread apart, to the nanosecond from /proc's schedstat), so what a change buys shows as CPU per request or per relayed
  * event, which moves far less with the machine than req/s or latency do; and each process's peak
  * RSS over the whole run.
  *
@@ -26,7 +26,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
-import { cpuSeconds, memoryMb, ROOT, startChild } from './procs'
+import { memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { chatBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
@@ -104,24 +104,29 @@ const target = (gw: GatewayChild) => {
 const direct = { path: req.path, headers: { 'content-type': 'application/json', authorization: 'Bearer mock', 'x-goog-api-key': 'mock' } }
 const directPool = makePool(mock.info.url, 1)
 
-type Round = { rate: number; cpuUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number; addedP50?: number }
+type Round = { rate: number; cpuUs: number; mainUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number; addedP50?: number }
 const rounds: Record<string, Round[]> = { after: [], before: [] }
 const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'streams' ? 256 : CONNS)]))
 
 async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
   const pool = pools.get(side.name)!
   const t = target(side.gw)
-  const cpu0 = cpuSeconds(side.gw.pid)
+  const cpu0 = threadCpuSeconds(side.gw.pid)
+  /** µs a unit of work, the process's (all threads) and its main thread's. */
+  const perUnit = (units: number) => {
+    const cpu = threadCpuSeconds(side.gw.pid)
+    return { cpuUs: ((cpu.all - cpu0.all) * 1e6) / units, mainUs: ((cpu.main - cpu0.main) * 1e6) / units }
+  }
   if (mode === 'streams') {
     const s = await sustainedStreams(pool, t, req.body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, ms)
-    const cpu = cpuSeconds(side.gw.pid) - cpu0
+    const cpu = perUnit(s.streams * EVENTS_PER_STREAM)
     if (s.failed || s.incomplete) throw new Error(`${side.name}: ${s.failed} failed, ${s.incomplete} incomplete: ${s.firstError}`)
-    return { rate: s.streams / (ms / 1000), cpuUs: (cpu * 1e6) / (s.streams * EVENTS_PER_STREAM), ttfcP50: s.ttfcP50, ttfcP99: s.ttfcP99 }
+    return { rate: s.streams / (ms / 1000), ...cpu, ttfcP50: s.ttfcP50, ttfcP99: s.ttfcP99 }
   }
   const s = await closedLoop(pool, t, req.body, CONNS, ms)
-  const cpu = cpuSeconds(side.gw.pid) - cpu0
+  const cpu = perUnit(s.rps * s.seconds)
   if (s.errors) throw new Error(`${side.name}: ${s.errors} errors: ${s.firstError}`)
-  const round: Round = { rate: s.rps, cpuUs: (cpu * 1e6) / (s.rps * s.seconds), p99: s.p99 }
+  const round: Round = { rate: s.rps, ...cpu, p99: s.p99 }
   if (SERIAL) {
     const floor = await closedLoop(directPool, direct, req.body, 1, ms / 4)
     if (floor.errors) throw new Error(`direct: ${floor.errors} errors: ${floor.firstError}`)
@@ -181,11 +186,12 @@ for (const s of sides) {
     `  ${s.name.padEnd(6)} ${mode === 'streams' ? 'streams/s' : 'req/s'} ${fmt(
       r.map((x) => x.rate),
       0,
-    )}, CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))}${extra}, peak RSS ${peakRss.get(s.name)!.toFixed(0)} MB`,
+    )}, CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))} (main thread ${fmt(r.map((x) => x.mainUs))})${extra}, peak RSS ${peakRss.get(s.name)!.toFixed(0)} MB`,
   )
 }
 const pair = rounds.after.map((a, i) => (a.cpuUs / rounds.before[i].cpuUs - 1) * 100)
-lines.push(`  CPU per ${unit}, after vs before, paired by round: ${fmt(pair)} %`)
+const mainPair = rounds.after.map((a, i) => (a.mainUs / rounds.before[i].mainUs - 1) * 100)
+lines.push(`  CPU per ${unit}, after vs before, paired by round: ${fmt(pair)} % (main thread ${fmt(mainPair)} %)`)
 if (SERIAL) {
   const added = rounds.after.map((a, i) => (a.addedP50! - rounds.before[i].addedP50!) * 1000)
   lines.push(`  added p50, after minus before, paired by round: ${fmt(added, 0)} µs`)

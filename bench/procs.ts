@@ -109,6 +109,26 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICK
 }
 
+/** A thread's CPU seconds so far, to the nanosecond (Linux's schedstat: time on a CPU, in ns, first). */
+const threadSeconds = (pid: number, tid: string) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1e9
+
+/**
+ * CPU seconds a process's living threads have used so far, to the nanosecond: its main thread's
+ * (the event loop's) apart from all of them (V8's GC helpers, a worker's); a thread that ended is
+ * no longer counted, so this is for a process whose threads live as long as it does.
+ */
+export function threadCpuSeconds(pid: number): { main: number; all: number } {
+  let all = 0
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      all += threadSeconds(pid, tid)
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { main: threadSeconds(pid, String(pid)), all }
+}
+
 /**
  * CPU seconds a process and its children have used so far, the living ones and those that ended:
  * a PostgreSQL server's postmaster and its backends (a pool's idle connection closing takes its
