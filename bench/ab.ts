@@ -8,13 +8,19 @@
  *
  * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages|responses-stream|gemini-stream]
  *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
- *                                       [--after-env K=V]... [--otlp-sink]
+ *                                       [--env K=V]... [--after-env K=V]... [--otlp-sink]
  * --prepaid: the requests carry a key with a prepaid balance (each answer's debit in the ledger).
+ * --together: each round drives both gateways at once (--connections each) instead of one after
+ *   the other, so that the host's changes of speed within a run fall on both alike: on this machine
+ *   the same code against itself, 12 rounds of 3 s, paired CPU a request −0.1 % (rounds −4.1 to
+ *   +12.8) together against −1.9 % (−5.7 to +23.7) in turns. The two share the cores, so CPU a
+ *   request is higher than either alone; compare the paired percentage.
+ * --env K=V (repeatable): an environment variable for both gateways (tracing on, on both sides).
  * --after-env K=V (repeatable): an environment variable for this checkout's gateway only, so one
  *   setting is measured on the same code (`--vs .`), e.g. tracing on against off.
  * --otlp-sink: an OTLP/HTTP collector in a child process (bench/tracing.ts --sink --discard: it
  *   answers 200 and drops what it gets, as cheap as a collector elsewhere); `{sink}` in an
- *   --after-env value is its URL.
+ *   --env or --after-env value is its URL.
  * chat: closed loop on chat completions (instant mock), req/s and CPU µs a request.
  * streams: 200 chat streams kept open (20 content chunks 20 ms apart each), TTFC and CPU µs a
  *   relayed event (each stream is 23 events: role, 20 content, finish, usage; [DONE] not counted).
@@ -40,8 +46,10 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
     prepaid: { type: 'boolean', default: false },
+    env: { type: 'string', multiple: true, default: [] },
     'after-env': { type: 'string', multiple: true, default: [] },
     'otlp-sink': { type: 'boolean', default: false },
+    together: { type: 'boolean', default: false },
   },
 })
 if (!args.vs) throw new Error('--vs DIR (another checkout, built) is required')
@@ -57,17 +65,21 @@ const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
 buildApp()
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 const sink = args['otlp-sink'] ? await startChild(['--import', 'tsx', 'bench/tracing.ts', '--sink', '--discard']) : null
-const afterEnv = Object.fromEntries(
-  args['after-env']!.map((kv) => {
-    const at = kv.indexOf('=')
-    if (at < 1) throw new Error(`--after-env takes K=V, got "${kv}"`)
-    return [kv.slice(0, at), kv.slice(at + 1).replaceAll('{sink}', sink ? `http://127.0.0.1:${sink.info.port}` : '{sink}')]
-  }),
-)
+/** The variables of `--env` or `--after-env` (K=V each; `{sink}` in V is the OTLP sink's URL). */
+const envOf = (option: 'env' | 'after-env') =>
+  Object.fromEntries(
+    args[option]!.map((kv) => {
+      const at = kv.indexOf('=')
+      if (at < 1) throw new Error(`--${option} takes K=V, got "${kv}"`)
+      return [kv.slice(0, at), kv.slice(at + 1).replaceAll('{sink}', sink ? `http://127.0.0.1:${sink.info.port}` : '{sink}')]
+    }),
+  )
+const bothEnv = envOf('env')
+const afterEnv = envOf('after-env')
 const options = { messages: true, gemini: mode === 'gemini-stream', chatOnly: true, ...(args.prepaid ? { prepaidUsd: 1e6 } : {}) }
 const sides: Array<{ name: string; gw: GatewayChild }> = [
-  { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options, env: afterEnv }) },
-  { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options }) },
+  { name: 'after', gw: await startGatewayChild(mock.info.url, { root: ROOT, ...options, env: { ...bothEnv, ...afterEnv } }) },
+  { name: 'before', gw: await startGatewayChild(mock.info.url, { root: path.resolve(args.vs), ...options, env: bothEnv }) },
 ]
 
 /** `googleKey`: the key goes in `x-goog-api-key`, as Google's clients send it. */
@@ -138,6 +150,11 @@ async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
 // The serial modes warm up as scenario A does (thousands of requests: the code is still being compiled after hundreds).
 for (const side of sides) await one(side, SERIAL ? 6000 : 2000)
 for (let r = 0; r < ROUNDS; r++) {
+  if (args.together) {
+    const both = await Promise.all(sides.map((side) => one(side, MS)))
+    sides.forEach((side, i) => rounds[side.name].push(both[i]))
+    continue
+  }
   const order = r % 2 === 0 ? sides : [...sides].reverse()
   for (const side of order) rounds[side.name].push(await one(side, MS))
 }
@@ -153,6 +170,12 @@ const unit = mode === 'streams' ? 'event' : 'request'
 const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
 const lines = [
   `${mode}${args.prepaid ? ' (prepaid key)' : ''}${
+    Object.keys(bothEnv).length
+      ? ` (both: ${Object.entries(bothEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')})`
+      : ''
+  }${
     Object.keys(afterEnv).length
       ? ` (after: ${Object.entries(afterEnv)
           .map(([k, v]) => `${k}=${v}`)

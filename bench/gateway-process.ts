@@ -33,7 +33,7 @@ export interface GatewayChildOptions {
    * only (`--wire chat`), priced as `openai`'s models, so the Responses API to it is translated.
    */
   chatOnly?: boolean
-  /** Environment variables for the gateway process besides this process's (bench/ab.ts --after-env). */
+  /** Environment variables for the gateway process besides this process's (bench/ab.ts --env, --after-env). */
   env?: Record<string, string>
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
