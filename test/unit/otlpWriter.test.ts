@@ -6,16 +6,22 @@ import { resourceFromAttributes } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace'
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer'
 import {
+  attributeKey,
+  beginSpan,
+  endSpan,
   envelope,
   KIND,
   ProtoWriter,
   resourceAndScope,
+  SPAN_ATTRIBUTES,
   UNSET,
-  writeSpan,
+  writeAttribute,
+  writeStringAttribute,
   type SpanEvent,
   type SpanHead,
   type SpanStatus,
 } from '../../src/gateway/tracing/otlpWriter'
+import { spanIdOf, traceIdOf } from '../../src/gateway/tracing/spanIds'
 import { decodeTraceExport } from '../support/otlpReceiver'
 
 const SCOPE = { name: 'gw-gateway', version: '1.2.3' }
@@ -49,8 +55,11 @@ const AWKWARD: Attributes = {
 
 const hr = (ms: number) => millisToHrTime(ms)
 
+/** A span's head as the tests write it: its ids in hex, as OpenTelemetry's SDK holds them, and whether its parent is remote. */
+type Head = Omit<SpanHead, 'traceId' | 'spanId' | 'parentSpanId'> & { traceId: string; spanId: string; parentSpanId: string | null; parentIsRemote: boolean }
+
 /** The same span as OpenTelemetry's SDK hands its exporter. */
-function readable(head: SpanHead, attributes: Attributes, events: SpanEvent[], status: SpanStatus): ReadableSpan {
+function readable(head: Head, attributes: Attributes, events: SpanEvent[], status: SpanStatus): ReadableSpan {
   return {
     name: head.name,
     kind: head.kind - 1,
@@ -79,7 +88,7 @@ function readable(head: SpanHead, attributes: Attributes, events: SpanEvent[], s
 }
 const RESOURCE_OBJECT = resourceFromAttributes(RESOURCE)
 
-const server: SpanHead = {
+const server: Head = {
   traceId: '0af7651916cd43dd8448eb211c80319c',
   spanId: 'b7ad6b7169203331',
   traceState: 'vendor=abc,other=x',
@@ -90,7 +99,7 @@ const server: SpanHead = {
   startMs: 1_764_160_000_123.25,
   endMs: 1_764_160_000_987.0625,
 }
-const attempt: SpanHead = {
+const attempt: Head = {
   traceId: server.traceId,
   spanId: 'ffffffffffffff01',
   traceState: server.traceState,
@@ -101,24 +110,44 @@ const attempt: SpanHead = {
   startMs: server.startMs + 0.25,
   endMs: server.startMs + 300.125,
 }
-const root: SpanHead = { ...server, spanId: 'a000000000000001', traceState: '', parentSpanId: null, parentIsRemote: false, name: 'embeddings' }
+const root: Head = { ...server, spanId: 'a000000000000001', traceState: '', parentSpanId: null, parentIsRemote: false, name: 'embeddings' }
 const skipped: SpanEvent = {
   timeMs: server.endMs - 1,
   name: 'gw.attempt.skipped',
   attributes: { 'gw.provider': 'openai', 'gen_ai.request.model': 'gpt-4o', 'gw.reason': 'skipped: policy' },
 }
 
-type Span = [SpanHead, Attributes, SpanEvent[], SpanStatus]
+type Span = [Head, Attributes, SpanEvent[], SpanStatus]
 const SPANS: Span[] = [
   [attempt, { 'http.response.status_code': 500, 'error.type': '500' }, [], { error: true, message: 'upstream 500: überlastet' }],
   [server, AWKWARD, [skipped], UNSET],
   [root, { 'gw.outcome': 'error' }, [], { error: true, message: undefined }],
 ]
 
+/**
+ * A span as the tracer writes one: its head, then each attribute of a key written beforehand
+ * (attributeKey; a string's by writeStringAttribute), then its events (their attributes' keys written as they come) and status.
+ */
+function write(w: ProtoWriter, head: Head, attributes: Attributes, events: SpanEvent[], status: SpanStatus): void {
+  const { parentIsRemote, ...rest } = head
+  const span = beginSpan(w, {
+    ...rest,
+    traceId: traceIdOf(head.traceId),
+    spanId: spanIdOf(head.spanId),
+    parentSpanId: head.parentSpanId === null ? null : spanIdOf(head.parentSpanId),
+  })
+  for (const key in attributes) {
+    const value = attributes[key]
+    if (typeof value === 'string') writeStringAttribute(w, SPAN_ATTRIBUTES, attributeKey(key), value)
+    else writeAttribute(w, SPAN_ATTRIBUTES, attributeKey(key), value)
+  }
+  endSpan(w, span, parentIsRemote, events, status)
+}
+
 /** (The times above are whole multiples of 2^-4 ms, exact as doubles, so their nanoseconds are too.) The spans through the gateway's writer, in one ExportTraceServiceRequest (a small first buffer, so it grows as it goes). */
 function ours(spans: Span[]): Buffer {
   const w = new ProtoWriter(16)
-  for (const [head, attributes, events, status] of spans) writeSpan(w, head, attributes, events, status)
+  for (const [head, attributes, events, status] of spans) write(w, head, attributes, events, status)
   return envelope(resourceAndScope(RESOURCE, SCOPE), w.bytes())
 }
 
@@ -158,7 +187,7 @@ describe('otlpWriter: OTLP protobuf written by hand', () => {
   it('a message longer than 127 bytes (and than 16,383) gets the longer length it needs, nested ones too', () => {
     const big = 'ü'.repeat(20_000)
     const w = new ProtoWriter(8)
-    writeSpan(w, root, { big, after: 'still here' }, [], UNSET)
+    write(w, root, { big, after: 'still here' }, [], UNSET)
     const [span] = decodeTraceExport(envelope(resourceAndScope(RESOURCE, SCOPE), w.bytes()))
     assert.equal(span.attributes.big, big)
     assert.equal(span.attributes.after, 'still here')

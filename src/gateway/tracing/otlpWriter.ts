@@ -1,4 +1,5 @@
 import type { AttributeValue, Attributes } from '@opentelemetry/api'
+import type { SpanId, TraceId } from './spanIds'
 
 /**
  * OTLP's protobuf for the few messages the gateway sends (opentelemetry-proto's trace.proto and
@@ -16,9 +17,6 @@ const FIXED32 = 5
 
 /** A length-delimited field gets a 1-byte length first (most do); a longer one moves over for the bytes its length needs. */
 const ONE_BYTE = 0x80
-
-/** A hex digit's value ('0'–'9', 'a'–'f', 'A'–'F'). */
-const nibble = (c: number) => (c < 58 ? c - 48 : (c | 0x20) - 87)
 
 export class ProtoWriter {
   buf: Buffer
@@ -41,7 +39,10 @@ export class ProtoWriter {
   }
 
   tag(field: number, wire: number): void {
-    this.varint((field << 3) | wire)
+    const tag = (field << 3) | wire
+    if (tag >= ONE_BYTE) return this.varint(tag)
+    this.room(1)
+    this.buf[this.pos++] = tag
   }
 
   /** A varint of a whole number from −2^63 up to 2^63 (a negative one in two's complement, ten bytes, as int64 is). */
@@ -143,19 +144,46 @@ export class ProtoWriter {
     this.pos += this.buf.write(s, this.pos, length, 'utf8')
   }
 
-  /** Bytes given as hex (a trace or span id, 8 or 16 bytes), length first; a loop here costs a third of Buffer's hex writer, a call into C++. */
-  hex(hex: string): void {
-    const n = hex.length >>> 1
-    this.room(n + 1)
+  /** A 32-bit word's four bytes, most significant first. */
+  private word(w: number): void {
     const buf = this.buf
-    buf[this.pos++] = n
-    for (let i = 0; i < hex.length; i += 2) buf[this.pos++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1))
+    buf[this.pos++] = w >>> 24
+    buf[this.pos++] = w >>> 16
+    buf[this.pos++] = w >>> 8
+    buf[this.pos++] = w
   }
 
+  /** A trace id's 16 bytes, length first. */
+  traceId(t: TraceId): void {
+    this.room(17)
+    this.buf[this.pos++] = 16
+    this.word(t.w0)
+    this.word(t.w1)
+    this.word(t.w2)
+    this.word(t.w3)
+  }
+
+  /** A span id's 8 bytes, length first. */
+  spanId(s: SpanId): void {
+    this.room(9)
+    this.buf[this.pos++] = 8
+    this.word(s.hi)
+    this.word(s.lo)
+  }
+
+  /** Bytes as they are: a short run (an attribute's key) byte by byte, as `set`, a call into C++, costs several times more there. */
   raw(bytes: Uint8Array): void {
-    this.room(bytes.length)
-    this.buf.set(bytes, this.pos)
-    this.pos += bytes.length
+    const n = bytes.length
+    this.room(n)
+    if (n > 64) {
+      this.buf.set(bytes, this.pos)
+      this.pos += n
+      return
+    }
+    const buf = this.buf
+    let p = this.pos
+    for (let i = 0; i < n; i++) buf[p++] = bytes[i]
+    this.pos = p
   }
 
   /** Starts a length-delimited message: a byte kept for its length; `end` with what this returns. */
@@ -224,21 +252,56 @@ function writeAnyValue(w: ProtoWriter, value: AttributeValue | null | undefined)
   }
 }
 
-/** One KeyValue as field `field` of the message being written. */
-export function writeAttribute(w: ProtoWriter, field: number, key: string, value: AttributeValue | null | undefined): void {
-  w.tag(field, LENGTH_DELIMITED)
-  const kv = w.begin()
-  w.tag(1, LENGTH_DELIMITED)
-  w.string(key)
+/** A KeyValue's value (field 2): its AnyValue. */
+function writeValue(w: ProtoWriter, value: AttributeValue | null | undefined): void {
   w.tag(2, LENGTH_DELIMITED)
   const any = w.begin()
   writeAnyValue(w, value)
   w.end(any)
+}
+
+/** An attribute's key as KeyValue's field 1 (tag, length, bytes), written once for every span that has it. */
+export type AttributeKey = Uint8Array
+
+export function attributeKey(name: string): AttributeKey {
+  const w = new ProtoWriter(Buffer.byteLength(name) + 8)
+  w.tag(1, LENGTH_DELIMITED)
+  w.string(name)
+  return Buffer.from(w.bytes())
+}
+
+/** One KeyValue, of a key written beforehand, as field `field` of the message being written. */
+export function writeAttribute(w: ProtoWriter, field: number, key: AttributeKey, value: AttributeValue | null | undefined): void {
+  w.tag(field, LENGTH_DELIMITED)
+  const kv = w.begin()
+  w.raw(key)
+  writeValue(w, value)
   w.end(kv)
 }
 
+/** writeAttribute of a string, the most of a span's attributes, without asking the value's type. */
+export function writeStringAttribute(w: ProtoWriter, field: number, key: AttributeKey, value: string): void {
+  w.tag(field, LENGTH_DELIMITED)
+  const kv = w.begin()
+  w.raw(key)
+  w.tag(2, LENGTH_DELIMITED)
+  const any = w.begin()
+  w.tag(1, LENGTH_DELIMITED)
+  w.string(value)
+  w.end(any)
+  w.end(kv)
+}
+
+/** Attributes of any keys, each KeyValue as field `field`: the resource's and an event's, which are not the same request after request. */
 export function writeAttributes(w: ProtoWriter, field: number, attributes: Attributes): void {
-  for (const key in attributes) writeAttribute(w, field, key, attributes[key])
+  for (const key in attributes) {
+    w.tag(field, LENGTH_DELIMITED)
+    const kv = w.begin()
+    w.tag(1, LENGTH_DELIMITED)
+    w.string(key)
+    writeValue(w, attributes[key])
+    w.end(kv)
+  }
 }
 
 /** OTLP's SpanKind (one above the API's, whose 0 is internal). */
@@ -251,12 +314,11 @@ const IS_REMOTE = 0x200
 
 /** A span's identity and times, as the gateway knows them when it ends. */
 export interface SpanHead {
-  traceId: string
-  spanId: string
+  traceId: TraceId
+  spanId: SpanId
   /** The tracestate as it is passed on, or '' for none. */
   traceState: string
-  parentSpanId: string | null
-  parentIsRemote: boolean
+  parentSpanId: SpanId | null
   name: string
   kind: number
   /** Milliseconds since the epoch. */
@@ -275,24 +337,28 @@ export interface SpanEvent {
 export type SpanStatus = { error: false } | { error: true; message: string | undefined }
 export const UNSET: SpanStatus = { error: false }
 
+/** Span's field of its attributes: each written between `beginSpan` and `endSpan` with writeAttribute(w, SPAN_ATTRIBUTES, …). */
+export const SPAN_ATTRIBUTES = 9
+
 /**
- * A sampled span (trace flags 01) as ScopeSpans' field 2: its head, attributes, events and status.
- * Written in the order of OpenTelemetry's serializer; no links, nothing dropped.
+ * A sampled span (trace flags 01) as ScopeSpans' field 2 is begun: its head, up to its
+ * attributes, which the caller writes next; `endSpan` with what this returns. The fields go in
+ * the order of OpenTelemetry's serializer.
  */
-export function writeSpan(w: ProtoWriter, head: SpanHead, attributes: Attributes, events: readonly SpanEvent[], status: SpanStatus): void {
+export function beginSpan(w: ProtoWriter, head: SpanHead): number {
   w.tag(2, LENGTH_DELIMITED)
   const span = w.begin()
   w.tag(1, LENGTH_DELIMITED)
-  w.hex(head.traceId)
+  w.traceId(head.traceId)
   w.tag(2, LENGTH_DELIMITED)
-  w.hex(head.spanId)
+  w.spanId(head.spanId)
   if (head.traceState) {
     w.tag(3, LENGTH_DELIMITED)
     w.string(head.traceState)
   }
   if (head.parentSpanId !== null) {
     w.tag(4, LENGTH_DELIMITED)
-    w.hex(head.parentSpanId)
+    w.spanId(head.parentSpanId)
   }
   w.tag(5, LENGTH_DELIMITED)
   w.string(head.name)
@@ -302,7 +368,11 @@ export function writeSpan(w: ProtoWriter, head: SpanHead, attributes: Attributes
   w.unixNanos(head.startMs)
   w.tag(8, FIXED64)
   w.unixNanos(head.endMs)
-  writeAttributes(w, 9, attributes)
+  return span
+}
+
+/** Ends the span `beginSpan` began, after its attributes: its events and status (no links, nothing dropped), and whether its parent is remote. */
+export function endSpan(w: ProtoWriter, span: number, parentIsRemote: boolean, events: readonly SpanEvent[], status: SpanStatus): void {
   w.tag(10, VARINT) // dropped_attributes_count
   w.varint(0)
   for (const event of events) {
@@ -331,7 +401,7 @@ export function writeSpan(w: ProtoWriter, head: SpanHead, attributes: Attributes
   w.varint(status.error ? STATUS_ERROR : 0)
   w.end(statusStart)
   w.tag(16, FIXED32)
-  w.fixed32(1 | HAS_IS_REMOTE | (head.parentIsRemote ? IS_REMOTE : 0))
+  w.fixed32(1 | HAS_IS_REMOTE | (parentIsRemote ? IS_REMOTE : 0))
   w.end(span)
 }
 

@@ -1,4 +1,3 @@
-import { randomFillSync } from 'node:crypto'
 import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type SpanContext } from '@opentelemetry/api'
 import { parseKeyPairsIntoRecord, parseTraceParent, TraceState } from '@opentelemetry/core'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
@@ -9,21 +8,28 @@ import type { Bodies } from '../store/recordBatch'
 import type { RequestRecord } from '../store/requestsRepo'
 import { wholeAtLeastOne } from '../config'
 import { VERSION } from '../version'
-import { attemptAttributes, operationOf, requestAttributes, spanName, type ProviderLookup } from './spanAttributes'
+import { operationOf, spanName, writeAttemptAttributes, writeContentAttributes, writeRequestAttributes, type ProviderLookup } from './spanAttributes'
 import type { TracingConfig } from './tracingConfig'
-import { KIND, resourceAndScope, UNSET, writeSpan, type SpanEvent, type SpanHead } from './otlpWriter'
+import { beginSpan, endSpan, KIND, resourceAndScope, UNSET, type SpanEvent, type SpanHead } from './otlpWriter'
+import { IdPool, spanIdHex, spanIdOf, traceIdHex, traceIdOf, type SpanId, type TraceId } from './spanIds'
 import { DEFAULT_BATCHING, SpanQueue, type Batching } from './spanQueue'
 import { otlpExporter } from './otlpExport'
 
 /** The gateway's one tracer: every span is of this instrumentation scope, written once a batch. */
 const SCOPE = { name: 'gw-gateway', version: VERSION }
 
+/** A sampler, and whether it reads the trace id (the ratio samplers do: it is then given in hex, which the others never need). */
+interface ChosenSampler {
+  sampler: Sampler
+  readsTraceId: boolean
+}
+
 /**
  * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name, one of OpenTelemetry's own (only its
  * sdk-node reads the variables, so they are read here). By default every request is traced unless the client's
  * `traceparent` says its trace is not sampled (parentbased_always_on).
  */
-function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
+function samplerFrom(env: NodeJS.ProcessEnv): ChosenSampler {
   const name = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on'
   const ratio = () => {
     const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim()
@@ -34,17 +40,17 @@ function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
   }
   switch (name) {
     case 'always_on':
-      return new AlwaysOnSampler()
+      return { sampler: new AlwaysOnSampler(), readsTraceId: false }
     case 'always_off':
-      return new AlwaysOffSampler()
+      return { sampler: new AlwaysOffSampler(), readsTraceId: false }
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio())
+      return { sampler: new TraceIdRatioBasedSampler(ratio()), readsTraceId: true }
     case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() })
+      return { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), readsTraceId: false }
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() })
+      return { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }), readsTraceId: false }
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) })
+      return { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) }), readsTraceId: true }
     default:
       throw new Error(
         `OTEL_TRACES_SAMPLER: "${name}" is not a sampler the gateway has (always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio)`,
@@ -87,25 +93,6 @@ function parentFrom(rawHeaders: readonly string[]): SpanContext | null {
   return parent
 }
 
-/** Random trace and span ids in hex, taken from a pool of random bytes filled 4 KiB at a time. */
-class IdPool {
-  private readonly pool = Buffer.allocUnsafe(4096)
-  private at = this.pool.length
-
-  private next(bytes: number): string {
-    if (this.at + bytes > this.pool.length) {
-      randomFillSync(this.pool)
-      this.at = 0
-    }
-    const id = this.pool.toString('hex', this.at, this.at + bytes)
-    this.at += bytes
-    return id
-  }
-
-  traceId = () => this.next(16)
-  spanId = () => this.next(8)
-}
-
 /** What the sampler is told of a request's span besides its trace and parent: none of its attributes are known yet, and it has no links. */
 const NO_ATTRIBUTES = Object.freeze({})
 const NO_LINKS = Object.freeze([]) as []
@@ -123,7 +110,7 @@ class GatewayTracer implements RequestTracer {
   readonly ids = new IdPool()
 
   constructor(
-    private readonly sampler: Sampler,
+    private readonly sampling: ChosenSampler,
     readonly queue: SpanQueue,
     readonly config: TracingConfig,
     readonly providers: ProviderLookup,
@@ -131,15 +118,16 @@ class GatewayTracer implements RequestTracer {
 
   begin(rawHeaders: readonly string[]): RequestTrace {
     const parent = parentFrom(rawHeaders)
-    const traceId = parent === null ? this.ids.traceId() : parent.traceId
+    const traceId = parent === null ? this.ids.traceId() : traceIdOf(parent.traceId)
     const context = parent === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
-    const sampling = this.sampler.shouldSample(context, traceId, 'gateway', SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
+    const hex = parent !== null ? parent.traceId : this.sampling.readsTraceId ? traceIdHex(traceId) : ''
+    const sampling = this.sampling.sampler.shouldSample(context, hex, 'gateway', SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
     const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED
     if (!sampled && !this.config.propagate) return UNTRACED
     const traceState = (sampling.traceState ?? parent?.traceState)?.serialize() ?? ''
     return new SpanTrace(
       this,
-      { traceId, spanId: this.ids.spanId(), traceState, parentSpanId: parent?.spanId ?? null, parentIsRemote: parent !== null },
+      { traceId, spanId: this.ids.spanId(), traceState, parentSpanId: parent === null ? null : spanIdOf(parent.spanId), parentIsRemote: parent !== null },
       sampled,
     )
   }
@@ -150,10 +138,10 @@ class GatewayTracer implements RequestTracer {
 }
 
 /** W3C's `traceparent` for a span: version 00, its trace and span ids, whether it is sampled. */
-const traceparentOf = (traceId: string, spanId: string, sampled: boolean) => `00-${traceId}-${spanId}-0${sampled ? 1 : 0}`
+const traceparentOf = (traceId: TraceId, spanId: SpanId, sampled: boolean) => `00-${traceIdHex(traceId)}-${spanIdHex(spanId)}-0${sampled ? 1 : 0}`
 
 /** A span's identity: where it is in its trace. */
-type SpanIdentity = Pick<SpanHead, 'traceId' | 'spanId' | 'traceState' | 'parentSpanId' | 'parentIsRemote'>
+type SpanIdentity = Pick<SpanHead, 'traceId' | 'spanId' | 'traceState' | 'parentSpanId'> & { parentIsRemote: boolean }
 
 /**
  * One request's spans: its own (SERVER), begun with it, and one per upstream attempt (CLIENT) as
@@ -164,7 +152,7 @@ class SpanTrace implements RequestTrace {
   private readonly startMs = Date.now()
   private readonly startedAt = performance.now()
   /** The attempts' span ids and start times (`performance.now()`) by their index in the record's attempts; a candidate passed over has none. */
-  private readonly attempts: Array<{ spanId: string; startedAt: number } | undefined> = []
+  private readonly attempts: Array<{ spanId: SpanId; startedAt: number } | undefined> = []
 
   constructor(
     private readonly tracing: GatewayTracer,
@@ -211,36 +199,34 @@ class SpanTrace implements RequestTrace {
         spanId: sent.spanId,
         traceState,
         parentSpanId: this.span.spanId,
-        parentIsRemote: false,
         name: spanName(operation, attempt.model),
         kind: KIND.client,
         startMs: this.epochMs(sent.startedAt),
         endMs: this.epochMs(sent.startedAt + attempt.latency_ms),
       }
-      writeSpan(w, head, attemptAttributes(record, attempt, providers), NO_EVENTS, attempt.error === null ? UNSET : { error: true, message: attempt.error })
+      const span = beginSpan(w, head)
+      writeAttemptAttributes(w, record, attempt, providers)
+      endSpan(w, span, false, NO_EVENTS, attempt.error === null ? UNSET : { error: true, message: attempt.error })
       queue.added()
     }
     const w = queue.take()
     if (w === null) return
-    const attributes = requestAttributes(record, providers)
-    // The prompt and the answer only where the operator keeps them (body logging) and asked for them in spans too.
-    if (config.captureContent && bodies) {
-      if (bodies.request !== null) attributes['gw.request.body'] = bodies.request
-      if (bodies.response !== null) attributes['gw.response.body'] = bodies.response
-    }
     // Written out rather than spread from this.span: V8's spread of it took ~4 µs a request (CPU profile, built gateway under load).
     const head: SpanHead = {
       traceId,
       spanId: this.span.spanId,
       traceState,
       parentSpanId: this.span.parentSpanId,
-      parentIsRemote: this.span.parentIsRemote,
       name: spanName(operation, record.model),
       kind: KIND.server,
       startMs: this.startMs,
       endMs: this.epochMs(now),
     }
-    writeSpan(w, head, attributes, events ?? NO_EVENTS, record.outcome === 'error' ? { error: true, message: record.error?.message } : UNSET)
+    const span = beginSpan(w, head)
+    writeRequestAttributes(w, record, providers)
+    // The prompt and the answer only where the operator keeps them (body logging) and asked for them in spans too.
+    if (config.captureContent && bodies) writeContentAttributes(w, bodies)
+    endSpan(w, span, this.span.parentIsRemote, events ?? NO_EVENTS, record.outcome === 'error' ? { error: true, message: record.error?.message } : UNSET)
     queue.added()
   }
 }
@@ -262,9 +248,9 @@ function resourceOf(env: NodeJS.ProcessEnv): Attributes {
  */
 export function startTracer(config: TracingConfig, providers: ProviderLookup, warn: (message: string) => void): RequestTracer {
   const env = config.env
-  const sampler = samplerFrom(env)
+  const sampling = samplerFrom(env)
   const batching = batchingFrom(env)
   const headers = { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) }
   const exporter = otlpExporter(config.url, headers, resourceAndScope(resourceOf(env), SCOPE))
-  return new GatewayTracer(sampler, new SpanQueue(batching, exporter, warn), config, providers)
+  return new GatewayTracer(sampling, new SpanQueue(batching, exporter, warn), config, providers)
 }
