@@ -24,6 +24,9 @@
  * chat: closed loop on chat completions (instant mock), req/s and CPU µs a request.
  * streams: 200 chat streams kept open (20 content chunks 20 ms apart each), TTFC and CPU µs a
  *   relayed event (each stream is 23 events: role, 20 content, finish, usage; [DONE] not counted).
+ * burst: scenario D's 1,000 chat streams opened at once, one burst a round (--seconds is ignored),
+ *   after three warm-up bursts per side as run.ts does (a burst's p99 settles from the third);
+ *   TTFC p50 and p99 of each round, and CPU µs a stream.
  * responses-stream, gemini-stream: scenario A's native streamed rows (the mock's whole stream at
  *   once: 28 Responses events, 20 Gemini chunks), one request at a time (--connections is
  *   ignored); each round also sends the same request straight to the mock, and reports the added
@@ -31,7 +34,7 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { closedLoop, makePool, median, sustainedStreams } from './loadgen'
+import { closedLoop, makePool, median, streams, sustainedStreams } from './loadgen'
 import { memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
@@ -58,6 +61,8 @@ const ROUNDS = Number(args.rounds)
 const MS = Number(args.seconds) * 1000
 /** One request at a time: the modes that measure added latency against the mock itself. */
 const SERIAL = mode === 'responses-stream' || mode === 'gemini-stream'
+/** Streams opened at once in `burst` mode, as scenario D's larger burst (bench/run.ts). */
+const BURST = 1000
 const CONNS = SERIAL ? 1 : Number(args.connections)
 /** Events a chat stream relays: the role chunk, the content chunks, the finish chunk and the usage chunk. */
 const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
@@ -86,6 +91,7 @@ const sides: Array<{ name: string; gw: GatewayChild }> = [
 const requests: Record<string, { path: string; body: string; googleKey?: boolean }> = {
   chat: { path: '/v1/chat/completions', body: chatBody(MOCK_MODELS.instant) },
   streams: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
+  burst: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
   'responses-translated': {
     path: '/v1/responses',
     body: JSON.stringify({
@@ -118,7 +124,7 @@ const directPool = makePool(mock.info.url, 1)
 
 type Round = { rate: number; cpuUs: number; mainUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number; addedP50?: number }
 const rounds: Record<string, Round[]> = { after: [], before: [] }
-const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'streams' ? 256 : CONNS)]))
+const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'burst' ? BURST : mode === 'streams' ? 256 : CONNS)]))
 
 async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
   const pool = pools.get(side.name)!
@@ -128,6 +134,11 @@ async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
   const perUnit = (units: number) => {
     const cpu = threadCpuSeconds(side.gw.pid)
     return { cpuUs: ((cpu.all - cpu0.all) * 1e6) / units, mainUs: ((cpu.main - cpu0.main) * 1e6) / units }
+  }
+  if (mode === 'burst') {
+    const s = await streams(pool, t, req.body, BURST, STREAM_CHUNKS)
+    if (s.failed || s.incomplete) throw new Error(`${side.name}: ${s.failed} failed, ${s.incomplete} incomplete: ${s.firstError}`)
+    return { rate: s.streams, ...perUnit(s.streams), ttfcP50: s.ttfcP50, ttfcP99: s.ttfcP99 }
   }
   if (mode === 'streams') {
     const s = await sustainedStreams(pool, t, req.body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, ms)
@@ -148,7 +159,7 @@ async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
 }
 
 // The serial modes warm up as scenario A does (thousands of requests: the code is still being compiled after hundreds).
-for (const side of sides) await one(side, SERIAL ? 6000 : 2000)
+for (const side of sides) for (let i = mode === 'burst' ? 3 : 1; i > 0; i--) await one(side, SERIAL ? 6000 : 2000)
 for (let r = 0; r < ROUNDS; r++) {
   if (args.together) {
     const both = await Promise.all(sides.map((side) => one(side, MS)))
@@ -166,7 +177,8 @@ await sink?.stop()
 for (const p of pools.values()) await p.close()
 await directPool.close()
 
-const unit = mode === 'streams' ? 'event' : 'request'
+const STREAMED = mode === 'streams' || mode === 'burst'
+const unit = mode === 'streams' ? 'event' : mode === 'burst' ? 'stream' : 'request'
 const fmt = (xs: number[], d = 1) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
 const lines = [
   `${mode}${args.prepaid ? ' (prepaid key)' : ''}${
@@ -181,40 +193,53 @@ const lines = [
           .map(([k, v]) => `${k}=${v}`)
           .join(' ')})`
       : ''
-  }, ${ROUNDS} alternating rounds of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connection${CONNS === 1 ? '' : 's'}`}:`,
+  }, ${ROUNDS} alternating rounds${
+    mode === 'burst'
+      ? `, ${BURST.toLocaleString('en')} streams opened at once`
+      : ` of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connection${CONNS === 1 ? '' : 's'}`}`
+  }:`,
 ]
 for (const s of sides) {
   const r = rounds[s.name]
-  const extra =
-    mode === 'streams'
-      ? `, TTFC p50 ${fmt(
-          r.map((x) => x.ttfcP50!),
-          2,
-        )} ms, p99 ${fmt(
-          r.map((x) => x.ttfcP99!),
-          2,
-        )} ms`
-      : `, p99 ${fmt(
-          r.map((x) => x.p99!),
-          2,
-        )} ms${
-          SERIAL
-            ? `, added p50 ${fmt(
-                r.map((x) => x.addedP50! * 1000),
-                0,
-              )} µs`
-            : ''
-        }`
+  const extra = STREAMED
+    ? `, TTFC p50 ${fmt(
+        r.map((x) => x.ttfcP50!),
+        2,
+      )} ms, p99 ${fmt(
+        r.map((x) => x.ttfcP99!),
+        2,
+      )} ms`
+    : `, p99 ${fmt(
+        r.map((x) => x.p99!),
+        2,
+      )} ms${
+        SERIAL
+          ? `, added p50 ${fmt(
+              r.map((x) => x.addedP50! * 1000),
+              0,
+            )} µs`
+          : ''
+      }`
   lines.push(
-    `  ${s.name.padEnd(6)} ${mode === 'streams' ? 'streams/s' : 'req/s'} ${fmt(
-      r.map((x) => x.rate),
-      0,
-    )}, CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))} (main thread ${fmt(r.map((x) => x.mainUs))})${extra}, peak RSS ${peakRss.get(s.name)!.toFixed(0)} MB`,
+    `  ${s.name.padEnd(6)} ${
+      mode === 'burst'
+        ? ''
+        : `${mode === 'streams' ? 'streams/s' : 'req/s'} ${fmt(
+            r.map((x) => x.rate),
+            0,
+          )}, `
+    }CPU µs/${unit} ${fmt(r.map((x) => x.cpuUs))} (main thread ${fmt(r.map((x) => x.mainUs))})${extra}, peak RSS ${peakRss.get(s.name)!.toFixed(0)} MB`,
   )
 }
 const pair = rounds.after.map((a, i) => (a.cpuUs / rounds.before[i].cpuUs - 1) * 100)
 const mainPair = rounds.after.map((a, i) => (a.mainUs / rounds.before[i].mainUs - 1) * 100)
 lines.push(`  CPU per ${unit}, after vs before, paired by round: ${fmt(pair)} % (main thread ${fmt(mainPair)} %)`)
+if (mode === 'burst') {
+  const p99 = rounds.after.map((a, i) => a.ttfcP99! - rounds.before[i].ttfcP99!)
+  lines.push(`  TTFC p99, after minus before, paired by round: ${fmt(p99)} ms`)
+  for (const s of sides)
+    lines.push(`  ${s.name.padEnd(6)} TTFC p50/p99 by round (ms): ${rounds[s.name].map((x) => `${x.ttfcP50!.toFixed(0)}/${x.ttfcP99!.toFixed(0)}`).join(', ')}`)
+}
 if (SERIAL) {
   const added = rounds.after.map((a, i) => (a.addedP50! - rounds.before[i].addedP50!) * 1000)
   lines.push(`  added p50, after minus before, paired by round: ${fmt(added, 0)} µs`)

@@ -1,20 +1,21 @@
 /**
  * Where the gateway's time goes: runs the gateway child under `--cpu-prof`, drives it closed-loop
- * (instant mock, 10 connections) or with 200 streams kept open, stops it, and reports its main
+ * (instant mock, 10 connections), with 200 streams kept open or with bursts of 1,000 streams opened
+ * at once (three to warm up, as scenario D's, then three; all of them in the profile), stops it, and reports its main
  * thread's profile: the top self-time frames, each with its source file and the layer or group
  * it belongs to (bench/profile-frames.ts), the self time of each layer and group, and the
  * inclusive time of the gateway's own functions. Printed, and written to
- * bench/results/profile-<what>.md (<what>: chat, streams, responses-translated or responses-stream,
+ * bench/results/profile-<what>.md (<what>: chat, streams, burst, responses-translated or responses-stream,
  * -log-bodies).
  * The gateway runs the shipped bundle built with its source maps beside it, so that its frames
  * map back to src/.
- * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams] [--log-bodies] [--responses-translated | --responses-stream] [--top 15]
+ * Usage: node --import tsx bench/profile.ts [--seconds 8] [--streams | --burst] [--log-bodies] [--responses-translated | --responses-stream] [--top 15]
  *        node --import tsx bench/profile.ts --read file.cpuprofile   (mapped through out/ as built now)
  */
 import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { closedLoop, makePool, sustainedStreams } from './loadgen'
+import { closedLoop, makePool, streams, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
 import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
@@ -25,6 +26,7 @@ const { values: args } = parseArgs({
   options: {
     seconds: { type: 'string', default: '8' },
     streams: { type: 'boolean', default: false },
+    burst: { type: 'boolean', default: false },
     'log-bodies': { type: 'boolean', default: false },
     // The Responses API translated to a chat-only provider (scenario A's costliest whole answer), instead of chat.
     'responses-translated': { type: 'boolean', default: false },
@@ -134,9 +136,18 @@ const target = {
   path: translated || responsesStream ? '/v1/responses' : '/v1/chat/completions',
   headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.key}` },
 }
-const pool = makePool(gw.url, args.streams ? 256 : 10)
+const BURST = 1000
+const pool = makePool(gw.url, args.burst ? BURST : args.streams ? 256 : 10)
 let load: string
-if (args.streams) {
+if (args.burst) {
+  const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true })
+  const measured = []
+  for (let i = 0; i < 6; i++) {
+    const s = await streams(pool, target, body, BURST, STREAM_CHUNKS)
+    if (i >= 3) measured.push(`TTFC p50 ${s.ttfcP50.toFixed(0)} ms, p99 ${s.ttfcP99.toFixed(0)} ms, failed ${s.failed}`)
+  }
+  load = `${BURST.toLocaleString('en')} streams opened at once, 3 bursts to warm up, then: ${measured.join('; ')}`
+} else if (args.streams) {
   const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, stream: true, stream_options: { include_usage: true } })
   const s = await sustainedStreams(pool, target, body, 200, STREAM_CHUNKS, STREAM_CHUNKS * STREAM_INTERVAL_MS, Number(args.seconds) * 1000)
   load = `200 streams kept open: ${s.streams} streams, TTFC p50 ${s.ttfcP50.toFixed(2)} ms, p99 ${s.ttfcP99.toFixed(2)} ms, failed ${s.failed}`
@@ -156,7 +167,7 @@ await mock.stop()
 const file = fs.readdirSync(dir).find((f) => !before.has(f) && /\.\d+\.0\.\d+\.cpuprofile$/.test(f))
 if (!file) throw new Error('no profile written')
 const what = [
-  args.streams ? 'streams' : translated ? 'responses-translated' : responsesStream ? 'responses-stream' : 'chat',
+  args.burst ? 'burst' : args.streams ? 'streams' : translated ? 'responses-translated' : responsesStream ? 'responses-stream' : 'chat',
   ...(args['log-bodies'] ? ['log-bodies'] : []),
 ].join('-')
 const md = summarize(path.join(dir, file), Number(args.top), what, load)
