@@ -193,7 +193,7 @@ const lines = [
           .map(([k, v]) => `${k}=${v}`)
           .join(' ')})`
       : ''
-  }, ${ROUNDS} alternating rounds${
+  }, ${ROUNDS} ${args.together ? 'rounds with both at once' : 'alternating rounds'}${
     mode === 'burst'
       ? `, ${BURST.toLocaleString('en')} streams opened at once`
       : ` of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connection${CONNS === 1 ? '' : 's'}`}`
