@@ -2,8 +2,9 @@
  * Where the gateway's garbage and resident memory come from: runs the shipped gateway (this
  * checkout's, or `--root DIR`'s, built) under `--trace-gc-nvp` with the inspector on loopback,
  * and reports
- * - at idle, after start-up: RSS, V8's heap and its spaces, and the scripts V8 compiled, summed by
- *   package (what `gw serve` loads before its first request); the same under load; and at the end,
+ * - at idle, after start-up: RSS and what holds it (the binary, malloc's arenas, V8's heaps), V8's
+ *   heap and its spaces, and the scripts V8 compiled, summed by package (what `gw serve` loads
+ *   before its first request); the same under load; and at the end,
  *   after a full GC, a heap snapshot's objects summed by kind (strings, code, shapes, constructors);
  * - under a closed loop (instant mock, chat or Messages native, 50 connections by default): the
  *   bytes the main thread allocates a request (the scavenges' `allocated=`, summed), scavenges and
@@ -16,7 +17,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { WebSocket } from 'undici'
 import { closedLoop, makePool } from './loadgen'
-import { memoryMb, resetPeakRss, ROOT, startChild } from './procs'
+import { memoryMb, resetPeakRss, RESIDENT_PARTS, residentByMapping, ROOT, startChild } from './procs'
 import { startGatewayChild } from './gateway-process'
 import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode } from './profile-frames'
 import { MOCK_MESSAGES_MODELS, MOCK_MODELS } from './mock-provider'
@@ -120,10 +121,12 @@ interface Memory {
   usage: NodeJS.MemoryUsage
   spaces: Array<{ space_name: string; space_size: number; space_used_size: number }>
   rssMb: number
+  parts: ReturnType<typeof residentByMapping>
 }
 const memory = async (): Promise<Memory> => ({
-  ...(await evaluate<Omit<Memory, 'rssMb'>>(`{ usage: process.memoryUsage(), spaces: require('v8').getHeapSpaceStatistics() }`)),
+  ...(await evaluate<Omit<Memory, 'rssMb' | 'parts'>>(`{ usage: process.memoryUsage(), spaces: require('v8').getHeapSpaceStatistics() }`)),
   rssMb: memoryMb(gw.pid).rss,
+  parts: residentByMapping(gw.pid),
 })
 await cdp.send('HeapProfiler.collectGarbage')
 const idle = await memory()
@@ -242,6 +245,7 @@ process.stdout.write(
     '| | idle | under load |',
     '|---|---:|---:|',
     `| RSS (MB) | ${idle.rssMb.toFixed(1)} | ${loaded.rssMb.toFixed(1)} |`,
+    ...RESIDENT_PARTS.map((k) => `| of which ${k} (MB) | ${idle.parts[k].toFixed(1)} | ${loaded.parts[k].toFixed(1)} |`),
     ...(['heapTotal', 'heapUsed', 'external', 'arrayBuffers'] as const).map((k) => `| ${k} (MB) | ${mb(idle.usage[k])} | ${mb(loaded.usage[k])} |`),
     ...idle.spaces.map(
       (sp, i) =>

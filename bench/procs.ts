@@ -162,6 +162,41 @@ export function memoryMb(pid: number): { rss: number; peak: number } {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 }
 }
 
+/** The parts of residentByMapping, in the order they are shown. */
+export const RESIDENT_PARTS = [
+  'the node binary',
+  'other files (libraries, native addons)',
+  "the main thread's malloc arena",
+  "the other threads' malloc arenas",
+  'other anonymous (V8 heaps)',
+] as const
+
+/**
+ * The resident set by what holds it, in MB (Linux, /proc/PID/smaps): the node binary's pages and
+ * the other files mapped (the same in any Node process), the main thread's malloc arena
+ * (`[heap]`), the other threads' arenas (glibc maps each at a 64 MB boundary), and the rest of the
+ * anonymous memory, mostly V8's heaps: every isolate's, the record thread's too.
+ */
+export function residentByMapping(pid: number): Record<(typeof RESIDENT_PARTS)[number], number> {
+  const parts = Object.fromEntries(RESIDENT_PARTS.map((p) => [p, 0])) as Record<(typeof RESIDENT_PARTS)[number], number>
+  let part: (typeof RESIDENT_PARTS)[number] = RESIDENT_PARTS[4]
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line)
+    if (head) {
+      const [, start, name] = head
+      if (name === process.execPath || name.endsWith('/bin/node')) part = RESIDENT_PARTS[0]
+      else if (name.startsWith('/')) part = RESIDENT_PARTS[1]
+      else if (name === '[heap]') part = RESIDENT_PARTS[2]
+      else if (name === '' && BigInt(`0x${start}`) % (64n << 20n) === 0n) part = RESIDENT_PARTS[3]
+      else part = RESIDENT_PARTS[4]
+      continue
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line)
+    if (rss) parts[part] += Number(rss[1]) / 1024
+  }
+  return parts
+}
+
 /** Starts a new peak for memoryMb (Linux: writing 5 to clear_refs resets VmHWM to the current RSS). */
 export function resetPeakRss(pid: number): void {
   fs.writeFileSync(`/proc/${pid}/clear_refs`, '5')

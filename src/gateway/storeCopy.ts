@@ -1,6 +1,6 @@
 import path from 'node:path'
-import { copyIntoPostgres, type CopyReport, type TableCopied } from './store/copyStore'
-import { postgresUrlProblem, redactUrl } from './store/postgres/openPostgres'
+import type { CopyReport, TableCopied } from './store/copyStore'
+import { postgresUrlProblem, redactUrl } from './store/postgres/databaseUrl'
 import { findRunning } from './http/api/runningGateway'
 
 export type { CopyReport, TableCopied }
@@ -26,6 +26,8 @@ export async function copyDesktopStore(o: DesktopStoreCopy): Promise<CopyReport 
   const from = path.resolve(o.fromDataDir)
   // A gateway still running there goes on recording after the snapshot the copy reads.
   const running = findRunning(from) !== null
+  // The copy and its PostgreSQL client are loaded for this command alone, not by every `gw` run.
+  const { copyIntoPostgres } = await import('./store/copyStore')
   const report = await copyIntoPostgres({ dataDir: from, url: o.to, schema: o.schema, onTable: o.onTable })
   return { ...report, from, to: redactUrl(o.to), running }
 }

@@ -7,7 +7,8 @@ import { bumpConfigRev, CONFIG_REV_SQL } from './configRev'
 import { REQUEST_COLUMNS } from './requestsRepo'
 import { placeholders, type Sql, type SqlValue } from './sql'
 import { PgSql } from './postgres/pgSql'
-import { describeConnectError, openPostgresStore, postgresClientConfig, redactUrl } from './postgres/openPostgres'
+import { describeConnectError, openPostgresStore, postgresClientConfig } from './postgres/openPostgres'
+import { redactUrl } from './postgres/databaseUrl'
 
 /**
  * Copies one store into another, empty one: a desktop's SQLite file into a team's PostgreSQL

@@ -3,7 +3,6 @@ import { SqliteSql } from './sqliteSql'
 import { CONFIG_REV_SQL, PolledConfigWatch } from './configRev'
 import { RecordWriter } from './recordWriter'
 import { Store } from './store'
-import { openPostgresStore } from './postgres/openPostgres'
 
 export interface StoreOptions {
   /** Holds the SQLite file when no database URL is given. */
@@ -15,9 +14,14 @@ export interface StoreOptions {
   onRecordError?: (err: unknown) => void
 }
 
-/** Opens the store the configuration names, bringing its schema up to date. */
+/**
+ * Opens the store the configuration names, bringing its schema up to date. PostgreSQL's modules
+ * and its client (`pg`) are loaded only for a store there: on SQLite they would be ~1 MB of
+ * scripts resident for nothing.
+ */
 export async function openStore(o: StoreOptions): Promise<Store> {
-  if (o.databaseUrl) return openPostgresStore({ url: o.databaseUrl, schema: o.databaseSchema ?? null, onRecordError: o.onRecordError })
+  if (o.databaseUrl)
+    return (await import('./postgres/openPostgres')).openPostgresStore({ url: o.databaseUrl, schema: o.databaseSchema ?? null, onRecordError: o.onRecordError })
   return openSqliteStore(o)
 }
 

@@ -5,6 +5,7 @@ import { NotifiedConfigWatch } from './notifiedConfigWatch'
 import { PARALLEL_BATCHES, PgRecordWriter } from './pgRecordWriter'
 import { migratePostgres } from './migratePostgres'
 import { PgSharedLimits } from './pgSharedLimits'
+import { postgresUrlProblem, redactUrl } from './databaseUrl'
 
 export interface PostgresOptions {
   url: string
@@ -13,28 +14,6 @@ export interface PostgresOptions {
   onRecordError?: (err: unknown) => void
   /** Connections in the pool (requests' reads and writes, record batches, transactions). */
   poolSize?: number
-}
-
-/** The URL as people may see it: without its password. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '***'
-    return u.toString()
-  } catch {
-    return 'the database URL'
-  }
-}
-
-/** What is wrong with a database URL before any connection is tried, in a few words; null when nothing. */
-export function postgresUrlProblem(url: string): string | null {
-  if (!/^postgres(ql)?:\/\//.test(url.trim())) return `"${redactUrl(url)}" is not a postgres:// or postgresql:// URL`
-  try {
-    new URL(url.trim())
-    return null
-  } catch {
-    return 'the URL cannot be parsed (a password with special characters must be percent-encoded)'
-  }
 }
 
 /** A connection failure as one line naming what failed: the URL, the server, the login or the database. */
