@@ -321,6 +321,29 @@ describe('OpenTelemetry traces: the standard variables, shutdown and a dead coll
     assert.equal(receiver.spans.length, before)
   })
 
+  it("traceidratio samples by the gateway's own trace ids as OpenTelemetry's sampler reads them: the exported and the propagated agree", async () => {
+    const t = await startTestGateway(
+      { tracePropagate: true },
+      {},
+      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' },
+    )
+    const traces: Array<{ id: string; sampled: boolean }> = []
+    for (let i = 0; i < 24; i++) {
+      await chatOnce(t)
+      const traceparent = String(t.fake.received.at(-1)!.headers.traceparent)
+      traces.push({ id: traceparent.slice(3, 35), sampled: traceparent.endsWith('-01') })
+    }
+    await t.close()
+    // OpenTelemetry's TraceIdRatioBasedSampler: the trace id's four 32-bit words xor-ed, under the ratio of 2^32 − 1.
+    const accumulated = (id: string) => [0, 8, 16, 24].reduce((acc, at) => (acc ^ parseInt(id.slice(at, at + 8), 16)) >>> 0, 0)
+    const exported = new Set(receiver.spans.map((s) => s.traceId))
+    for (const { id, sampled } of traces) {
+      assert.equal(sampled, accumulated(id) < Math.floor(0.5 * 0xffffffff), `trace ${id} sampled as its id says`)
+      assert.equal(exported.has(id), sampled, `trace ${id} exported only if sampled`)
+    }
+    assert.ok(traces.some((x) => x.sampled) && traces.some((x) => !x.sampled), 'at one half, some of 24 sampled and some not')
+  })
+
   it('a sampler or batching the gateway does not have stops the start, naming its variable', async () => {
     for (const [env, message] of [
       [{ OTEL_TRACES_SAMPLER: 'jaeger_remote' }, /OTEL_TRACES_SAMPLER: "jaeger_remote" is not a sampler the gateway has/],
