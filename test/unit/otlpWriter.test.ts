@@ -16,7 +16,6 @@ import {
   SPAN_ATTRIBUTES,
   UNSET,
   writeAttribute,
-  writeStringAttribute,
   type SpanEvent,
   type SpanHead,
   type SpanStatus,
@@ -126,7 +125,7 @@ const SPANS: Span[] = [
 
 /**
  * A span as the tracer writes one: its head, then each attribute of a key written beforehand
- * (attributeKey; a string's by writeStringAttribute), then its events (their attributes' keys written as they come) and status.
+ * (attributeKey), then its events (their attributes' keys written as they come) and status.
  */
 function write(w: ProtoWriter, head: Head, attributes: Attributes, events: SpanEvent[], status: SpanStatus): void {
   const { parentIsRemote, ...rest } = head
@@ -136,11 +135,7 @@ function write(w: ProtoWriter, head: Head, attributes: Attributes, events: SpanE
     spanId: spanIdOf(head.spanId),
     parentSpanId: head.parentSpanId === null ? null : spanIdOf(head.parentSpanId),
   })
-  for (const key in attributes) {
-    const value = attributes[key]
-    if (typeof value === 'string') writeStringAttribute(w, SPAN_ATTRIBUTES, attributeKey(key), value)
-    else writeAttribute(w, SPAN_ATTRIBUTES, attributeKey(key), value)
-  }
+  for (const key in attributes) writeAttribute(w, SPAN_ATTRIBUTES, attributeKey(key), attributes[key])
   endSpan(w, span, parentIsRemote, events, status)
 }
 

@@ -28,7 +28,7 @@ const batching = (b: Partial<Batching>): Batching => ({
 const warned: string[] = []
 const warn = (message: string) => warned.push(message)
 
-/** Writes `n` one-byte "spans" (their number), as writeSpan would write each. */
+/** Writes `n` one-byte "spans" (their number), as beginSpan and endSpan would write each. */
 function end(queue: SpanQueue, n: number, from = 0): number {
   let written = 0
   for (let i = 0; i < n; i++) {

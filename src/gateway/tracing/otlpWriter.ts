@@ -252,14 +252,6 @@ function writeAnyValue(w: ProtoWriter, value: AttributeValue | null | undefined)
   }
 }
 
-/** A KeyValue's value (field 2): its AnyValue. */
-function writeValue(w: ProtoWriter, value: AttributeValue | null | undefined): void {
-  w.tag(2, LENGTH_DELIMITED)
-  const any = w.begin()
-  writeAnyValue(w, value)
-  w.end(any)
-}
-
 /** An attribute's key as KeyValue's field 1 (tag, length, bytes), written once for every span that has it. */
 export type AttributeKey = Uint8Array
 
@@ -275,33 +267,16 @@ export function writeAttribute(w: ProtoWriter, field: number, key: AttributeKey,
   w.tag(field, LENGTH_DELIMITED)
   const kv = w.begin()
   w.raw(key)
-  writeValue(w, value)
-  w.end(kv)
-}
-
-/** writeAttribute of a string, the most of a span's attributes, without asking the value's type. */
-export function writeStringAttribute(w: ProtoWriter, field: number, key: AttributeKey, value: string): void {
-  w.tag(field, LENGTH_DELIMITED)
-  const kv = w.begin()
-  w.raw(key)
   w.tag(2, LENGTH_DELIMITED)
   const any = w.begin()
-  w.tag(1, LENGTH_DELIMITED)
-  w.string(value)
+  writeAnyValue(w, value)
   w.end(any)
   w.end(kv)
 }
 
-/** Attributes of any keys, each KeyValue as field `field`: the resource's and an event's, which are not the same request after request. */
+/** Attributes of any keys, each KeyValue as field `field`: the resource's (once) and a skipped attempt's event (seldom), each key written as it comes. */
 export function writeAttributes(w: ProtoWriter, field: number, attributes: Attributes): void {
-  for (const key in attributes) {
-    w.tag(field, LENGTH_DELIMITED)
-    const kv = w.begin()
-    w.tag(1, LENGTH_DELIMITED)
-    w.string(key)
-    writeValue(w, attributes[key])
-    w.end(kv)
-  }
+  for (const key in attributes) writeAttribute(w, field, attributeKey(key), attributes[key])
 }
 
 /** OTLP's SpanKind (one above the API's, whose 0 is internal). */
@@ -437,7 +412,7 @@ const varintBytes = (n: number) => {
   return w.bytes()
 }
 
-/** An ExportTraceServiceRequest of spans written by `writeSpan` (one after the other), under the resource and scope `resourceAndScope` wrote. */
+/** An ExportTraceServiceRequest of spans written by `beginSpan` and `endSpan` (one after the other), under the resource and scope `resourceAndScope` wrote. */
 export function envelope(head: { resource: Buffer; scope: Buffer }, spans: Buffer): Buffer {
   const scopeSpansLength = head.scope.length + spans.length
   const scopeSpansLengthBytes = varintBytes(scopeSpansLength)

@@ -3,7 +3,7 @@ import type { Bodies } from '../store/recordBatch'
 import { COUNT_TOKENS_ENDPOINT, GEMINI_COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPOINT } from '../store/requestsRepo'
 import type { Provider } from '../providers/registry'
 import { dialectOf } from '../providers/quirks'
-import { attributeKey, SPAN_ATTRIBUTES, writeAttribute, writeStringAttribute, type AttributeKey, type ProtoWriter } from './otlpWriter'
+import { attributeKey, SPAN_ATTRIBUTES, writeAttribute, type AttributeKey, type ProtoWriter } from './otlpWriter'
 
 /*
  * The GenAI semantic conventions' names (1.45; still "development", so written here rather than
@@ -63,9 +63,8 @@ function providerName(id: string, providers: ProviderLookup): string {
 /** A request span's name, as the conventions make it: the operation, then the model. */
 export const spanName = (operation: string, model: string | null) => (model ? `${operation} ${model}` : operation)
 
-/** One attribute of the span being written: a string (most are), or a number or a boolean. */
-const put = (w: ProtoWriter, key: AttributeKey, value: string) => writeStringAttribute(w, SPAN_ATTRIBUTES, key, value)
-const putValue = (w: ProtoWriter, key: AttributeKey, value: number | boolean) => writeAttribute(w, SPAN_ATTRIBUTES, key, value)
+/** One attribute of the span being written. */
+const put = (w: ProtoWriter, key: AttributeKey, value: string | number | boolean) => writeAttribute(w, SPAN_ATTRIBUTES, key, value)
 
 /** What a request's span says of it, all from its record (never its prompt or its answer), as the attributes of the span being written. */
 export function writeRequestAttributes(w: ProtoWriter, record: RequestRecord, providers: ProviderLookup): void {
@@ -73,7 +72,7 @@ export function writeRequestAttributes(w: ProtoWriter, record: RequestRecord, pr
   put(w, REQUEST_ID, record.id)
   put(w, ENDPOINT, record.endpoint)
   put(w, OUTCOME, record.outcome)
-  putValue(w, STATUS_CODE, record.status)
+  put(w, STATUS_CODE, record.status)
   if (record.provider !== null) {
     put(w, PROVIDER, providerName(record.provider, providers))
     put(w, GW_PROVIDER, record.provider)
@@ -82,19 +81,19 @@ export function writeRequestAttributes(w: ProtoWriter, record: RequestRecord, pr
   if (record.upstream_model !== null) put(w, RESPONSE_MODEL, record.upstream_model)
   const usage = record.usage
   if (usage) {
-    putValue(w, INPUT_TOKENS, usage.prompt_tokens)
-    putValue(w, OUTPUT_TOKENS, usage.completion_tokens)
+    put(w, INPUT_TOKENS, usage.prompt_tokens)
+    put(w, OUTPUT_TOKENS, usage.completion_tokens)
   }
   const cost = record.cost
-  if (cost?.final_usd != null) putValue(w, COST, cost.final_usd)
+  if (cost?.final_usd != null) put(w, COST, cost.final_usd)
   if (cost?.unpriced_reason) put(w, UNPRICED, cost.unpriced_reason)
   if (record.preset !== null) put(w, PRESET, record.preset)
   const session = record.attribution.session_id
   if (session !== null) put(w, SESSION, session)
   if (record.source_tool) put(w, SOURCE_TOOL, record.source_tool)
   if (record.instance) put(w, INSTANCE, record.instance)
-  if (record.fallback_used) putValue(w, FALLBACK_USED, true)
-  if (record.response_cache) putValue(w, CACHE_HIT, record.response_cache.hit)
+  if (record.fallback_used) put(w, FALLBACK_USED, true)
+  if (record.response_cache) put(w, CACHE_HIT, record.response_cache.hit)
   if (record.error) put(w, ERROR_TYPE, record.error.code ?? record.error.type)
 }
 
@@ -110,6 +109,6 @@ export function writeAttemptAttributes(w: ProtoWriter, record: RequestRecord, at
   put(w, PROVIDER, providerName(attempt.provider, providers))
   put(w, REQUEST_MODEL, attempt.model)
   put(w, GW_PROVIDER, attempt.provider)
-  if (attempt.status !== null) putValue(w, STATUS_CODE, attempt.status)
+  if (attempt.status !== null) put(w, STATUS_CODE, attempt.status)
   if (attempt.error !== null) put(w, ERROR_TYPE, attempt.status === null ? 'no_response' : String(attempt.status))
 }

@@ -11,7 +11,7 @@ export interface Batching {
 /** The specification's defaults. */
 export const DEFAULT_BATCHING: Batching = { scheduledDelayMillis: 5000, exportTimeoutMillis: 30000, maxQueueSize: 2048, maxExportBatchSize: 512 }
 
-/** Spans already in OTLP's protobuf, one after the other (otlpWriter's writeSpan), and how many. */
+/** Spans already in OTLP's protobuf, one after the other (otlpWriter's beginSpan and endSpan), and how many. */
 export interface SpanBatch {
   spans: Buffer
   count: number
