@@ -38,7 +38,7 @@ import { closedLoop, makePool, median, streams, sustainedStreams } from './loadg
 import { memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { chatBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
+import { chatBody, chatStreamBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
 import { MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -90,8 +90,8 @@ const sides: Array<{ name: string; gw: GatewayChild }> = [
 /** `googleKey`: the key goes in `x-goog-api-key`, as Google's clients send it. */
 const requests: Record<string, { path: string; body: string; googleKey?: boolean }> = {
   chat: { path: '/v1/chat/completions', body: chatBody(MOCK_MODELS.instant) },
-  streams: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
-  burst: { path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true }) },
+  streams: { path: '/v1/chat/completions', body: chatStreamBody(MOCK_MODELS.stream) },
+  burst: { path: '/v1/chat/completions', body: chatStreamBody(MOCK_MODELS.stream) },
   'responses-translated': {
     path: '/v1/responses',
     body: JSON.stringify({

@@ -110,7 +110,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 /** A thread's CPU seconds so far, to the nanosecond (Linux's schedstat: time on a CPU, in ns, first). */
-const threadSeconds = (pid: number, tid: string) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1e9
+export const threadSeconds = (pid: number, tid: string) => Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]) / 1e9
 
 /**
  * CPU seconds a process's living threads have used so far, to the nanosecond: its main thread's

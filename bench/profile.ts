@@ -19,7 +19,7 @@ import { closedLoop, makePool, streams, sustainedStreams } from './loadgen'
 import { ROOT, startChild } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild } from './gateway-process'
 import { buildWithSourceMaps, isGatewayGroup, sitesOf, type ProfileNode, type Site } from './profile-frames'
-import { chatBody, messages, responsesBody } from './turn'
+import { chatBody, chatStreamBody, messages, responsesBody } from './turn'
 import { MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -140,7 +140,7 @@ const BURST = 1000
 const pool = makePool(gw.url, args.burst ? BURST : args.streams ? 256 : 10)
 let load: string
 if (args.burst) {
-  const body = JSON.stringify({ model: MOCK_MODELS.stream, messages, max_tokens: 64, stream: true })
+  const body = chatStreamBody(MOCK_MODELS.stream)
   const measured = []
   for (let i = 0; i < 6; i++) {
     const s = await streams(pool, target, body, BURST, STREAM_CHUNKS)

@@ -8,15 +8,14 @@
  * Requests go in rounds of 64, paced to `--rate` a second (a busy gateway's), the event loop free
  * between rounds for the exports. The main thread's CPU (what takes the gateway's throughput) is
  * counted apart from the process's other threads' (V8's helpers', the HTTP client's none: it
- * runs on the event loop), from Linux's /proc/thread-self/schedstat.
+ * runs on the event loop), from Linux's schedstat of the main thread.
  * Usage: node --import tsx bench/tracing.ts [--requests 50000] [--rate 5000] [--repeats 5]
  */
-import fs from 'node:fs'
 import http from 'node:http'
 import os from 'node:os'
 import { parseArgs } from 'node:util'
 import { chatRecord } from './chat-record'
-import { startChild } from './procs'
+import { startChild, threadSeconds } from './procs'
 import { newRequestId } from '../src/gateway/pipeline/requestContext'
 import { tracingConfig } from '../src/gateway/tracing/tracingConfig'
 import { startTracer } from '../src/gateway/tracing/requestTracer'
@@ -69,7 +68,7 @@ if (args.sink) {
   const providers = () => undefined
 
   /** This thread's CPU time so far, in µs (Linux counts it in ns for each thread). */
-  const threadCpu = () => Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1000
+  const threadCpu = () => threadSeconds(process.pid, String(process.pid)) * 1e6
   const processCpu = () => {
     const used = process.cpuUsage()
     return used.user + used.system

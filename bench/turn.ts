@@ -7,6 +7,9 @@ export const messages = [
 /** The turn on chat completions, a whole answer, attributed to a user. */
 export const chatBody = (model: string) => JSON.stringify({ model, messages, max_tokens: 64, user: 'bench' })
 
+/** The same, streamed (no usage asked for), as the stream benches send it. */
+export const chatStreamBody = (model: string) => JSON.stringify({ model, messages, max_tokens: 64, stream: true })
+
 /** The turn on Anthropic's Messages API; `metadata` as Claude Code sends one (`user_id`), or none. */
 export const messagesBody = (model: string, metadata?: Record<string, string>) =>
   JSON.stringify({ model, system: messages[0].content, messages: messages.slice(1), max_tokens: 64, ...(metadata ? { metadata } : {}) })
