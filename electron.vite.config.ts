@@ -29,9 +29,11 @@ export default defineConfig({
           gw: resolve(import.meta.dirname, 'src/gateway/cli/gw.ts'),
           // The request-record thread's entry; recordWriter finds it beside itself.
           recordWorker: resolve(import.meta.dirname, 'src/gateway/store/recordWorker.ts'),
+          // The span thread's entry (tracing on); spanHandoff finds it beside itself.
+          spanThread: resolve(import.meta.dirname, 'src/gateway/tracing/spanThread.ts'),
         },
         // Shared chunks beside the entries, not in chunks/, so `new URL('./recordWorker.js',
-        // import.meta.url)` resolves from whichever chunk recordWriter lands in.
+        // import.meta.url)` resolves from whichever chunk recordWriter (or spanHandoff) lands in.
         output: { entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' },
         plugins: [asciiOnly],
       },

@@ -8,15 +8,12 @@ import type { Bodies } from '../store/recordBatch'
 import type { RequestRecord } from '../store/requestsRepo'
 import { wholeAtLeastOne } from '../config'
 import { VERSION } from '../version'
-import { operationOf, spanName, writeAttemptAttributes, writeContentAttributes, writeRequestAttributes, type ProviderLookup } from './spanAttributes'
+import type { ProviderLookup } from './spanAttributes'
 import type { TracingConfig } from './tracingConfig'
-import { beginSpan, endSpan, KIND, resourceAndScope, UNSET, type SpanEvent, type SpanHead } from './otlpWriter'
 import { IdPool, spanIdHex, spanIdOf, traceIdHex, traceIdOf, type SpanId, type TraceId } from './spanIds'
-import { DEFAULT_BATCHING, SpanQueue, type Batching } from './spanQueue'
-import { otlpExporter } from './otlpExport'
-
-/** The gateway's one tracer: every span is of this instrumentation scope, written once a batch. */
-const SCOPE = { name: 'gw-gateway', version: VERSION }
+import { DEFAULT_BATCHING, type Batching } from './spanQueue'
+import { SpanHandoff } from './spanHandoff'
+import { appendTrace, type AttemptSpan, type RequestSpan } from './traceRow'
 
 /** A sampler, and whether it reads the trace id (the ratio samplers do: it is then given in hex, which the others never need). */
 interface ChosenSampler {
@@ -101,17 +98,18 @@ const NO_LINKS = Object.freeze([]) as []
 const UNTRACED: RequestTrace = { attempt: () => null, recorded: () => {} }
 
 /**
- * Traces requests with spans of the gateway's own, each written into OTLP's protobuf as it ends
- * (otlpWriter.ts) and batched to the collector (spanQueue.ts, otlpExport.ts). The sampler is
- * OpenTelemetry's, asked once a request: an attempt's span is sampled with its request's, as
- * OpenTelemetry's every sampler would have it (same trace, sampled parent).
+ * Traces requests with spans of the gateway's own. The sampler is OpenTelemetry's, asked once a
+ * request, on its thread; an attempt's span is sampled with its request's, as OpenTelemetry's
+ * every sampler would have it (same trace, sampled parent). A sampled request's trace goes, once
+ * it is recorded, to the span thread (spanHandoff.ts), which writes its spans into OTLP's protobuf
+ * and batches them to the collector.
  */
 class GatewayTracer implements RequestTracer {
   readonly ids = new IdPool()
 
   constructor(
     private readonly sampling: ChosenSampler,
-    readonly queue: SpanQueue,
+    readonly spans: SpanHandoff,
     readonly config: TracingConfig,
     readonly providers: ProviderLookup,
   ) {}
@@ -125,44 +123,44 @@ class GatewayTracer implements RequestTracer {
     const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED
     if (!sampled && !this.config.propagate) return UNTRACED
     const traceState = (sampling.traceState ?? parent?.traceState)?.serialize() ?? ''
-    return new SpanTrace(
-      this,
-      { traceId, spanId: this.ids.spanId(), traceState, parentSpanId: parent === null ? null : spanIdOf(parent.spanId), parentIsRemote: parent !== null },
-      sampled,
-    )
+    const span: RequestSpan = {
+      traceId,
+      spanId: this.ids.spanId(),
+      traceState,
+      parentSpanId: parent === null ? null : spanIdOf(parent.spanId),
+      parentIsRemote: parent !== null,
+      startMs: Date.now(),
+    }
+    return new SpanTrace(this, span, sampled)
   }
 
   shutdown(): Promise<void> {
-    return this.queue.shutdown()
+    return this.spans.shutdown()
   }
 }
 
 /** W3C's `traceparent` for a span: version 00, its trace and span ids, whether it is sampled. */
 const traceparentOf = (traceId: TraceId, spanId: SpanId, sampled: boolean) => `00-${traceIdHex(traceId)}-${spanIdHex(spanId)}-0${sampled ? 1 : 0}`
 
-/** A span's identity: where it is in its trace. */
-type SpanIdentity = Pick<SpanHead, 'traceId' | 'spanId' | 'traceState' | 'parentSpanId'> & { parentIsRemote: boolean }
-
 /**
  * One request's spans: its own (SERVER), begun with it, and one per upstream attempt (CLIENT) as
- * each goes out; all are written when the request is recorded. Times are the wall clock's at the
+ * each goes out; all end when the request is recorded. Times are the wall clock's at the
  * request's start plus the monotonic clock since, as OpenTelemetry's spans take them.
  */
 class SpanTrace implements RequestTrace {
-  private readonly startMs = Date.now()
   private readonly startedAt = performance.now()
   /** The attempts' span ids and start times (`performance.now()`) by their index in the record's attempts; a candidate passed over has none. */
   private readonly attempts: Array<{ spanId: SpanId; startedAt: number } | undefined> = []
 
   constructor(
     private readonly tracing: GatewayTracer,
-    private readonly span: SpanIdentity,
+    private readonly span: RequestSpan,
     private readonly sampled: boolean,
   ) {}
 
   /** A time from `performance.now()` as milliseconds since the epoch. */
   private epochMs(at: number): number {
-    return this.startMs + (at - this.startedAt)
+    return this.span.startMs + (at - this.startedAt)
   }
 
   attempt(index: number, startedAt: number): Record<string, string> | null {
@@ -176,68 +174,25 @@ class SpanTrace implements RequestTrace {
   recorded(record: RequestRecord, bodies: Bodies | null): void {
     // Not sampled: its attempts' spans are not either, and nothing of it is exported.
     if (!this.sampled) return
-    const { providers, config, queue } = this.tracing
-    const { traceId, traceState } = this.span
-    const operation = operationOf(record)
-    let events: SpanEvent[] | null = null
-    const now = performance.now()
+    const { providers, config, spans } = this.tracing
+    const attempts: Array<AttemptSpan | undefined> = []
     for (let i = 0; i < record.attempts.length; i++) {
-      const attempt = record.attempts[i]
       const sent = this.attempts[i]
-      if (!sent) {
-        ;(events ??= []).push({
-          timeMs: this.epochMs(now),
-          name: 'gw.attempt.skipped',
-          attributes: { 'gw.provider': attempt.provider, 'gen_ai.request.model': attempt.model, 'gw.reason': attempt.error ?? '' },
-        })
-        continue
-      }
-      const w = queue.take()
-      if (w === null) continue
-      const head: SpanHead = {
-        traceId,
-        spanId: sent.spanId,
-        traceState,
-        parentSpanId: this.span.spanId,
-        name: spanName(operation, attempt.model),
-        kind: KIND.client,
-        startMs: this.epochMs(sent.startedAt),
-        endMs: this.epochMs(sent.startedAt + attempt.latency_ms),
-      }
-      const span = beginSpan(w, head)
-      writeAttemptAttributes(w, record, attempt, providers)
-      endSpan(w, span, false, NO_EVENTS, attempt.error === null ? UNSET : { error: true, message: attempt.error })
-      queue.added()
+      if (sent)
+        attempts[i] = { spanId: sent.spanId, startMs: this.epochMs(sent.startedAt), endMs: this.epochMs(sent.startedAt + record.attempts[i].latency_ms) }
     }
-    const w = queue.take()
-    if (w === null) return
-    // Written out rather than spread from this.span: V8's spread of it took ~4 µs a request (CPU profile, built gateway under load).
-    const head: SpanHead = {
-      traceId,
-      spanId: this.span.spanId,
-      traceState,
-      parentSpanId: this.span.parentSpanId,
-      name: spanName(operation, record.model),
-      kind: KIND.server,
-      startMs: this.startMs,
-      endMs: this.epochMs(now),
-    }
-    const span = beginSpan(w, head)
-    writeRequestAttributes(w, record, providers)
     // The prompt and the answer only where the operator keeps them (body logging) and asked for them in spans too.
-    if (config.captureContent && bodies) writeContentAttributes(w, bodies)
-    endSpan(w, span, this.span.parentIsRemote, events ?? NO_EVENTS, record.outcome === 'error' ? { error: true, message: record.error?.message } : UNSET)
-    queue.added()
+    const content = config.captureContent ? bodies : null
+    appendTrace(spans.row, this.span, this.epochMs(performance.now()), attempts, record, content, providers)
+    spans.ended()
   }
 }
-
-const NO_EVENTS: readonly SpanEvent[] = []
 
 /** Who the spans are from: `gw-gateway` unless `OTEL_SERVICE_NAME` or `OTEL_RESOURCE_ATTRIBUTES` says otherwise, with OpenTelemetry's telemetry.sdk.* attributes. */
 function resourceOf(env: NodeJS.ProcessEnv): Attributes {
   const serviceName = env.OTEL_SERVICE_NAME?.trim()
   return defaultResource()
-    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw-gateway', [ATTR_SERVICE_VERSION]: SCOPE.version }))
+    .merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'gw-gateway', [ATTR_SERVICE_VERSION]: VERSION }))
     .merge(resourceFromAttributes(parseKeyPairsIntoRecord(env.OTEL_RESOURCE_ATTRIBUTES)))
     .merge(serviceName ? resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }) : null).attributes
 }
@@ -251,6 +206,6 @@ export function startTracer(config: TracingConfig, providers: ProviderLookup, wa
   const sampling = samplerFrom(env)
   const batching = batchingFrom(env)
   const headers = { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) }
-  const exporter = otlpExporter(config.url, headers, resourceAndScope(resourceOf(env), SCOPE))
-  return new GatewayTracer(sampling, new SpanQueue(batching, exporter, warn), config, providers)
+  const spans = new SpanHandoff({ url: config.url, headers, resource: resourceOf(env), batching }, warn)
+  return new GatewayTracer(sampling, spans, config, providers)
 }

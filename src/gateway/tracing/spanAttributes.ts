@@ -4,6 +4,7 @@ import { COUNT_TOKENS_ENDPOINT, GEMINI_COUNT_TOKENS_ENDPOINT, INPUT_TOKENS_ENDPO
 import type { Provider } from '../providers/registry'
 import { dialectOf } from '../providers/quirks'
 import { attributeKey, SPAN_ATTRIBUTES, writeAttribute, type AttributeKey, type ProtoWriter } from './otlpWriter'
+import type { RowReader, TraceRow } from './traceRow'
 
 /*
  * The GenAI semantic conventions' names (1.45; still "development", so written here rather than
@@ -63,52 +64,91 @@ function providerName(id: string, providers: ProviderLookup): string {
 /** A request span's name, as the conventions make it: the operation, then the model. */
 export const spanName = (operation: string, model: string | null) => (model ? `${operation} ${model}` : operation)
 
-/** One attribute of the span being written. */
-const put = (w: ProtoWriter, key: AttributeKey, value: string | number | boolean) => writeAttribute(w, SPAN_ATTRIBUTES, key, value)
+/** One attribute of the span being written; none for a value the request did not have. */
+const put = (w: ProtoWriter, key: AttributeKey, value: string | number | boolean | null) => {
+  if (value !== null) writeAttribute(w, SPAN_ATTRIBUTES, key, value)
+}
 
-/** What a request's span says of it, all from its record (never its prompt or its answer), as the attributes of the span being written. */
-export function writeRequestAttributes(w: ProtoWriter, record: RequestRecord, providers: ProviderLookup): void {
-  put(w, OPERATION, operationOf(record))
-  put(w, REQUEST_ID, record.id)
-  put(w, ENDPOINT, record.endpoint)
-  put(w, OUTCOME, record.outcome)
-  put(w, STATUS_CODE, record.status)
-  if (record.provider !== null) {
-    put(w, PROVIDER, providerName(record.provider, providers))
-    put(w, GW_PROVIDER, record.provider)
-  }
-  if (record.model !== null) put(w, REQUEST_MODEL, record.model)
-  if (record.upstream_model !== null) put(w, RESPONSE_MODEL, record.upstream_model)
+/*
+ * Each pair below puts what a span says into a trace's row on the request's thread (`append…`,
+ * from the record, never its prompt or its answer unless asked) and writes it as the span's
+ * attributes on the span thread (`write…`, reading the row in the same order). The provider's
+ * conventional name is looked up on the request's thread, where the registry is.
+ */
+
+/** The request span's attributes after its model (which its name holds, and the caller reads first). */
+export function appendRequestAttributes(row: TraceRow, record: RequestRecord, providers: ProviderLookup): void {
   const usage = record.usage
-  if (usage) {
-    put(w, INPUT_TOKENS, usage.prompt_tokens)
-    put(w, OUTPUT_TOKENS, usage.completion_tokens)
-  }
   const cost = record.cost
-  if (cost?.final_usd != null) put(w, COST, cost.final_usd)
-  if (cost?.unpriced_reason) put(w, UNPRICED, cost.unpriced_reason)
-  if (record.preset !== null) put(w, PRESET, record.preset)
-  const session = record.attribution.session_id
-  if (session !== null) put(w, SESSION, session)
-  if (record.source_tool) put(w, SOURCE_TOOL, record.source_tool)
-  if (record.instance) put(w, INSTANCE, record.instance)
-  if (record.fallback_used) put(w, FALLBACK_USED, true)
-  if (record.response_cache) put(w, CACHE_HIT, record.response_cache.hit)
-  if (record.error) put(w, ERROR_TYPE, record.error.code ?? record.error.type)
+  row.push(
+    record.id,
+    record.outcome,
+    record.status,
+    record.provider === null ? null : providerName(record.provider, providers),
+    record.provider,
+    record.upstream_model,
+    usage ? usage.prompt_tokens : null,
+    usage ? usage.completion_tokens : null,
+    cost?.final_usd ?? null,
+    cost?.unpriced_reason || null,
+    record.preset,
+    record.attribution.session_id,
+    record.source_tool || null,
+    record.instance || null,
+    record.fallback_used,
+    record.response_cache ? record.response_cache.hit : null,
+    record.error ? (record.error.code ?? record.error.type) : null,
+  )
 }
 
-/** The prompt and the answer as logged, as attributes of the request's span (only where the operator asked for them: see requestTracer). */
-export function writeContentAttributes(w: ProtoWriter, bodies: Bodies): void {
-  if (bodies.request !== null) put(w, REQUEST_BODY, bodies.request)
-  if (bodies.response !== null) put(w, RESPONSE_BODY, bodies.response)
+export function writeRequestAttributes(w: ProtoWriter, r: RowReader, endpoint: RequestRecord['endpoint'], model: string | null): void {
+  put(w, OPERATION, operationOf({ endpoint }))
+  put(w, REQUEST_ID, r.next())
+  put(w, ENDPOINT, endpoint)
+  put(w, OUTCOME, r.next())
+  put(w, STATUS_CODE, r.next())
+  put(w, PROVIDER, r.next())
+  put(w, GW_PROVIDER, r.next())
+  put(w, REQUEST_MODEL, model)
+  put(w, RESPONSE_MODEL, r.next())
+  put(w, INPUT_TOKENS, r.next())
+  put(w, OUTPUT_TOKENS, r.next())
+  put(w, COST, r.next())
+  put(w, UNPRICED, r.next())
+  put(w, PRESET, r.next())
+  put(w, SESSION, r.next())
+  put(w, SOURCE_TOOL, r.next())
+  put(w, INSTANCE, r.next())
+  if (r.next() === true) put(w, FALLBACK_USED, true)
+  put(w, CACHE_HIT, r.next())
+  put(w, ERROR_TYPE, r.next())
 }
 
-/** What an upstream attempt's span says of it, as the attributes of the span being written. */
-export function writeAttemptAttributes(w: ProtoWriter, record: RequestRecord, attempt: Attempt, providers: ProviderLookup): void {
-  put(w, OPERATION, operationOf(record))
-  put(w, PROVIDER, providerName(attempt.provider, providers))
-  put(w, REQUEST_MODEL, attempt.model)
-  put(w, GW_PROVIDER, attempt.provider)
-  if (attempt.status !== null) put(w, STATUS_CODE, attempt.status)
-  if (attempt.error !== null) put(w, ERROR_TYPE, attempt.status === null ? 'no_response' : String(attempt.status))
+/** The prompt and the answer as logged (only where the operator asked for them in spans: see requestTracer), or nothing. */
+export function appendContent(row: TraceRow, bodies: Bodies | null): void {
+  row.push(bodies?.request ?? null, bodies?.response ?? null)
+}
+
+export function writeContentAttributes(w: ProtoWriter, r: RowReader): void {
+  put(w, REQUEST_BODY, r.next())
+  put(w, RESPONSE_BODY, r.next())
+}
+
+/** An upstream attempt's span's attributes after its model and provider (which the caller reads first). */
+export function appendAttemptAttributes(row: TraceRow, attempt: Attempt, providers: ProviderLookup): void {
+  row.push(providerName(attempt.provider, providers), attempt.status, attempt.error)
+}
+
+/** Writes them; returns the attempt's error, for its span's status. */
+export function writeAttemptAttributes(w: ProtoWriter, r: RowReader, operation: string, provider: string, model: string): string | null {
+  const name = r.next()
+  const status = r.next()
+  const error = r.string()
+  put(w, OPERATION, operation)
+  put(w, PROVIDER, name)
+  put(w, REQUEST_MODEL, model)
+  put(w, GW_PROVIDER, provider)
+  put(w, STATUS_CODE, status)
+  if (error !== null) put(w, ERROR_TYPE, status === null ? 'no_response' : String(status))
+  return error
 }
