@@ -234,6 +234,11 @@ for (const s of sides) {
 const pair = rounds.after.map((a, i) => (a.cpuUs / rounds.before[i].cpuUs - 1) * 100)
 const mainPair = rounds.after.map((a, i) => (a.mainUs / rounds.before[i].mainUs - 1) * 100)
 lines.push(`  CPU per ${unit}, after vs before, paired by round: ${fmt(pair)} % (main thread ${fmt(mainPair)} %)`)
+if (mode !== 'burst') {
+  // In turns this is the throughput each gateway got of the same machine; together it favours the side with more busy threads, which the scheduler shares the cores among.
+  const ratePair = rounds.after.map((a, i) => (a.rate / rounds.before[i].rate - 1) * 100)
+  lines.push(`  ${mode === 'streams' ? 'streams/s' : 'req/s'}, after vs before, paired by round: ${fmt(ratePair)} %`)
+}
 if (mode === 'burst') {
   const p99 = rounds.after.map((a, i) => a.ttfcP99! - rounds.before[i].ttfcP99!)
   lines.push(`  TTFC p99, after minus before, paired by round: ${fmt(p99)} ms`)
