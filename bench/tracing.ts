@@ -1,14 +1,16 @@
 /**
  * What tracing adds to a request, in CPU: the request's trace as the core drives it (begin with
- * the client's traceparent, one attempt carrying its traceparent on, the record, which writes its
- * two spans into OTLP protobuf), their batching and the export over HTTP, against the same loop
- * without a tracer. The collector is a child process (bench/tracing.ts --sink) that keeps what it
- * gets and decodes it when asked for the count of spans, after a run, so its CPU is neither this
- * process's nor taken from it while measured, and no span may be dropped unseen.
+ * the client's traceparent, one attempt carrying its traceparent on, the record, whose trace is
+ * handed to the span thread, which writes its two spans into OTLP protobuf), their batching and
+ * the export over HTTP, against the same loop without a tracer. The collector is a child process
+ * (bench/tracing.ts --sink) that keeps what it gets and decodes it when asked for the count of
+ * spans, after a run, so its CPU is neither this process's nor taken from it while measured, and
+ * no span may be dropped unseen.
  * Requests go in rounds of 64, paced to `--rate` a second (a busy gateway's), the event loop free
- * between rounds for the exports. The main thread's CPU (what takes the gateway's throughput) is
- * counted apart from the process's other threads' (V8's helpers', the HTTP client's none: it
- * runs on the event loop), from Linux's schedstat of the main thread.
+ * between rounds. The main thread's CPU (what takes the gateway's throughput when it has a core
+ * to spare) is counted apart from the whole process's (the span thread's and V8's helpers'), from
+ * Linux's schedstat of the main thread. Each tracer serves 4,096 requests before it is measured,
+ * so the span thread's start-up (loading what its first export needs) is not counted.
  * Usage: node --import tsx bench/tracing.ts [--requests 50000] [--rate 5000] [--repeats 5]
  */
 import http from 'node:http'
@@ -74,12 +76,10 @@ if (args.sink) {
     return used.user + used.system
   }
 
-  /** CPU µs a request over `REQUESTS`, the main thread's and the whole process's, with `tracer` doing its part of each (null: the loop alone). */
-  async function run(tracer: RequestTracer | null): Promise<{ main: number; all: number }> {
-    const main = threadCpu()
-    const all = processCpu()
+  /** Drives `requests` through `tracer` (null: the loop alone) in rounds of ROUND, paced to RATE a second, a busy gateway's (bench/README.md: 4,300–6,000 req/s), not as fast as the loop goes. */
+  async function drive(tracer: RequestTracer | null, requests: number): Promise<void> {
     const start = performance.now()
-    for (let n = 0; n < REQUESTS; n += ROUND) {
+    for (let n = 0; n < requests; n += ROUND) {
       for (const record of records) {
         if (tracer) {
           const trace = tracer.begin(headers)
@@ -87,20 +87,29 @@ if (args.sink) {
           trace.recorded(record, null)
         }
       }
-      // Paced to RATE a second, a busy gateway's (bench/README.md: 4,300–6,000 req/s), not as fast as the loop goes.
       const due = start + ((n + ROUND) / RATE) * 1000
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())))
     }
+  }
+
+  /** CPU µs a request over `REQUESTS`, the main thread's and the whole process's, with `tracer` doing its part of each (null: the loop alone); its shutdown (the last export) counts. */
+  async function run(tracer: RequestTracer | null): Promise<{ main: number; all: number }> {
+    const main = threadCpu()
+    const all = processCpu()
+    await drive(tracer, REQUESTS)
     await tracer?.shutdown()
     return { main: (threadCpu() - main) / REQUESTS, all: (processCpu() - all) / REQUESTS }
   }
 
   const count = async () => Number(await (await fetch(`${base}/count`)).text())
   const env = { OTEL_EXPORTER_OTLP_ENDPOINT: base, OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG }
-  /** A tracer started and given time to settle (its modules loaded), whose start-up is once a gateway, not a request's. */
+  /** Requests a tracer serves before it is measured: 16 full batches of spans, so the span thread has loaded what its exports need, once a gateway, not a request's. */
+  const WARM = ROUND * 64
+  /** A tracer started, given time to settle (its modules loaded) and warmed up by WARM requests. */
   const tracer = async () => {
     const started = startTracer(tracingConfig(env, true)!, providers, (message) => process.stderr.write(`${message}\n`))
     await new Promise((resolve) => setTimeout(resolve, 1500))
+    await drive(started, WARM)
     return started
   }
   await run(await tracer()) // warm-up
@@ -109,7 +118,8 @@ if (args.sink) {
     const before = await count()
     const traced = await run(await tracer())
     const received = (await count()) - before
-    if (!OTEL_TRACES_SAMPLER && received !== REQUESTS * 2) throw new Error(`the collector got ${received} spans of ${REQUESTS * 2}: some were dropped`)
+    const sent = (WARM + REQUESTS) * 2
+    if (!OTEL_TRACES_SAMPLER && received !== sent) throw new Error(`the collector got ${received} spans of ${sent}: some were dropped`)
     rows.push({ loop: await run(null), traced })
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
