@@ -73,6 +73,7 @@ describe('OpenTelemetry traces', () => {
     assert.equal(server.kind, SPAN_KIND.server)
     assert.equal(server.traceId, CLIENT_TRACE, "the client's trace, continued")
     assert.equal(server.parentSpanId, CLIENT_SPAN, "the client's span is the parent")
+    assert.equal(server.flags, 0x301, 'sampled, its parent known to be remote')
     assert.equal(server.traceState, 'vendor=abc')
     assert.equal(server.name, 'chat policy/traced')
     assert.deepEqual(server.status, { code: STATUS_CODE.unset, message: '' })
@@ -102,6 +103,7 @@ describe('OpenTelemetry traces', () => {
     assert.equal(attempt.kind, SPAN_KIND.client)
     assert.equal(attempt.traceId, CLIENT_TRACE)
     assert.equal(attempt.name, `chat ${record.upstream_model}`)
+    assert.equal(attempt.flags, 0x101, 'sampled, its parent (the request span) known to be local')
     assert.deepEqual(attempt.attributes, {
       'gen_ai.operation.name': 'chat',
       'gen_ai.provider.name': 'openai',

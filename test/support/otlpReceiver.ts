@@ -28,6 +28,8 @@ export interface ReceivedSpan {
   events: Array<{ name: string; attributes: Record<string, AttributeValue> }>
   /** 0 unset, 1 ok, 2 error. */
   status: { code: number; message: string }
+  /** Span.flags: the W3C trace flags (sampled 0x1), whether the parent's being remote is known (0x100) and is (0x200). */
+  flags: number
   /** The resource's attributes (service.name…) of the batch it came in. */
   resource: Record<string, AttributeValue>
 }
@@ -102,7 +104,7 @@ function keyValues(messages: Uint8Array[]): Record<string, AttributeValue> {
 
 const repeated = (buf: Uint8Array, field: number) => [...fieldsOf(buf)].filter((f) => f.field === field).map((f) => f.bytes)
 
-/** Span: trace_id 1, span_id 2, trace_state 3, parent_span_id 4, name 5, kind 6, start 7, end 8, attributes 9, events 11, status 15. */
+/** Span: trace_id 1, span_id 2, trace_state 3, parent_span_id 4, name 5, kind 6, start 7, end 8, attributes 9, events 11, status 15, flags 16. */
 function span(buf: Uint8Array, resource: Record<string, AttributeValue>): ReceivedSpan {
   const s: ReceivedSpan = {
     traceId: '',
@@ -116,6 +118,7 @@ function span(buf: Uint8Array, resource: Record<string, AttributeValue>): Receiv
     attributes: keyValues(repeated(buf, 9)),
     events: repeated(buf, 11).map((e) => ({ name: text(repeated(e, 2)[0] ?? new Uint8Array()), attributes: keyValues(repeated(e, 3)) })),
     status: { code: 0, message: '' },
+    flags: 0,
     resource,
   }
   for (const f of fieldsOf(buf)) {
@@ -127,6 +130,7 @@ function span(buf: Uint8Array, resource: Record<string, AttributeValue>): Receiv
     else if (f.field === 6) s.kind = Number(f.varint)
     else if (f.field === 7) s.startNs = f.varint
     else if (f.field === 8) s.endNs = f.varint
+    else if (f.field === 16) s.flags = Number(f.varint)
     else if (f.field === 15) {
       for (const g of fieldsOf(f.bytes)) {
         if (g.field === 2) s.status.message = text(g.bytes)
