@@ -33,7 +33,7 @@ describe('the span thread', () => {
         { provider: 'backup', model: 'small', status: null, latency_ms: 0, error: 'skipped: cooling down' },
       ]
       const startMs = Date.now()
-      const span = { traceId: ids.traceId(), spanId: ids.spanId(), traceState: '', parentSpanId: null, parentIsRemote: false, startMs }
+      const span = { traceId: ids.traceId(), spanId: ids.spanId(), traceState: '', parentSpanId: null, startMs }
       const attempt = { spanId: ids.spanId(), startMs: startMs + 1, endMs: startMs + 3 }
       appendTrace(spans.row, span, startMs + 5, [attempt], record, null, () => undefined)
       spans.ended()
@@ -46,6 +46,7 @@ describe('the span thread', () => {
       const server = receiver.spans.find((s) => s.spanId === expected.server)!
       const attempt = receiver.spans.find((s) => s.spanId === expected.attempt)!
       assert.equal(server.kind, SPAN_KIND.server)
+      assert.equal(server.flags, 0x101, 'sampled; a root span, so no remote parent')
       assert.equal(server.name, 'chat gpt-4o-mini')
       assert.equal(server.attributes['gw.request_id'], id)
       assert.equal(server.attributes['error.type'], 'upstream_error')

@@ -128,7 +128,6 @@ class GatewayTracer implements RequestTracer {
       spanId: this.ids.spanId(),
       traceState,
       parentSpanId: parent === null ? null : spanIdOf(parent.spanId),
-      parentIsRemote: parent !== null,
       startMs: Date.now(),
     }
     return new SpanTrace(this, span, sampled)

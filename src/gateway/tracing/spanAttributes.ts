@@ -95,7 +95,7 @@ export function appendRequestAttributes(row: TraceRow, record: RequestRecord, pr
     record.attribution.session_id,
     record.source_tool || null,
     record.instance || null,
-    record.fallback_used,
+    record.fallback_used || null,
     record.response_cache ? record.response_cache.hit : null,
     record.error ? (record.error.code ?? record.error.type) : null,
   )
@@ -119,7 +119,7 @@ export function writeRequestAttributes(w: ProtoWriter, r: RowReader, endpoint: R
   put(w, SESSION, r.next())
   put(w, SOURCE_TOOL, r.next())
   put(w, INSTANCE, r.next())
-  if (r.next() === true) put(w, FALLBACK_USED, true)
+  put(w, FALLBACK_USED, r.next())
   put(w, CACHE_HIT, r.next())
   put(w, ERROR_TYPE, r.next())
 }

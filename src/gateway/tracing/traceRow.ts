@@ -17,9 +17,10 @@ import type { SpanQueue } from './spanQueue'
 
 /*
  * A sampled request's spans cross to the span thread as plain values, appended to one array with
- * the other requests' of the moment: copying an array of strings and numbers between threads
- * costs the request's thread ~2 µs, where copying an object of the same values took 3–5 µs and
- * writing the spans into protobuf there took ~13 µs (in the gateway, under load). `appendTrace`
+ * the other requests' of the moment: copying it to the thread costs the request's thread 1–2 µs a
+ * trace in a loop and 3.5–4 µs paced as the gateway is (bench/tracing.ts), where copying objects of
+ * the same values took twice as long and writing and sending the spans on the event loop cost
+ * 25 µs a request (bench/README.md). `appendTrace`
  * puts one request's trace into the row; `writeTraces` reads them back, in the same order, and
  * writes their spans.
  */
@@ -52,13 +53,15 @@ export class RowReader {
   }
 }
 
-/** A request's span as its trace knows it: its ids, its parent (the client's, if it sent one) and when it began (ms since the epoch). */
+/**
+ * A request's span as its trace knows it: its ids, its parent and when it began (ms since the
+ * epoch). Its only parent can be the client's span, from its `traceparent`: a remote one.
+ */
 export interface RequestSpan {
   traceId: TraceId
   spanId: SpanId
   traceState: string
   parentSpanId: SpanId | null
-  parentIsRemote: boolean
   startMs: number
 }
 
@@ -85,7 +88,7 @@ export function appendTrace(
   const { traceId, spanId, parentSpanId } = span
   row.push(traceId.w0, traceId.w1, traceId.w2, traceId.w3, spanId.hi, spanId.lo, span.traceState, span.startMs, endMs, record.endpoint)
   if (parentSpanId === null) row.push(null)
-  else row.push(parentSpanId.hi, parentSpanId.lo, span.parentIsRemote)
+  else row.push(parentSpanId.hi, parentSpanId.lo)
   row.push(record.attempts.length)
   for (let i = 0; i < record.attempts.length; i++) {
     const attempt = record.attempts[i]
@@ -127,7 +130,6 @@ function writeTrace(r: RowReader, queue: SpanQueue): void {
   const endpoint = r.next() as RequestRecord['endpoint']
   const parentHi = r.next()
   const parentSpanId = parentHi === null ? null : { hi: parentHi as number, lo: r.number() }
-  const parentIsRemote = parentSpanId !== null && r.next() === true
   const operation = operationOf({ endpoint })
   const attempts = r.number()
   let events: SpanEvent[] | null = null
@@ -170,7 +172,7 @@ function writeTrace(r: RowReader, queue: SpanQueue): void {
   const failed = r.next() === true
   const message = r.string()
   writeContentAttributes(w, r)
-  endSpan(w, span, parentIsRemote, events ?? NO_EVENTS, failed ? { error: true, message: message ?? undefined } : UNSET)
+  endSpan(w, span, parentSpanId !== null, events ?? NO_EVENTS, failed ? { error: true, message: message ?? undefined } : UNSET)
   if (w !== discard) queue.added()
 }
 
