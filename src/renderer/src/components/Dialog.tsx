@@ -120,21 +120,32 @@ type FormProps = {
   busy: boolean
   submitLabel: ReactNode
   submitTestId: string
+  /**
+   * While what prefills the fields is on its way. The fields mount only once it has arrived, so
+   * nothing typed is overwritten by it and `autoFocus` lands on a field that is there to stay.
+   */
+  loading?: boolean
 }
 
 /** The form of a dialog: its fields, the form's error, then Cancel and the submit button. */
 export function DialogForm(props: FormProps) {
   return (
     <form onSubmit={props.onSubmit} noValidate data-testid={props.formTestId}>
-      <div className="dialog-body">
-        {props.children}
+      <div className="dialog-body" aria-busy={props.loading || undefined}>
+        {props.loading ? (
+          <p className="muted" data-testid="dialog-loading">
+            Loading…
+          </p>
+        ) : (
+          props.children
+        )}
         <FormError message={props.formError} />
       </div>
       <div className="dialog-actions">
         <button type="button" className="btn" onClick={props.onClose}>
           Cancel
         </button>
-        <button className="btn btn-primary" disabled={props.busy} data-testid={props.submitTestId}>
+        <button className="btn btn-primary" disabled={props.busy || props.loading} data-testid={props.submitTestId}>
           {props.submitLabel}
         </button>
       </div>

@@ -1,4 +1,4 @@
-import { useEffect, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { operations, type Output } from '../../../../contract'
 import { call } from '../../api/client'
 import { FormDialog } from '../../components/Dialog'
@@ -39,16 +39,20 @@ function split(row: Record<string, unknown> | null) {
 export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; onClose: () => void; onSaved: () => void }) {
   const toast = useToast()
   const { v, setV, set } = useFields({ model: model?.id ?? '', ...split(null).fields, advanced: '', as_of: today(), note: '' })
+  // A known model's fields wait for its current price, so what is typed is never overwritten by it.
+  const [loading, setLoading] = useState(model !== null)
   useEffect(() => {
     if (!model) return
-    call('prices.get', { model: model.id }).then(
-      (current) => {
-        if (!current) return
-        const { fields, advanced } = split(current.row as Record<string, unknown>)
-        setV((s) => ({ ...s, ...fields, advanced, note: current.note ?? '' }))
-      },
-      () => undefined,
-    )
+    call('prices.get', { model: model.id })
+      .then(
+        (current) => {
+          if (!current) return
+          const { fields, advanced } = split(current.row as Record<string, unknown>)
+          setV((s) => ({ ...s, ...fields, advanced, note: current.note ?? '' }))
+        },
+        () => undefined,
+      )
+      .finally(() => setLoading(false))
   }, [model, setV])
   const { errors, formError, busy, submit: send } = useSubmit()
   const submit = (e: FormEvent) => {
@@ -96,6 +100,7 @@ export function PriceDialog({ model, onClose, onSaved }: { model: Model | null; 
       onSubmit={submit}
       formError={formError}
       busy={busy}
+      loading={loading}
       submitLabel="Save price"
       submitTestId="price-save"
     >

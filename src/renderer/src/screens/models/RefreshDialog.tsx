@@ -19,14 +19,19 @@ const rates = (r: Rates | null) => (r === null ? '—' : `$${r.input} / ${r.cach
 export function RefreshDialog({ onClose, onDone }: { onClose: () => void; onDone: () => void }) {
   const toast = useToast()
   const [source, setSource] = useState('')
-  const [saved, setSaved] = useState<string | null>(null)
+  // undefined until the setting has been read; the field appears once it has.
+  const [saved, setSaved] = useState<string | null | undefined>(undefined)
   const [diff, setDiff] = useState<Refresh | null>(null)
   const { errors, formError, busy, submit } = useSubmit<'compare' | 'apply'>()
   useEffect(() => {
-    void call('settings.get', {}).then((s) => {
-      setSaved(s.price_source_url)
-      setSource(s.price_source_url ?? '')
-    })
+    call('settings.get', {}).then(
+      (s) => {
+        setSaved(s.price_source_url)
+        setSource(s.price_source_url ?? '')
+      },
+      // Unread, the field starts empty; comparing then saves what was typed.
+      () => setSaved(null),
+    )
   }, [])
 
   const compare = (e: FormEvent) => {
@@ -65,6 +70,7 @@ export function RefreshDialog({ onClose, onDone }: { onClose: () => void; onDone
       onSubmit={compare}
       formError={formError}
       busy={!!busy}
+      loading={saved === undefined}
       submitLabel={busy === 'compare' ? 'Fetching…' : 'Compare'}
       submitTestId="refresh-compare"
     >
