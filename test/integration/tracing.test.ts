@@ -55,7 +55,7 @@ describe('OpenTelemetry traces', () => {
     t.client.chat.completions.create({ model, messages: [{ role: 'user', content: PROMPT }] }, { headers }).withResponse()
 
   it("one SERVER span per request carrying the record's GenAI and gateway attributes, the child of the client's span; one CLIENT span per attempt", async () => {
-    assert.ok(otelLoaded(), 'tracing on loads the SDK (what the tracing-off test asserts is not loaded)')
+    assert.ok(otelLoaded(), 'tracing on loads OpenTelemetry (what the tracing-off test asserts is not loaded)')
     const gw = plain.running.gateway
     await gw.store.presets.save(
       { name: 'traced', model: 'gpt-4o-mini', system_prompt: null, temperature: null, top_p: null, max_tokens: null, fallbacks: [], description: null },

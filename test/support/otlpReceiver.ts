@@ -181,5 +181,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return { url: `http://127.0.0.1:${server.port}`, spans, exports, close: () => server.close() }
 }
 
-/** Whether OpenTelemetry's tracing SDK is loaded in this process (it is CommonJS only, so require's cache has it once loaded, imported or required). */
-export const otelLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((m) => m.includes('/@opentelemetry/sdk-trace/'))
+/** Whether any of OpenTelemetry's packages is loaded in this process (they are CommonJS only, so require's cache has them once loaded, imported or required). */
+export const otelLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((m) => m.includes('/@opentelemetry/'))

@@ -20,7 +20,7 @@ import {
   type SpanHead,
   type SpanStatus,
 } from '../../src/gateway/tracing/otlpWriter'
-import { spanIdOf, traceIdOf } from '../../src/gateway/tracing/spanIds'
+import { parseTraceparent } from '../../src/gateway/tracing/traceparent'
 import { decodeTraceExport } from '../support/otlpReceiver'
 
 const SCOPE = { name: 'gw-gateway', version: '1.2.3' }
@@ -129,11 +129,13 @@ const SPANS: Span[] = [
  */
 function write(w: ProtoWriter, head: Head, attributes: Attributes, events: SpanEvent[], status: SpanStatus): void {
   const { parentIsRemote, ...rest } = head
+  // The hex ids in words, as the tracer reads them from a client's traceparent.
+  const ids = (spanId: string) => parseTraceparent(`00-${head.traceId}-${spanId}-01`)!
   const span = beginSpan(w, {
     ...rest,
-    traceId: traceIdOf(head.traceId),
-    spanId: spanIdOf(head.spanId),
-    parentSpanId: head.parentSpanId === null ? null : spanIdOf(head.parentSpanId),
+    traceId: ids(head.spanId).traceId,
+    spanId: ids(head.spanId).spanId,
+    parentSpanId: head.parentSpanId === null ? null : ids(head.parentSpanId).spanId,
   })
   for (const key in attributes) writeAttribute(w, SPAN_ATTRIBUTES, attributeKey(key), attributes[key])
   endSpan(w, span, parentIsRemote, events, status)

@@ -1,14 +1,21 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { IdPool, spanIdHex, spanIdOf, traceIdHex, traceIdOf } from '../../src/gateway/tracing/spanIds'
+import { IdPool, spanIdHex, traceIdHex } from '../../src/gateway/tracing/spanIds'
+import { parseTraceparent, traceparentOf } from '../../src/gateway/tracing/traceparent'
 
 describe('spanIds: trace and span ids as 32-bit words', () => {
   it('round-trip the hex of a traceparent, leading zeros and words past 2^31 included', () => {
-    for (const hex of ['0af7651916cd43dd8448eb211c80319c', '00000000000000000000000000000001', 'ffffffff00000000ffffffff7fffffff']) {
-      assert.equal(traceIdHex(traceIdOf(hex)), hex)
+    for (const [traceId, spanId] of [
+      ['0af7651916cd43dd8448eb211c80319c', '00f067aa0ba902b7'],
+      ['00000000000000000000000000000001', 'ffffffffffffff01'],
+      ['ffffffff00000000ffffffff7fffffff', '0000000000000001'],
+    ]) {
+      const parent = parseTraceparent(`00-${traceId}-${spanId}-01`)!
+      assert.equal(traceIdHex(parent.traceId), traceId)
+      assert.equal(spanIdHex(parent.spanId), spanId)
+      assert.equal(traceparentOf(parent.traceId, parent.spanId, false), `00-${traceId}-${spanId}-00`)
     }
-    for (const hex of ['00f067aa0ba902b7', 'ffffffffffffff01', '0000000000000001']) assert.equal(spanIdHex(spanIdOf(hex)), hex)
-    assert.deepEqual(spanIdOf('80000000000000ff'), { hi: 0x80000000, lo: 0xff })
+    assert.deepEqual(parseTraceparent('00-0af7651916cd43dd8448eb211c80319c-80000000000000ff-01')!.spanId, { hi: 0x80000000, lo: 0xff })
   })
 
   it('makes ids of the right lengths, none alike, across refills of the pool', () => {

@@ -1,7 +1,6 @@
-import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type SpanContext } from '@opentelemetry/api'
-import { parseKeyPairsIntoRecord, parseTraceParent, TraceState } from '@opentelemetry/core'
+import type { Attributes } from '@opentelemetry/api'
+import { parseKeyPairsIntoRecord, TraceState } from '@opentelemetry/core'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler, type Sampler } from '@opentelemetry/sdk-trace'
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
 import type { RequestTrace, RequestTracer } from '../core/requestObserver'
 import type { Bodies } from '../store/recordBatch'
@@ -10,50 +9,12 @@ import { wholeAtLeastOne } from '../config'
 import { VERSION } from '../version'
 import type { ProviderLookup } from './spanAttributes'
 import type { TracingConfig } from './tracingConfig'
-import { IdPool, spanIdHex, spanIdOf, traceIdHex, traceIdOf, type SpanId, type TraceId } from './spanIds'
+import { IdPool, type SpanId } from './spanIds'
+import { samplerFrom, type Sampler } from './sampler'
+import { parseTraceparent, traceparentOf } from './traceparent'
 import { DEFAULT_BATCHING, type Batching } from './spanQueue'
 import { SpanHandoff } from './spanHandoff'
 import { appendTrace, type AttemptSpan, type RequestSpan } from './traceRow'
-
-/** A sampler, and whether it reads the trace id (the ratio samplers do: it is then given in hex, which the others never need). */
-interface ChosenSampler {
-  sampler: Sampler
-  readsTraceId: boolean
-}
-
-/**
- * The sampler `OTEL_TRACES_SAMPLER` (and `_ARG`) name, one of OpenTelemetry's own (only its
- * sdk-node reads the variables, so they are read here). By default every request is traced unless the client's
- * `traceparent` says its trace is not sampled (parentbased_always_on).
- */
-function samplerFrom(env: NodeJS.ProcessEnv): ChosenSampler {
-  const name = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on'
-  const ratio = () => {
-    const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim()
-    if (!arg) return 1
-    const n = Number(arg)
-    if (!(n >= 0 && n <= 1)) throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a probability from 0 to 1 for ${name}, got "${arg}"`)
-    return n
-  }
-  switch (name) {
-    case 'always_on':
-      return { sampler: new AlwaysOnSampler(), readsTraceId: false }
-    case 'always_off':
-      return { sampler: new AlwaysOffSampler(), readsTraceId: false }
-    case 'traceidratio':
-      return { sampler: new TraceIdRatioBasedSampler(ratio()), readsTraceId: true }
-    case 'parentbased_always_on':
-      return { sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), readsTraceId: false }
-    case 'parentbased_always_off':
-      return { sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }), readsTraceId: false }
-    case 'parentbased_traceidratio':
-      return { sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) }), readsTraceId: true }
-    default:
-      throw new Error(
-        `OTEL_TRACES_SAMPLER: "${name}" is not a sampler the gateway has (always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio)`,
-      )
-  }
-}
 
 /**
  * The batching the `OTEL_BSP_*` variables ask for, the specification's defaults otherwise; a batch
@@ -79,27 +40,12 @@ function headerOf(rawHeaders: readonly string[], name: string): string | undefin
   return undefined
 }
 
-/** The client's span, from its W3C `traceparent` (and `tracestate`), as the parent of the request's; null when it sent none that parses (all-zero ids do not). */
-function parentFrom(rawHeaders: readonly string[]): SpanContext | null {
-  const traceparent = headerOf(rawHeaders, 'traceparent')
-  const parent = traceparent === undefined ? null : parseTraceParent(traceparent)
-  if (!parent) return null
-  parent.isRemote = true
-  const tracestate = headerOf(rawHeaders, 'tracestate')
-  if (tracestate !== undefined) parent.traceState = new TraceState(tracestate)
-  return parent
-}
-
-/** What the sampler is told of a request's span besides its trace and parent: none of its attributes are known yet, and it has no links. */
-const NO_ATTRIBUTES = Object.freeze({})
-const NO_LINKS = Object.freeze([]) as []
-
 /** The trace of a request that is neither sampled nor carried on to the provider: nothing to do. */
 const UNTRACED: RequestTrace = { attempt: () => null, recorded: () => {} }
 
 /**
- * Traces requests with spans of the gateway's own. The sampler is OpenTelemetry's, asked once a
- * request, on its thread; an attempt's span is sampled with its request's, as OpenTelemetry's
+ * Traces requests with spans of the gateway's own. The sampler is one of OpenTelemetry's standard
+ * ones (sampler.ts), asked once a request, on its thread; an attempt's span is sampled with its request's, as OpenTelemetry's
  * every sampler would have it (same trace, sampled parent). A sampled request's trace goes, once
  * it is recorded, to the span thread (spanHandoff.ts), which writes its spans into OTLP's protobuf
  * and batches them to the collector.
@@ -108,26 +54,25 @@ class GatewayTracer implements RequestTracer {
   readonly ids = new IdPool()
 
   constructor(
-    private readonly sampling: ChosenSampler,
+    private readonly sample: Sampler,
     readonly spans: SpanHandoff,
     readonly config: TracingConfig,
     readonly providers: ProviderLookup,
   ) {}
 
   begin(rawHeaders: readonly string[]): RequestTrace {
-    const parent = parentFrom(rawHeaders)
-    const traceId = parent === null ? this.ids.traceId() : traceIdOf(parent.traceId)
-    const context = parent === null ? ROOT_CONTEXT : trace.setSpanContext(ROOT_CONTEXT, parent)
-    const hex = parent !== null ? parent.traceId : this.sampling.readsTraceId ? traceIdHex(traceId) : ''
-    const sampling = this.sampling.sampler.shouldSample(context, hex, 'gateway', SpanKind.SERVER, NO_ATTRIBUTES, NO_LINKS)
-    const sampled = sampling.decision === SamplingDecision.RECORD_AND_SAMPLED
+    const traceparent = headerOf(rawHeaders, 'traceparent')
+    const parent = traceparent === undefined ? null : parseTraceparent(traceparent)
+    const traceId = parent === null ? this.ids.traceId() : parent.traceId
+    const sampled = this.sample(traceId, parent === null ? null : parent.sampled)
     if (!sampled && !this.config.propagate) return UNTRACED
-    const traceState = (sampling.traceState ?? parent?.traceState)?.serialize() ?? ''
+    // The client's tracestate goes on with its trace (OpenTelemetry's samplers add none), as TraceState keeps it: valid members only, 32 at most.
+    const tracestate = parent === null ? undefined : headerOf(rawHeaders, 'tracestate')
     const span: RequestSpan = {
       traceId,
       spanId: this.ids.spanId(),
-      traceState,
-      parentSpanId: parent === null ? null : spanIdOf(parent.spanId),
+      traceState: tracestate === undefined ? '' : new TraceState(tracestate).serialize(),
+      parentSpanId: parent === null ? null : parent.spanId,
       startMs: Date.now(),
     }
     return new SpanTrace(this, span, sampled)
@@ -137,9 +82,6 @@ class GatewayTracer implements RequestTracer {
     return this.spans.shutdown()
   }
 }
-
-/** W3C's `traceparent` for a span: version 00, its trace and span ids, whether it is sampled. */
-const traceparentOf = (traceId: TraceId, spanId: SpanId, sampled: boolean) => `00-${traceIdHex(traceId)}-${spanIdHex(spanId)}-0${sampled ? 1 : 0}`
 
 /**
  * One request's spans: its own (SERVER), begun with it, and one per upstream attempt (CLIENT) as
@@ -202,9 +144,9 @@ function resourceOf(env: NodeJS.ProcessEnv): Attributes {
  */
 export function startTracer(config: TracingConfig, providers: ProviderLookup, warn: (message: string) => void): RequestTracer {
   const env = config.env
-  const sampling = samplerFrom(env)
+  const sample = samplerFrom(env)
   const batching = batchingFrom(env)
   const headers = { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) }
   const spans = new SpanHandoff({ url: config.url, headers, resource: resourceOf(env), batching }, warn)
-  return new GatewayTracer(sampling, spans, config, providers)
+  return new GatewayTracer(sample, spans, config, providers)
 }
