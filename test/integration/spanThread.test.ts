@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
 import type { Worker } from 'node:worker_threads'
 import { SpanHandoff } from '../../src/gateway/tracing/spanHandoff'
 import { DEFAULT_BATCHING } from '../../src/gateway/tracing/spanQueue'
@@ -10,6 +12,13 @@ import { recordFixture } from '../support/recordFixture'
 import { waitUntil } from '../support/waitUntil'
 
 const ids = new IdPool()
+
+/** The niceness of each of this process's threads (Linux's /proc: the 19th field of a thread's stat, counted after its name). */
+const niceness = () =>
+  fs.readdirSync('/proc/self/task').map((tid) => {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+  })
 
 describe('the span thread', () => {
   it('writes and exports the traces handed to it; should it die, that is said once, and later spans are written and exported on the main thread', async () => {
@@ -63,6 +72,13 @@ describe('the span thread', () => {
 
     await exported('req_in_thread', trace('req_in_thread'))
     assert.deepEqual(warned, [])
+    // Requests come first when the cores are busy: the span thread runs 10 nicer than the rest of the process, which stays as it was.
+    const main = os.getPriority()
+    if (process.platform === 'linux' && main < 19)
+      assert.deepEqual(
+        niceness().filter((n) => n !== main),
+        [Math.min(19, main + 10)],
+      )
 
     // The thread dies under it (as it would of an uncaught error or out of memory).
     await (spans as unknown as { worker: Worker }).worker.terminate()
