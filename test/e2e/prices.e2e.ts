@@ -128,41 +128,30 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
     await models.id('dialog-close').click()
     await models.id('refresh-dialog').waitFor({ state: 'detached' })
     // settings.get is held until the test lets it through: the dialog is caught while it waits.
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    await w.page.route('**/api/settings.get', async (route) => {
-      await held
-      await route.continue()
-    })
+    const settings = await models.holdAnswers('settings.get')
     try {
       await models.id('refresh-open').click()
       await models.id('dialog-loading').waitFor()
       assert.equal(await models.id('refresh-source').count(), 0, 'no field to type into while the saved source is on its way')
       assert.equal(await models.id('refresh-compare').isDisabled(), true)
-      release()
+      settings.release()
       // It mounts with the saved source in it (the one the test before compared).
       await models.id('refresh-source').waitFor()
       assert.match(await models.id('refresh-source').inputValue(), /^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/models$/)
     } finally {
-      release()
-      await w.page.unroute('**/api/settings.get')
+      await settings.stop()
     }
   })
 
   it("a model's Set price opens with its stored price row, its fields shown once it has been read", async () => {
     await models.id('dialog-close').click()
     await models.id('refresh-dialog').waitFor({ state: 'detached' })
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    await w.page.route('**/api/prices.get', async (route) => {
-      await held
-      await route.continue()
-    })
+    const price = await models.holdAnswers('prices.get')
     try {
       await models.row('openai/gpt-6-luna').getByTestId('model-price-edit').click()
       await models.id('dialog-loading').waitFor()
       assert.equal(await models.id('price-input').count(), 0, 'no field to type into while the price is on its way')
-      release()
+      price.release()
       // The row as the refresh in the test before left it: the catalog's rates, and today's in its schedule.
       await models.id('price-input').waitFor()
       assert.equal(await models.id('price-input').inputValue(), '0.1')
@@ -174,8 +163,7 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
       await models.id('dialog-close').click()
       await models.id('price-dialog').waitFor({ state: 'detached' })
     } finally {
-      release()
-      await w.page.unroute('**/api/prices.get')
+      await price.stop()
     }
   })
 })

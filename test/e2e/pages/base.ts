@@ -47,6 +47,27 @@ export class BasePage {
     return res
   }
 
+  /**
+   * Holds the answers of a management call until `release()`, to catch a screen while it waits for
+   * one; `stop()` lets any held answer through and holds no more.
+   */
+  async holdAnswers(op: string): Promise<{ release: () => void; stop: () => Promise<void> }> {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const url = `**/api/${op}`
+    await this.page.route(url, async (route) => {
+      await held
+      await route.continue()
+    })
+    return {
+      release,
+      stop: async () => {
+        release()
+        await this.page.unroute(url)
+      },
+    }
+  }
+
   async toast(kind: 'success' | 'error' | 'info' = 'success'): Promise<string> {
     const t = this.id(`toast-${kind}`).last()
     await t.waitFor()
