@@ -45,10 +45,10 @@ const UNTRACED: RequestTrace = { attempt: () => null, recorded: () => {} }
 
 /**
  * Traces requests with spans of the gateway's own. The sampler is one of OpenTelemetry's standard
- * ones (sampler.ts), asked once a request, on its thread; an attempt's span is sampled with its request's, as OpenTelemetry's
- * every sampler would have it (same trace, sampled parent). A sampled request's trace goes, once
- * it is recorded, to the span thread (spanHandoff.ts), which writes its spans into OTLP's protobuf
- * and batches them to the collector.
+ * ones (sampler.ts), asked once a request, on its thread; an attempt's span is sampled with its
+ * request's, as OpenTelemetry's every sampler would have it (same trace, sampled parent). A
+ * sampled request's trace goes, once it is recorded, to the span thread (spanHandoff.ts), which
+ * writes its spans into OTLP's protobuf and batches them to the collector.
  */
 class GatewayTracer implements RequestTracer {
   readonly ids = new IdPool()
@@ -66,7 +66,8 @@ class GatewayTracer implements RequestTracer {
     const traceId = parent === null ? this.ids.traceId() : parent.traceId
     const sampled = this.sample(traceId, parent === null ? null : parent.sampled)
     if (!sampled && !this.config.propagate) return UNTRACED
-    // The client's tracestate goes on with its trace (OpenTelemetry's samplers add none), as TraceState keeps it: valid members only, 32 at most.
+    // The client's tracestate goes on with its trace (OpenTelemetry's samplers add none), as
+    // TraceState keeps it: valid members only, 32 at most.
     const tracestate = parent === null ? undefined : headerOf(rawHeaders, 'tracestate')
     const span: RequestSpan = {
       traceId,
