@@ -3,11 +3,12 @@ import assert from 'node:assert/strict'
 import OpenAI from 'openai'
 import type { Browser, Page } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { axe, describeViolations, launch, openPage, screenshot, serious, skipReason, type Theme, type WatchedPage } from './support/browser'
+import { DESKTOP, axe, describeViolations, launch, openPage, screenshot, serious, skipReason, type Theme, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
 import { Shell } from './pages/shell'
 import { PlaygroundPage } from './pages/playground'
+import { assertNoSideScroll, PHONE } from './support/views'
 
 const skip = skipReason()
 
@@ -19,7 +20,7 @@ interface ScreenSpec {
   prepare?: (page: Page) => Promise<void>
 }
 
-/** Every screen, screenshotted and scanned with axe in the light and the dark theme. */
+/** Every screen, screenshotted and scanned with axe in the light and the dark theme, and checked to fit a phone. */
 describe('every screen: axe finds nothing serious, light and dark; screenshots', { skip: skip ?? false }, () => {
   let stack: Stack
   let browser: Browser
@@ -171,6 +172,12 @@ describe('every screen: axe finds nothing serious, light and dark; screenshots',
         for (const r of s.ready) await w.page.getByTestId(r).first().waitFor()
         await s.prepare?.(w.page)
         await check(s.name, theme)
+        // Each screen fits a phone too: a wide table scrolls in its card, never the page.
+        if (theme === 'light' && s.name !== 'key-created') {
+          await w.page.setViewportSize(PHONE)
+          await assertNoSideScroll(w.page, s.name)
+          await w.page.setViewportSize(DESKTOP)
+        }
         if (s.name === 'key-created') {
           await w.page.keyboard.press('Escape')
           await w.page.getByTestId('key-secret-dialog').waitFor({ state: 'detached' })

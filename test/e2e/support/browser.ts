@@ -53,10 +53,13 @@ export class WatchedPage {
   }
 }
 
+/** The window a page opens in. */
+export const DESKTOP = { width: 1360, height: 900 }
+
 export async function openPage(browser: Browser, baseUrl: string, theme: Theme = 'light'): Promise<WatchedPage> {
   const context = await browser.newContext({
     baseURL: baseUrl,
-    viewport: { width: 1360, height: 900 },
+    viewport: DESKTOP,
     colorScheme: theme,
     permissions: ['clipboard-read', 'clipboard-write'],
   })
