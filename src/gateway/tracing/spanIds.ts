@@ -3,8 +3,9 @@ import { randomFillSync } from 'node:crypto'
 /*
  * Trace and span ids as 32-bit words, most significant first (their bytes big-endian), not hex:
  * a span is written as bytes, and hex is only needed for a `traceparent` sent on to a provider
- * (traceparent.ts reads a client's into words, sampler.ts samples from them). Made from hex and back, ids cost a request ~2 µs
- * (Buffer's hex conversion both ways, under the profiler, built gateway at 10 connections).
+ * (traceparent.ts reads a client's into words, sampler.ts samples from them). Made from hex and
+ * back, ids cost a request ~2 µs (Buffer's hex conversion both ways, under the profiler, built
+ * gateway at 10 connections).
  */
 
 /** A trace id's 16 bytes as four words. */
