@@ -4,12 +4,11 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser } from 'playwright-core'
 import { buildApp } from '../support/build'
-import { DESKTOP, launch, openPage, skipReason, type WatchedPage } from './support/browser'
+import { launch, openPage, skipReason, type WatchedPage } from './support/browser'
 import { startStack, type Stack } from './support/stack'
 import { AuthPage } from './pages/auth'
 import { Shell } from './pages/shell'
 import { ModelsPage } from './pages/models'
-import { assertNoSideScroll, PHONE } from './support/views'
 
 const skip = skipReason()
 
@@ -66,15 +65,6 @@ describe('price rows and repricing on the Models screen', { skip: skip ?? false 
       long_context: { above_prompt_tokens: 1000, input: 2, output: 4 },
       schedule: [{ from: '2027-02-28', input: 3, output: 6 }],
     })
-  })
-
-  it('the Models screen fits a phone: its wide table scrolls in its card, not the page', async () => {
-    await w.page.setViewportSize(PHONE)
-    try {
-      await assertNoSideScroll(w.page, 'the Models screen')
-    } finally {
-      await w.page.setViewportSize(DESKTOP)
-    }
   })
 
   it('previews and runs a reprice from the Models screen', async () => {
