@@ -6,7 +6,7 @@
  * event, which moves far less with the machine than req/s or latency do; and each process's peak
  * RSS over the whole run.
  *
- * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages|responses-stream|gemini-stream]
+ * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages|responses-stream|gemini-stream|agent-turn]
  *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
  *                                       [--env K=V]... [--after-env K=V]... [--otlp-sink]
  * --prepaid: the requests carry a key with a prepaid balance (each answer's debit in the ledger).
@@ -31,6 +31,8 @@
  *   once: 28 Responses events, 20 Gemini chunks), one request at a time (--connections is
  *   ignored); each round also sends the same request straight to the mock, and reports the added
  *   p50 latency (gateway p50 minus direct p50) besides CPU µs a request.
+ * agent-turn: the same, with a coding agent's turn of ~190 KB on Messages, native to Anthropic's
+ *   kind (turn.ts's agentTurnBody), where the gateway's cost goes with the body's size.
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -38,7 +40,7 @@ import { closedLoop, makePool, median, streams, sustainedStreams } from './loadg
 import { memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
-import { chatBody, chatStreamBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
+import { agentTurnBody, chatBody, chatStreamBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
 import { MOCK_GEMINI_MODELS, MOCK_MESSAGES_MODELS, MOCK_MODELS, STREAM_CHUNKS, STREAM_INTERVAL_MS } from './mock-provider'
 
 const { values: args } = parseArgs({
@@ -60,7 +62,7 @@ const mode = args.mode!
 const ROUNDS = Number(args.rounds)
 const MS = Number(args.seconds) * 1000
 /** One request at a time: the modes that measure added latency against the mock itself. */
-const SERIAL = mode === 'responses-stream' || mode === 'gemini-stream'
+const SERIAL = mode === 'responses-stream' || mode === 'gemini-stream' || mode === 'agent-turn'
 /** Streams opened at once in `burst` mode, as scenario D's larger burst (bench/run.ts). */
 const BURST = 1000
 const CONNS = SERIAL ? 1 : Number(args.connections)
@@ -102,6 +104,7 @@ const requests: Record<string, { path: string; body: string; googleKey?: boolean
     }),
   },
   messages: { path: '/v1/messages', body: messagesBody(MOCK_MESSAGES_MODELS.instant) },
+  'agent-turn': { path: '/v1/messages', body: agentTurnBody(MOCK_MESSAGES_MODELS.instant) },
   // As bench/run.ts sends scenario A's rows.
   'responses-stream': { path: '/v1/responses', body: responsesBody(MOCK_MODELS.instant, true) },
   'gemini-stream': {

@@ -16,6 +16,8 @@ export interface ReceivedRequest {
   path: string
   headers: IncomingHttpHeaders
   body: any
+  /** The body's text, as its bytes came. */
+  text: string
 }
 
 export interface UsageSpec {
@@ -508,10 +510,10 @@ export async function startFakeAnthropic(
   async function handle(req: IncomingMessage, res: ServerResponse) {
     res.setHeader('request-id', randomId('req'))
     res.setHeader('anthropic-organization-id', 'fake-org')
-    const { body, malformed } = await readBody(req)
+    const { body, text, malformed } = await readBody(req)
     const method = req.method ?? 'GET'
     const path = req.url ?? '/'
-    received.push({ method, path, headers: req.headers, body })
+    received.push({ method, path, headers: req.headers, body, text })
     const quote = (message: string) => (opts.echoCredential ? `${message} (x-api-key: ${req.headers['x-api-key'] ?? '(none)'})` : message)
     const fail = (status: number, type: string, message: string, headers?: Record<string, string>) =>
       sendJson(res, status, errorBody(type, quote(message)), headers)

@@ -21,6 +21,8 @@ export interface ReceivedRequest {
   path: string
   headers: IncomingHttpHeaders
   body: any
+  /** The body's text, as its bytes came. */
+  text: string
 }
 
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents'
@@ -737,12 +739,12 @@ export async function startFakeGemini(
       } catch {
         // Recorded as sent; the OpenAI fake answers what it makes of it.
       }
-      received.push({ method, path, headers: req.headers, body: raw.length ? body : null })
+      received.push({ method, path, headers: req.headers, body: raw.length ? body : null, text: raw.toString('utf8') })
       return toOpenAI(req, res, pathname.slice('/v1beta/openai'.length), raw)
     }
 
-    const { body, malformed } = await readBody(req)
-    received.push({ method, path, headers: req.headers, body })
+    const { body, text, malformed } = await readBody(req)
+    received.push({ method, path, headers: req.headers, body, text })
 
     const header = req.headers['x-goog-api-key']
     const key = typeof header === 'string' && header !== '' ? header : url.searchParams.get('key')

@@ -16,6 +16,8 @@ export interface ReceivedRequest {
   path: string
   headers: IncomingHttpHeaders
   body: any
+  /** The body's text, as its bytes came. */
+  text: string
 }
 
 export type Behaviour =
@@ -1002,10 +1004,10 @@ export async function startFakeOpenAI(
       if (!res.writableEnded && !droppedByUs && !shuttingDown) clientClosed()
     })
 
-    const { body, malformed } = await readBody(req)
+    const { body, text, malformed } = await readBody(req)
     const path = req.url ?? '/'
     const method = req.method ?? 'GET'
-    received.push({ method, path, headers: req.headers, body })
+    received.push({ method, path, headers: req.headers, body, text })
 
     const auth = req.headers.authorization ?? ''
     if (!quirks.noAuth && (!auth.startsWith('Bearer ') || auth.slice('Bearer '.length).trim() === '')) {

@@ -31,14 +31,14 @@ export async function listenOnLoopback(
 }
 
 /** A request's body as JSON; `malformed` when it is not JSON (the fakes answer that like the real API). */
-export async function readBody(req: IncomingMessage): Promise<{ body: any; malformed: boolean }> {
+export async function readBody(req: IncomingMessage): Promise<{ body: any; text: string; malformed: boolean }> {
   const parts: Buffer[] = []
   for await (const part of req) parts.push(part as Buffer)
   const text = Buffer.concat(parts).toString('utf8')
-  if (text === '') return { body: null, malformed: false }
+  if (text === '') return { body: null, text, malformed: false }
   try {
-    return { body: JSON.parse(text), malformed: false }
+    return { body: JSON.parse(text), text, malformed: false }
   } catch {
-    return { body: text, malformed: true }
+    return { body: text, text, malformed: true }
   }
 }

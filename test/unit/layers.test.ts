@@ -44,6 +44,7 @@ const SHARED = [
   'slidingWindow.ts',
   'randomText.ts',
   'jsonObject.ts',
+  'jsonText.ts',
   'keys',
   'pricing/types.ts',
   'workerScript.ts',

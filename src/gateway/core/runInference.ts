@@ -31,6 +31,7 @@ import type { Sink } from './sink'
 import type { Delivered, Finished, InboundWire } from './wire'
 import { requestedTier } from '../pricing/tiers'
 import { fingerprintPrompt } from '../pipeline/promptFingerprint'
+import { ClientText, type SentBody } from './clientText'
 
 /** nginx's convention for "client closed the request": no response was ever sent. */
 export const CLIENT_CLOSED = 499
@@ -45,8 +46,12 @@ export interface InferenceCall {
   keyId?: string
   /** The body as parsed, in its inbound wire. */
   body: unknown
-  /** Its text as received, for body logging; serialised from `body` only when logging needs it and there is none. */
-  rawBody: string | null
+  /**
+   * The request's body as received (its text, and the value parsed from it: `body`, or the part of
+   * it that was the body on Google's wire, whose model is in the path): logged as it came, and sent
+   * upstream as it came where nothing changed it. None from the Playground.
+   */
+  sent: SentBody | null
   /** Header names and values in order, for `X-Gw-*` attribution. */
   rawHeaders: string[]
   source: 'api' | 'playground'
@@ -211,7 +216,9 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   ctx.stream = wc.stream
   // Bound: a call may be a class, whose method reads its own fields.
   ctx.attribution = resolveAttribution(wc.envelope, call.rawHeaders, wc.bodySession?.bind(wc) ?? null)
-  if (gw.settings.log_bodies) ctx.requestBody = call.rawBody ?? JSON.stringify(call.body)
+  if (gw.settings.log_bodies) ctx.requestBody = call.sent?.text ?? JSON.stringify(call.body)
+  // Noted before any stage may change the body.
+  const clientText = ClientText.of(call.sent)
   const steering = steer(gw.presets, gw.aliases, ctx.key, wc.model, wc.applyPreset !== undefined, wire.endpoint)
   ctx.preset = steering.preset
   ctx.alias = steering.alias
@@ -273,7 +280,11 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   run.target = ordered[0]
   // Why the held target was passed over before it was tried, should it be.
   let passedOver: MoveReason | null = held && gw.cooldown.cooling(held.provider) ? 'cooled_down' : null
-  const { target, response } = await route(gw, ctx, ordered, (t) => wc.request(ctx, t, forwarded), call.abort, {
+  const build = (t: Target) => {
+    const built = wc.request(ctx, t, forwarded)
+    return clientText ? clientText.of(built) : built
+  }
+  const { target, response } = await route(gw, ctx, ordered, build, call.abort, {
     primary: first,
     skip: (t) => {
       // The first candidate passed the policy at admission.

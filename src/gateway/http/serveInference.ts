@@ -37,7 +37,7 @@ export async function serveInference(
       id: req.id,
       authorization: credentialOf(req.headers, grammar, req.query),
       body,
-      rawBody: req.rawBody,
+      sent: req.rawBody === null ? null : { text: req.rawBody, json: req.body },
       rawHeaders: req.raw.rawHeaders,
       source: 'api',
       abort: abortWhenGone(reply.raw),

@@ -29,32 +29,32 @@ export function partialUsage(reported: NormalizedUsage | null, prompt: unknown, 
   }
 }
 
-/**
- * The object holding a limit field and the field's own name: `limitField` may be a path
- * (Gemini's `generationConfig.maxOutputTokens`). With `create`, a missing parent is made.
- */
-function limitHolder(body: Record<string, unknown>, limitField: string, create: boolean): [Record<string, unknown> | null, string] {
+/** Where a limit field is: its parent's name (none for a top-level field) and its own. */
+function limitPath(limitField: string): [string | null, string] {
   const dot = limitField.indexOf('.')
-  if (dot < 0) return [body, limitField]
-  const parent = limitField.slice(0, dot)
-  const held = body[parent]
-  if (typeof held === 'object' && held !== null && !Array.isArray(held)) return [held as Record<string, unknown>, limitField.slice(dot + 1)]
-  if (!create) return [null, '']
-  const made: Record<string, unknown> = {}
-  body[parent] = made
-  return [made, limitField.slice(dot + 1)]
+  return dot < 0 ? [null, limitField] : [limitField.slice(0, dot), limitField.slice(dot + 1)]
 }
 
 /** The value of a wire's token-limit field (a name, or a path such as `generationConfig.maxOutputTokens`). */
 export function limitValue(body: Record<string, unknown>, limitField: string): unknown {
-  const [holder, name] = limitHolder(body, limitField, false)
-  return holder?.[name]
+  const [parent, name] = limitPath(limitField)
+  const holder = parent === null ? body : body[parent]
+  return typeof holder === 'object' && holder !== null && !Array.isArray(holder) ? (holder as Record<string, unknown>)[name] : undefined
 }
 
-/** Puts a token limit into a wire's limit field, making its parent object where the field is a path. */
+/**
+ * Puts a token limit into a wire's limit field. A parent object is replaced by a copy with the
+ * limit, never written into: only the body's own fields change, and the core tells a body it
+ * changed from the client's by those alone (core/clientText.ts).
+ */
 export function setLimit(body: Record<string, unknown>, limitField: string, value: number): void {
-  const [holder, name] = limitHolder(body, limitField, true)
-  holder![name] = value
+  const [parent, name] = limitPath(limitField)
+  if (parent === null) {
+    body[name] = value
+    return
+  }
+  const held = body[parent]
+  body[parent] = { ...(typeof held === 'object' && held !== null && !Array.isArray(held) ? held : {}), [name]: value }
 }
 
 /** The token limit a chat request asked for, whichever field it used. */

@@ -18,6 +18,8 @@ export type Chunk = Record<string, unknown> & {
 export interface UpstreamRequest {
   path: string
   body: unknown
+  /** `body`'s JSON text where the gateway has it already: the client's own, for a body that is the client's (core/clientText.ts). */
+  text?: string
   /** Headers the caller sent for the provider (a wire's pass-through ones); they win over the adapter's. */
   headers?: Record<string, string>
 }

@@ -90,7 +90,7 @@ export async function route(
       built = build(target)
       // Serialised once for all attempts, and before any: a failure here is the gateway's or the
       // caller's, never the provider's, so it is thrown as is and feeds no cool-down.
-      request = { path: built.path, body: JSON.stringify(built.body), headers: built.headers }
+      request = { path: built.path, body: built.text ?? JSON.stringify(built.body), headers: built.headers }
     } catch (err) {
       // The caller's request must fit the primary provider; a fallback of another kind that
       // cannot express it (n > 1 on Anthropic, say) is passed over instead.

@@ -27,7 +27,7 @@ export const playgroundHandlers: Handlers<'playground.chat'> = {
         id,
         keyId: key.id,
         body,
-        rawBody: null,
+        sent: null,
         rawHeaders: [],
         source: 'playground',
         abort: ctx.abort,
