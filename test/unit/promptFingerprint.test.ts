@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { fingerprintPrompt } from '../../src/gateway/pipeline/promptFingerprint'
+import { ClientText } from '../../src/gateway/core/clientText'
 
 /** The fingerprint's definition, written the plain way: sha1 of the JSON without any `cache_control` key, 8 characters of base64url. */
 function reference(value: unknown): { digest: string; markers: number } {
@@ -32,7 +33,16 @@ function prompt(marked: boolean) {
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { path: '/a' } }] },
     {
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'x', cache_control: marker }, { type: 'text', text: 'y' }] }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: [
+            { type: 'text', text: 'x', cache_control: marker },
+            { type: 'text', text: 'y' },
+          ],
+        },
+      ],
     },
     { role: 'user', content: [{ type: 'text', text: 'go on', ...(marked ? { cache_control: { type: 'ephemeral', ttl: '1h' } } : {}) }] },
   ]
@@ -45,8 +55,14 @@ describe('fingerprintPrompt', () => {
     const snapshot = JSON.stringify(parts)
     const fp = fingerprintPrompt(parts)
     const expected = [parts.system, ...parts.tools, ...parts.messages].map(reference)
-    assert.deepEqual([fp.system, ...fp.tools, ...fp.messages], expected.map((r) => r.digest))
-    assert.equal(fp.markers, expected.reduce((n, r) => n + r.markers, 0))
+    assert.deepEqual(
+      [fp.system, ...fp.tools, ...fp.messages],
+      expected.map((r) => r.digest),
+    )
+    assert.equal(
+      fp.markers,
+      expected.reduce((n, r) => n + r.markers, 0),
+    )
     assert.equal(fp.markers, 4)
     // The caller's body is read, never changed: it may still be forwarded as it came.
     assert.equal(JSON.stringify(parts), snapshot)
@@ -68,5 +84,28 @@ describe('fingerprintPrompt', () => {
     assert.notEqual(a.messages[0], b.messages[0])
     assert.equal(a.system, reference('one').digest)
     assert.deepEqual(fingerprintPrompt({ system: undefined, tools: [], messages: [] }), { system: null, tools: [], messages: [], markers: 0 })
+  })
+
+  it("digests a part from the client's text where that is JSON.stringify's, and the same as from its value", () => {
+    const parts = prompt(true)
+    // An integer key anywhere makes the text's order differ from the value's (readJsonText): none here.
+    delete (parts.tools[1].input_schema.properties as Record<string, unknown>)['1']
+    const expected = fingerprintPrompt(parts)
+    for (const [text, fromText] of [
+      [JSON.stringify({ model: 'm', ...parts }), 3],
+      [JSON.stringify({ model: 'm', ...parts }, null, 1), 0],
+    ] as const) {
+      const json = JSON.parse(text)
+      const client = ClientText.of({ text, json })!
+      let used = 0
+      const sentText = (value: unknown) => {
+        const found = client.textOf(value)
+        if (found !== null) used++
+        return found
+      }
+      assert.deepEqual(fingerprintPrompt({ system: json.system, tools: json.tools, messages: json.messages }, sentText), expected)
+      // The parts without a marker (a tool and two messages) came from the text, where it is JSON.stringify's.
+      assert.equal(used, fromText)
+    }
   })
 })

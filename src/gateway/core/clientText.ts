@@ -1,5 +1,5 @@
 import type { UpstreamRequest } from '../providers/adapter'
-import { keysAreUnique } from '../jsonText'
+import { readJsonText, type JsonText } from '../jsonText'
 
 /** A request's body as it came: its text, and the value JSON.parse made of it. */
 export interface SentBody {
@@ -8,30 +8,70 @@ export interface SentBody {
 }
 
 /**
- * Sends the client's own text upstream where the body built for a provider is the client's: the
- * same fields with the same values. A native wire builds it so when nothing steered the request
- * (Claude Code's turn to Anthropic is `{ ...body, model }` with the model as sent), and
- * serialising it again cost ~0.75 ms of the event loop on a 190 KB turn (bench/README.md).
+ * What the gateway can take from the client's own text instead of serialising a value the client
+ * sent again: ~0.75 ms of the event loop for the body and ~1 ms for the prompt's digests on a
+ * Claude Code turn of 190 KB (bench/README.md).
  *
- * The fields are noted as the request is read, before any stage runs: admission may set a missing
- * token limit on the body itself. Stages change the body only at its top (a copy, a field set or
- * replaced; estimate.ts's `setLimit` copies a parent it writes into), never inside a value the
- * client sent, so a change anywhere shows among the fields. The text goes only when it means to
- * the provider what it meant to the gateway (`keysAreUnique`), decided once a request.
+ * - The body upstream: where the body built for a provider is the client's (the same fields with
+ *   the same values), it goes as the client's text. A native wire builds it so when nothing
+ *   steered the request: Claude Code's turn to Anthropic is `{ ...body, model }` with its model as
+ *   sent, Google's body goes as written.
+ * - A part of the prompt (a message, a tool), for its digest: the text it was read from, where
+ *   that text is what JSON.stringify writes of it.
+ *
+ * The body's fields are noted as the request is read, before any stage runs: admission may set a
+ * missing token limit on the body itself. Stages change the body only at its top (a copy, a field
+ * set or replaced; estimate.ts's `setLimit` copies a parent it writes into), never inside a value
+ * the client sent, so a change anywhere shows among the fields and a value inside is as it came.
+ * The text is used only where it means to the provider what it meant to the gateway
+ * (`readJsonText`), read once a request and only when first needed.
  */
 export class ClientText {
   private readonly fields: Map<string, unknown>
-  private unique: boolean | null = null
+  private read: JsonText | null | undefined
+  /** The text of each top-level field's value and array element the client sent, by the value: made on the first look-up. */
+  private spans: Map<unknown, { start: number; end: number }> | null = null
 
-  constructor(private readonly sent: SentBody) {
+  private constructor(private readonly sent: SentBody) {
     this.fields = new Map(Object.entries(sent.json as object))
   }
 
+  /** None for a body that is not a JSON object (no wire builds from one), or for none at all. */
+  static of(sent: SentBody | null): ClientText | null {
+    const json = sent?.json
+    return typeof json === 'object' && json !== null && !Array.isArray(json) ? new ClientText(sent!) : null
+  }
+
   /** `request`, its body's text the client's where the body is the client's own. */
-  of(request: UpstreamRequest): UpstreamRequest {
-    if (!this.isSent(request.body)) return request
-    this.unique ??= keysAreUnique(this.sent.text)
-    return this.unique ? { ...request, text: this.sent.text } : request
+  forRequest(request: UpstreamRequest): UpstreamRequest {
+    return this.isSent(request.body) && this.reading() !== null ? { ...request, text: this.sent.text } : request
+  }
+
+  /** The client's text of `value`, an object the client sent at the top of its body or in an array there, where it is what JSON.stringify would write; null otherwise. */
+  readonly textOf = (value: unknown): string | null => {
+    if (typeof value !== 'object' || value === null) return null
+    const span = this.spansByValue()?.get(value)
+    return span ? this.sent.text.slice(span.start, span.end) : null
+  }
+
+  private reading(): JsonText | null {
+    if (this.read === undefined) this.read = readJsonText(this.sent.text)
+    return this.read
+  }
+
+  private spansByValue(): Map<unknown, { start: number; end: number }> | null {
+    if (this.spans) return this.spans
+    const read = this.reading()
+    if (!read?.canonical) return null
+    const spans = new Map<unknown, { start: number; end: number }>()
+    for (const [key, span] of read.fields) {
+      const value = this.fields.get(key)
+      if (typeof value !== 'object' || value === null) continue
+      spans.set(value, span)
+      if (!span.items || !Array.isArray(value)) continue
+      for (let i = 0; i < span.items.length; i++) if (typeof value[i] === 'object' && value[i] !== null) spans.set(value[i], span.items[i])
+    }
+    return (this.spans = spans)
   }
 
   private isSent(body: unknown): boolean {
@@ -44,11 +84,5 @@ export class ClientText {
       count++
     }
     return count === this.fields.size
-  }
-
-  /** The text of a body that is a JSON object (the only kind a wire builds from), or nothing to compare with. */
-  static of(sent: SentBody | null): ClientText | null {
-    const json = sent?.json
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? new ClientText(sent!) : null
   }
 }

@@ -224,7 +224,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   ctx.alias = steering.alias
   if (ctx.preset && wc.applyPreset) wc.applyPreset(ctx.preset)
   // Only a session's turns are compared, so only they pay for the digests.
-  if (ctx.attribution.attribution.session_id !== null && wc.promptParts) ctx.prompt = fingerprintPrompt(wc.promptParts())
+  if (ctx.attribution.attribution.session_id !== null && wc.promptParts) ctx.prompt = fingerprintPrompt(wc.promptParts(), clientText?.textOf)
   ctx.requestedTier = requestedTier(wc.body)
   // Awaited only when it waits (a credential's first lookup, a local server's models): no promise a request otherwise.
   const resolving = resolveModel(gw, steering.model)
@@ -282,7 +282,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   let passedOver: MoveReason | null = held && gw.cooldown.cooling(held.provider) ? 'cooled_down' : null
   const build = (t: Target) => {
     const built = wc.request(ctx, t, forwarded)
-    return clientText ? clientText.of(built) : built
+    return clientText ? clientText.forRequest(built) : built
   }
   const { target, response } = await route(gw, ctx, ordered, build, call.abort, {
     primary: first,

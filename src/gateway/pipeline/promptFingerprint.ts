@@ -23,10 +23,15 @@ const DIGEST_CHARS = 8
  * newest message every turn, and a block that only lost its marker is the same to the cache.
  * Made only for requests of a session (the doctor compares a session's turns), so others pay nothing.
  */
-export function fingerprintPrompt(parts: PromptParts): PromptFingerprint {
+export function fingerprintPrompt(parts: PromptParts, sentText: (value: unknown) => string | null = () => null): PromptFingerprint {
   const count = { markers: parts.marked ? 1 : 0 }
-  // One-shot hashing: a Hash object a digest cost ~2 µs more, and a coding agent's turn has a hundred messages.
-  const digest = (value: unknown): string => hash('sha1', JSON.stringify(unmarked(value, count)) ?? '', 'base64url').slice(0, DIGEST_CHARS)
+  const digest = (value: unknown): string => {
+    const bare = unmarked(value, count)
+    // A part with no marker, as the client wrote it, where that is JSON.stringify's text of it (core/clientText.ts).
+    const text = (bare === value ? sentText(value) : null) ?? JSON.stringify(bare) ?? ''
+    // One-shot hashing: a Hash object a digest cost ~2 µs more, and a coding agent's turn has a hundred messages.
+    return hash('sha1', text, 'base64url').slice(0, DIGEST_CHARS)
+  }
   const system = parts.system === undefined || parts.system === null ? null : digest(parts.system)
   return { system, tools: parts.tools.map(digest), messages: parts.messages.map(digest), markers: count.markers }
 }
