@@ -12,16 +12,15 @@ export interface FieldSpan extends Span {
 /** What `readJsonText` learns of a JSON object's text. */
 export interface JsonText {
   /**
-   * The text is exactly what JSON.stringify writes of the value JSON.parse makes of it: no space
-   * between tokens, numbers and string escapes as it writes them, no key that is an integer (an
-   * object's integer keys come first, whatever the text's order). Any part of it is then also
-   * what JSON.stringify writes of that part's value.
+   * The text's structure is what JSON.stringify writes of the value JSON.parse makes of it: no
+   * space between tokens, numbers as it writes them, no key that is an integer (an object's integer
+   * keys come first, whatever the text's order). With its strings' escapes JSON.stringify's too
+   * (`escapesAreStringifys`), any part of the text is what JSON.stringify writes of that part's value.
    */
-  canonical: boolean
-  /** Each top-level field's value; read only where `canonical`. */
+  plain: boolean
+  /** Each top-level field's value; read only where the text is `plain`. */
   fields: Map<string, FieldSpan>
 }
-
 /**
  * Reads JSON text (valid: JSON.parse took it) for what lets the gateway use the text in place of
  * its parsed value serialised again. Null where the text could mean to another reader something
@@ -37,7 +36,7 @@ export function readJsonText(text: string): JsonText | null {
   const open: Array<Set<string> | null> = []
   /** The next string is a key: after `{` or after `,` in an object. */
   let keyNext = false
-  let canonical = true
+  let plain = true
   const fields = new Map<string, FieldSpan>()
   /** The top-level field whose value the cursor is in, and where its array's current element began. */
   let field: FieldSpan | null = null
@@ -52,7 +51,7 @@ export function readJsonText(text: string): JsonText | null {
         if (key.includes('\\') || keys.has(key)) return null
         keys.add(key)
         keyNext = false
-        if (isDigit(key.charCodeAt(0))) canonical = false
+        if (isDigit(key.charCodeAt(0))) plain = false
         if (open.length === 1) fields.set(key, (field = { start: end + 2, end: text.length, items: null }))
       }
       i = end
@@ -84,13 +83,13 @@ export function readJsonText(text: string): JsonText | null {
       let end = i + 1
       while (end < text.length && isNumberChar(text.charCodeAt(end))) end++
       const number = text.slice(i, end)
-      if (String(Number(number)) !== number) canonical = false
+      if (String(Number(number)) !== number) plain = false
       i = end - 1
     } else if (c === SPACE || c === TAB || c === LF || c === CR) {
-      canonical = false
+      plain = false
     }
   }
-  return { canonical: canonical && !OTHER_ESCAPE.test(text), fields }
+  return { plain, fields }
 }
 
 const QUOTE = 0x22
@@ -110,15 +109,21 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39
 /** Digits, `-`, `+`, `.`, `e` and `E`: what a JSON number is written with. */
 const isNumberChar = (c: number) => isDigit(c) || c === MINUS || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45
 
-/** The index of the quote that closes the string whose opening quote is at `start`: the next one not escaped by an odd run of backslashes. */
+/** The rest of a string after its opening quote, to its closing one. */
+const STRING_REST = /[^"\\]*(?:\\.[^"\\]*)*"/y
+
+/**
+ * The index of the quote that closes the string whose opening quote is at `start`. Most strings
+ * have no escaped quote, and `indexOf` finds their end; one that has is read by a regular
+ * expression, which beat an `indexOf` an escaped quote: 209 against 253 µs on bench/turn.ts's
+ * agent turn, 26 against 34 µs on 20 KB of a prompt that quotes 900 times (microbenchmarks).
+ */
 function stringEnd(text: string, start: number): number {
-  let q = text.indexOf('"', start + 1)
-  for (;;) {
-    let b = q - 1
-    while (text.charCodeAt(b) === BACKSLASH) b--
-    if ((q - 1 - b) % 2 === 0) return q
-    q = text.indexOf('"', q + 1)
-  }
+  const q = text.indexOf('"', start + 1)
+  if (text.charCodeAt(q - 1) !== BACKSLASH) return q
+  STRING_REST.lastIndex = start + 1
+  STRING_REST.test(text)
+  return STRING_REST.lastIndex - 1
 }
 
 /**
@@ -127,3 +132,6 @@ function stringEnd(text: string, start: number): number {
  * which only sends such a text the slow way.
  */
 const OTHER_ESCAPE = /\\\/|\\u(?!00[01][0-9a-f])|\\u00(?:08|09|0a|0c|0d)/
+
+/** Whether the text's string escapes are all JSON.stringify's (read apart from `readJsonText`: only the prompt's digests need it). */
+export const escapesAreStringifys = (text: string): boolean => !OTHER_ESCAPE.test(text)

@@ -57,9 +57,11 @@ describe("the client's body text, sent upstream as it came where nothing changed
   const messages = (key: string, text: string) => post('/v1/messages', key, text)
   const generate = (key: string, text: string) => post('/v1beta/models/gemini-2.5-flash:generateContent', key, text)
 
+  /** A system prompt that makes the body large enough for its text to be read (smaller ones are serialised again: core/clientText.ts). */
+  const long = 'Answer in one short sentence. '.repeat(160)
   /** What no serialiser writes: spaces, a number as `1.0`, a character escaped that needs no escape, a key order of its own. */
   const messagesText = (model: string, extra = '') =>
-    `{ "messages" : [ {"role":"user","content":"caf\\u00e9 \\"quoted\\" \\\\ ok"} ],\n  "temperature": 1.0, ${extra}"model": "${model}", "metadata": {"user_id": "u"} }`
+    `{ "system": "${long}", "messages" : [ {"role":"user","content":"caf\\u00e9 \\"quoted\\" \\\\ ok"} ],\n  "temperature": 1.0, ${extra}"model": "${model}", "metadata": {"user_id": "u"} }`
 
   it('sends a Messages body the gateway left alone byte for byte, native to Anthropic', async () => {
     const text = messagesText('claude-sonnet-4-5', '"max_tokens": 64, ')
@@ -93,13 +95,13 @@ describe("the client's body text, sent upstream as it came where nothing changed
     assert.equal(escaped.text, JSON.stringify(escaped.body))
 
     // Inside a message too: the gateway estimates the prompt from what it parsed.
-    await messages(free, `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"long","content":"hi"}]}`)
+    await messages(free, `{"model":"claude-sonnet-4-5","max_tokens":64,"system":"${long}","messages":[{"role":"user","content":"long","content":"hi"}]}`)
     assert.deepEqual(anthropic.received.at(-1)!.body.messages, [{ role: 'user', content: 'hi' }])
     assert.equal(anthropic.received.at(-1)!.text.match(/"content"/g)?.length, 1)
   })
 
   it("sends Google's body as written, and a policy's limit inside generationConfig without losing what was there", async () => {
-    const text = `{"contents": [{"role": "user", "parts": [{"text": "Hi"}]}], "generationConfig": {"temperature": 0.5}}`
+    const text = `{"systemInstruction": {"parts": [{"text": "${long}"}]}, "contents": [{"role": "user", "parts": [{"text": "Hi"}]}], "generationConfig": {"temperature": 0.5}}`
     await generate(free, text)
     assert.equal(google.received.at(-1)!.text, text)
 

@@ -25,7 +25,12 @@ const marker = { type: 'ephemeral' }
 function prompt(marked: boolean) {
   const system = [{ type: 'text', text: 'You are Claude Code.', ...(marked ? { cache_control: marker } : {}) }]
   const tools = [
-    { name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } }, cache_control: marker },
+    {
+      name: 'Read',
+      description: 'Reads a file. '.repeat(400),
+      input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+      cache_control: marker,
+    },
     { name: 'Edit', description: 'Edits "a" file\n', input_schema: { type: 'object', properties: { '1': { type: 'number' }, b: { type: 'string' } } } },
   ]
   const messages = [

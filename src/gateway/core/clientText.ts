@@ -1,11 +1,19 @@
 import type { UpstreamRequest } from '../providers/adapter'
-import { readJsonText, type JsonText } from '../jsonText'
+import { escapesAreStringifys, readJsonText, type JsonText } from '../jsonText'
 
 /** A request's body as it came: its text, and the value JSON.parse made of it. */
 export interface SentBody {
   text: string
   json: unknown
 }
+
+/**
+ * Below this many characters the body's text is not read: serialising a small body again costs
+ * what reading its text does, and noting its fields more (chat completions' bench turn, 249
+ * characters: 9.8 µs read against 5.2 serialised; 4,734: 19.4 against 23.9; microbenchmarks with
+ * the parse included).
+ */
+const READ_FROM_CHARS = 4096
 
 /**
  * What the gateway can take from the client's own text instead of serialising a value the client
@@ -30,16 +38,17 @@ export class ClientText {
   private readonly fields: Map<string, unknown>
   private read: JsonText | null | undefined
   /** The text of each top-level field's value and array element the client sent, by the value: made on the first look-up. */
-  private spans: Map<unknown, { start: number; end: number }> | null = null
+  private spans: Map<unknown, { start: number; end: number }> | null | undefined
 
   private constructor(private readonly sent: SentBody) {
     this.fields = new Map(Object.entries(sent.json as object))
   }
 
-  /** None for a body that is not a JSON object (no wire builds from one), or for none at all. */
+  /** None for a body that is not a JSON object (no wire builds from one), a small one, or none at all. */
   static of(sent: SentBody | null): ClientText | null {
-    const json = sent?.json
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? new ClientText(sent!) : null
+    if (sent === null || sent.text.length < READ_FROM_CHARS) return null
+    const json = sent.json
+    return typeof json === 'object' && json !== null && !Array.isArray(json) ? new ClientText(sent) : null
   }
 
   /** `request`, its body's text the client's where the body is the client's own. */
@@ -60,9 +69,9 @@ export class ClientText {
   }
 
   private spansByValue(): Map<unknown, { start: number; end: number }> | null {
-    if (this.spans) return this.spans
+    if (this.spans !== undefined) return this.spans
     const read = this.reading()
-    if (!read?.canonical) return null
+    if (!read?.plain || !escapesAreStringifys(this.sent.text)) return (this.spans = null)
     const spans = new Map<unknown, { start: number; end: number }>()
     for (const [key, span] of read.fields) {
       const value = this.fields.get(key)
