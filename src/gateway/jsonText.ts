@@ -126,12 +126,20 @@ function stringEnd(text: string, start: number): number {
   return STRING_REST.lastIndex - 1
 }
 
-/**
- * An escape JSON.stringify does not write: `\/`, or `\u` but for a control character without a
- * letter of its own, in lowercase. It may also match an escaped backslash followed by `/` or `u`,
- * which only sends such a text the slow way.
- */
-const OTHER_ESCAPE = /\\\/|\\u(?!00[01][0-9a-f])|\\u00(?:08|09|0a|0c|0d)/
+/** The four hex digits of a `\u` escape JSON.stringify writes: a control character without a letter of its own, in lowercase. */
+const CONTROL_ESCAPE = /^00(?:0[0-7bef]|1[0-9a-f])$/
 
-/** Whether the text's string escapes are all JSON.stringify's (read apart from `readJsonText`: only the prompt's digests need it). */
-export const escapesAreStringifys = (text: string): boolean => !OTHER_ESCAPE.test(text)
+/**
+ * Whether the text's string escapes are all JSON.stringify's: no `\/`, and `\u` only for a control
+ * character without a letter of its own, in lowercase. Read apart from `readJsonText`, as only the
+ * prompt's digests need it, by `indexOf`: a regular expression trying every backslash cost 0.17 ms
+ * on a 190 KB turn of code. An escaped backslash followed by `/` or `u` may be taken for such an
+ * escape, which only sends that text the slow way.
+ */
+export function escapesAreStringifys(text: string): boolean {
+  if (text.includes('\\/')) return false
+  for (let at = text.indexOf('\\u'); at !== -1; at = text.indexOf('\\u', at + 2)) {
+    if (!CONTROL_ESCAPE.test(text.slice(at + 2, at + 6))) return false
+  }
+  return true
+}
