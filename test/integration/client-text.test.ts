@@ -10,6 +10,7 @@ import fs from 'node:fs'
 import { startGateway, type RunningGateway } from '../../src/gateway/server'
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic'
 import { startFakeGemini, type FakeGemini } from '../support/fake-gemini'
+import { startFakeOpenAI, type FakeOpenAI } from '../support/fake-openai'
 import { TEST_SECRET_KEY, testStoreFor } from '../support/harness'
 import { databases } from '../support/storeFile'
 import { tempDir } from '../support/tempDir'
@@ -17,6 +18,7 @@ import { tempDir } from '../support/tempDir'
 describe("the client's body text, sent upstream as it came where nothing changed it", () => {
   let anthropic: FakeAnthropic
   let google: FakeGemini
+  let openai: FakeOpenAI
   let running: RunningGateway
   let dataDir: string
   let free: string
@@ -25,14 +27,19 @@ describe("the client's body text, sent upstream as it came where nothing changed
   before(async () => {
     anthropic = await startFakeAnthropic()
     google = await startFakeGemini()
+    openai = await startFakeOpenAI()
     dataDir = tempDir()
     running = await startGateway(
       { host: '127.0.0.1', port: 0, dataDir, logLevel: 'silent', ...(await testStoreFor(dataDir)) },
-      { env: { ANTHROPIC_API_KEY: anthropic.apiKey, GEMINI_API_KEY: google.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY }, routing: { maxRetries: 0 } },
+      {
+        env: { ANTHROPIC_API_KEY: anthropic.apiKey, GEMINI_API_KEY: google.apiKey, OPENAI_API_KEY: openai.apiKey, GW_SECRET_KEY: TEST_SECRET_KEY },
+        routing: { maxRetries: 0 },
+      },
     )
     const store = running.gateway.store
     await store.providers.upsert('anthropic', 'anthropic', anthropic.url)
     await store.providers.upsert('gemini', 'gemini', `${google.url}/v1beta`)
+    await store.providers.upsert('openai', 'openai', openai.url)
     free = (await store.keys.create('free')).secret
     capped = (await store.keys.create('capped', { policy: { max_tokens: 7 } })).secret
     await running.gateway.configChanged()
@@ -40,7 +47,7 @@ describe("the client's body text, sent upstream as it came where nothing changed
 
   after(async () => {
     await running?.close()
-    await Promise.all([anthropic?.close(), google?.close()])
+    await Promise.all([anthropic?.close(), google?.close(), openai?.close()])
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true })
     databases.delete(dataDir)
   })
@@ -48,7 +55,7 @@ describe("the client's body text, sent upstream as it came where nothing changed
   const post = async (path: string, key: string, text: string) => {
     const res = await fetch(`${running.url}${path}`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'x-goog-api-key': key, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${key}`, 'x-goog-api-key': key, 'content-type': 'application/json' },
       body: text,
     })
     assert.equal(res.status, 200, await res.clone().text())
@@ -113,5 +120,21 @@ describe("the client's body text, sent upstream as it came where nothing changed
     // The limit set on a copy: the next request without the policy still goes as it came.
     await generate(free, text)
     assert.equal(google.received.at(-1)!.text, text)
+  })
+
+  it('sends chat completions and Responses bodies as written to OpenAI, but a chat stream, which the gateway asks for its usage', async () => {
+    const chat = (extra: string) =>
+      `{"model": "gpt-4o-mini", "messages": [{"role": "system", "content": "${long}"}, {"role": "user", "content": "Hi"}]${extra}}`
+    await post('/v1/chat/completions', free, chat(', "temperature": 1.0'))
+    assert.equal(openai.received.at(-1)!.text, chat(', "temperature": 1.0'))
+
+    await post('/v1/chat/completions', free, chat(', "stream": true'))
+    const streamed = openai.received.at(-1)!
+    assert.deepEqual(streamed.body.stream_options, { include_usage: true })
+    assert.equal(streamed.text, JSON.stringify(streamed.body))
+
+    const responses = `{"model": "gpt-4o-mini", "instructions": "${long}", "input": "Hi", "store": false}`
+    await post('/v1/responses', free, responses)
+    assert.equal(openai.received.at(-1)!.text, responses)
   })
 })
