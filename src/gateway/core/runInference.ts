@@ -232,6 +232,7 @@ async function serve(gw: CoreDeps, wire: InboundWire, call: InferenceCall, ctx: 
   run.target = primary
   if (wc.resolve) await wc.resolve(ctx)
   const control = wc.control()
+  if (clientText) control.sentText = clientText.textOf
   run.free = control.free === true
   const resolvingSoftCap = run.free ? null : softCapFor(gw, ctx.key, ctx.preset, primary, control.chat)
   const soft = resolvingSoftCap && (await resolvingSoftCap)

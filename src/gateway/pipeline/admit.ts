@@ -1,6 +1,6 @@
 import type { Balances, Reservation } from './balances'
 import { enforcePolicy, policyViolation } from './enforcePolicy'
-import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico } from './estimate'
+import { CHARS_PER_TOKEN_CONSERVATIVE, CHARS_PER_TOKEN_TYPICAL, estimateTokens, requestedMaxTokens, worstCasePico, type SentText } from './estimate'
 import type { RequestContext } from './requestContext'
 import type { RateLimiter } from './rateLimiter'
 import type { SessionHold, SessionSpend } from './sessionSpend'
@@ -36,6 +36,8 @@ export interface AdmitOptions {
    * cost ceiling or prepaid price rule; the key's model and provider rules still apply.
    */
   free?: boolean
+  /** The client's own text of a part of the prompt it sent (estimate.ts's `estimateTokens`). */
+  sentText?: SentText
 }
 
 /** What admission holds for a request until it is recorded. */
@@ -76,7 +78,7 @@ function checkPolicy(ctx: RequestContext, target: Target, body: Record<string, u
     chat: opts.chat,
     limitField: opts.limitField,
     worstCasePico: () =>
-      free ? 0 : entry ? worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_CONSERVATIVE), maxOutput(), ctx.startedAt) : null,
+      free ? 0 : entry ? worstCasePico(entry, estimateTokens(opts.prompt, CHARS_PER_TOKEN_CONSERVATIVE, opts.sentText), maxOutput(), ctx.startedAt) : null,
   })
   if (key.prepaid === 1 && !entry && !free) {
     throw policyViolation(
@@ -152,7 +154,7 @@ export function admit(
     let promptTokens: number | null = null
     const expectedOn = (e: CatalogModel) => {
       const expectedOutput = opts.chat ? Math.min(requestedMaxTokens(body, opts.limitField) ?? EXPECTED_OUTPUT_TOKENS, e.max_output_tokens ?? Infinity) : 0
-      promptTokens ??= estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL)
+      promptTokens ??= estimateTokens(opts.prompt, CHARS_PER_TOKEN_TYPICAL, opts.sentText)
       return worstCasePico(e, promptTokens, expectedOutput, ctx.startedAt)
     }
     if (entry) expected = expectedOn(entry)
