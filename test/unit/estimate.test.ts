@@ -6,11 +6,18 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { estimateTokens } from '../../src/gateway/pipeline/estimate'
 import { ClientText } from '../../src/gateway/core/clientText'
-import { agentTurnBody } from '../../bench/turn'
 
 describe('estimateTokens', () => {
   it("measures a prompt the client sent from its text, to the character JSON.stringify's length", () => {
-    const text = agentTurnBody('claude-haiku-4-5')
+    const text = JSON.stringify({
+      model: 'claude-haiku-4-5',
+      system: [{ type: 'text', text: 'You are a coding agent. '.repeat(100), cache_control: { type: 'ephemeral' } }],
+      tools: [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }],
+      messages: Array.from({ length: 6 }, (_, i) => ({
+        role: i % 2 ? 'assistant' : 'user',
+        content: [{ type: 'text', text: `Turn ${i}: "quoted"\n`.repeat(30) }],
+      })),
+    })
     const json = JSON.parse(text)
     const client = ClientText.of({ text, json })!
     let read = 0
