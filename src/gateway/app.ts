@@ -208,7 +208,9 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   // stack can serialise, numbers beyond a double), so no later stage meets it.
   const defaultParser = app.getDefaultJsonParser('error', 'error')
   const parseJson: typeof defaultParser = (req, body, done) => {
-    req.rawBody = body as string
+    // The text the parser reads, which drops a byte-order mark (U+FEFF): the provider may be sent this text (core/clientText.ts).
+    const text = body as string
+    req.rawBody = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
     defaultParser(req, body, (err, value) => {
       if (err) return done(err)
       try {

@@ -76,6 +76,12 @@ describe("the client's body text, sent upstream as it came where nothing changed
     assert.equal(anthropic.received.at(-1)!.text, text)
   })
 
+  it('sends the text without the byte-order mark a client put before it, as the gateway read it', async () => {
+    const text = messagesText('claude-sonnet-4-5', '"max_tokens": 64, ')
+    await messages(free, `\ufeff${text}`)
+    assert.equal(anthropic.received.at(-1)!.text, text)
+  })
+
   it('serialises it again when the model is rewritten, and when a policy fills in the token limit', async () => {
     await messages(free, messagesText('anthropic/claude-sonnet-4-5', '"max_tokens": 64, '))
     const renamed = anthropic.received.at(-1)!
