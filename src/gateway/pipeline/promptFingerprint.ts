@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto'
 import type { PromptFingerprint } from '../store/requestsRepo'
+import type { SentText } from './estimate'
 
 /**
  * A prompt's parts in the order a provider's cache reads them: the system prompt, each tool, each
@@ -23,7 +24,7 @@ const DIGEST_CHARS = 8
  * newest message every turn, and a block that only lost its marker is the same to the cache.
  * Made only for requests of a session (the doctor compares a session's turns), so others pay nothing.
  */
-export function fingerprintPrompt(parts: PromptParts, sentText: (value: unknown) => string | null = () => null): PromptFingerprint {
+export function fingerprintPrompt(parts: PromptParts, sentText: SentText = () => null): PromptFingerprint {
   const count = { markers: parts.marked ? 1 : 0 }
   const digest = (value: unknown): string => {
     const bare = unmarked(value, count)
