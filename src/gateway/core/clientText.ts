@@ -1,5 +1,6 @@
 import type { UpstreamRequest } from '../providers/adapter'
-import { escapesAreStringifys, readJsonText, type JsonText } from '../jsonText'
+import { escapesAreStringifys, readJsonText, type JsonText, type Span } from '../jsonText'
+import { isObj } from '../jsonObject'
 
 /** A request's body as it came: its text, and the value JSON.parse made of it. */
 export interface SentBody {
@@ -38,7 +39,7 @@ export class ClientText {
   private readonly fields: Map<string, unknown>
   private read: JsonText | null | undefined
   /** The text of each top-level field's value and array element the client sent, by the value: made on the first look-up. */
-  private spans: Map<unknown, { start: number; end: number }> | null | undefined
+  private spans: Map<unknown, Span> | null | undefined
 
   private constructor(private readonly sent: SentBody) {
     this.fields = new Map(Object.entries(sent.json as object))
@@ -46,9 +47,7 @@ export class ClientText {
 
   /** None for a body that is not a JSON object (no wire builds from one), a small one, or none at all. */
   static of(sent: SentBody | null): ClientText | null {
-    if (sent === null || sent.text.length < READ_FROM_CHARS) return null
-    const json = sent.json
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? new ClientText(sent) : null
+    return sent !== null && sent.text.length >= READ_FROM_CHARS && isObj(sent.json) ? new ClientText(sent) : null
   }
 
   /** `request`, its body's text the client's where the body is the client's own. */
@@ -68,11 +67,11 @@ export class ClientText {
     return this.read
   }
 
-  private spansByValue(): Map<unknown, { start: number; end: number }> | null {
+  private spansByValue(): Map<unknown, Span> | null {
     if (this.spans !== undefined) return this.spans
     const read = this.reading()
     if (!read?.plain || !escapesAreStringifys(this.sent.text)) return (this.spans = null)
-    const spans = new Map<unknown, { start: number; end: number }>()
+    const spans = new Map<unknown, Span>()
     for (const [key, span] of read.fields) {
       const value = this.fields.get(key)
       if (typeof value !== 'object' || value === null) continue
@@ -84,11 +83,11 @@ export class ClientText {
   }
 
   private isSent(body: unknown): boolean {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
+    if (!isObj(body)) return false
     let count = 0
     for (const key in body) {
       if (!Object.hasOwn(body, key)) continue
-      const value = (body as Record<string, unknown>)[key]
+      const value = body[key]
       if (this.fields.get(key) !== value || (value === undefined && !this.fields.has(key))) return false
       count++
     }

@@ -1,6 +1,7 @@
 import type { CatalogModel, NormalizedUsage } from '../pricing/types'
 import { ratesAt, usdPer1MToPicoPerToken } from '../pricing/priceUsage'
 import { ZERO_USAGE } from '../pricing/usage'
+import { isObj } from '../jsonObject'
 
 /**
  * Token counts without a tokenizer. For limits (cost ceilings, balance reservations) a
@@ -60,7 +61,7 @@ function limitPath(limitField: string): [string | null, string] {
 export function limitValue(body: Record<string, unknown>, limitField: string): unknown {
   const [parent, name] = limitPath(limitField)
   const holder = parent === null ? body : body[parent]
-  return typeof holder === 'object' && holder !== null && !Array.isArray(holder) ? (holder as Record<string, unknown>)[name] : undefined
+  return isObj(holder) ? holder[name] : undefined
 }
 
 /**
@@ -75,7 +76,7 @@ export function setLimit(body: Record<string, unknown>, limitField: string, valu
     return
   }
   const held = body[parent]
-  body[parent] = { ...(typeof held === 'object' && held !== null && !Array.isArray(held) ? held : {}), [name]: value }
+  body[parent] = { ...(isObj(held) ? held : {}), [name]: value }
 }
 
 /** The token limit a chat request asked for, whichever field it used. */
