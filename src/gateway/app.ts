@@ -208,10 +208,11 @@ export function buildApp(gw: Gateway, config: GatewayConfig, options: AppOptions
   // stack can serialise, numbers beyond a double), so no later stage meets it.
   const defaultParser = app.getDefaultJsonParser('error', 'error')
   const parseJson: typeof defaultParser = (req, body, done) => {
-    // The text the parser reads, which drops a byte-order mark (U+FEFF): the provider may be sent this text (core/clientText.ts).
+    // The text kept is the text parsed, without a byte-order mark (U+FEFF), which the parser would
+    // drop itself: the provider may be sent this text (core/clientText.ts).
     const text = body as string
     req.rawBody = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-    defaultParser(req, body, (err, value) => {
+    defaultParser(req, req.rawBody, (err, value) => {
       if (err) return done(err)
       try {
         assertBoundedJson(value)
