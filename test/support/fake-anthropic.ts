@@ -6,19 +6,10 @@
  * pairing, image types, temperature range, at most 4 cache breakpoints, no unknown fields), so the
  * gateway's translation is proven against the protocol. Tests steer it with `script()`.
  */
-import { listenOnLoopback, readBody } from './loopbackServer'
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { listenOnLoopback, readBody, type ReceivedRequest } from './loopbackServer'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
 import { FakePromptCache } from './fakePromptCache'
-
-export interface ReceivedRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  /** The body's text, as its bytes came. */
-  text: string
-}
 
 export interface UsageSpec {
   /** Uncached input only: Anthropic counts cache reads and writes apart. */

@@ -9,21 +9,11 @@
  * (`/v1beta/openai/…`) is a fake OpenAI server with Gemini's quirks behind the same port and key.
  * Tests steer it with `script()`.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
+import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import { listenOnLoopback, readBody } from './loopbackServer'
+import { listenOnLoopback, readBody, type ReceivedRequest } from './loopbackServer'
 import { contentPieces } from './contentPieces'
 import { fakeEmbedding, GEMINI_KEY_INVALID, GOOGLE_STATUS, startFakeOpenAI, type FakeOpenAI } from './fake-openai'
-
-export interface ReceivedRequest {
-  method: string
-  /** As received: percent-encoding and query (the key, `alt`) included. */
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  /** The body's text, as its bytes came. */
-  text: string
-}
 
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents'
 

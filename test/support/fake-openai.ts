@@ -5,20 +5,11 @@
  * protocol rather than against its own idea of it. Tests steer it with `script()`. With `quirks` it
  * speaks like one of the "OpenAI-compatible" providers instead (§5, §6), deviations included.
  */
-import { listenOnLoopback, readBody } from './loopbackServer'
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { listenOnLoopback, readBody, type ReceivedRequest } from './loopbackServer'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { randomBytes } from 'node:crypto'
 import { contentPieces } from './contentPieces'
 import { answerResponses, countInputTokens, validateInputTokens, validateResponses, type ResponsesBehaviour } from './fake-responses'
-
-export interface ReceivedRequest {
-  method: string
-  path: string
-  headers: IncomingHttpHeaders
-  body: any
-  /** The body's text, as its bytes came. */
-  text: string
-}
 
 export type Behaviour =
   | {

@@ -1,4 +1,4 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http'
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 /**
@@ -28,6 +28,17 @@ export async function listenOnLoopback(
       await closed
     },
   }
+}
+
+/** A request as a fake provider received it, kept for the test to read. */
+export interface ReceivedRequest {
+  method: string
+  /** As received: percent-encoding and query (Google's key, `alt`) included. */
+  path: string
+  headers: IncomingHttpHeaders
+  body: any
+  /** The body's text, as its bytes came. */
+  text: string
 }
 
 /** A request's body as JSON; `malformed` when it is not JSON (the fakes answer that like the real API). */
