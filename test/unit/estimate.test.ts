@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { estimateTokens } from '../../src/gateway/pipeline/estimate'
-import { ClientText } from '../../src/gateway/core/clientText'
+import { sentTextOf } from '../support/sentText'
 
 describe('estimateTokens', () => {
   it("measures a prompt the client sent from its text, to the character JSON.stringify's length", () => {
@@ -18,19 +18,12 @@ describe('estimateTokens', () => {
         content: [{ type: 'text', text: `Turn ${i}: "quoted"\n`.repeat(30) }],
       })),
     })
-    const json = JSON.parse(text)
-    const client = ClientText.of({ text, json })!
-    let read = 0
-    const sentText = (value: unknown) => {
-      const found = client.textOf(value)
-      if (found !== null) read++
-      return found
-    }
+    const { json, sentText, reads } = sentTextOf(text)
     // The prompt as the Messages wire gives it: the system prompt and the messages, in an array of its own.
     for (const prompt of [[json.system, json.messages], json.messages, [undefined, 'a "string"', json.tools, { x: 1 }], 'plain text']) {
       for (const charsPerToken of [1, 3, 4]) assert.equal(estimateTokens(prompt, charsPerToken, sentText), estimateTokens(prompt, charsPerToken))
     }
-    assert.ok(read >= 4, `${read} values read from the text`)
+    assert.ok(reads() >= 4, `${reads()} values read from the text`)
     assert.equal(estimateTokens(undefined, 4, sentText), 1)
   })
 })

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { fingerprintPrompt } from '../../src/gateway/pipeline/promptFingerprint'
-import { ClientText } from '../../src/gateway/core/clientText'
+import { sentTextOf } from '../support/sentText'
 
 /** The fingerprint's definition, written the plain way: sha1 of the JSON without any `cache_control` key, 8 characters of base64url. */
 function reference(value: unknown): { digest: string; markers: number } {
@@ -100,17 +100,10 @@ describe('fingerprintPrompt', () => {
       [JSON.stringify({ model: 'm', ...parts }), 3],
       [JSON.stringify({ model: 'm', ...parts }, null, 1), 0],
     ] as const) {
-      const json = JSON.parse(text)
-      const client = ClientText.of({ text, json })!
-      let used = 0
-      const sentText = (value: unknown) => {
-        const found = client.textOf(value)
-        if (found !== null) used++
-        return found
-      }
+      const { json, sentText, reads } = sentTextOf(text)
       assert.deepEqual(fingerprintPrompt({ system: json.system, tools: json.tools, messages: json.messages }, sentText), expected)
       // The parts without a marker (a tool and two messages) came from the text, where it is JSON.stringify's.
-      assert.equal(used, fromText)
+      assert.equal(reads(), fromText)
     }
   })
 })
