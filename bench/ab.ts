@@ -7,8 +7,13 @@
  * RSS over the whole run.
  *
  * Usage: node --import tsx bench/ab.ts --vs DIR [--mode chat|streams|responses-translated|messages|responses-stream|gemini-stream|agent-turn]
- *                                       [--rounds 6] [--seconds 4] [--connections 10] [--prepaid]
+ *                                       [--rounds 6] [--seconds 4] [--connections 10] [--rate N] [--prepaid]
  *                                       [--env K=V]... [--after-env K=V]... [--otlp-sink]
+ * --rate N (chat, messages, responses-translated): an open loop at N requests a second instead of
+ *   the closed loop, so the machine has CPU to spare: what a setting costs the event loop (its
+ *   main thread's CPU a request) shows apart from what its other threads take from the load
+ *   generator and the fake provider, which on two cores share the gateway's. Its rounds report
+ *   p50 and p99 latency.
  * --prepaid: the requests carry a key with a prepaid balance (each answer's debit in the ledger).
  * --together: each round drives both gateways at once (--connections each) instead of one after
  *   the other, so that the host's changes of speed within a run fall on both alike: on this machine
@@ -36,7 +41,7 @@
  */
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { closedLoop, makePool, median, streams, sustainedStreams } from './loadgen'
+import { closedLoop, makePool, median, openLoop, streams, sustainedStreams } from './loadgen'
 import { memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
@@ -50,6 +55,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '10' },
+    rate: { type: 'string' },
     prepaid: { type: 'boolean', default: false },
     env: { type: 'string', multiple: true, default: [] },
     'after-env': { type: 'string', multiple: true, default: [] },
@@ -66,6 +72,10 @@ const SERIAL = mode === 'responses-stream' || mode === 'gemini-stream' || mode =
 /** Streams opened at once in `burst` mode, as scenario D's larger burst (bench/run.ts). */
 const BURST = 1000
 const CONNS = SERIAL ? 1 : Number(args.connections)
+/** Requests a second of an open loop (--rate); null for the closed loop. */
+const RATE = args.rate === undefined ? null : Number(args.rate)
+if (RATE !== null && (SERIAL || mode === 'streams' || mode === 'burst' || !(RATE > 0)))
+  throw new Error('--rate takes a number of requests a second, with chat, messages or responses-translated')
 /** Events a chat stream relays: the role chunk, the content chunks, the finish chunk and the usage chunk. */
 const EVENTS_PER_STREAM = STREAM_CHUNKS + 3
 
@@ -125,7 +135,7 @@ const target = (gw: GatewayChild) => {
 const direct = { path: req.path, headers: { 'content-type': 'application/json', authorization: 'Bearer mock', 'x-goog-api-key': 'mock' } }
 const directPool = makePool(mock.info.url, 1)
 
-type Round = { rate: number; cpuUs: number; mainUs: number; p99?: number; ttfcP50?: number; ttfcP99?: number; addedP50?: number }
+type Round = { rate: number; cpuUs: number; mainUs: number; p50?: number; p99?: number; ttfcP50?: number; ttfcP99?: number; addedP50?: number }
 const rounds: Record<string, Round[]> = { after: [], before: [] }
 const pools = new Map(sides.map((s) => [s.name, makePool(s.gw.url, mode === 'burst' ? BURST : mode === 'streams' ? 256 : CONNS)]))
 
@@ -149,10 +159,10 @@ async function one(side: (typeof sides)[number], ms: number): Promise<Round> {
     if (s.failed || s.incomplete) throw new Error(`${side.name}: ${s.failed} failed, ${s.incomplete} incomplete: ${s.firstError}`)
     return { rate: s.streams / (ms / 1000), ...cpu, ttfcP50: s.ttfcP50, ttfcP99: s.ttfcP99 }
   }
-  const s = await closedLoop(pool, t, req.body, CONNS, ms)
-  const cpu = perUnit(s.rps * s.seconds)
+  const s = RATE === null ? await closedLoop(pool, t, req.body, CONNS, ms) : await openLoop(pool, t, req.body, RATE, ms)
+  const cpu = perUnit(s.count)
   if (s.errors) throw new Error(`${side.name}: ${s.errors} errors: ${s.firstError}`)
-  const round: Round = { rate: s.rps, ...cpu, p99: s.p99 }
+  const round: Round = { rate: s.rps, ...cpu, p50: s.p50, p99: s.p99 }
   if (SERIAL) {
     const floor = await closedLoop(directPool, direct, req.body, 1, ms / 4)
     if (floor.errors) throw new Error(`direct: ${floor.errors} errors: ${floor.firstError}`)
@@ -199,7 +209,9 @@ const lines = [
   }, ${ROUNDS} ${args.together ? 'rounds with both at once' : 'alternating rounds'}${
     mode === 'burst'
       ? `, ${BURST.toLocaleString('en')} streams opened at once`
-      : ` of ${MS / 1000} s${mode === 'streams' ? ', 200 streams kept open' : `, ${CONNS} connection${CONNS === 1 ? '' : 's'}`}`
+      : ` of ${MS / 1000} s${
+          mode === 'streams' ? ', 200 streams kept open' : RATE !== null ? `, an open loop at ${RATE} req/s` : `, ${CONNS} connection${CONNS === 1 ? '' : 's'}`
+        }`
   }:`,
 ]
 for (const s of sides) {
@@ -212,7 +224,14 @@ for (const s of sides) {
         r.map((x) => x.ttfcP99!),
         2,
       )} ms`
-    : `, p99 ${fmt(
+    : `${
+        RATE === null
+          ? ''
+          : `, p50 ${fmt(
+              r.map((x) => x.p50!),
+              2,
+            )} ms`
+      }, p99 ${fmt(
         r.map((x) => x.p99!),
         2,
       )} ms${

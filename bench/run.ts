@@ -283,49 +283,64 @@ const results: Record<string, unknown> = {}
 const started = Date.now()
 
 // ---------- A: one request at a time ----------
-if (SCEN.has('A')) {
-  say(
-    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, ${A_WIRES.map((w) => w.label).join(', ')})`,
-  )
-  const rounds = Object.fromEntries(['chat', ...A_WIRES.map((w) => w.wire)].map((w) => [w, {}])) as Record<Wire, Record<string, Stats[]>>
+/**
+ * The coding agent's turn runs after every other scenario, not among A's wires: its 200 KB bodies
+ * leave the gateway's heap larger (a scratch run: resident 139 MB before 1,300 turns, 163–171 MB
+ * after, 219–225 MB at the peak while they ran), which B's peak RSS at 50 connections would
+ * otherwise count (166 MB in the run that had it among A's wires, against 150 before it was added).
+ */
+const A_LAST: ReadonlySet<Wire> = new Set(['agentTurn'])
+type ARounds = Record<Wire, Record<string, Stats[]>>
+/** A's warm-up and rounds of `wires` (with chat), every target's wires back to back, the order rotating. */
+async function sequentialRounds(wires: ReadonlyArray<(typeof A_WIRES)[number]>): Promise<ARounds> {
+  const rounds = Object.fromEntries(['chat', ...wires.map((w) => w.wire)].map((w) => [w, {}])) as ARounds
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
   const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
-  for (const t of targets) for (const w of wiresOf(t, A_WIRES)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
+  for (const t of targets) for (const w of wiresOf(t, wires)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
   for (let rep = 0; rep < REPS; rep++) {
     for (const t of rotation(rep)) {
       // Each target's wires back to back, the order rotating, so the machine's drift falls on all of them.
-      const ws = wiresOf(t, A_WIRES)
+      const ws = wiresOf(t, wires)
       for (let i = 0; i < ws.length; i++) {
         const w = ws[(i + rep) % ws.length]
         ;(rounds[w.wire][t.name] ??= []).push(await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aRequests))
       }
     }
   }
-  const summary = (r: Record<string, Stats[]>, name: string) => {
-    const p50 = (n: string) => median(r[n].map((x) => x.p50))
-    const p99 = (n: string) => median(r[n].map((x) => x.p99))
-    return {
-      p50_ms: round(p50(name), 3),
-      p99_ms: round(p99(name), 3),
-      added_p50_ms: round(p50(name) - p50('direct'), 3),
-      added_p99_ms: round(p99(name) - p99('direct'), 3),
-      errors: r[name].reduce((s, x) => s + x.errors, 0),
-      firstError: r[name].find((x) => x.firstError)?.firstError,
-      rounds: r[name],
-    }
+  return rounds
+}
+function aSummary(r: Record<string, Stats[]>, name: string) {
+  const p50 = (n: string) => median(r[n].map((x) => x.p50))
+  const p99 = (n: string) => median(r[n].map((x) => x.p99))
+  return {
+    p50_ms: round(p50(name), 3),
+    p99_ms: round(p99(name), 3),
+    added_p50_ms: round(p50(name) - p50('direct'), 3),
+    added_p99_ms: round(p99(name) - p99('direct'), 3),
+    errors: r[name].reduce((s, x) => s + x.errors, 0),
+    firstError: r[name].find((x) => x.firstError)?.firstError,
+    rounds: r[name],
   }
-  const chatA = Object.fromEntries(targets.map((t) => [t.name, summary(rounds.chat, t.name)]))
+}
+/** A wire's summary, with its added latency as a multiple of chat's (`chatA`, the same rounds' or A's). */
+const versusChat = (r: Record<string, Stats[]>, chatA: Record<string, ReturnType<typeof aSummary>>) =>
+  Object.fromEntries(
+    Object.keys(r).map((n) => {
+      const m = aSummary(r, n)
+      const chatAdded = chatA[n]?.added_p50_ms
+      return [n, { ...m, added_p50_vs_chat: n === 'direct' || m.added_p50_ms === null || !chatAdded ? null : round(m.added_p50_ms / chatAdded, 2) }]
+    }),
+  )
+
+if (SCEN.has('A')) {
+  const wires = A_WIRES.filter((w) => !A_LAST.has(w.wire))
+  say(
+    `A: ${CFG.aWarmup} sequential requests to warm up, then ${CFG.aRequests} x ${REPS} rounds per target and wire (chat, ${wires.map((w) => w.label).join(', ')})`,
+  )
+  const rounds = await sequentialRounds(wires)
+  const chatA = Object.fromEntries(targets.map((t) => [t.name, aSummary(rounds.chat, t.name)]))
   results.A = chatA
-  /** Another wire's summary, with its added latency as a multiple of chat's in the same rounds. */
-  const versusChat = (wire: Wire) =>
-    Object.fromEntries(
-      Object.keys(rounds[wire]).map((n) => {
-        const m = summary(rounds[wire], n)
-        const chatAdded = chatA[n].added_p50_ms
-        return [n, { ...m, added_p50_vs_chat: n === 'direct' || m.added_p50_ms === null || !chatAdded ? null : round(m.added_p50_ms / chatAdded, 2) }]
-      }),
-    )
-  for (const w of A_WIRES) results[w.key] = versusChat(w.wire)
+  for (const w of wires) results[w.key] = versusChat(rounds[w.wire], chatA)
 }
 
 // ---------- B: closed loop ----------
@@ -502,6 +517,13 @@ if (SCEN.has('D')) {
   )
   // Last: the rows above run on processes in the state they were in before this burst was added.
   results.D_burst = await burst(CFG.dBurstStreams, 3)
+}
+
+if (SCEN.has('A')) {
+  const last = A_WIRES.filter((w) => A_LAST.has(w.wire))
+  say(`A, last (its large bodies would weigh on the scenarios after it): ${last.map((w) => w.label).join(', ')}, with chat beside it`)
+  const rounds = await sequentialRounds(last)
+  for (const w of last) results[w.key] = versusChat(rounds[w.wire], (results.A as Record<string, ReturnType<typeof aSummary>>) ?? {})
 }
 
 const rssEnd = Object.fromEntries(targets.filter((t) => t.pid).map((t) => [t.name, round(memoryMb(t.pid!).rss, 0)]))
