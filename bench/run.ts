@@ -291,16 +291,20 @@ const started = Date.now()
  */
 const A_LAST: ReadonlySet<Wire> = new Set(['agentTurn'])
 type ARounds = Record<Wire, Record<string, Stats[]>>
-/** A's warm-up and rounds of `wires` (with chat), every target's wires back to back, the order rotating. */
-async function sequentialRounds(wires: ReadonlyArray<(typeof A_WIRES)[number]>): Promise<ARounds> {
+/**
+ * A's warm-up and rounds of `wires`, and of chat unless `withChat` is false, every target's wires
+ * back to back, the order rotating.
+ */
+async function sequentialRounds(wires: ReadonlyArray<(typeof A_WIRES)[number]>, withChat = true): Promise<ARounds> {
   const rounds = Object.fromEntries(['chat', ...wires.map((w) => w.wire)].map((w) => [w, {}])) as ARounds
   // A pool per wire: a target's requests on one wire do not share another wire's connection.
   const wirePool = (t: Target, wire: Wire) => pool(wire === 'chat' ? t : { ...t, name: `${t.name} (${wire})` }, 1)
-  for (const t of targets) for (const w of wiresOf(t, wires)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
+  const callsOf = (t: Target) => wiresOf(t, wires).filter((w) => withChat || w.wire !== 'chat')
+  for (const t of targets) for (const w of callsOf(t)) await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aWarmup)
   for (let rep = 0; rep < REPS; rep++) {
     for (const t of rotation(rep)) {
       // Each target's wires back to back, the order rotating, so the machine's drift falls on all of them.
-      const ws = wiresOf(t, wires)
+      const ws = callsOf(t)
       for (let i = 0; i < ws.length; i++) {
         const w = ws[(i + rep) % ws.length]
         ;(rounds[w.wire][t.name] ??= []).push(await sequential(wirePool(w.target, w.wire), w.target, w.body, CFG.aRequests))
@@ -521,8 +525,8 @@ if (SCEN.has('D')) {
 
 if (SCEN.has('A')) {
   const last = A_WIRES.filter((w) => A_LAST.has(w.wire))
-  say(`A, last (its large bodies would weigh on the scenarios after it): ${last.map((w) => w.label).join(', ')}, with chat beside it`)
-  const rounds = await sequentialRounds(last)
+  say(`A, last (its large bodies would weigh on the scenarios after it): ${last.map((w) => w.label).join(', ')}, against A's chat row`)
+  const rounds = await sequentialRounds(last, false)
   for (const w of last) results[w.key] = versusChat(rounds[w.wire], (results.A as Record<string, ReturnType<typeof aSummary>>) ?? {})
 }
 
