@@ -38,6 +38,7 @@ const SHARED = [
   'errors.ts',
   'log.ts',
   'rotatingLog.ts',
+  'gatheredLog.ts',
   'config.ts',
   'version.ts',
   'boundedJson.ts',

@@ -1,5 +1,6 @@
-// The log file rotated by size: between whole lines, none lost, `keep` numbered files, and the
-// last lines written out by close() and by a process that exits without it.
+// The log file rotated by size: between whole lines, none lost, `keep` numbered files; and the
+// lines of a log file, rotated or not, written out within a second, by flush(), by close() and by
+// a process that exits without it.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -71,66 +72,75 @@ describe('the rotated log file', () => {
     )
     fs.rmSync(dir, { recursive: true, force: true })
   })
-
-  it('writes gathered lines within a second; close() writes out the last ones', async () => {
-    const dir = tempDir('gw-rotate-close-')
-    const file = path.join(dir, 'gw.log')
-    const log = openLog({ level: 'info', file, rotation: { maxBytes: MAX_BYTES, keep: 2 } })
-    log.logger.info('first')
-    await waitUntil(() => fs.readFileSync(file, 'utf8').includes('"first"'), { what: 'the first line in the file', timeoutMs: 3000 })
-    log.logger.info({ seq: 1 }, 'last')
-    assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /"last"/, 'gathered, not yet written')
-    await log.close()
-    assert.deepEqual(
-      logLinesByFile(file)
-        .flatMap((f) => f.lines)
-        .map((l) => l.msg),
-      ['first', 'last'],
-    )
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
-
-  it("pino's logger.flush(done) calls done once every line logged so far is in the file", async () => {
-    const dir = tempDir('gw-rotate-flush-')
-    const file = path.join(dir, 'gw.log')
-    const log = openLog({ level: 'info', file, rotation: { maxBytes: MAX_BYTES, keep: 2 } })
-    for (let seq = 0; seq < 100; seq++) log.logger.info({ seq }, 'numbered')
-    await new Promise<void>((resolve) => log.logger.flush(() => resolve()))
-    assert.deepEqual(seqs(logLinesByFile(file)), range(0, 100))
-    await new Promise<void>((resolve) => log.logger.flush(() => resolve()))
-    await log.close()
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
-
-  it('a process that exits without closing its log still has its last lines in the file', async () => {
-    const dir = tempDir('gw-rotate-exit-')
-    const file = path.join(dir, 'gw.log')
-    // Once its first line is written (the stream is open and idle), it logs three more and exits at once.
-    const script = `
-      const fs = require('node:fs')
-      const { openLog } = require('./src/gateway/log.ts')
-      const file = process.argv[1]
-      const log = openLog({ level: 'info', file, rotation: { maxBytes: ${MAX_BYTES}, keep: 2 } })
-      log.logger.info('first')
-      const poll = setInterval(() => {
-        if (!fs.readFileSync(file, 'utf8').includes('"first"')) return
-        for (let seq = 0; seq < 3; seq++) log.logger.info({ seq }, 'before exit')
-        process.exit(3)
-      }, 10)`
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, file], { cwd: ROOT, stdio: 'inherit' })
-    const [code] = await once(child, 'exit')
-    assert.equal(code, 3)
-    assert.deepEqual(
-      logLinesByFile(file)
-        .flatMap((f) => f.lines)
-        .map((l) => [l.msg, l.seq]),
-      [
-        ['first', undefined],
-        ['before exit', 0],
-        ['before exit', 1],
-        ['before exit', 2],
-      ],
-    )
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
 })
+
+// Both files gather their lines into writes (gatheredLog): one through the rotating stream, one
+// appended to the file the gateway opened.
+for (const [kind, rotation] of [
+  ['rotated', { maxBytes: MAX_BYTES, keep: 2 }],
+  ['appended', null],
+] as const) {
+  describe(`the ${kind} log file's gathered writes`, () => {
+    it('writes gathered lines within a second; close() writes out the last ones', async () => {
+      const dir = tempDir(`gw-${kind}-close-`)
+      const file = path.join(dir, 'gw.log')
+      const log = openLog({ level: 'info', file, rotation })
+      log.logger.info('first')
+      await waitUntil(() => fs.readFileSync(file, 'utf8').includes('"first"'), { what: 'the first line in the file', timeoutMs: 3000 })
+      log.logger.info({ seq: 1 }, 'last')
+      assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /"last"/, 'gathered, not yet written')
+      await log.close()
+      assert.deepEqual(
+        logLinesByFile(file)
+          .flatMap((f) => f.lines)
+          .map((l) => l.msg),
+        ['first', 'last'],
+      )
+      fs.rmSync(dir, { recursive: true, force: true })
+    })
+
+    it("pino's logger.flush(done) calls done once every line logged so far is in the file", async () => {
+      const dir = tempDir(`gw-${kind}-flush-`)
+      const file = path.join(dir, 'gw.log')
+      const log = openLog({ level: 'info', file, rotation })
+      for (let seq = 0; seq < 100; seq++) log.logger.info({ seq }, 'numbered')
+      await new Promise<void>((resolve) => log.logger.flush(() => resolve()))
+      assert.deepEqual(seqs(logLinesByFile(file)), range(0, 100))
+      await new Promise<void>((resolve) => log.logger.flush(() => resolve()))
+      await log.close()
+      fs.rmSync(dir, { recursive: true, force: true })
+    })
+
+    it('a process that exits without closing its log still has its last lines in the file', async () => {
+      const dir = tempDir(`gw-${kind}-exit-`)
+      const file = path.join(dir, 'gw.log')
+      // Once its first line is written (the stream is open and idle), it logs three more and exits at once.
+      const script = `
+        const fs = require('node:fs')
+        const { openLog } = require('./src/gateway/log.ts')
+        const file = process.argv[1]
+        const log = openLog({ level: 'info', file, rotation: ${JSON.stringify(rotation)} })
+        log.logger.info('first')
+        const poll = setInterval(() => {
+          if (!fs.readFileSync(file, 'utf8').includes('"first"')) return
+          for (let seq = 0; seq < 3; seq++) log.logger.info({ seq }, 'before exit')
+          process.exit(3)
+        }, 10)`
+      const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, file], { cwd: ROOT, stdio: 'inherit' })
+      const [code] = await once(child, 'exit')
+      assert.equal(code, 3)
+      assert.deepEqual(
+        logLinesByFile(file)
+          .flatMap((f) => f.lines)
+          .map((l) => [l.msg, l.seq]),
+        [
+          ['first', undefined],
+          ['before exit', 0],
+          ['before exit', 1],
+          ['before exit', 2],
+        ],
+      )
+      fs.rmSync(dir, { recursive: true, force: true })
+    })
+  })
+}
