@@ -6,7 +6,7 @@ import { gatheredLog, type Gathering, type LogFile } from './gatheredLog'
 
 /** When the log file is rotated, and how many rotated files are kept. */
 export interface LogRotation {
-  /** The size at which the file is rotated, in bytes; it may pass it by the last write (a few KB). */
+  /** The size at which the file is rotated, in bytes; it may pass it by the last write (up to 64 KB, and a sixteenth of the size at most). */
   maxBytes: number
   /** Rotated files kept: `gw.log.1` (the newest) to `gw.log.<keep>`. */
   keep: number
@@ -33,17 +33,21 @@ export function openRotatingLog(file: string, rotation: LogRotation, gather: Gat
   }
   let out: RotatingFileStream = open()
   // One write at a time (gatheredLog): a rotation under way or a slow disk makes the others wait,
-  // each one still a few KB, so a file passes its size by one write at most.
-  return gatheredLog(gather, {
-    send(text, done) {
-      if (out.destroyed) out = open()
-      out.write(text, () => done())
+  // and a file passes its size by one write at most, so a write is at most a sixteenth of it.
+  const minLength = Math.min(gather.minLength, Math.max(1024, Math.floor(rotation.maxBytes / 16)))
+  return gatheredLog(
+    { ...gather, minLength },
+    {
+      send(text, done) {
+        if (out.destroyed) out = open()
+        out.write(text, () => done())
+      },
+      sendSync: (text) => fs.appendFileSync(file, text),
+      async end() {
+        out.end()
+        // An errored stream ends with its error, already swallowed above: its lines are lost.
+        await finished(out).catch(() => {})
+      },
     },
-    sendSync: (text) => fs.appendFileSync(file, text),
-    async end() {
-      out.end()
-      // An errored stream ends with its error, already swallowed above: its lines are lost.
-      await finished(out).catch(() => {})
-    },
-  })
+  )
 }
