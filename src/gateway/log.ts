@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import pino, { type DestinationStream, type Logger } from 'pino'
 import { fileSink, gatheredLog, type Gathering } from './gatheredLog'
+import { isoTime } from './isoTime'
 import { openRotatingLog, type LogRotation } from './rotatingLog'
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -76,26 +77,8 @@ export function prettyLine(json: string): string {
  */
 const GATHER: Gathering = { minLength: 65_536, periodicFlush: 1000 }
 
-/** The second `timePrefix` is of, and its ISO text up to the milliseconds: `,"time":"2026-11-27T08:49:51.`. */
-let timeSecond = Number.NaN
-let timePrefix = ''
-
-/**
- * pino's `timestamp` for instant `ms`: what `pino.stdTimeFunctions.isoTime` writes (the ISO time,
- * UTC, to the millisecond), with the date and time to the second built once a second, since
- * `toISOString()` for every line cost ~1.5 µs of the line's ~3.
- */
-export function isoTimeAt(ms: number): string {
-  const second = Math.floor(ms / 1000)
-  if (second !== timeSecond) {
-    timeSecond = second
-    timePrefix = `,"time":"${new Date(second * 1000).toISOString().slice(0, 20)}`
-  }
-  const milli = ms - second * 1000
-  return `${timePrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z"`
-}
-
-const isoTime = () => isoTimeAt(Date.now())
+/** pino's `timestamp`: what `pino.stdTimeFunctions.isoTime` writes, the ISO time of the line. */
+const lineTime = () => `,"time":"${isoTime(Date.now())}"`
 
 /**
  * The gateway's log (pino, Fastify's own logger): JSON lines to `file`, rotated by size when
@@ -106,7 +89,7 @@ export function openLog(target: LogTarget, stdout: { isTTY?: boolean; write(text
   const options = {
     level: target.level,
     base: { pid: process.pid },
-    timestamp: isoTime,
+    timestamp: lineTime,
     serializers: { err: errorFields, req: requestFields },
   }
   if (target.file) {

@@ -39,6 +39,7 @@ const SHARED = [
   'log.ts',
   'rotatingLog.ts',
   'gatheredLog.ts',
+  'isoTime.ts',
   'config.ts',
   'version.ts',
   'boundedJson.ts',

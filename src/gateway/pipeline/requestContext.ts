@@ -1,3 +1,4 @@
+import { isoTime } from '../isoTime'
 import { randomText } from '../randomText'
 import type { Key } from './keyRules'
 import type { Attempt, Outcome, PromptFingerprint, RequestRecord, ResponseCacheNote, RoutingFields, SessionMove, SoftCapSwitch } from '../store/requestsRepo'
@@ -192,7 +193,7 @@ export class RequestContext implements AttemptLog {
       attempts: r.attempts,
       fallback_used: r.fallback_used,
       cost: r.cost,
-      created_at: this.startedAt.toISOString(),
+      created_at: isoTime(this.startedAt.getTime()),
       endpoint: this.endpoint,
       source: this.source,
       source_tool: a.tool,
