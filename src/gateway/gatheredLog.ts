@@ -27,8 +27,7 @@ export interface LogSink {
 
 /**
  * Gathers log lines into writes of `minLength` characters, at least once every `periodicFlush`
- * ms, one write at a time: a write per line (a libuv threadpool round trip each) cost the event
- * loop ~70 µs a request at 3,000 requests a second.
+ * ms, one write at a time (log.ts gives what a write costs the event loop, and so the sizes).
  *
  * Not pino's SonicBoom: while a write is under way it appends each line to the text it gathers and
  * measures that text's UTF-8 length again (`Buffer.byteLength`), which flattens the rope of lines
