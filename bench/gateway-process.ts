@@ -37,6 +37,9 @@ export interface GatewayChildOptions {
   env?: Record<string, string>
   /** Node flags for the gateway process, e.g. --cpu-prof. */
   nodeArgs?: string[]
+  /** A program node runs under, and how long the gateway may take to start then (bench/instructions.ts: valgrind). */
+  wrapper?: string[]
+  startTimeoutMs?: number
   /** `serve --log-level`: the shipped default (info, to the log file) when not given; `silent` for a twin that logs nothing. */
   logLevel?: string
   /** A PostgreSQL store instead of the data dir's SQLite file. */
@@ -89,6 +92,8 @@ export async function startGatewayChild(mockUrl: string, opts: GatewayChildOptio
   const logLevel = opts.logLevel ? ['--log-level', opts.logLevel] : []
   const child = await startChild([...serveNodeArgs(opts.root), ...(opts.nodeArgs ?? []), gw, 'serve', '--port', '0', ...logLevel, ...store], {
     cwd: opts.root,
+    wrapper: opts.wrapper,
+    timeoutMs: opts.startTimeoutMs,
     // Logged at the default level (unless `logLevel` says otherwise), as a server runs it, to a file: on standard output its lines
     // would fill the pipe this process reads the start-up line from.
     env: {

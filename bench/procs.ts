@@ -16,7 +16,8 @@ export interface Child {
 
 /**
  * Starts `node <args>` and waits for its first stdout line to be JSON (mock), for `parse` to find
- * what it needs in stdout (gateway), or for `ready()` to pass (peer).
+ * what it needs in stdout (gateway), or for `ready()` to pass (peer). `wrapper` runs node under
+ * another program (`valgrind …`, bench/instructions.ts), which keeps node's process id.
  */
 export async function startChild(
   args: string[],
@@ -26,9 +27,11 @@ export async function startChild(
     env?: NodeJS.ProcessEnv
     timeoutMs?: number
     cwd?: string
+    wrapper?: string[]
   } = {},
 ): Promise<Child> {
-  const proc = spawn(process.execPath, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const [command, ...commandArgs] = opts.wrapper ? [...opts.wrapper, process.execPath, ...args] : [process.execPath, ...args]
+  const proc = spawn(command, commandArgs, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let tail = ''
   const keep = (s: string) => (tail = (tail + s).slice(-4000))
@@ -207,7 +210,7 @@ export function resetPeakRss(pid: number): void {
  * script beside it (the record writer loads `recordWorker.js` from its own directory), packages
  * left to node_modules, and started with plain `node`.
  */
-export async function startDutyProxy(upstream: string): Promise<Child> {
+export async function startDutyProxy(upstream: string, run: { wrapper?: string[]; timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<Child> {
   const outdir = path.join(ROOT, 'node_modules/.cache/gw-bench/duty-proxy')
   const { buildSync } = await import('esbuild')
   buildSync({
@@ -220,5 +223,5 @@ export async function startDutyProxy(upstream: string): Promise<Child> {
     packages: 'external',
     logLevel: 'warning',
   })
-  return startChild([path.join(outdir, 'duty-proxy.js'), '--upstream', upstream])
+  return startChild([...(run.nodeArgs ?? []), path.join(outdir, 'duty-proxy.js'), '--upstream', upstream], run)
 }
