@@ -17,7 +17,9 @@
  * took most beyond what the floor's took, by name: where the gateway's work beyond its duties is.
  * Needs valgrind (Debian's `valgrind` package).
  * Usage: node --import tsx bench/instructions.ts [--targets gateway,duty,fastify,proxy] [--vs DIR]
- *          [--warm 5000] [--requests 1500] [--functions 30] [--keep DIR]
+ *          [--warm 5000] [--requests 1500] [--functions 30] [--keep DIR] [--env K=V]... [--after-env K=V]...
+ * `--env K=V` sets a variable for every gateway, `--after-env K=V` for this checkout's alone (so
+ * `--vs . --after-env …` counts a setting on the same build), as bench/ab.ts does.
  * `--keep DIR` keeps each target's callgrind files (and perf map) in DIR/<target>, for
  * callgrind_annotate or bench/callgrind.ts.
  * Writes results/instructions.{json,md}.
@@ -43,6 +45,8 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '1500' },
     functions: { type: 'string', default: '0' },
     keep: { type: 'string' },
+    env: { type: 'string', multiple: true, default: [] },
+    'after-env': { type: 'string', multiple: true, default: [] },
   },
 })
 const WARM = Number(args.warm)
@@ -61,16 +65,25 @@ if (args.vs && !fs.existsSync(path.join(args.vs, 'out/main/gw.js'))) throw new E
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 const upstream = mock.info.url
 const nodeArgs = FUNCTIONS > 0 ? ['--perf-basic-prof'] : []
-const gateway = (name: string, root: string): Target => ({
+/** The variables of `--env` or `--after-env` (K=V each). */
+const envOf = (option: 'env' | 'after-env') =>
+  Object.fromEntries(
+    args[option]!.map((kv) => {
+      const at = kv.indexOf('=')
+      if (at < 1) throw new Error(`--${option} takes K=V, got "${kv}"`)
+      return [kv.slice(0, at), kv.slice(at + 1)]
+    }),
+  )
+const gateway = (name: string, root: string, env: Record<string, string>): Target => ({
   name,
-  start: (wrapper) => startGatewayChild(upstream, { root, wrapper, nodeArgs, startTimeoutMs: START_MS }),
+  start: (wrapper) => startGatewayChild(upstream, { root, wrapper, nodeArgs, startTimeoutMs: START_MS, env }),
 })
 const proxy = (name: string, script: string): Target => ({
   name,
   start: (wrapper) => startChild([...nodeArgs, script, '--upstream', upstream], { wrapper, timeoutMs: START_MS }),
 })
 const all: Record<string, Target> = {
-  gateway: gateway('gateway', ROOT),
+  gateway: gateway('gateway', ROOT, { ...envOf('env'), ...envOf('after-env') }),
   duty: { name: 'duty floor', start: (wrapper) => startDutyProxy(upstream, { wrapper, nodeArgs, timeoutMs: START_MS }) },
   fastify: proxy('Fastify proxy', 'bench/fastify-proxy.mjs'),
   proxy: proxy('bare Node proxy', 'bench/node-proxy.mjs'),
@@ -79,7 +92,7 @@ const targets = args.targets.split(',').map((t) => {
   if (!all[t]) throw new Error(`--targets: unknown target ${t} (${Object.keys(all).join(', ')})`)
   return all[t]
 })
-if (args.vs) targets.push(gateway(`gateway (${path.basename(path.resolve(args.vs))})`, path.resolve(args.vs)))
+if (args.vs) targets.push(gateway(`gateway (${path.basename(path.resolve(args.vs))})`, path.resolve(args.vs), envOf('env')))
 
 interface Counted {
   name: string
