@@ -42,7 +42,7 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { closedLoop, makePool, median, openLoop, streams, sustainedStreams } from './loadgen'
-import { memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
+import { envPairs, memoryMb, ROOT, startChild, threadCpuSeconds } from './procs'
 import { CHAT_ONLY_PROVIDER, startGatewayChild, type GatewayChild } from './gateway-process'
 import { buildApp } from '../test/support/build'
 import { agentTurnBody, chatBody, chatStreamBody, geminiBody, messages, messagesBody, responsesBody } from './turn'
@@ -85,11 +85,7 @@ const sink = args['otlp-sink'] ? await startChild(['--import', 'tsx', 'bench/tra
 /** The variables of `--env` or `--after-env` (K=V each; `{sink}` in V is the OTLP sink's URL). */
 const envOf = (option: 'env' | 'after-env') =>
   Object.fromEntries(
-    args[option]!.map((kv) => {
-      const at = kv.indexOf('=')
-      if (at < 1) throw new Error(`--${option} takes K=V, got "${kv}"`)
-      return [kv.slice(0, at), kv.slice(at + 1).replaceAll('{sink}', sink ? `http://127.0.0.1:${sink.info.port}` : '{sink}')]
-    }),
+    Object.entries(envPairs(args[option]!, option)).map(([k, v]) => [k, v.replaceAll('{sink}', sink ? `http://127.0.0.1:${sink.info.port}` : '{sink}')]),
   )
 const bothEnv = envOf('env')
 const afterEnv = envOf('after-env')

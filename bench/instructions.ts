@@ -30,7 +30,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { makePool, sequential, type Call } from './loadgen'
-import { ROOT, startChild, startDutyProxy, type Child } from './procs'
+import { envPairs, ROOT, startChild, startDutyProxy, type Child } from './procs'
 import { startGatewayChild } from './gateway-process'
 import { readCallgrind, totalOf, type FunctionCosts } from './callgrind'
 import { buildApp } from '../test/support/build'
@@ -65,15 +65,7 @@ if (args.vs && !fs.existsSync(path.join(args.vs, 'out/main/gw.js'))) throw new E
 const mock = await startChild(['--import', 'tsx', 'bench/mock-provider.ts'])
 const upstream = mock.info.url
 const nodeArgs = FUNCTIONS > 0 ? ['--perf-basic-prof'] : []
-/** The variables of `--env` or `--after-env` (K=V each). */
-const envOf = (option: 'env' | 'after-env') =>
-  Object.fromEntries(
-    args[option]!.map((kv) => {
-      const at = kv.indexOf('=')
-      if (at < 1) throw new Error(`--${option} takes K=V, got "${kv}"`)
-      return [kv.slice(0, at), kv.slice(at + 1)]
-    }),
-  )
+const envOf = (option: 'env' | 'after-env') => envPairs(args[option]!, option)
 const gateway = (name: string, root: string, env: Record<string, string>): Target => ({
   name,
   start: (wrapper) => startGatewayChild(upstream, { root, wrapper, nodeArgs, startTimeoutMs: START_MS, env }),

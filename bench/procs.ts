@@ -14,6 +14,17 @@ export interface Child {
   stop(): Promise<void>
 }
 
+/** The variables of a K=V option given several times (bench/ab.ts's and bench/instructions.ts's `--env`, `--after-env`). */
+export function envPairs(values: string[], option: string): Record<string, string> {
+  return Object.fromEntries(
+    values.map((kv) => {
+      const at = kv.indexOf('=')
+      if (at < 1) throw new Error(`--${option} takes K=V, got "${kv}"`)
+      return [kv.slice(0, at), kv.slice(at + 1)]
+    }),
+  )
+}
+
 /**
  * Starts `node <args>` and waits for its first stdout line to be JSON (mock), for `parse` to find
  * what it needs in stdout (gateway), or for `ready()` to pass (peer). `wrapper` runs node under
