@@ -4,9 +4,9 @@
  * another checkout's gateway). Each runs under callgrind with its counting off while it starts and
  * serves `--warm` requests (four at a time), then counts `--requests` more sent one at a time,
  * and reports the instructions a request on its main thread (the event loop) and on its other
- * threads (the record thread, V8's helpers). A count moves by a few tenths of a percent between
- * runs of the same build, where CPU time on this shared machine moves by tens: a change's cost or
- * saving in the work it does is read here exactly, its effect on time with bench/ab.ts. What it
+ * threads (the record thread, V8's helpers). Runs of the same build agree within about 1 % (the
+ * JIT's and the collector's timing differ), where CPU time on this shared machine moves by tens: a
+ * change's cost or saving in the work it does is read here, its effect on time with bench/ab.ts. What it
  * cannot see: time in the kernel (system calls are not counted), cache misses, and anything
  * timed by the clock, since under valgrind a request takes ~50 times longer (the record thread's
  * batches hold a few records each instead of dozens, so its count a request is higher than under
