@@ -1,21 +1,16 @@
 /**
  * Reads what callgrind counted (its output file format: https://valgrind.org/docs/manual/cl-format.html):
- * the instructions each function executed itself and with what it called. The JavaScript that V8
+ * the instructions each function executed in its own code. The JavaScript that V8
  * compiled has no symbols, so its functions are named from node's `--perf-basic-prof` map
  * (`/tmp/perf-PID.map`: start address, size and name of each piece of code, one a line).
  */
 import fs from 'node:fs'
 
-export interface FunctionCosts {
-  /** Instructions executed in each function's own code. */
-  self: Map<string, number>
-  /** The same, with what each function called (a recursive call counted once). */
-  inclusive: Map<string, number>
-  total: number
-}
-
-/** The instructions a callgrind output file counted, by function. */
-export function readCallgrind(file: string, perfMap: string | null): FunctionCosts {
+/**
+ * The instructions each function executed in its own code, from a callgrind output file (a call's
+ * cost lines, what the callee executed, are not added to the caller).
+ */
+export function readCallgrind(file: string, perfMap: string | null): Map<string, number> {
   const name = namer(perfMap)
   const names = new Map<string, string>()
   /** `(id) name` defines a compressed name, `(id)` refers to it. */
@@ -26,29 +21,20 @@ export function readCallgrind(file: string, perfMap: string | null): FunctionCos
     return names.get(m[1]) ?? token
   }
   const self = new Map<string, number>()
-  const inclusive = new Map<string, number>()
-  const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v)
   let fn = ''
-  let callee = ''
   let call = false
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     if (line.startsWith('fn=')) {
       fn = nameOf(line.slice(3))
       call = false
-    } else if (line.startsWith('cfn=')) callee = nameOf(line.slice(4))
+    } else if (line.startsWith('cfn=')) nameOf(line.slice(4))
     else if (line.startsWith('calls=')) call = true
     else if (fn && /^[+\-*\d]/.test(line)) {
-      const cost = Number(line.split(/\s+/)[1] ?? 0)
-      if (call) {
-        if (callee !== fn) add(inclusive, fn, cost)
-        call = false
-      } else {
-        add(self, fn, cost)
-        add(inclusive, fn, cost)
-      }
+      if (call) call = false
+      else self.set(fn, (self.get(fn) ?? 0) + Number(line.split(/\s+/)[1] ?? 0))
     }
   }
-  return { self, inclusive, total: [...self.values()].reduce((a, b) => a + b, 0) }
+  return self
 }
 
 /** The total instructions of a callgrind output file (its `summary:` or `totals:` line). */

@@ -4,7 +4,7 @@
  * another checkout's gateway). Each runs under callgrind with its counting off while it starts and
  * serves `--warm` requests (four at a time), then counts `--requests` more sent one at a time,
  * and reports the instructions a request on its main thread (the event loop) and on its other
- * threads (the record thread, V8's helpers). Runs of the same build agree within about 1 % (the
+ * threads (the record thread, V8's helpers). Runs of the same build agree within 1–4 % (the
  * JIT's and the collector's timing differ), where CPU time on this shared machine moves by tens: a
  * change's cost or saving in the work it does is read here, its effect on time with bench/ab.ts. What it
  * cannot see: time in the kernel (system calls are not counted), cache misses, and anything
@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util'
 import { makePool, sequential, type Call } from './loadgen'
 import { envPairs, ROOT, startChild, startDutyProxy, type Child } from './procs'
 import { startGatewayChild } from './gateway-process'
-import { readCallgrind, totalOf, type FunctionCosts } from './callgrind'
+import { readCallgrind, totalOf } from './callgrind'
 import { buildApp } from '../test/support/build'
 import { MOCK_MODELS } from './mock-provider'
 import { chatBody } from './turn'
@@ -91,7 +91,8 @@ interface Counted {
   /** Instructions a request: the main thread's, and all other threads' together. */
   main: number
   others: number
-  functions: FunctionCosts | null
+  /** Instructions in each function's own code on the main thread, with `--functions`. */
+  functions: Map<string, number> | null
 }
 
 /** One target under callgrind: started and warmed up uncounted, then `REQUESTS` one at a time counted. */
@@ -100,6 +101,7 @@ async function count(target: Target): Promise<Counted> {
   const out = path.join(dir, 'callgrind.out')
   const wrapper = ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}`]
   const child = await target.start(wrapper)
+  const perfMap = `/tmp/perf-${child.pid}.map`
   const pool = makePool(child.url ?? child.info.url, 4)
   const call: Call = {
     path: '/v1/chat/completions',
@@ -120,7 +122,6 @@ async function count(target: Target): Promise<Counted> {
     const files = fs.readdirSync(dir).filter((f) => f.startsWith('callgrind.out.1-'))
     const main = path.join(dir, 'callgrind.out.1-01')
     const others = files.filter((f) => f !== 'callgrind.out.1-01').reduce((n, f) => n + totalOf(path.join(dir, f)), 0)
-    const perfMap = `/tmp/perf-${child.pid}.map`
     const functions = FUNCTIONS > 0 ? readCallgrind(main, perfMap) : null
     return { name: target.name, main: totalOf(main) / REQUESTS, others: others / REQUESTS, functions }
   } finally {
@@ -129,9 +130,9 @@ async function count(target: Target): Promise<Counted> {
     if (args.keep) {
       const kept = path.join(args.keep, target.name.replace(/\W+/g, '-'))
       fs.cpSync(dir, kept, { recursive: true })
-      if (fs.existsSync(`/tmp/perf-${child.pid}.map`)) fs.copyFileSync(`/tmp/perf-${child.pid}.map`, path.join(kept, 'perf.map'))
+      if (fs.existsSync(perfMap)) fs.copyFileSync(perfMap, path.join(kept, 'perf.map'))
     }
-    fs.rmSync(`/tmp/perf-${child.pid}.map`, { force: true })
+    fs.rmSync(perfMap, { force: true })
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
@@ -169,11 +170,11 @@ const listing = (title: string, rows: Array<[string, number]>) => [
   ...rows.map(([name, n]) => `| ${perRequest(n)} | \`${name.replaceAll('|', '\\|')}\` |`),
 ]
 if (first?.functions) {
-  const own = first.functions.self
+  const own = first.functions
   md.push(
     ...listing(`The gateway's main thread: the ${FUNCTIONS} functions whose own code took most.`, [...own].sort((a, b) => b[1] - a[1]).slice(0, FUNCTIONS)),
   )
-  const floor = counted.find((c) => c.name === 'duty floor')?.functions?.self
+  const floor = counted.find((c) => c.name === 'duty floor')?.functions
   if (floor) {
     const beyond = [...new Set([...own.keys(), ...floor.keys()])].map((name): [string, number] => [name, (own.get(name) ?? 0) - (floor.get(name) ?? 0)])
     md.push(

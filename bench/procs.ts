@@ -234,5 +234,5 @@ export async function startDutyProxy(upstream: string, run: { wrapper?: string[]
     packages: 'external',
     logLevel: 'warning',
   })
-  return startChild([...(run.nodeArgs ?? []), path.join(outdir, 'duty-proxy.js'), '--upstream', upstream], run)
+  return startChild([...(run.nodeArgs ?? []), path.join(outdir, 'duty-proxy.js'), '--upstream', upstream], { wrapper: run.wrapper, timeoutMs: run.timeoutMs })
 }
